@@ -1,0 +1,191 @@
+"""Where a line win is decided: the payline state machine.
+
+A payline is read left to right.  Every symbol with line pays is a
+*candidate* (regular symbols, a wild's own pays, bonus symbols that start a
+feature).  A cell *supports* a candidate when it shows that symbol or a wild
+that substitutes for it.  The run of a candidate is the number of leading
+cells supporting it; its pay is ``pays[c][run]`` times the product of the
+multipliers of the cells in the run.  The line pays the **highest** pay over
+all candidates (rule texts: "only the highest win per line is paid").
+
+After ``k`` reels, what matters about a line is
+
+* the set of candidates whose run is still alive (all ``k`` cells support
+  them; they share one multiplier product, that of the ``k`` cells), and
+* the best pay among candidates that already dropped out.
+
+The second item is the trap of ``../shared/MATH.md`` section 2: in
+``W W W A x`` the wild's own 3-run (or a high symbol's 3-run) dropped at
+reel 4 may pay more than the surviving ``A`` ever will, so the best dropped
+pay must be kept, not forgotten.  A candidate whose paytable row is zero for
+every longer run is retired at once (its current pay folded into the best),
+which keeps the number of states small.  A line with no live candidate is
+*settled*: its pay is final and leaves the state (it becomes the shared
+``DEAD`` state 0).
+
+:class:`LineStateMachine` numbers the states and tabulates transitions per
+reel; :mod:`analytic.engine.linewalk` combines all lines of a window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CellRole", "LinePaytable", "LineStateMachine", "DEAD"]
+
+#: State id of a settled line (nothing left to decide).
+DEAD = 0
+
+
+@dataclass(frozen=True)
+class CellRole:
+    """How one kind of cell acts on a payline.
+
+    Attributes
+    ----------
+    supports : frozenset of int
+        Candidate indices (rows of :class:`LinePaytable`) this cell counts as.
+        Empty for scatters and blanks: such a cell ends every run.
+    multiplier : int
+        Applied to a win whose run includes this cell (1 = none).
+    """
+
+    supports: frozenset[int]
+    multiplier: int = 1
+
+
+@dataclass(frozen=True)
+class LinePaytable:
+    """Line pays of the candidates, in integer credits.
+
+    Attributes
+    ----------
+    names : tuple of str
+        Candidate names (for tables and messages).
+    pays : tuple of tuple of int
+        ``pays[c][n]``: pay of a run of ``n`` (0..reels) of candidate ``c``.
+    trigger_at : tuple of int
+        ``trigger_at[c] = n > 0`` if a run of at least ``n`` of candidate ``c``
+        starts a line-triggered feature instead of paying (bonus symbols);
+        0 otherwise.
+    """
+
+    names: tuple[str, ...]
+    pays: tuple[tuple[int, ...], ...]
+    trigger_at: tuple[int, ...]
+
+    @property
+    def reels(self) -> int:
+        return len(self.pays[0]) - 1 if self.pays else 0
+
+
+class LineStateMachine:
+    """Numbered payline states and their per-reel transition tables.
+
+    A live state is ``(alive, mult, best)``: a bit mask of live candidates,
+    the multiplier product of the cells read so far, and the best pay of the
+    candidates that dropped out.  State 0 is :data:`DEAD`.
+
+    Parameters
+    ----------
+    paytable : LinePaytable
+    roles : sequence of CellRole
+        Indexed by role id (the cell codes of the windows).
+
+    Notes
+    -----
+    ``step(k, s, r)`` reads the cell of role ``r`` on reel ``k`` (0-based)
+    in state ``s`` and returns ``(s', settled_pay, settled_triggers)``; on the
+    last reel it settles every line (``s' == DEAD``).
+    """
+
+    def __init__(self, paytable: LinePaytable, roles):
+        self.paytable = paytable
+        self.roles = tuple(roles)
+        self.reels = paytable.reels
+        n = len(paytable.names)
+        pays = paytable.pays
+        # best pay of candidate c for a run of k or more (to retire dead rows)
+        self._future = [
+            [max(pays[c][k:], default=0) for k in range(self.reels + 1)] for c in range(n)
+        ]
+        self._masks = [sum(1 << c for c in r.supports) for r in self.roles]
+        self.states: list[tuple[int, int, int] | None] = [None]
+        self._ids: dict[tuple[int, int, int], int] = {}
+        self.initial = self._id(((1 << n) - 1, 1, 0), 0)[0]
+
+    # -- state numbering -------------------------------------------------
+    def _settle_alive(self, alive: int, run: int, mult: int) -> tuple[int, int]:
+        """Best pay and trigger count of the candidates in ``alive`` at ``run``."""
+        best, trig = 0, 0
+        pays, trig_at = self.paytable.pays, self.paytable.trigger_at
+        c = 0
+        while alive:
+            if alive & 1:
+                if trig_at[c]:
+                    if run >= trig_at[c]:
+                        trig = 1
+                else:
+                    best = max(best, pays[c][run] * mult)
+            alive >>= 1
+            c += 1
+        return best, trig
+
+    def _id(self, state: tuple[int, int, int], run: int) -> tuple[int, int, int]:
+        """Normalise a live state after ``run`` cells; returns (id, pay, trig).
+
+        Candidates that can never pay more with a longer run are retired
+        (their pay at ``run`` goes into ``best``).  If nothing stays alive
+        the line settles: id DEAD, with its pay and trigger.
+        """
+        alive, mult, best = state
+        trig_at = self.paytable.trigger_at
+        retire = 0
+        a, c = alive, 0
+        while a:
+            if a & 1:
+                if trig_at[c]:
+                    if run >= trig_at[c]:  # triggered already: nothing more to learn
+                        retire |= 1 << c
+                elif self._future[c][run] == 0:
+                    retire |= 1 << c
+            a >>= 1
+            c += 1
+        trig = 0
+        if retire:
+            b, trig = self._settle_alive(retire, run, mult)
+            best = max(best, b)
+            alive &= ~retire
+        if not alive or run >= self.reels:
+            b, t = self._settle_alive(alive, run, mult)
+            return DEAD, max(best, b), trig | t
+        key = (alive, mult, best)
+        sid = self._ids.get(key)
+        if sid is None:
+            sid = len(self.states)
+            self.states.append(key)
+            self._ids[key] = sid
+        return sid, 0, trig
+
+    def step(self, k: int, sid: int, role: int) -> tuple[int, int, int]:
+        """Read a cell of ``role`` on reel ``k`` in state ``sid``.
+
+        Returns
+        -------
+        (next_state, settled_pay, settled_triggers)
+            ``settled_pay`` (credits) and ``settled_triggers`` (0 or 1) are
+            non-zero only when the line settles at this reel.
+        """
+        if sid == DEAD:
+            return DEAD, 0, 0
+        alive, mult, best = self.states[sid]
+        keep = alive & self._masks[role]
+        dropped = alive & ~keep
+        trig = 0
+        if dropped:
+            b, trig = self._settle_alive(dropped, k, mult)
+            best = max(best, b)
+        if not keep:
+            return DEAD, best, trig
+        nid, pay, t = self._id((keep, mult * self.roles[role].multiplier, best), k + 1)
+        return nid, pay, trig | t

@@ -1,0 +1,203 @@
+"""From a game model to the walk's input: windows, cell roles, counters.
+
+:func:`build_spin` turns a :class:`~analytic.model.game.Game` and one of its
+reel sets into a :class:`~analytic.engine.linewalk.SpinSpec`.  Features build
+modified spins (expanded wild reels, extra wilds, changed substitution, a
+free-spin multiplier) by passing their own windows or cells here; the
+payline logic stays in :mod:`analytic.engine.linewin`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from analytic.engine.linewalk import ReelWindows, SpinSpec
+from analytic.engine.linewin import CellRole, LinePaytable
+from analytic.model.game import Game
+
+__all__ = [
+    "CounterDef",
+    "strip_windows",
+    "line_paytable",
+    "cell_roles",
+    "build_spin",
+    "max_count",
+]
+
+
+@dataclass(frozen=True)
+class CounterDef:
+    """A quantity summed over the reels of a spin.
+
+    Attributes
+    ----------
+    name : str
+    symbols : frozenset of str
+        Cell names that count.
+    per : str
+        ``"cells"``: every visible cell counts; ``"reels"``: a reel counts 1
+        when any of its visible cells shows one of the symbols.
+    """
+
+    name: str
+    symbols: frozenset[str]
+    per: str = "cells"
+
+    def count(self, window: Sequence[str]) -> int:
+        n = sum(1 for c in window if c in self.symbols)
+        return min(n, 1) if self.per == "reels" else n
+
+
+def strip_windows(strip: Sequence[str], rows: int) -> dict[tuple[str, ...], int]:
+    """Distinct windows of a strip and how many stops show each.
+
+    Parameters
+    ----------
+    strip : sequence of str
+        Symbols in stop order; stop ``s`` shows ``strip[s .. s+rows-1]``
+        (wrapping) in rows ``0 .. rows-1``.
+    rows : int
+
+    Returns
+    -------
+    dict
+        window (tuple of ``rows`` names) -> number of stops (sums to ``len(strip)``).
+    """
+    n = len(strip)
+    return dict(Counter(tuple(strip[(s + r) % n] for r in range(rows)) for s in range(n)))
+
+
+def line_paytable(game: Game) -> tuple[LinePaytable, dict[str, int]]:
+    """Candidates of the paylines and their pays in line-bet units.
+
+    Returns
+    -------
+    (LinePaytable, index)
+        ``index`` maps a candidate's name to its row.  Candidates are the
+        symbols with line pays (regular symbols and wilds' own pays) and
+        bonus symbols with line triggers, in model order.
+    """
+    names, pays, trig = [], [], []
+    for s in game.symbols:
+        row = game.paytable.get(s.name)
+        lt = game.line_triggers.get(s.name)
+        if row or lt:
+            names.append(s.name)
+            pays.append(tuple((row or {}).get(n, 0) for n in range(game.reels + 1)))
+            trig.append(min(lt) if lt else 0)
+    return LinePaytable(tuple(names), tuple(pays), tuple(trig)), {n: i for i, n in enumerate(names)}
+
+
+def cell_roles(
+    game: Game,
+    index: Mapping[str, int],
+    *,
+    substitutes: Mapping[str, frozenset[str]] | None = None,
+    multipliers: Mapping[str, int] | None = None,
+) -> dict[str, CellRole]:
+    """Line role of every symbol of the game.
+
+    Parameters
+    ----------
+    game : Game
+    index : mapping
+        Candidate name -> row, from :func:`line_paytable`.
+    substitutes : mapping, optional
+        Override of a wild's substitution set (symbol names), e.g. Book of
+        Power's books not substituting for the expanding symbol.
+    multipliers : mapping, optional
+        Override of a wild's multiplier.
+
+    Returns
+    -------
+    dict
+        symbol name -> :class:`CellRole`.  Scatters and blanks support no
+        candidate and so end every run.
+    """
+    regular = [s.name for s in game.symbols if s.role == "regular" and s.name in index]
+    roles: dict[str, CellRole] = {}
+    for s in game.symbols:
+        if s.is_wild:
+            subs = (substitutes or {}).get(s.name, s.substitutes)
+            names = set(regular if subs is None else (x for x in subs if x in index))
+            if s.name in index:
+                names.add(s.name)
+            mult = (multipliers or {}).get(s.name, s.multiplier)
+            roles[s.name] = CellRole(frozenset(index[x] for x in names), mult)
+        elif s.name in index and s.role in ("regular", "bonus"):
+            roles[s.name] = CellRole(frozenset({index[s.name]}))
+        else:
+            roles[s.name] = CellRole(frozenset())
+    return roles
+
+
+def build_spin(
+    game: Game,
+    reel_set: str | None = None,
+    counters: Iterable[CounterDef] = (),
+    *,
+    windows: Sequence[Mapping[tuple[str, ...], int]] | None = None,
+    roles: Mapping[str, CellRole] | None = None,
+    paytable: LinePaytable | None = None,
+    line_multiplier: int = 1,
+) -> SpinSpec:
+    """The :class:`SpinSpec` of one spin on a reel set.
+
+    Parameters
+    ----------
+    game : Game
+    reel_set : str, optional
+        Name of the reel set; ignored when ``windows`` is given.
+    counters : iterable of CounterDef
+        Quantities to track jointly with the win (scatter cells, trigger
+        cells, reels showing an expanding symbol, ...).
+    windows : sequence of mapping, optional
+        Per reel: window (tuple of cell names) -> integer weight.  Defaults
+        to the windows of the reel set's strips.
+    roles : mapping, optional
+        Cell name -> :class:`CellRole`; defaults to :func:`cell_roles`.
+        Must cover every name appearing in the windows.
+    paytable : LinePaytable, optional
+        Defaults to :func:`line_paytable`; must match ``roles``.
+    line_multiplier : int
+        Multiplies every line win.
+
+    Raises
+    ------
+    KeyError
+        A window shows a cell name that ``roles`` does not define.
+    """
+    if paytable is None or roles is None:
+        pt, index = line_paytable(game)
+        paytable = paytable or pt
+        roles = roles or cell_roles(game, index)
+    if windows is None:
+        windows = [strip_windows(strip, game.rows) for strip in game.reel_sets[reel_set]]
+    counters = tuple(counters)
+    names = list(roles)
+    role_id = {n: i for i, n in enumerate(names)}
+    reels = []
+    for wins in windows:
+        items = sorted(wins.items())
+        reels.append(
+            ReelWindows(
+                cells=tuple(tuple(role_id[c] for c in w) for w, _ in items),
+                weights=tuple(int(n) for _, n in items),
+                counters=tuple(tuple(cd.count(w) for cd in counters) for w, _ in items),
+            )
+        )
+    return SpinSpec(
+        paytable=paytable,
+        roles=tuple(roles[n] for n in names),
+        lines=tuple(tuple(l) for l in game.lines),
+        reels=tuple(reels),
+        counter_names=tuple(cd.name for cd in counters),
+        line_multiplier=line_multiplier,
+    )
+
+
+def max_count(windows: Sequence[Mapping[tuple[str, ...], int]], symbols: frozenset[str]) -> int:
+    """Largest number of cells showing ``symbols`` that any spin can show."""
+    return sum(max(sum(c in symbols for c in w) for w in wins) for wins in windows)
