@@ -1,0 +1,119 @@
+"""The combination table: hits and pays per (symbol, count) over the cycle.
+
+Line figures are linear: every payline is evaluated on its own, using the
+distribution of the cell in that payline's row on each reel (reels are
+independent).  For each line the walk keeps ``(live candidates, multiplier
+product, best dropped combination) -> count`` and credits the winning
+combination when the line settles.  Summed over lines this gives, for every
+combination, the number of (stop combination, payline) pairs that pay it.
+The sum of all pays equals the line-win total of the joint walk, an
+independent check of its mean.
+
+Ties between candidates paying the same are credited to the longer run,
+then to the candidate listed first in the model.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from analytic.engine.linewalk import SpinSpec
+
+__all__ = ["Combination", "combination_table"]
+
+
+@dataclass(frozen=True)
+class Combination:
+    """One row of the combination table.
+
+    Attributes
+    ----------
+    symbol : str
+        Candidate that pays (a regular symbol, or a wild paying its own pay).
+    count : int
+        Length of the run.
+    multiplier : int
+        Product of wild multipliers in the run (1 = none).
+    pay : int
+        Pay per occurrence in line-bet units (multiplier and the spin's line
+        multiplier included).
+    hits : int
+        Number of (stop combination, payline) pairs paying it.
+    """
+
+    symbol: str
+    count: int
+    multiplier: int
+    pay: int
+    hits: int
+
+    @property
+    def total_pay(self) -> int:
+        return self.pay * self.hits
+
+
+def combination_table(spec: SpinSpec) -> list[Combination]:
+    """Hits per paying combination, summed over all paylines.
+
+    Parameters
+    ----------
+    spec : SpinSpec
+
+    Returns
+    -------
+    list of Combination
+        Sorted by symbol (model order), count, multiplier.
+    """
+    pt = spec.paytable
+    nreels = len(spec.reels)
+    roles = spec.roles
+    lm = spec.line_multiplier
+    ncand = len(pt.names)
+    total: dict[tuple[int, int, int], int] = defaultdict(int)
+
+    def best_of(alive: int, run: int, mult: int, best):
+        c = 0
+        while alive:
+            if alive & 1 and not pt.trigger_at[c]:
+                p = pt.pays[c][run] * mult
+                if p > 0 and (best is None or (p, run, -c) > (best[0], best[2], -best[1])):
+                    best = (p, c, run, mult)
+            alive >>= 1
+            c += 1
+        return best
+
+    for line in spec.lines:
+        # marginal of the role in this line's row, per reel
+        margs = []
+        for k, reel in enumerate(spec.reels):
+            m: dict[int, int] = defaultdict(int)
+            for cells, w in zip(reel.cells, reel.weights):
+                m[cells[line[k]]] += w
+            margs.append(m)
+        states = {((1 << ncand) - 1, 1, None): 1}
+        for k in range(nreels):
+            nxt: dict = defaultdict(int)
+            for (alive, mult, best), cnt in states.items():
+                for role, w in margs[k].items():
+                    if alive == 0:
+                        nxt[(0, mult, best)] += cnt * w
+                        continue
+                    mask = sum(1 << c for c in roles[role].supports)
+                    keep = alive & mask
+                    b = best_of(alive & ~keep, k, mult, best)
+                    if keep:
+                        nxt[(keep, mult * roles[role].multiplier, b)] += cnt * w
+                    else:
+                        nxt[(0, 1, b)] += cnt * w
+            states = nxt
+        for (alive, mult, best), cnt in states.items():
+            b = best_of(alive, nreels, mult, best)
+            if b is not None:
+                p, c, run, mu = b
+                total[(c, run, mu, p * lm)] += cnt
+    rows = [
+        Combination(pt.names[c], run, mu, pay, hits)
+        for (c, run, mu, pay), hits in sorted(total.items())
+    ]
+    return rows
