@@ -1,0 +1,560 @@
+"""Read a TOML model file into an immutable :class:`~analytic.model.game.Game`.
+
+The loader validates at the door: every rule of ``docs/model-format.md`` is
+checked here, and the first problem found raises
+:class:`analytic.errors.ModelError` naming the file, the key path (e.g.
+``reels.base[2][17]``, 0-based indices) and what is wrong.  Engines can then
+trust every field of the :class:`Game`.
+
+Model files are data: they are parsed with :mod:`tomllib` (and :mod:`csv`
+for reel strips kept in CSV files) and nothing is evaluated or written.
+
+Sections are read in this order (which decides the first error reported):
+``[game]``, ``[symbols]``, ``[paylines]``, ``[paytable]``, ``[reels]``,
+``[scatter]``, ``[features]``, ``[line_triggers]``, ``[modes]``, trigger
+reachability, ``[cap]``, ``[rules]``, ``[design]``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import tomllib
+from fractions import Fraction
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Mapping
+
+from analytic.errors import ModelError
+
+# ``kinds`` imports analytic.model.game; use it only through attribute access
+# at call time so either package may be imported first.
+from analytic.features import kinds
+from analytic.model.game import (
+    ROLES,
+    BetMode,
+    FeatureSpec,
+    Game,
+    ScatterPay,
+    Symbol,
+    WinCap,
+    frozen_mapping,
+)
+
+__all__ = ["load_model", "load_model_text", "SECTIONS"]
+
+
+#: Top-level tables a model file may have.
+SECTIONS = (
+    "game", "symbols", "paytable", "line_triggers", "scatter", "paylines",
+    "reels", "modes", "features", "cap", "rules", "design",
+)
+_GAME_KEYS = ("name", "reels", "rows", "total_bet", "provider", "notes", "published")
+_SYMBOL_KEYS = ("role", "tier", "rank", "substitutes", "except", "multiplier")
+_WILD_ONLY = ("substitutes", "except", "multiplier")
+_MODE_KEYS = ("cost", "reels", "description", "power")
+_BUY_KEYS = ("cost", "buys", "buy_counts", "description", "power")
+_FEATURE_COMMON = ("kind", "reels", "trigger")
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_\-]*")
+
+if TYPE_CHECKING:
+    #: The loader's context: path/key tracking and the typed getters.
+    from analytic.features.kinds import ValidationContext as _Ctx
+
+
+def show(value: Any) -> str:
+    """See :func:`analytic.features.kinds.show`."""
+    return kinds.show(value)
+
+
+def load_model(path: str | Path) -> Game:
+    """Read and validate a model file.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The TOML model file.  CSV reel strips it names are resolved relative
+        to its directory.
+
+    Returns
+    -------
+    Game
+        The validated, immutable game model.
+
+    Raises
+    ------
+    ModelError
+        The file cannot be read, is not TOML, or breaks a rule of the model
+        format; the first problem found is reported with its key path.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ModelError(str(path), "", f"cannot read the model file: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ModelError(str(path), "", f"not UTF-8 text: {exc}") from None
+    return load_model_text(text, path=str(path), base_dir=p.parent)
+
+
+def load_model_text(text: str, path: str = "<string>", base_dir: str | Path | None = None) -> Game:
+    """Validate a model given as TOML text.
+
+    Parameters
+    ----------
+    text : str
+        The TOML document.
+    path : str, default "<string>"
+        Name used in messages and stored as ``Game.path``.
+    base_dir : str or pathlib.Path, optional
+        Directory CSV reel strips are resolved against; default: the
+        directory of ``path`` if it names an existing file's directory,
+        else the current directory.
+
+    Returns
+    -------
+    Game
+
+    Raises
+    ------
+    ModelError
+        ``text`` is not TOML or breaks a rule of the model format.
+    """
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ModelError(path, "", f"not valid TOML: {exc}") from None
+    if base_dir is None:
+        parent = Path(path).parent
+        base_dir = parent if path != "<string>" and parent.is_dir() else Path.cwd()
+    return _build(raw, kinds.ValidationContext(path, base_dir))
+
+
+# --------------------------------------------------------------------------
+
+
+def _freeze(value: Any) -> Any:
+    """Deep read-only copy of parsed TOML data (tables -> mappings, lists -> tuples)."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
+    top = ctx.table(raw, "", SECTIONS)
+    for section in ("game", "symbols", "paylines", "paytable", "reels"):
+        if section not in top:
+            ctx.fail(section, f"required table [{section}] is missing")
+
+    name, total_bet_raw, meta = _game(ctx, top["game"])
+    symbols = _symbols(ctx, top["symbols"])
+    lines = _paylines(ctx, top["paylines"])
+    total_bet = len(lines)
+    if total_bet_raw is not None:
+        total_bet = ctx.integer(total_bet_raw, "game.total_bet", min=1)
+    _paytable(ctx, top["paytable"])
+    _reels(ctx, top["reels"])
+    scatter = _scatter(ctx, top["scatter"]) if "scatter" in top else None
+    _features(ctx, top.get("features", {}))
+    line_triggers = _line_triggers(ctx, top.get("line_triggers", {}))
+    modes = _modes(ctx, top)
+    _check_triggers(ctx, modes)
+    cap = _cap(ctx, top["cap"]) if "cap" in top else None
+    rules = _rules(ctx, top.get("rules", {}))
+    design = _design(ctx, top.get("design", {}))
+
+    return Game(
+        path=ctx.path,
+        name=name,
+        reels=ctx.reels,
+        rows=ctx.rows,
+        symbols=symbols,
+        paytable=frozen_mapping({s: frozen_mapping(p) for s, p in ctx.paytable.items()}),
+        lines=lines,
+        total_bet=total_bet,
+        reel_sets=frozen_mapping(ctx.reel_sets),
+        scatter=scatter,
+        features=frozen_mapping(ctx.features),
+        modes=frozen_mapping(modes),
+        cap=cap,
+        line_triggers=frozen_mapping({s: frozen_mapping(t) for s, t in line_triggers.items()}),
+        rules=frozen_mapping(rules),
+        design=frozen_mapping(design),
+        meta=frozen_mapping(meta),
+    )
+
+
+def _game(ctx: _Ctx, value: Any) -> tuple[str, Any, dict[str, Any]]:
+    g = ctx.table(value, "game", _GAME_KEYS, required=("name", "reels", "rows"))
+    name = ctx.string(g["name"], "game.name")
+    ctx.reels = ctx.integer(g["reels"], "game.reels", min=1)
+    ctx.rows = ctx.integer(g["rows"], "game.rows", min=1)
+    meta: dict[str, Any] = {}
+    for k in ("provider", "notes"):
+        if k in g:
+            meta[k] = ctx.string(g[k], f"game.{k}")
+    if "published" in g:
+        meta["published"] = _freeze(ctx.table(g["published"], "game.published"))
+    return name, g.get("total_bet"), meta
+
+
+def _symbols(ctx: _Ctx, value: Any) -> tuple[Symbol, ...]:
+    t = ctx.table(value, "symbols")
+    if not t:
+        ctx.fail("symbols", "must declare at least one symbol")
+    # Pass 1: names and roles (wild substitutes refer to regular symbols declared anywhere).
+    specs: dict[str, dict[str, Any]] = {}
+    for name, spec in t.items():
+        key = ctx.join("symbols", name)
+        if not _NAME.fullmatch(name):
+            ctx.fail(key, f"symbol name {name!r} may use only letters, digits, '_' and '-'")
+        if isinstance(spec, str):
+            spec = {"role": spec}
+        spec = ctx.table(spec, key, _SYMBOL_KEYS, required=("role",))
+        ctx.string(spec["role"], ctx.join(key, "role"), choices=ROLES)
+        specs[name] = spec
+    regular = [n for n, s in specs.items() if s["role"] == "regular"]
+
+    symbols: list[Symbol] = []
+    ranks: dict[int, str] = {}
+    for index, (name, spec) in enumerate(specs.items()):
+        key = ctx.join("symbols", name)
+        role = spec["role"]
+        if role not in ("wild", "wild_scatter"):
+            for k in _WILD_ONLY:
+                if k in spec:
+                    ctx.fail(ctx.join(key, k), f"only a wild or wild_scatter symbol may have {k!r} "
+                                               f"(this one has role {role!r})")
+        if role != "regular":
+            for k in ("tier", "rank"):
+                if k in spec:
+                    ctx.fail(ctx.join(key, k), f"only a regular symbol may have {k!r} (this one has role {role!r})")
+        tier = None
+        if "tier" in spec:
+            tier = ctx.string(spec["tier"], ctx.join(key, "tier"), choices=("high", "low"))
+        rank = None
+        if "rank" in spec:
+            rank = ctx.integer(spec["rank"], ctx.join(key, "rank"), min=1)
+            if rank in ranks:
+                ctx.fail(ctx.join(key, "rank"), f"rank {rank} is already used by {ranks[rank]!r}")
+            ranks[rank] = name
+        substitutes = None
+        if "substitutes" in spec and "except" in spec:
+            ctx.fail(ctx.join(key, "except"), "give either 'substitutes' or 'except', not both")
+        for k in ("substitutes", "except"):
+            if k in spec:
+                kk = ctx.join(key, k)
+                names = ctx.str_list(spec[k], kk, nonempty=(k == "substitutes"))
+                for i, n in enumerate(names):
+                    if n not in specs:
+                        ctx.fail(ctx.join(kk, i), f"unknown symbol {n!r} (known: {', '.join(specs)})")
+                    if n not in regular:
+                        ctx.fail(ctx.join(kk, i), f"{n!r} is not a regular symbol (role {specs[n]['role']!r}); "
+                                                  f"regular symbols: {', '.join(regular) or 'none'}")
+                substitutes = frozenset(names) if k == "substitutes" else frozenset(regular) - set(names)
+        multiplier = 1
+        if "multiplier" in spec:
+            multiplier = ctx.integer(spec["multiplier"], ctx.join(key, "multiplier"), min=1)
+        symbols.append(Symbol(name, index, role, tier, rank, substitutes, multiplier))
+    ctx.symbols = {s.name: s for s in symbols}
+    return tuple(symbols)
+
+
+def _paylines(ctx: _Ctx, value: Any) -> tuple[tuple[int, ...], ...]:
+    t = ctx.table(value, "paylines", ("lines",), required=("lines",))
+    raw = t["lines"]
+    if not isinstance(raw, list) or not raw:
+        ctx.fail("paylines.lines", f"must be a non-empty list of lines, got {show(raw)}")
+    lines: list[tuple[int, ...]] = []
+    seen: dict[tuple[int, ...], int] = {}
+    for i, line in enumerate(raw):
+        key = ctx.join("paylines.lines", i)
+        if not isinstance(line, list):
+            ctx.fail(key, f"must be a list of {ctx.reels} row indices, got {show(line)}")
+        if len(line) != ctx.reels:
+            ctx.fail(key, f"has {len(line)} entries; must have one row index per reel ({ctx.reels})")
+        rows = tuple(ctx.integer(r, ctx.join(key, j), min=0, max=ctx.rows - 1) for j, r in enumerate(line))
+        if rows in seen:
+            ctx.fail(key, f"duplicate of line {seen[rows]} (paylines.lines[{seen[rows]}])")
+        seen[rows] = i
+        lines.append(rows)
+    return tuple(lines)
+
+
+def _paytable(ctx: _Ctx, value: Any) -> None:
+    t = ctx.table(value, "paytable")
+    for name, pays in t.items():
+        key = ctx.join("paytable", name)
+        ctx.symbol(name, key)
+        role = ctx.symbols[name].role
+        if role in ("scatter", "blank"):
+            ctx.fail(key, f"symbol {name!r} has role {role!r} and cannot have line pays"
+                          + (" (put scatter pays in [scatter])" if role == "scatter" else ""))
+        if role == "bonus":
+            ctx.fail(key, f"symbol {name!r} has role 'bonus': it pays nothing on lines; "
+                          "use [line_triggers] to start a feature")
+        ctx.paytable[name] = ctx.counts(
+            pays, key, hi=ctx.reels, hi_reason=f"the game has {ctx.reels} reels")
+
+
+def _reels(ctx: _Ctx, value: Any) -> None:
+    t = ctx.table(value, "reels")
+    if not t:
+        ctx.fail("reels", "must define at least one reel set")
+    for name, spec in t.items():
+        key = ctx.join("reels", name)
+        if isinstance(spec, Mapping):
+            spec = ctx.table(spec, key, ("strips", "csv"))
+            if len(spec) != 1:
+                ctx.fail(key, "give exactly one of 'strips' (a list of strips) or 'csv' (a file name)")
+            if "csv" in spec:
+                strips = _read_csv(ctx, ctx.string(spec["csv"], ctx.join(key, "csv")), key)
+            else:
+                strips = _strips(ctx, spec["strips"], key, ctx.join(key, "strips"))
+        else:
+            strips = _strips(ctx, spec, key, key)
+        ctx.reel_sets[name] = strips
+
+
+def _strips(ctx: _Ctx, value: Any, key: str, where: str) -> tuple[tuple[str, ...], ...]:
+    """Strips written inline; ``key`` is the reel set's path (used for stops), ``where`` the value's."""
+    if not isinstance(value, list):
+        ctx.fail(where, f"must be a list of {ctx.reels} strips (lists of symbol names) "
+                        f"or a table {{ csv = \"file.csv\" }}, got {show(value)}")
+    _check_strip_count(ctx, len(value), where)
+    strips = []
+    for r, strip in enumerate(value):
+        rk = ctx.join(key, r)
+        if not isinstance(strip, list):
+            ctx.fail(rk, f"must be a list of symbol names, got {show(strip)}")
+        _check_strip_len(ctx, len(strip), rk)
+        for s, name in enumerate(strip):
+            if not isinstance(name, str):
+                ctx.fail(ctx.join(rk, s), f"must be a symbol name, got {show(name)}")
+            ctx.symbol(name, ctx.join(rk, s))
+        strips.append(tuple(strip))
+    return tuple(strips)
+
+
+def _check_strip_count(ctx: _Ctx, n: int, key: str, prefix: str = "") -> None:
+    if n != ctx.reels:
+        ctx.fail(key, f"{prefix}has {n} strips; the game has {ctx.reels} reels (one strip per reel)")
+
+
+def _check_strip_len(ctx: _Ctx, n: int, key: str, prefix: str = "") -> None:
+    if n == 0:
+        ctx.fail(key, f"{prefix}strip is empty")
+    if n < ctx.rows:
+        ctx.fail(key, f"{prefix}strip has {n} stops, fewer than the {ctx.rows} rows "
+                      "(a window would show a stop twice)")
+
+
+def _read_csv(ctx: _Ctx, name: str, key: str) -> tuple[tuple[str, ...], ...]:
+    """Strips from a CSV file: one column per reel, one row per stop."""
+    file = ctx.base_dir / name
+    try:
+        text = file.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        ctx.fail(ctx.join(key, "csv"), f"cannot read CSV file {str(file)!r}: {msg}")
+    try:
+        rows = [[c.strip() for c in row] for row in csv.reader(io.StringIO(text))]
+    except csv.Error as exc:
+        ctx.fail(ctx.join(key, "csv"), f"{name}: not a readable CSV file: {exc}")
+    first_data = 0
+    if rows and not any(c in ctx.symbols for c in rows[0]):
+        first_data = 1  # header row: none of its cells is a symbol name
+    width = max((max((j + 1 for j, c in enumerate(row) if c), default=0) for row in rows), default=0)
+    _check_strip_count(ctx, width, key, prefix=f"{name}: ")
+    columns: list[list[str]] = [[] for _ in range(width)]
+    ended = [False] * width  # column reached its (empty) bottom
+    for i in range(first_data, len(rows)):
+        row = rows[i]
+        for j in range(width):
+            cell = row[j] if j < len(row) else ""
+            where = f"{name}: row {i + 1}, column {j + 1}"
+            stop_key = ctx.join(ctx.join(key, j), len(columns[j]))
+            if not cell:
+                ended[j] = True
+                continue
+            if ended[j]:
+                ctx.fail(stop_key, f"{where}: symbol {cell!r} below an empty cell "
+                                   "(only the bottom of a shorter column may be empty)")
+            if cell not in ctx.symbols:
+                ctx.fail(stop_key, f"{where}: unknown symbol {cell!r} (known: {', '.join(ctx.symbols)})")
+            columns[j].append(cell)
+    for j, col in enumerate(columns):
+        _check_strip_len(ctx, len(col), ctx.join(key, j), prefix=f"{name}: column {j + 1}: ")
+    return tuple(tuple(c) for c in columns)
+
+
+def _scatter(ctx: _Ctx, value: Any) -> ScatterPay:
+    t = ctx.table(value, "scatter", ("symbols", "pays"), required=("symbols", "pays"))
+    syms = ctx.symbol_list(t["symbols"], "scatter.symbols", roles=("scatter", "wild_scatter"))
+    cells = ctx.reels * ctx.rows
+    pays = ctx.counts(t["pays"], "scatter.pays", hi=cells,
+                      hi_reason=f"the window has {ctx.reels} x {ctx.rows} = {cells} cells",
+                      value_fn=lambda v, k: ctx.fraction(v, k, min=0))
+    return ScatterPay(frozenset(syms), frozen_mapping(pays))
+
+
+def _reel_set_name(ctx: _Ctx, value: Any, key: str) -> str:
+    name = ctx.string(value, key)
+    if name not in ctx.reel_sets:
+        ctx.fail(key, f"unknown reel set {name!r} (defined in [reels]: {', '.join(ctx.reel_sets)})")
+    return name
+
+
+def _features(ctx: _Ctx, value: Any) -> None:
+    t = ctx.table(value, "features")
+    for name, spec in t.items():
+        key = ctx.join("features", name)
+        spec = ctx.table(spec, key, required=("kind",))
+        kind = ctx.string(spec["kind"], ctx.join(key, "kind"))
+        if kind not in kinds.FEATURE_KINDS:
+            ctx.fail(ctx.join(key, "kind"), f"unknown feature kind {kind!r} "
+                                            f"(known: {', '.join(kinds.FEATURE_KINDS)})")
+        reel_set = None
+        if "reels" in spec:
+            reel_set = _reel_set_name(ctx, spec["reels"], ctx.join(key, "reels"))
+        trigger = None
+        if "trigger" in spec:
+            # Counts are checked against the base reel sets once [modes] is read.
+            trigger = ctx.trigger(spec["trigger"], ctx.join(key, "trigger"))
+        ctx.feature = FeatureSpec(name, kind, trigger, reel_set)
+        rest = {k: v for k, v in spec.items() if k not in _FEATURE_COMMON}
+        params = kinds.FEATURE_KINDS[kind](rest, key, ctx)
+        ctx.feature = None
+        ctx.features[name] = FeatureSpec(name, kind, trigger, reel_set, frozen_mapping(params))
+
+
+def _feature_name(ctx: _Ctx, value: Any, key: str) -> str:
+    name = ctx.string(value, key)
+    if name not in ctx.features:
+        ctx.fail(key, f"unknown feature {name!r} (defined in [features]: {', '.join(ctx.features) or 'none'})")
+    return name
+
+
+def _line_triggers(ctx: _Ctx, value: Any) -> dict[str, dict[int, str]]:
+    t = ctx.table(value, "line_triggers")
+    out: dict[str, dict[int, str]] = {}
+    for name, counts in t.items():
+        key = ctx.join("line_triggers", name)
+        ctx.symbol(name, key, roles=("bonus",))
+        out[name] = ctx.counts(counts, key, hi=ctx.reels, hi_reason=f"the game has {ctx.reels} reels",
+                               value_fn=lambda v, k: _feature_name(ctx, v, k))
+    return out
+
+
+def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
+    if "modes" not in top:
+        if "base" not in ctx.reel_sets:
+            ctx.fail("modes", "no [modes] given, so the default mode plays reel set 'base', "
+                              f"which is not defined (reel sets: {', '.join(ctx.reel_sets)})")
+        return {"base": BetMode("base", Fraction(1), "base")}
+    t = ctx.table(top["modes"], "modes")
+    if not t:
+        ctx.fail("modes", "must define at least one bet mode")
+    modes: dict[str, BetMode] = {}
+    for name, spec in t.items():
+        key = ctx.join("modes", name)
+        is_buy = isinstance(spec, Mapping) and "buys" in spec
+        spec = ctx.table(spec, key, _BUY_KEYS if is_buy else _MODE_KEYS,
+                         required=("cost", "buys") if is_buy else ("cost", "reels"))
+        cost = ctx.fraction(spec["cost"], ctx.join(key, "cost"), positive=True)
+        params: dict[str, Any] = {}
+        if "description" in spec:
+            params["description"] = ctx.string(spec["description"], ctx.join(key, "description"))
+        if "power" in spec:
+            params["power"] = ctx.boolean(spec["power"], ctx.join(key, "power"))
+        if not is_buy:
+            reel_set = _reel_set_name(ctx, spec["reels"], ctx.join(key, "reels"))
+            modes[name] = BetMode(name, cost, reel_set, params=frozen_mapping(params))
+            continue
+        feature = _feature_name(ctx, spec["buys"], ctx.join(key, "buys"))
+        trigger = ctx.features[feature].trigger
+        buy_counts: dict[int, int] = {}
+        bk = ctx.join(key, "buy_counts")
+        if trigger is not None and "buy_counts" not in spec:
+            ctx.fail(bk, f"required: feature {feature!r} awards by trigger count, so the buy must say "
+                         f"which counts it shows, e.g. {{ {trigger.min_count} = 1 }}")
+        if "buy_counts" in spec:
+            if trigger is None:
+                ctx.fail(bk, f"feature {feature!r} has no trigger, so there are no counts to buy")
+            buy_counts = ctx.weights(spec["buy_counts"], bk)
+            for c in buy_counts:
+                if c not in trigger.counts:
+                    ctx.fail(ctx.join(bk, str(c)), f"count {c} is not a trigger count of feature {feature!r} "
+                                                   f"(its counts: {', '.join(map(str, trigger.counts))})")
+        modes[name] = BetMode(name, cost, None, feature, frozen_mapping(buy_counts), frozen_mapping(params))
+    return modes
+
+
+def _check_triggers(ctx: _Ctx, modes: dict[str, BetMode]) -> None:
+    """Every trigger count must show in some window of a base-game reel set."""
+    base_sets = [m.reel_set for m in modes.values() if m.reel_set is not None]
+    for name, f in ctx.features.items():
+        if f.trigger is not None:
+            ctx.check_reachable(f.trigger.counts, ctx.join(ctx.join("features", name), "trigger.counts"),
+                                f.trigger.symbols, base_sets)
+
+
+def _cap(ctx: _Ctx, value: Any) -> WinCap:
+    t = ctx.table(value, "cap", ("total_bet_multiple", "currency", "currency_name", "stakes"))
+    if "total_bet_multiple" not in t and "currency" not in t:
+        ctx.fail("cap", "give total_bet_multiple and/or currency")
+    if "currency" not in t:
+        for k in ("currency_name", "stakes"):
+            if k in t:
+                ctx.fail(ctx.join("cap", k), "only allowed together with 'currency'")
+    tbm = cur = None
+    if "total_bet_multiple" in t:
+        tbm = ctx.fraction(t["total_bet_multiple"], "cap.total_bet_multiple", positive=True)
+    if "currency" in t:
+        cur = ctx.fraction(t["currency"], "cap.currency", positive=True, allow_float=True)
+    name = ctx.string(t["currency_name"], "cap.currency_name") if "currency_name" in t else ""
+    stakes: tuple[Fraction, ...] = ()
+    if "stakes" in t:
+        raw = t["stakes"]
+        if not isinstance(raw, list):
+            ctx.fail("cap.stakes", f"must be a list of stakes, got {show(raw)}")
+        stakes = tuple(ctx.fraction(s, ctx.join("cap.stakes", i), positive=True, allow_float=True)
+                       for i, s in enumerate(raw))
+    return WinCap(tbm, cur, name, stakes)
+
+
+def _rules(ctx: _Ctx, value: Any) -> dict[str, Any]:
+    t = ctx.table(value, "rules")
+    known = kinds.rules_for(f.kind for f in ctx.features.values())
+    out = {r: spec.default for r, spec in known.items()}
+    for name, v in t.items():
+        key = ctx.join("rules", name)
+        if name not in known:
+            ctx.fail(key, f"unknown rule {name!r} (known for this game's feature kinds: "
+                          f"{', '.join(known) or 'none'})")
+        problem = known[name].problem(v)
+        if problem:
+            ctx.fail(key, problem)
+        out[name] = v
+    return out
+
+
+def _design(ctx: _Ctx, value: Any) -> dict[str, str]:
+    out: dict[str, str] = {}
+
+    def walk(v: Any, key: str) -> None:
+        if isinstance(v, Mapping):
+            for k, sub in v.items():
+                walk(sub, ctx.join(key, k))
+        elif isinstance(v, str):
+            out[key[len("design."):]] = v
+        else:
+            ctx.fail(key, f"must be a one-line reason (a string), got {show(v)}")
+
+    walk(ctx.table(value, "design"), "design")
+    return out
