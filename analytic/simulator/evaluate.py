@@ -1,0 +1,623 @@
+"""Direct evaluation of spin windows, written from the rule texts.
+
+This module is the simulator's own reading of the rules; it shares nothing
+with :mod:`analytic.engine` or :mod:`analytic.features` on purpose, so that a
+disagreement between the simulator and the solver exposes a bug in one of them.
+
+Rules evaluated
+---------------
+Window
+    A stop ``s`` on a strip of length ``L`` shows ``strip[s], strip[s+1], ...``
+    (mod ``L``) in rows ``0, 1, ...`` of that reel.
+Line win
+    For each payline and each *candidate* (every symbol with line pays that is
+    ``regular``, ``wild`` or ``wild_scatter``), a cell *supports* the
+    candidate when it shows the candidate, or when it shows a wild whose
+    substitutes include the candidate (``Symbol.substitutes is None`` means
+    every ``regular`` symbol; a wild never stands in for another wild, a
+    scatter, a bonus or a blank symbol).  The run length is the number of
+    leading cells supporting the candidate; its pay is
+    ``paytable[c][run] * product(multiplier of the cells in the run)`` (only
+    wilds carry multipliers).  The line pays the largest candidate pay; lines
+    add.  Pays are in **line-bet units**.
+Scatter pay
+    The number of cells in the window showing a scatter symbol pays
+    ``scatter.pays[count]`` **total-bet multiples**, i.e.
+    ``pays[count] * total_bet`` line-bet units.
+Triggers
+    A feature trigger counts the cells showing its symbols (at least one of
+    ``requires`` must be among them when that set is non-empty); a count of at
+    least the smallest key of ``counts`` starts the feature and awards
+    ``counts[n]`` (the largest key not above ``n`` when ``n`` is not listed).
+Line triggers
+    A payline whose leading cells are ``count`` copies of a bonus symbol (no
+    substitution) starts the feature named for the largest listed ``count``
+    not above the run, once per such line.
+
+Two implementations live here: :func:`evaluate_window`, a plain scalar
+reading of one window straight from a :class:`~analytic.model.game.Game`
+(used by tests as the reference), and :func:`evaluate_windows`, a numpy
+version over a batch of windows working on the picklable tables built by
+:func:`compile_tables`.
+
+Integer win units ("ticks")
+---------------------------
+The batch evaluator and everything downstream count wins as integers of
+``1 / Tables.denom`` line-bet units, where ``denom`` is the least common
+multiple of every denominator a win or the cap can have (1 for games whose
+pays are whole line bets).  Sums are therefore exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import lcm
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from analytic.errors import ModelError
+from analytic.model.game import Game
+
+__all__ = [
+    "Tables",
+    "BatchEvaluation",
+    "WindowResult",
+    "compile_tables",
+    "evaluate_windows",
+    "evaluate_window",
+    "lookup_award",
+    "plain",
+    "int_keys",
+]
+
+#: Roles of symbols that can be the symbol a payline pays for.
+_LINE_ROLES = ("regular", "wild", "wild_scatter")
+
+
+# --------------------------------------------------------------------------
+# small helpers shared with the feature players
+# --------------------------------------------------------------------------
+
+
+def plain(obj: Any) -> Any:
+    """Deep copy of ``obj`` with read-only mappings turned into ``dict``.
+
+    Model parameters are ``MappingProxyType`` views, which cannot be pickled
+    (and so cannot travel to dask workers); the simulator works on plain
+    copies.
+    """
+    if isinstance(obj, Mapping):
+        return {k: plain(v) for k, v in obj.items()}
+    if isinstance(obj, tuple):
+        return tuple(plain(v) for v in obj)
+    if isinstance(obj, list):
+        return [plain(v) for v in obj]
+    if isinstance(obj, (set, frozenset)):
+        return frozenset(obj)
+    return obj
+
+
+def int_keys(m: Mapping) -> dict[int, Any]:
+    """``m`` with its keys converted to ``int`` (TOML tables have string keys)."""
+    return {int(k): v for k, v in m.items()}
+
+
+def lookup_award(counts: Mapping[int, int], n: int) -> int:
+    """Award of a count table for ``n`` symbols.
+
+    Parameters
+    ----------
+    counts : Mapping[int, int]
+        Symbol count -> award (free spins, or 1 for a bonus).
+    n : int
+        Number of symbols shown.
+
+    Returns
+    -------
+    int
+        ``counts[n]``; for an unlisted ``n`` the award of the largest key not
+        above ``n``; 0 below the smallest key.
+    """
+    keys = [k for k in counts if k <= n]
+    if not keys:
+        return 0
+    return int(counts[max(keys)])
+
+
+def _as_fraction(x: Any) -> Fraction:
+    if isinstance(x, float):
+        return Fraction(str(x))
+    return Fraction(x)
+
+
+# --------------------------------------------------------------------------
+# compiled tables
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Tables:
+    """Everything the batch evaluator needs, as plain picklable data.
+
+    Attributes
+    ----------
+    name : str
+        Game name.
+    path : str
+        Model file.
+    reels, rows : int
+        Window shape.
+    symbol_names : tuple of str
+        Symbol index -> name (model-file order).
+    lines : ndarray of int, shape (n_lines, reels)
+        Row of each payline on each reel.
+    total_bet : int
+        Total bet of a regular spin in line-bet units.
+    denom : int
+        Ticks per line-bet unit (see the module docstring).
+    cand_names : tuple of str
+        Line-pay candidates.
+    cand_support : ndarray of bool, shape (n_candidates, n_symbols)
+        ``cand_support[c, s]``: a cell showing symbol ``s`` supports candidate ``c``.
+    cand_pays : ndarray of int64, shape (n_candidates, reels + 1)
+        Pay of a run of each length, in ticks.
+    multiplier : ndarray of int64, shape (n_symbols,)
+        Line multiplier of each symbol (1 for non-wilds).
+    scatter_mask : ndarray of bool, shape (n_symbols,)
+    scatter_pays : ndarray of int64, shape (reels * rows + 1,)
+        Scatter count -> pay in ticks.
+    triggers : dict
+        Feature name -> (symbol mask, requires mask or None, award per count
+        as int64 array of length ``reels * rows + 1``).
+    line_triggers : tuple
+        ``(bonus symbol index, ((count, feature name), ...) sorted by count)``.
+    strips : dict
+        Reel set -> tuple of int16 arrays, each the strip followed by its
+        first ``rows - 1`` symbols (so a window is a contiguous slice).
+    strip_lengths : dict
+        Reel set -> tuple of strip lengths.
+    paytable : dict
+        Symbol -> {count: pay in line-bet units} (plain copy).
+    cap_ticks : Fraction or None
+        Win cap of a round in ticks.
+    rules : dict
+        Plain copy of ``Game.rules``.
+    features : dict
+        Feature name -> prepared object from the kind's player.
+    feature_kinds : dict
+        Feature name -> kind.
+    """
+
+    name: str
+    path: str
+    reels: int
+    rows: int
+    symbol_names: tuple
+    lines: np.ndarray
+    total_bet: int
+    denom: int
+    cand_names: tuple
+    cand_support: np.ndarray
+    cand_pays: np.ndarray
+    multiplier: np.ndarray
+    has_multipliers: bool
+    scatter_mask: np.ndarray
+    scatter_pays: np.ndarray
+    triggers: dict
+    line_triggers: tuple
+    strips: dict
+    strip_lengths: dict
+    paytable: dict
+    cap_ticks: Fraction | None
+    rules: dict
+    modes: dict = field(default_factory=dict)
+    features: dict = field(default_factory=dict)
+    feature_kinds: dict = field(default_factory=dict)
+
+    @property
+    def n_lines(self) -> int:
+        return int(self.lines.shape[0])
+
+    @property
+    def cells(self) -> int:
+        return self.reels * self.rows
+
+    def index(self, name: str) -> int:
+        """Index of the symbol called ``name``."""
+        return self.symbol_names.index(name)
+
+    def mask(self, names) -> np.ndarray:
+        """Boolean mask over symbol indices of the symbols in ``names``."""
+        m = np.zeros(len(self.symbol_names), dtype=bool)
+        for n in names:
+            m[self.index(n)] = True
+        return m
+
+    def ticks(self, x) -> int:
+        """``x`` line-bet units in ticks (must be a whole number of ticks)."""
+        v = _as_fraction(x) * self.denom
+        if v.denominator != 1:
+            raise ValueError(f"{x} line-bet units is not a whole number of 1/{self.denom} ticks")
+        return int(v)
+
+    def spin(self, reel_set: str, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Draw ``n`` windows of ``reel_set``.
+
+        Each reel's stop is uniform on its strip, independently.
+
+        Returns
+        -------
+        ndarray of int16, shape (n, reels, rows)
+            Symbol indices.
+        """
+        strips = self.strips[reel_set]
+        out = np.empty((n, self.reels, self.rows), dtype=np.int16)
+        offs = np.arange(self.rows)
+        for r, (ext, length) in enumerate(zip(strips, self.strip_lengths[reel_set])):
+            stops = rng.integers(0, length, size=n)
+            out[:, r, :] = ext[stops[:, None] + offs]
+        return out
+
+
+def compile_tables(game: Game) -> Tables:
+    """Build the batch evaluator's :class:`Tables` from a game.
+
+    Parameters
+    ----------
+    game : Game
+
+    Returns
+    -------
+    Tables
+        Plain, picklable tables, including each feature's prepared player
+        data (see :mod:`analytic.simulator.features`).
+
+    Raises
+    ------
+    UnsupportedMechanicError
+        A feature kind the simulator cannot play.
+    ModelError
+        A feature's parameters cannot be read.
+    """
+    from analytic.simulator.features import get_player
+
+    names = tuple(s.name for s in game.symbols)
+    nsym = len(names)
+    idx = {n: i for i, n in enumerate(names)}
+    reels, rows = game.reels, game.rows
+    ncell = reels * rows
+
+    # tick denominator: every fractional amount a round can win or be capped at
+    den = 1
+    if game.scatter is not None:
+        for p in game.scatter.pays.values():
+            den = lcm(den, (_as_fraction(p) * game.total_bet).denominator)
+    cap_lb = None
+    if game.cap is not None and game.cap.total_bet_multiple is not None:
+        cap_lb = _as_fraction(game.cap.total_bet_multiple) * game.total_bet
+        den = lcm(den, cap_lb.denominator)
+    prepared = {}
+    for fname, spec in game.features.items():
+        player = get_player(spec.kind, game.path, fname)
+        prepared[fname] = player.prepare(game, spec)
+        den = lcm(den, getattr(prepared[fname], "denom", 1))
+
+    # line candidates
+    cand_names, supports, pays = [], [], []
+    mult = np.ones(nsym, dtype=np.int64)
+    for s in game.symbols:
+        if s.is_wild:
+            mult[idx[s.name]] = int(s.multiplier)
+    for cname, table in game.paytable.items():
+        sym = game.symbol(cname)
+        if sym.role not in _LINE_ROLES:
+            continue
+        sup = np.zeros(nsym, dtype=bool)
+        sup[idx[cname]] = True
+        if sym.role == "regular":
+            for w in game.symbols:
+                if w.is_wild and (w.substitutes is None or cname in w.substitutes):
+                    sup[idx[w.name]] = True
+        row = np.zeros(reels + 1, dtype=np.int64)
+        for k, v in table.items():
+            if 0 < int(k) <= reels:
+                row[int(k)] = int(v) * den
+        if row.any():
+            cand_names.append(cname)
+            supports.append(sup)
+            pays.append(row)
+    cand_support = np.array(supports, dtype=bool).reshape(len(supports), nsym)
+    cand_pays = np.array(pays, dtype=np.int64).reshape(len(pays), reels + 1)
+
+    scatter_mask = np.zeros(nsym, dtype=bool)
+    scatter_pays = np.zeros(ncell + 1, dtype=np.int64)
+    if game.scatter is not None:
+        for n in game.scatter.symbols:
+            scatter_mask[idx[n]] = True
+        for k, v in game.scatter.pays.items():
+            if 0 <= int(k) <= ncell:
+                scatter_pays[int(k)] = int(_as_fraction(v) * game.total_bet * den)
+
+    triggers = {}
+    for fname, spec in game.features.items():
+        t = spec.trigger
+        if t is None:
+            continue
+        m = np.zeros(nsym, dtype=bool)
+        for n in t.symbols:
+            m[idx[n]] = True
+        req = None
+        if t.requires:
+            req = np.zeros(nsym, dtype=bool)
+            for n in t.requires:
+                req[idx[n]] = True
+        counts = {int(k): int(v) for k, v in t.counts.items()}
+        award = np.array([lookup_award(counts, n) for n in range(ncell + 1)], dtype=np.int64)
+        triggers[fname] = (m, req, award)
+
+    line_trig = []
+    for bname, table in game.line_triggers.items():
+        line_trig.append((idx[bname], tuple(sorted((int(k), str(v)) for k, v in table.items()))))
+
+    strips, lengths = {}, {}
+    for rs, reelset in game.reel_sets.items():
+        arrs, ls = [], []
+        for strip in reelset:
+            a = np.array([idx[n] for n in strip], dtype=np.int16)
+            ext = np.concatenate([a] * (1 + (rows - 1) // len(a) + 1))[: len(a) + rows - 1]
+            arrs.append(ext)
+            ls.append(len(a))
+        strips[rs] = tuple(arrs)
+        lengths[rs] = tuple(ls)
+
+    modes = {}
+    for mname, m in game.modes.items():
+        modes[mname] = {
+            "cost": _as_fraction(m.cost),
+            "reel_set": m.reel_set,
+            "buys": m.buys,
+            "buy_counts": {int(k): int(v) for k, v in m.buy_counts.items()},
+        }
+
+    return Tables(
+        name=game.name,
+        path=game.path,
+        reels=reels,
+        rows=rows,
+        symbol_names=names,
+        lines=np.array(game.lines, dtype=np.intp).reshape(len(game.lines), reels),
+        total_bet=int(game.total_bet),
+        denom=den,
+        cand_names=tuple(cand_names),
+        cand_support=cand_support,
+        cand_pays=cand_pays,
+        multiplier=mult,
+        has_multipliers=bool((mult != 1).any()),
+        scatter_mask=scatter_mask,
+        scatter_pays=scatter_pays,
+        triggers=triggers,
+        line_triggers=tuple(line_trig),
+        strips=strips,
+        strip_lengths=lengths,
+        paytable={k: {int(c): int(p) for c, p in v.items()} for k, v in game.paytable.items()},
+        cap_ticks=None if cap_lb is None else cap_lb * den,
+        rules=plain(game.rules),
+        modes=modes,
+        features=prepared,
+        feature_kinds={f: spec.kind for f, spec in game.features.items()},
+    )
+
+
+# --------------------------------------------------------------------------
+# batch evaluation
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class BatchEvaluation:
+    """Evaluation of ``N`` windows (all amounts in ticks).
+
+    Attributes
+    ----------
+    line_pays : ndarray of int64, shape (N, n_lines)
+        Pay of each payline.
+    line_win : ndarray of int64, shape (N,)
+        Sum of the line pays.
+    scatter_count : ndarray of int, shape (N,)
+    scatter_win : ndarray of int64, shape (N,)
+    awards : dict of str -> ndarray of int64, shape (N,)
+        Feature -> award (0 = not triggered) of its symbol trigger.
+    trigger_counts : dict of str -> ndarray of int, shape (N,)
+        Feature -> count of its trigger symbols in the window.
+    line_trigger_hits : dict of str -> ndarray of int, shape (N,)
+        Feature -> number of paylines that start it.
+    """
+
+    line_pays: np.ndarray
+    line_win: np.ndarray
+    scatter_count: np.ndarray
+    scatter_win: np.ndarray
+    awards: dict
+    trigger_counts: dict
+    line_trigger_hits: dict
+
+    @property
+    def win(self) -> np.ndarray:
+        """Line plus scatter win of each window, in ticks."""
+        return self.line_win + self.scatter_win
+
+
+def line_cells(tables: Tables, windows: np.ndarray) -> np.ndarray:
+    """Symbols along every payline: shape (N, n_lines, reels)."""
+    reel_idx = np.arange(tables.reels)
+    return windows[:, reel_idx[None, :], tables.lines]
+
+
+def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
+    """Evaluate a batch of windows.
+
+    Parameters
+    ----------
+    tables : Tables
+        From :func:`compile_tables`.
+    windows : ndarray of int, shape (N, reels, rows)
+        Symbol indices.
+
+    Returns
+    -------
+    BatchEvaluation
+        Line pays, scatter and trigger results; amounts in ticks
+        (``1 / tables.denom`` line-bet units).
+    """
+    n = windows.shape[0]
+    cells = line_cells(tables, windows)  # N x L x R
+    best = np.zeros(cells.shape[:2], dtype=np.int64)
+    mult_cells = tables.multiplier[cells] if tables.has_multipliers else None
+    for c in range(len(tables.cand_names)):
+        support = tables.cand_support[c][cells]  # N x L x R
+        in_run = np.logical_and.accumulate(support, axis=2)
+        run = in_run.sum(axis=2)
+        pay = tables.cand_pays[c][run]
+        if mult_cells is not None:
+            pay = pay * np.where(in_run, mult_cells, 1).prod(axis=2)
+        np.maximum(best, pay, out=best)
+    line_win = best.sum(axis=1)
+
+    flat = windows.reshape(n, -1)
+    scatter_count = tables.scatter_mask[flat].sum(axis=1)
+    scatter_win = tables.scatter_pays[scatter_count]
+
+    awards, tcounts = {}, {}
+    for fname, (mask, req, award) in tables.triggers.items():
+        cnt = mask[flat].sum(axis=1)
+        a = award[cnt]
+        if req is not None:
+            a = np.where(req[flat].any(axis=1), a, 0)
+        awards[fname] = a
+        tcounts[fname] = cnt
+
+    lt_hits = {}
+    for bidx, table in tables.line_triggers:
+        is_b = np.logical_and.accumulate(cells == bidx, axis=2).sum(axis=2)  # N x L run of bonus
+        for i, (count, fname) in enumerate(table):
+            upper = table[i + 1][0] if i + 1 < len(table) else None
+            hit = is_b >= count
+            if upper is not None:
+                hit &= is_b < upper
+            lt_hits[fname] = lt_hits.get(fname, 0) + hit.sum(axis=1)
+    return BatchEvaluation(best, line_win, scatter_count, scatter_win, awards, tcounts, lt_hits)
+
+
+# --------------------------------------------------------------------------
+# scalar reference
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WindowResult:
+    """Evaluation of one window, read directly from the game.
+
+    Attributes
+    ----------
+    line_pays : tuple of int
+        Pay of each payline, in **line-bet units**.
+    line_win : int
+        Their sum (line-bet units).
+    scatter_count : int
+    scatter_win : Fraction
+        Scatter pay in **line-bet units** (``pays[count] * total_bet``).
+    awards : dict of str -> int
+        Feature -> award of its symbol trigger (only triggered features).
+    line_triggers : tuple of str
+        Features started by paylines, once per line.
+    """
+
+    line_pays: tuple
+    line_win: int
+    scatter_count: int
+    scatter_win: Fraction
+    awards: dict
+    line_triggers: tuple
+
+    @property
+    def win(self) -> Fraction:
+        """Line plus scatter win in line-bet units."""
+        return self.line_win + self.scatter_win
+
+
+def _supports(game: Game, cell: str, candidate: str) -> bool:
+    if cell == candidate:
+        return True
+    if game.symbol(candidate).role != "regular":
+        return False
+    sym = game.symbol(cell)
+    return sym.is_wild and (sym.substitutes is None or candidate in sym.substitutes)
+
+
+def evaluate_window(game: Game, window: Sequence[Sequence]) -> WindowResult:
+    """Evaluate one window the plain way, straight from the rules.
+
+    Parameters
+    ----------
+    game : Game
+    window : sequence of sequences
+        ``window[reel][row]``: a symbol name or symbol index.
+
+    Returns
+    -------
+    WindowResult
+        Amounts in line-bet units.
+    """
+    names = [s.name for s in game.symbols]
+    win = [[c if isinstance(c, str) else names[int(c)] for c in reel] for reel in window]
+
+    line_pays = []
+    for line in game.lines:
+        cells = [win[r][row] for r, row in enumerate(line)]
+        best = 0
+        for cand, pays in game.paytable.items():
+            if game.symbol(cand).role not in _LINE_ROLES:
+                continue
+            run, mult = 0, 1
+            for cell in cells:
+                if not _supports(game, cell, cand):
+                    break
+                run += 1
+                sym = game.symbol(cell)
+                if sym.is_wild:
+                    mult *= sym.multiplier
+            best = max(best, int(pays.get(run, 0)) * mult)
+        line_pays.append(best)
+
+    all_cells = [c for reel in win for c in reel]
+    scount, swin = 0, Fraction(0)
+    if game.scatter is not None:
+        scount = sum(1 for c in all_cells if c in game.scatter.symbols)
+        swin = _as_fraction(game.scatter.pays.get(scount, 0)) * game.total_bet
+
+    awards = {}
+    for fname, spec in game.features.items():
+        t = spec.trigger
+        if t is None:
+            continue
+        counted = [c for c in all_cells if c in t.symbols]
+        if t.requires and not any(c in t.requires for c in counted):
+            continue
+        a = lookup_award({int(k): int(v) for k, v in t.counts.items()}, len(counted))
+        if a:
+            awards[fname] = a
+
+    started = []
+    for bonus, table in game.line_triggers.items():
+        for line in game.lines:
+            run = 0
+            for r, row in enumerate(line):
+                if win[r][row] != bonus:
+                    break
+                run += 1
+            keys = [int(k) for k in table if int(k) <= run]
+            if keys:
+                started.append(str(table[max(keys)] if max(keys) in table else table[str(max(keys))]))
+    return WindowResult(tuple(line_pays), sum(line_pays), scount, swin, awards, tuple(started))

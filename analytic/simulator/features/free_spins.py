@@ -1,0 +1,191 @@
+"""Player of the generic ``free_spins`` kind (Atkins Diet, Book of Ra).
+
+Rules played
+------------
+* The trigger awards ``n`` spins on the feature's reel set; every spin is
+  evaluated like a base spin (line wins, and scatter pays unless
+  ``scatter_pays = false``).
+* ``multiplier`` (default 1) multiplies every free-spin win.
+* ``retrigger = {symbols, counts}``: a free spin showing ``k`` retrigger
+  symbols (``k`` at least the smallest key) adds ``counts[k]`` spins, without
+  limit.
+* ``expanding_symbol = {choose_from, weights}``: one symbol drawn (weighted)
+  when the feature starts, kept through retriggers.  After the normal wins of
+  a spin, if it shows on at least ``k`` reels (rule ``expanding_count =
+  "reels"``, default) or cells (``"cells"``), ``k`` being its smallest paying
+  count, it pays ``paytable[sym][k'] * number of paylines`` (``k'`` the number
+  counted, capped at the largest paytable count), anywhere in the window.
+  Rule ``expanding_line_win = "wild_led_only"`` withholds the normal line win
+  of a payline whose first cell is the expanding symbol (default ``"paid"``).
+* A single instance stops after ``max_spins`` spins and is reported as
+  limited (a feature whose expected extra spins per spin is >= 1 would never
+  end).
+
+Not played: other features triggered during free spins (line triggers, other
+features' scatters) are ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from analytic.errors import ModelError
+from analytic.simulator.evaluate import evaluate_windows, int_keys, lookup_award, plain
+from analytic.simulator.features import FeatureBatch, weighted_draw
+
+__all__ = ["FreeSpins", "prepare", "play"]
+
+
+@dataclass(frozen=True)
+class FreeSpins:
+    """Parameters of a ``free_spins`` feature, read once (plain data)."""
+
+    reel_set: str
+    multiplier: int
+    scatter_pays: bool
+    retrigger_symbols: tuple
+    retrigger_counts: tuple  # ((count, spins), ...)
+    expanding: tuple  # symbol names to choose from (empty = none)
+    expanding_weights: tuple
+    expanding_count: str
+    expanding_line_win: str
+    denom: int = 1
+
+
+def prepare(game, spec) -> FreeSpins:
+    """Read the parameters of ``spec`` (a ``free_spins`` FeatureSpec).
+
+    Raises
+    ------
+    ModelError
+        A parameter the player cannot use, naming its key path.
+    """
+    p = plain(spec.params)
+    key = f"features.{spec.name}"
+    if spec.reel_set is None or spec.reel_set not in game.reel_sets:
+        raise ModelError(game.path, f"{key}.reel_set", f"free spins need a known reel set, got {spec.reel_set!r}")
+    mult = Fraction(str(p.get("multiplier", 1)))
+    if mult.denominator != 1 or mult < 1:
+        raise ModelError(game.path, f"{key}.multiplier", f"the simulator needs a whole multiplier >= 1, got {mult}")
+    rsym, rcounts = (), ()
+    if p.get("retrigger"):
+        r = p["retrigger"]
+        rsym = tuple(r.get("symbols", ()) or (spec.trigger.symbols if spec.trigger else ()))
+        rcounts = tuple(sorted((int(k), int(v)) for k, v in int_keys(r.get("counts", {})).items()))
+        if not rsym or not rcounts:
+            raise ModelError(game.path, f"{key}.retrigger", "needs symbols and counts")
+    names, weights = (), ()
+    if p.get("expanding_symbol"):
+        e = p["expanding_symbol"]
+        choose = e.get("choose_from", e) if isinstance(e, dict) else e
+        w = e.get("weights") if isinstance(e, dict) else None
+        if isinstance(choose, dict):
+            names = tuple(choose)
+            weights = tuple(int(v) for v in choose.values())
+        else:
+            names = tuple(choose)
+            if w is None:
+                weights = (1,) * len(names)
+            elif isinstance(w, dict):
+                weights = tuple(int(w[n]) for n in names)
+            else:
+                weights = tuple(int(x) for x in w)
+        if len(weights) != len(names) or not names or sum(weights) <= 0:
+            raise ModelError(game.path, f"{key}.expanding_symbol", "choose_from and weights do not match")
+        for n in names:
+            if n not in game.paytable or not any(int(v) > 0 for v in game.paytable[n].values()):
+                raise ModelError(game.path, f"{key}.expanding_symbol", f"{n!r} has no line pays")
+    rules = plain(game.rules)
+    return FreeSpins(
+        reel_set=spec.reel_set,
+        multiplier=int(mult),
+        scatter_pays=bool(p.get("scatter_pays", True)),
+        retrigger_symbols=rsym,
+        retrigger_counts=rcounts,
+        expanding=names,
+        expanding_weights=weights,
+        expanding_count=str(rules.get("expanding_count", "reels")),
+        expanding_line_win=str(rules.get("expanding_line_win", "paid")),
+    )
+
+
+def _expanding_table(tables, prep: FreeSpins) -> np.ndarray:
+    """Expanding pay in ticks, indexed [symbol index, number counted]."""
+    out = np.zeros((len(tables.symbol_names), tables.cells + 1), dtype=np.int64)
+    for name in prep.expanding:
+        pt = tables.paytable[name]
+        kmin = min(k for k, v in pt.items() if v > 0)
+        kmax = max(pt)
+        for k in range(kmin, tables.cells + 1):
+            out[tables.index(name), k] = pt.get(min(k, kmax), 0) * tables.n_lines * tables.denom
+    return out
+
+
+def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10**6) -> FeatureBatch:
+    """Play ``len(awards)`` free-spin features at once.
+
+    Parameters
+    ----------
+    tables : Tables
+    name : str
+        Feature name (for messages).
+    prep : FreeSpins
+    counts : ndarray of int, shape (m,)
+        Trigger-symbol counts (unused: the award already encodes them).
+    awards : ndarray of int, shape (m,)
+        Initial free spins of each instance.
+    rng : numpy.random.Generator
+    max_spins : int
+        Spin limit of one instance.
+
+    Returns
+    -------
+    FeatureBatch
+        Wins in ticks, spins played, limited flags.
+    """
+    m = len(awards)
+    left = np.asarray(awards, dtype=np.int64).copy()
+    played = np.zeros(m, dtype=np.int64)
+    win = np.zeros(m, dtype=np.int64)
+    limited = np.zeros(m, dtype=bool)
+    es = None
+    if prep.expanding:
+        idx = np.array([tables.index(n) for n in prep.expanding], dtype=np.int16)
+        es = weighted_draw(idx, prep.expanding_weights, m, rng)
+        exp_table = _expanding_table(tables, prep)
+        first_rows = tables.lines[:, 0]
+    if prep.retrigger_symbols:
+        rmask = tables.mask(prep.retrigger_symbols)
+        rtable = np.array([lookup_award(dict(prep.retrigger_counts), k) for k in range(tables.cells + 1)], dtype=np.int64)
+
+    active = np.nonzero(left > 0)[0]
+    while active.size:
+        n = active.size
+        w = tables.spin(prep.reel_set, n, rng)
+        ev = evaluate_windows(tables, w)
+        if es is not None and prep.expanding_line_win == "wild_led_only":
+            e = es[active]
+            first = w[:, 0, first_rows]  # n x lines
+            spin = np.where(first == e[:, None], 0, ev.line_pays).sum(axis=1)
+        else:
+            spin = ev.line_win.copy()
+        if prep.scatter_pays:
+            spin += ev.scatter_win
+        if es is not None:
+            e = es[active]
+            shows = w == e[:, None, None]
+            k = shows.any(axis=2).sum(axis=1) if prep.expanding_count == "reels" else shows.sum(axis=(1, 2))
+            spin += exp_table[e, k]
+        win[active] += spin * prep.multiplier
+        played[active] += 1
+        left[active] -= 1
+        if prep.retrigger_symbols:
+            left[active] += rtable[rmask[w.reshape(n, -1)].sum(axis=1)]
+        over = active[(played[active] >= max_spins) & (left[active] > 0)]
+        limited[over] = True
+        left[over] = 0
+        active = active[left[active] > 0]
+    return FeatureBatch(win, played, limited)

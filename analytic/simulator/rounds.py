@@ -1,0 +1,137 @@
+"""Play rounds of a bet mode as a player would.
+
+A *round* is what one bet buys: a base spin of the mode's reel set plus every
+feature it starts, or, for a feature-buy mode, the bought feature alone (the
+trigger count drawn from the mode's ``buy_counts`` weights, no base spin
+win).  The round's total win is capped at the game's win cap in total-bet
+multiples (the currency cap depends on the stake and is not applied here).
+
+Base spins are evaluated as one numpy batch; the rounds that start a feature
+are handed, as a batch, to the player of the feature's kind
+(:mod:`analytic.simulator.features`).  Every amount is in ticks
+(``1 / tables.denom`` line-bet units).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from analytic.errors import ModelError
+from analytic.simulator.evaluate import Tables, evaluate_windows
+from analytic.simulator.features import get_player, weighted_draw
+
+__all__ = ["RoundBatch", "play_rounds", "DEFAULT_MAX_SPINS"]
+
+#: Spin limit of one feature instance (a feature that would never end stops here).
+DEFAULT_MAX_SPINS = 10**6
+
+
+@dataclass
+class RoundBatch:
+    """Outcome of ``n`` rounds (amounts in ticks).
+
+    Attributes
+    ----------
+    win : ndarray of int64, shape (n,)
+        Total (capped) win of each round.
+    base_win : ndarray of int64, shape (n,)
+        Base spin win (0 for a feature buy).
+    feature_win : ndarray of int64, shape (n,)
+        Win of the features the round played (before the cap).
+    triggered : ndarray of bool, shape (n,)
+        The round played at least one feature.
+    capped : ndarray of bool, shape (n,)
+        The round's win was cut to the cap.
+    limited : ndarray of bool, shape (n,)
+        A feature of the round stopped at the spin limit.
+    features : dict of str -> list of int
+        Feature -> [instances played, spins played, win in ticks].
+    """
+
+    win: np.ndarray
+    base_win: np.ndarray
+    feature_win: np.ndarray
+    triggered: np.ndarray
+    capped: np.ndarray
+    limited: np.ndarray
+    features: dict = field(default_factory=dict)
+
+
+def play_rounds(
+    tables: Tables,
+    mode: str,
+    n: int,
+    rng: np.random.Generator,
+    max_spins: int = DEFAULT_MAX_SPINS,
+) -> RoundBatch:
+    """Play ``n`` rounds of bet mode ``mode``.
+
+    Parameters
+    ----------
+    tables : Tables
+        From :func:`analytic.simulator.evaluate.compile_tables`.
+    mode : str
+        Bet mode name.
+    n : int
+        Number of rounds.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    max_spins : int
+        Spin limit of one feature instance.
+
+    Returns
+    -------
+    RoundBatch
+    """
+    m = tables.modes[mode]
+    instances = []  # (feature, round indices, trigger counts, awards)
+    if m["buys"]:
+        fname = m["buys"]
+        keys = sorted(m["buy_counts"])
+        counts = weighted_draw(keys, [m["buy_counts"][k] for k in keys], n, rng).astype(np.int64)
+        trig = tables.triggers.get(fname)
+        awards = trig[2][counts] if trig is not None else np.ones(n, dtype=np.int64)
+        base = np.zeros(n, dtype=np.int64)
+        instances.append((fname, np.arange(n), counts, awards))
+    else:
+        if m["reel_set"] is None:
+            raise ModelError(tables.path, f"modes.{mode}", "neither a reel set nor a feature to buy")
+        ev = evaluate_windows(tables, tables.spin(m["reel_set"], n, rng))
+        base = ev.win
+        for fname, a in ev.awards.items():
+            rows = np.nonzero(a > 0)[0]
+            if rows.size:
+                instances.append((fname, rows, ev.trigger_counts[fname][rows], a[rows]))
+        first_count = {}
+        for _, table in tables.line_triggers:
+            for count, fname in table:
+                first_count.setdefault(fname, count)
+        for fname, hits in ev.line_trigger_hits.items():
+            rows = np.repeat(np.arange(n), hits)  # once per payline that starts it
+            if rows.size:
+                counts = np.full(rows.size, first_count[fname], dtype=np.int64)
+                instances.append((fname, rows, counts, np.ones(rows.size, dtype=np.int64)))
+    feature = np.zeros(n, dtype=np.int64)
+    triggered = np.zeros(n, dtype=bool)
+    limited = np.zeros(n, dtype=bool)
+    stats = {}
+    for fname, rows, counts, awards in instances:
+        prep = tables.features[fname]
+        player = get_player(tables.feature_kinds[fname])
+        res = player.play(tables, fname, prep, counts, awards, rng, max_spins)
+        np.add.at(feature, rows, res.win)
+        triggered[rows] = True
+        limited[rows[res.limited]] = True
+        s = stats.setdefault(fname, [0, 0, 0])
+        s[0] += int(rows.size)
+        s[1] += int(res.spins.sum())
+        s[2] += int(res.win.sum())
+    win = base + feature
+    capped = np.zeros(n, dtype=bool)
+    if tables.cap_ticks is not None:
+        cap = int(tables.cap_ticks)
+        capped = win > cap
+        win = np.where(capped, cap, win)
+    return RoundBatch(win, base, feature, triggered, capped, limited, stats)
