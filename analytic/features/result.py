@@ -1,0 +1,95 @@
+"""What a feature solver returns, and the registry of feature solvers.
+
+A feature solver evaluates one feature started with a given trigger count
+(or by a buy) and returns a :class:`FeatureResult`: the moments of its total
+win, its expected number of spins, how it can end, and (when it can) its
+win distribution.  The round solver (:mod:`analytic.solver.round`) combines
+these with the base spin.  Each feature *kind* registers one solver with
+:func:`register_solver`; an engine that cannot handle a mechanic raises
+:class:`~analytic.errors.UnsupportedMechanicError` instead of approximating.
+
+Units: all wins in **total-bet multiples** (Fractions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Mapping
+
+from analytic.errors import UnsupportedMechanicError
+from analytic.solver.figures import Figure
+
+__all__ = ["FeatureResult", "register_solver", "feature_solver", "SOLVERS"]
+
+
+@dataclass(frozen=True)
+class FeatureResult:
+    """Exact (or certified-bounded) figures of one feature play.
+
+    Attributes
+    ----------
+    feature : str
+        Feature name in the model.
+    count : int
+        Trigger count it was started with (0 for a start without count).
+    mean : Figure
+        Expected total feature win, total-bet multiples.
+    second_moment : Figure
+        Expected square of the total feature win.
+    expected_spins : Figure
+        Expected number of spins played (0 for a bonus without spins).
+    end_probabilities : Mapping[str, Figure]
+        Probability of each way the feature ends (e.g. ``"spins exhausted"``).
+    distribution : Mapping[Fraction, Fraction] or None
+        ``win -> probability`` when known; ``distribution_mass_error`` bounds
+        the probability mass missing from it (0 when exact).
+    method : str
+        One line naming the method (e.g. "Wald closed form", "exact rational
+        solve of the state graph").
+    details : Mapping
+        Kind-specific figures for reports (per drawn symbol, per gift, ...).
+    """
+
+    feature: str
+    count: int
+    mean: Figure
+    second_moment: Figure
+    expected_spins: Figure
+    end_probabilities: Mapping[str, Figure] = field(default_factory=dict)
+    distribution: Mapping[Fraction, Fraction] | None = None
+    distribution_mass_error: Fraction = Fraction(0)
+    method: str = ""
+    details: Mapping = field(default_factory=dict)
+
+    @property
+    def variance(self) -> Fraction:
+        return self.second_moment.value - self.mean.value ** 2
+
+
+#: kind -> solver(game, feature_name, count, mode_name) -> FeatureResult
+SOLVERS: dict[str, Callable] = {}
+
+
+def register_solver(kind: str, solver: Callable) -> None:
+    """Register the solver of a feature kind (one per kind)."""
+    SOLVERS[kind] = solver
+
+
+def feature_solver(kind: str) -> Callable:
+    """The solver of ``kind``.
+
+    Raises
+    ------
+    UnsupportedMechanicError
+        No solver is registered for ``kind``.
+    """
+    # importing the kinds' modules registers them
+    import analytic.features.kinds_solvers  # noqa: F401
+
+    try:
+        return SOLVERS[kind]
+    except KeyError:
+        raise UnsupportedMechanicError(
+            f"no exact solver for feature kind '{kind}' (known: {', '.join(sorted(SOLVERS)) or 'none'})"
+        ) from None

@@ -1,0 +1,348 @@
+"""Round figures of a bet mode: the base spin plus every feature it starts.
+
+A round is one paid base spin and whatever it triggers (or, for a feature
+buy, the bought feature alone).  Let ``B`` be the base-spin win and ``c`` the
+spin's trigger class (which feature, with which count, how many line
+triggers).  Given ``c``, the feature win ``F`` is independent of ``B``, so
+
+* ``E[R]   = sum_c,b p(c,b) (b + mu_c)``
+* ``E[R^2] = sum_c,b p(c,b) (b^2 + 2 b mu_c + m2_c)``
+
+with ``mu_c = E[F | c]`` and ``m2_c = E[F^2 | c]`` from the feature solvers
+(:mod:`analytic.features.result`).  Line-triggered bonuses add the sum of
+``n`` independent bonus wins (mean ``n mu``, second moment
+``n m2 + n(n-1) mu^2``).  Everything is a Fraction; a figure inherits the
+label ``bounded`` (with the summed error) when any feature figure is bounded.
+
+Units: wins in total-bet multiples; ``rtp = E[R] / cost``; the standard
+deviation and volatility index are per unit staked (of ``R / cost``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Mapping
+
+from analytic.features.result import FeatureResult, feature_solver
+from analytic.model.game import Game
+from analytic.solver.base import BaseResult, solve_base
+from analytic.solver.figures import Figure, Z_SCORES
+
+__all__ = ["Component", "FeatureFigures", "RoundResult", "solve_round", "solve_game"]
+
+
+@dataclass(frozen=True)
+class Component:
+    """One share of the RTP (per unit staked), with its exactness."""
+
+    name: str
+    rtp: Figure
+
+
+@dataclass(frozen=True)
+class FeatureFigures:
+    """Per-feature round figures.
+
+    Attributes
+    ----------
+    name : str
+    frequency : Figure
+        Probability that a round starts it (1 for a buy).
+    average_win : Figure
+        Expected feature win given it started, total-bet multiples.
+    sd : float
+        Standard deviation of the feature win given it started.
+    expected_spins : Figure
+    rtp : Figure
+        Its share of the mode's RTP (per unit staked).
+    method : str
+    """
+
+    name: str
+    frequency: Figure
+    average_win: Figure
+    sd: float
+    expected_spins: Figure
+    rtp: Figure
+    method: str = ""
+
+    @property
+    def one_in(self) -> float:
+        f = float(self.frequency.value)
+        return 1 / f if f else math.inf
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """Exact round figures of one bet mode.
+
+    Attributes
+    ----------
+    game : Game
+    mode : str
+    cost : Fraction
+        Price of a round, total-bet multiples.
+    base : BaseResult or None
+        None for a feature buy.
+    mean_win : Figure
+        Expected round win, total-bet multiples.
+    second_moment : Figure
+        Expected squared round win.
+    rtp : Figure
+        ``mean_win / cost``.
+    hit_frequency : Figure
+        Probability that a round wins anything.
+    components : tuple of Component
+        RTP split (base lines, base scatter, each feature).
+    features : tuple of FeatureFigures
+    feature_results : Mapping
+        ``(feature, count) -> FeatureResult``.
+    methods : Mapping[str, str]
+        Figure name -> method used (for the regulator appendix).
+    """
+
+    game: Game
+    mode: str
+    cost: Fraction
+    base: BaseResult | None
+    mean_win: Figure
+    second_moment: Figure
+    rtp: Figure
+    hit_frequency: Figure
+    components: tuple[Component, ...]
+    features: tuple[FeatureFigures, ...]
+    feature_results: Mapping = field(default_factory=dict)
+    methods: Mapping[str, str] = field(default_factory=dict)
+    extra: Mapping = field(default_factory=dict)
+
+    @property
+    def variance(self) -> Fraction:
+        """Variance of the round win per unit staked (exact or bounded centre)."""
+        return (self.second_moment.value - self.mean_win.value ** 2) / self.cost**2
+
+    @property
+    def sd(self) -> float:
+        """Standard deviation of the round win per unit staked."""
+        return math.sqrt(max(self.variance, 0))
+
+    def volatility_index(self, confidence: int = 90) -> float:
+        """``z * sd`` per unit staked (90, 95 or 99 %)."""
+        return Z_SCORES[confidence] * self.sd
+
+    @property
+    def label(self) -> str:
+        return "exact" if self.rtp.label == "exact" else "bounded"
+
+
+def _combine(figs) -> Figure:
+    """Sum of Figures: exact when all are, else bounded with summed errors."""
+    v = sum((f.value for f in figs), Fraction(0))
+    err = sum((f.error for f in figs), Fraction(0))
+    return Figure(v, "exact" if err == 0 and all(f.label == "exact" for f in figs) else "bounded", err)
+
+
+def _scale(f: Figure, k: Fraction) -> Figure:
+    return Figure(f.value * k, f.label, f.error * abs(k))
+
+
+def _feature(game: Game, name: str, count: int, mode: str, cache: dict) -> FeatureResult:
+    key = (name, count)
+    if key not in cache:
+        spec = game.features[name]
+        cache[key] = feature_solver(spec.kind)(game, name, count, mode)
+    return cache[key]
+
+
+def solve_round(game: Game, mode: str | None = None) -> RoundResult:
+    """Exact round figures of a bet mode (base spin + features, or a buy).
+
+    Parameters
+    ----------
+    game : Game
+    mode : str, optional
+        Bet mode name; default the first.
+
+    Returns
+    -------
+    RoundResult
+
+    Raises
+    ------
+    UnsupportedMechanicError
+        A feature kind without an exact solver.
+    UnboundedFeatureError
+        A feature that would never end.
+    """
+    m = game.modes[mode] if mode else game.default_mode
+    cache: dict = {}
+    if m.buys is not None:
+        return _solve_buy(game, m, cache)
+    base = solve_base(game, m.name)
+    u = Fraction(1, base.units)
+    cyc = base.cycle
+    # per class: mean and second moment of the feature win
+    s1 = s2 = Fraction(0)
+    err1 = err2 = Fraction(0)
+    labels_exact = True
+    hit_p = Fraction(0)
+    feat_mean: dict[str, Fraction] = {}
+    feat_prob: dict[str, Fraction] = {}
+    feat_m2: dict[str, Fraction] = {}
+    feat_spins: dict[str, Fraction] = {}
+    feat_err: dict[str, Fraction] = {}
+    methods = {}
+    line_bonus = _line_bonus_features(game)
+    for (feat, n, lt, win), cnt in base.joint.items():
+        p = Fraction(cnt, cyc)
+        b = win * u
+        mu = m2 = Fraction(0)
+        e_mu = e_m2 = Fraction(0)
+        parts = []
+        if feat is not None:
+            fr = _feature(game, feat, n, m.name, cache)
+            parts.append((feat, fr, 1))
+        if lt:
+            for bname in line_bonus:
+                fr = _feature(game, bname, 0, m.name, cache)
+                parts.append((bname, fr, lt))
+        for name, fr, k in parts:
+            fm, f2 = fr.mean.value, fr.second_moment.value
+            pm = k * fm
+            p2 = k * f2 + k * (k - 1) * fm * fm
+            m2 += p2 + 2 * mu * pm
+            mu += pm
+            e_mu += k * fr.mean.error
+            e_m2 += k * fr.second_moment.error + 2 * k * k * abs(fm) * fr.mean.error + 2 * abs(mu) * k * fr.mean.error
+            labels_exact &= fr.mean.label == "exact" and fr.second_moment.label == "exact"
+            feat_prob[name] = feat_prob.get(name, 0) + p
+            feat_mean[name] = feat_mean.get(name, 0) + p * pm
+            feat_m2[name] = feat_m2.get(name, 0) + p * p2
+            feat_spins[name] = feat_spins.get(name, 0) + p * k * fr.expected_spins.value
+            feat_err[name] = feat_err.get(name, 0) + p * k * fr.mean.error
+            methods[f"feature {name}"] = fr.method
+        s1 += p * (b + mu)
+        s2 += p * (b * b + 2 * b * mu + m2)
+        err1 += p * e_mu
+        err2 += p * (e_m2 + 2 * abs(b) * e_mu)
+        if win > 0 or mu > 0:
+            hit_p += p  # a feature with positive mean wins with certainty only if every play wins
+    lab = "exact" if labels_exact else "bounded"
+    mean = Figure(s1, lab, err1)
+    m2fig = Figure(s2, lab, err2)
+    comps = [
+        Component("base line wins", Figure(base.line_rtp / m.cost)),
+        Component("base scatter pays", Figure(base.scatter_rtp / m.cost)),
+    ]
+    feats = []
+    for name in feat_prob:
+        fp = feat_prob[name]
+        avg = feat_mean[name] / fp
+        var = feat_m2[name] / fp - avg * avg
+        fl = "exact" if feat_err[name] == 0 else "bounded"
+        comps.append(Component(f"feature {name}", Figure(feat_mean[name] / m.cost, fl, feat_err[name] / m.cost)))
+        feats.append(
+            FeatureFigures(
+                name=name,
+                frequency=Figure(fp),
+                average_win=Figure(avg, fl, feat_err[name] / fp),
+                sd=math.sqrt(max(var, 0)),
+                expected_spins=Figure(feat_spins[name] / fp),
+                rtp=Figure(feat_mean[name] / m.cost, fl, feat_err[name] / m.cost),
+                method=methods.get(f"feature {name}", ""),
+            )
+        )
+    hit = _round_hit_frequency(base, cache, line_bonus)
+    methods.update({
+        "base game": "joint line walk over the full cycle (exact integer counts)",
+        "round moments": "law of total expectation over the base spin's trigger classes",
+    })
+    return RoundResult(
+        game=game, mode=m.name, cost=m.cost, base=base, mean_win=mean, second_moment=m2fig,
+        rtp=_scale(mean, 1 / m.cost), hit_frequency=hit, components=tuple(comps), features=tuple(feats),
+        feature_results=dict(cache), methods=methods,
+    )
+
+
+def _line_bonus_features(game: Game) -> list[str]:
+    names = []
+    for counts in game.line_triggers.values():
+        for f in counts.values():
+            if f not in names:
+                names.append(f)
+    return names
+
+
+def _round_hit_frequency(base: BaseResult, cache: dict, line_bonus) -> Figure:
+    """P(round win > 0): a base win, or a feature whose win is positive.
+
+    A feature contributes ``P(F > 0)`` when its solver reports a distribution;
+    otherwise a feature with a positive mean is taken as a win only when its
+    distribution shows no zero (left bounded by its mass error).
+    """
+    p = Fraction(0)
+    err = Fraction(0)
+    for (feat, n, lt, win), cnt in base.joint.items():
+        q = Fraction(cnt, base.cycle)
+        if win > 0:
+            p += q
+            continue
+        zero = Fraction(1)
+        parts = []
+        if feat is not None:
+            parts.append((cache[(feat, n)], 1))
+        for b in line_bonus if lt else ():
+            parts.append((cache[(b, 0)], lt))
+        if not parts:
+            continue
+        for fr, k in parts:
+            if fr.distribution is None:
+                z = Fraction(0) if fr.mean.value > 0 else Fraction(1)
+                err += q
+            else:
+                z = fr.distribution.get(Fraction(0), Fraction(0))
+                err += q * fr.distribution_mass_error
+            zero *= z**k
+        p += q * (1 - zero)
+    return Figure(p, "exact" if err == 0 else "bounded", err)
+
+
+def _solve_buy(game: Game, m, cache: dict) -> RoundResult:
+    weights = m.buy_counts
+    total = sum(weights.values())
+    s1 = s2 = e1 = e2 = spins = Fraction(0)
+    zero = Fraction(0)
+    exact = True
+    for n, w in weights.items():
+        if not w:
+            continue
+        p = Fraction(w, total)
+        fr = _feature(game, m.buys, n, m.name, cache)
+        s1 += p * fr.mean.value
+        s2 += p * fr.second_moment.value
+        e1 += p * fr.mean.error
+        e2 += p * fr.second_moment.error
+        spins += p * fr.expected_spins.value
+        exact &= fr.mean.label == "exact" and fr.second_moment.label == "exact"
+        if fr.distribution is not None:
+            zero += p * fr.distribution.get(Fraction(0), Fraction(0))
+    lab = "exact" if exact else "bounded"
+    mean = Figure(s1, lab, e1)
+    var = s2 - s1 * s1
+    rtp = _scale(mean, 1 / m.cost)
+    feats = (
+        FeatureFigures(m.buys, Figure(Fraction(1)), mean, math.sqrt(max(var, 0)), Figure(spins), rtp,
+                       next(iter(cache.values())).method if cache else ""),
+    )
+    return RoundResult(
+        game=game, mode=m.name, cost=m.cost, base=None, mean_win=mean, second_moment=Figure(s2, lab, e2),
+        rtp=rtp, hit_frequency=Figure(1 - zero), components=(Component(f"feature {m.buys}", rtp),),
+        features=feats, feature_results=dict(cache),
+        methods={"buy": f"bought {m.buys}: trigger count drawn from buy_counts"},
+    )
+
+
+def solve_game(game: Game) -> dict[str, RoundResult]:
+    """Round figures of every bet mode, in model order."""
+    return {name: solve_round(game, name) for name in game.modes}
