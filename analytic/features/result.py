@@ -85,7 +85,7 @@ def feature_solver(kind: str) -> Callable:
         No solver is registered for ``kind``.
     """
     # importing the kinds' modules registers them
-    import analytic.features.kinds_solvers  # noqa: F401
+    import analytic.features.catalog  # noqa: F401
 
     try:
         return SOLVERS[kind]

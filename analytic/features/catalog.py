@@ -1,0 +1,11 @@
+"""The catalogue of feature kinds: importing it registers every kind.
+
+Each kind lives in one module of :mod:`analytic.features` that, on import,
+registers its parameter validator (:func:`analytic.features.kinds.register_kind`)
+and its exact solver (:func:`analytic.features.result.register_solver`).
+Add one import line here per new kind module.  The loader imports this
+module before validating ``[features.*]``.
+"""
+
+# one line per kind module, e.g.:
+# from analytic.features import free_spins  # noqa: F401
