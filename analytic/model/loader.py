@@ -411,6 +411,9 @@ def _reel_set_name(ctx: _Ctx, value: Any, key: str) -> str:
 
 
 def _features(ctx: _Ctx, value: Any) -> None:
+    # Importing the catalogue registers every kind module's validator.
+    import analytic.features.catalog  # noqa: F401
+
     t = ctx.table(value, "features")
     for name, spec in t.items():
         key = ctx.join("features", name)

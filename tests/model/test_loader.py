@@ -444,3 +444,12 @@ def test_register_kind_extends_rules():
 
 def test_fixture_directory_untouched():
     assert sorted(os.listdir(DATA)) == ["bad_symbol.csv", "mini.toml", "mini_free.csv"]
+
+
+def test_documented_example_loads():
+    doc = (Path(__file__).parents[2] / "docs" / "model-format.md").read_text()
+    start = doc.index("## A complete small example")
+    example = doc[doc.index("```toml\n", start) + 8:doc.index("```\n", doc.index("```toml\n", start))]
+    g = load_model_text(example, path="example.toml", base_dir=DATA)
+    assert g.name == "Mini Book" and list(g.modes) == ["base", "buy"]
+    assert set(g.features) == {"free_spins", "buoy"}
