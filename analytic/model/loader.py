@@ -369,7 +369,7 @@ def _read_csv(ctx: _Ctx, name: str, key: str) -> tuple[tuple[str, ...], ...]:
     first_data = 0
     if rows and not any(c in ctx.symbols for c in rows[0]):
         first_data = 1  # header row: none of its cells is a symbol name
-    width = max((max((j + 1 for j, c in enumerate(row) if c), default=0) for row in rows), default=0)
+    width = max((max((j + 1 for j, c in enumerate(row) if c), default=0) for row in rows[first_data:]), default=0)
     _check_strip_count(ctx, width, key, prefix=f"{name}: ")
     columns: list[list[str]] = [[] for _ in range(width)]
     ended = [False] * width  # column reached its (empty) bottom

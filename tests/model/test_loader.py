@@ -453,3 +453,10 @@ def test_documented_example_loads():
     g = load_model_text(example, path="example.toml", base_dir=DATA)
     assert g.name == "Mini Book" and list(g.modes) == ["base", "buy"]
     assert set(g.features) == {"free_spins", "buoy"}
+
+
+def test_csv_header_wider_than_data(tmp_path):
+    rows = ["reel1,reel2,reel3,reel4,reel5,notes", "ten,book,jack,jack,book", "book,ten,book,ten,ten",
+            "jack,jack,ten,queen,jack"]
+    g = _with_csv(tmp_path, "\n".join(rows) + "\n")
+    assert g.reel_sets["free"][4] == ("book", "ten", "jack")
