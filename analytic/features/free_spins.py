@@ -1,0 +1,153 @@
+"""Exact solver of the ``free_spins`` kind (Atkins Diet, Book of Ra).
+
+The feature's state is fixed for the whole play: no expanding symbol, or one
+symbol drawn (weighted) at the start and kept through retriggers.  Given the
+state, the spins are i.i.d., so the Wald closed forms
+(:mod:`analytic.features.wald`) give the exact mean, second moment and
+expected number of spins from the moments of one spin
+(:func:`analytic.features.spin_outcomes.free_spin_outcomes`).  The drawn
+symbol is a mixture (law of total variance).  The trigger count fixes the
+initial number of spins ``n = trigger.counts[count]``.
+
+:func:`spins_left_graph` builds the equivalent Markov chain on the number of
+spins left (:mod:`analytic.features.chain`), truncated at a bound, for
+cross-checks and for features whose state does change.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import networkx as nx
+
+from analytic.features import chain
+from analytic.features.result import FeatureResult, register_solver
+from analytic.features.spin_outcomes import SpinOutcomes, award_of, free_spin_outcomes
+from analytic.features.wald import WaldMoments, check_finite, mixture, wald_moments
+from analytic.model.game import Game
+from analytic.solver.figures import Figure
+
+__all__ = ["solve_free_spins", "state_outcomes", "spins_left_graph"]
+
+_CACHE: dict = {}
+
+
+def state_outcomes(game: Game, feature: str) -> list[tuple[int, str | None, SpinOutcomes]]:
+    """One-spin outcomes per feature state: ``[(weight, expanding symbol or None, SpinOutcomes)]``.
+
+    Cached per game object (the model is immutable).
+    """
+    key = (id(game), feature)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is game:
+        return hit[1]
+    p = game.features[feature].params
+    e = p.get("expanding_symbol")
+    if e:
+        states = list(zip(e["weights"], e["choose_from"]))
+    else:
+        states = [(1, None)]
+    out = [(w, s, free_spin_outcomes(game, feature, s)) for w, s in states]
+    if len(_CACHE) > 32:
+        _CACHE.clear()
+    _CACHE[key] = (game, out)
+    return out
+
+
+def _state_moments(o: SpinOutcomes, n: int) -> WaldMoments:
+    m = o.moments()
+    return wald_moments(n, m["EX"], m["EX2"], m["EA"], m["EA2"], m["EXA"])
+
+
+def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = None) -> FeatureResult:
+    """Exact figures of a ``free_spins`` feature started by ``count`` trigger symbols.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+        Feature name.
+    count : int
+        Trigger-symbol count; the spins awarded are ``trigger.counts`` of it
+        (largest listed count not above it).
+    mode : str, optional
+        Bet mode (unused: the feature's reel set is fixed).
+
+    Returns
+    -------
+    FeatureResult
+        Wins in total-bet multiples, exact (Wald closed forms, rational).
+
+    Raises
+    ------
+    UnboundedFeatureError
+        Expected awarded spins per spin >= 1 in some state.
+    """
+    spec = game.features[feature]
+    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
+    if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
+        n = spec.trigger.counts[count]
+    states = state_outcomes(game, feature)
+    for _, s, o in states:
+        check_finite(feature, o.mean_award, game.path)
+    per = [(w, s, _state_moments(o, n)) for w, s, o in states]
+    mix = mixture((w, m) for w, _, m in per)
+    details = {
+        "initial_spins": n,
+        "per_state": {
+            (s or "-"): {
+                "weight": w,
+                "mean_win_per_spin": o.mean_win,
+                "mean_award_per_spin": o.mean_award,
+                "expected_spins": m.expected_spins,
+                "mean": m.mean,
+                "variance": m.variance,
+            }
+            for (w, s, m), (_, _, o) in zip(per, states)
+        },
+    }
+    return FeatureResult(
+        feature=feature,
+        count=count,
+        mean=Figure(mix.mean),
+        second_moment=Figure(mix.second_moment),
+        expected_spins=Figure(mix.expected_spins),
+        end_probabilities={"spins exhausted": Figure(Fraction(1))},
+        method="Wald closed forms per fixed state (exact rationals), mixed over the drawn state",
+        details=details,
+    )
+
+
+def spins_left_graph(o: SpinOutcomes, n: int, max_left: int) -> nx.DiGraph:
+    """The spins-left Markov chain of a fixed state, truncated at ``max_left``.
+
+    Parameters
+    ----------
+    o : SpinOutcomes
+        One spin's outcome classes.
+    n : int
+        Initial spins (the start state is ``n``).
+    max_left : int
+        A spin that would leave more than this many spins goes to
+        ``End("truncated")`` (its own win still counts).
+
+    Returns
+    -------
+    networkx.DiGraph
+        States ``k = 1..max_left`` (spins left), ``chain.END`` and
+        ``End("truncated")``; wins in total-bet multiples.
+    """
+    g = nx.DiGraph()
+    u = o.units
+    for k in range(1, max_left + 1):
+        for a, c in o.classes.items():
+            p = Fraction(c.weight, o.cycle)
+            m1 = Fraction(c.win_sum, c.weight * u)
+            m2 = Fraction(c.win_sq_sum, c.weight * u * u)
+            nxt = k - 1 + a
+            v = chain.END if nxt == 0 else (chain.End("truncated") if nxt > max_left else nxt)
+            chain.add_outcome(g, k, v, p, m1, m2)
+    return g
+
+
+register_solver("free_spins", solve_free_spins)
