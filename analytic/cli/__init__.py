@@ -52,3 +52,6 @@ def main(argv: list[str] | None = None) -> int:
     except AnalyticError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stderr.close()
+        return 0

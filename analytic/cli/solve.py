@@ -1,0 +1,150 @@
+"""``analytic solve MODEL [--mode NAME] [--format table|json]``.
+
+Prints the exact round figures of one bet mode (or every mode with
+``--mode all``).  The table reads like the top of a par sheet; the JSON
+schema (``"schema": "analytic.solve/1"``) is documented in
+``docs/solve-json.md``: each exact value is ``{"exact": "p/q", "float": x,
+"label": "exact"|"bounded"[, "error": e]}``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from fractions import Fraction
+
+from analytic.solver.figures import Figure
+
+__all__ = ["add_parser", "run", "result_to_json", "format_table"]
+
+
+def add_parser(sub):
+    p = sub.add_parser("solve", help="exact figures of a model's bet modes",
+                       description="Solve a model exactly: RTP and its split, hit frequency, "
+                                   "feature frequency, variance and volatility, per bet mode.")
+    p.add_argument("model", help="model file (TOML)")
+    p.add_argument("--mode", default=None, help="bet mode name, or 'all' (default: the first mode)")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    return p
+
+
+def _pct(f: Figure | Fraction) -> str:
+    v = f.value if isinstance(f, Figure) else f
+    s = f"{float(v) * 100:.6f} %"
+    if isinstance(f, Figure) and f.label != "exact":
+        s += f"  (bounded, +/- {float(f.error) * 100:.2g} %)"
+    return s
+
+
+def _fr(x: Fraction) -> dict:
+    return Figure(Fraction(x)).to_json()
+
+
+def result_to_json(res) -> dict:
+    """The ``analytic.solve/1`` record of a :class:`~analytic.solver.round.RoundResult`."""
+    d = {
+        "mode": res.mode,
+        "cost_total_bet_multiples": _fr(res.cost),
+        "rtp": res.rtp.to_json(),
+        "mean_win_total_bet_multiples": res.mean_win.to_json(),
+        "hit_frequency": res.hit_frequency.to_json(),
+        "variance_per_unit_staked": {"exact": f"{res.variance.numerator}/{res.variance.denominator}",
+                                     "float": float(res.variance), "label": res.label},
+        "sd_per_unit_staked": res.sd,
+        "volatility_index": {str(c): res.volatility_index(c) for c in (90, 95, 99)},
+        "rtp_split": [{"name": c.name, "rtp": c.rtp.to_json()} for c in res.components],
+        "features": [
+            {
+                "name": f.name,
+                "frequency": f.frequency.to_json(),
+                "one_in": f.one_in,
+                "average_win_total_bet_multiples": f.average_win.to_json(),
+                "sd_total_bet_multiples": f.sd,
+                "expected_spins": f.expected_spins.to_json(),
+                "rtp": f.rtp.to_json(),
+                "method": f.method,
+            }
+            for f in res.features
+        ],
+        "methods": dict(res.methods),
+    }
+    if res.base is not None:
+        b = res.base
+        d["base"] = {
+            "reel_set": b.reel_set,
+            "cycle": b.cycle,
+            "line_rtp": _fr(b.line_rtp),
+            "scatter_rtp": _fr(b.scatter_rtp),
+            "hit_frequency": _fr(b.figures.hit_frequency),
+            "variance": _fr(b.figures.variance),
+            "top_win_total_bet_multiples": _fr(b.figures.top_win),
+            "top_win_combinations": b.figures.top_weight,
+            "scatter_counts": {str(k): v for k, v in b.scatter_counts.items()},
+            "trigger_counts": [{"feature": f, "count": n, "combinations": c}
+                               for (f, n), c in b.trigger_counts.items()],
+            "combinations": [
+                {"symbol": c.symbol, "count": c.count, "multiplier": c.multiplier,
+                 "pay_line_bets": c.pay, "hits": c.hits}
+                for c in b.combinations
+            ],
+            "distribution_units_per_total_bet": b.units,
+            "distribution": [[w, n] for w, n in b.distribution.items()],
+        }
+    for k, v in res.extra.items():
+        d.setdefault("extra", {})[k] = v.to_json() if isinstance(v, Figure) else v
+    return d
+
+
+def format_table(res) -> str:
+    """Human-readable table of a RoundResult (the top of a par sheet)."""
+    g = res.game
+    out = []
+    w = out.append
+    w(f"{g.name} — bet mode '{res.mode}' (cost {res.cost}x total bet, total bet = {g.total_bet} line bets)")
+    if res.base is not None:
+        b = res.base
+        w(f"  reel set '{b.reel_set}': cycle {b.cycle:,} stop combinations")
+    w(f"  {'RTP':<34}{_pct(res.rtp)}   [{res.rtp.label}]")
+    for c in res.components:
+        w(f"    {c.name:<32}{_pct(c.rtp)}")
+    hf = float(res.hit_frequency.value)
+    w(f"  {'hit frequency':<34}{hf * 100:.6f} %   (1 in {1 / hf:.4f})" if hf else "  hit frequency 0")
+    for f in res.features:
+        w(f"  feature {f.name:<26}1 in {f.one_in:,.4f}   average win {float(f.average_win.value):,.6f}x"
+          f"   expected spins {float(f.expected_spins.value):.6f}   [{f.average_win.label}]")
+    w(f"  {'standard deviation (per unit bet)':<34}{res.sd:.6f}")
+    w(f"  {'volatility index 90/95/99 %':<34}{res.volatility_index(90):.4f} / "
+      f"{res.volatility_index(95):.4f} / {res.volatility_index(99):.4f}")
+    if res.base is not None:
+        b = res.base
+        tw = b.figures.top_win
+        w(f"  {'top base-spin win':<34}{float(tw):,.4f}x total bet   ({b.figures.top_weight:,} combinations, "
+          f"1 in {b.cycle / b.figures.top_weight:,.0f})")
+    for k, v in res.extra.items():
+        if isinstance(v, Figure):
+            w(f"  {k:<34}{float(v.value):.10g}   [{v.label}]")
+    w(f"  exact RTP = {res.rtp.value.numerator}/{res.rtp.value.denominator}" if res.rtp.label == "exact"
+      else f"  RTP certified within +/- {float(res.rtp.error):.3g}")
+    return "\n".join(out)
+
+
+def run(args) -> int:
+    from analytic.model.loader import load_model
+    from analytic.solver.round import solve_round
+
+    game = load_model(args.model)
+    modes = list(game.modes) if args.mode == "all" else [args.mode or game.default_mode.name]
+    for m in modes:
+        if m not in game.modes:
+            print(f"error: {args.model}: modes: unknown bet mode '{m}' (known: {', '.join(game.modes)})",
+                  file=sys.stderr)
+            return 2
+    results = [solve_round(game, m) for m in modes]
+    if args.format == "json":
+        doc = {"schema": "analytic.solve/1", "game": game.name, "model": str(args.model),
+               "modes": [result_to_json(r) for r in results]}
+        json.dump(doc, sys.stdout, indent=1)
+        print()
+    else:
+        print("\n\n".join(format_table(r) for r in results))
+    return 0
