@@ -1,0 +1,84 @@
+"""Shared number formatting of the renderers (text only, no figures computed).
+
+Every renderer formats the same :class:`~analytic.reports.model.ParSheet`
+values the same way: percentages with 4 decimals, probabilities also as
+"1 in N", exact values as ``p/q``, bounded values with their certified error.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from analytic.solver.figures import Figure
+
+__all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "rounds_text", "line_grid"]
+
+
+def frac(v) -> str:
+    """``p/q`` (or ``p``) of a Fraction or Figure."""
+    if isinstance(v, Figure):
+        v = v.value
+    v = Fraction(v)
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+def pct(x, digits: int = 4) -> str:
+    """``x`` as a percentage, e.g. ``0.951 -> '95.1000%'``."""
+    return f"{float(x) * 100:.{digits}f}%"
+
+
+def num(x, digits: int = 4) -> str:
+    """A plain number: integers as is, others with ``digits`` significant decimals."""
+    if isinstance(x, (int,)) or (isinstance(x, Fraction) and x.denominator == 1):
+        return f"{int(x):,}"
+    x = float(x)
+    if math.isinf(x):
+        return "never"
+    if x != 0 and (abs(x) >= 1e7 or abs(x) < 1e-4):
+        return f"{x:.{digits}e}"
+    return f"{x:,.{digits}f}"
+
+
+def one_in(p) -> str:
+    """``'1 in N'`` of a probability (``'never'`` for 0)."""
+    p = float(p.value if isinstance(p, Figure) else p)
+    if p <= 0:
+        return "never"
+    n = 1 / p
+    return f"1 in {n:,.2f}" if n < 1e7 else f"1 in {n:.4e}"
+
+
+def _err(f: Figure, scale: float = 1.0, as_pct: bool = False) -> str:
+    if f.label == "exact":
+        return ""
+    e = float(f.error) * scale
+    return f" ± {e * 100:.2g}% (bounded)" if as_pct else f" ± {e:.2g} (bounded)"
+
+
+def fig_pct(f: Figure, digits: int = 4) -> str:
+    """A Figure as a percentage, with its certified error when bounded."""
+    return pct(f.value, digits) + _err(f, as_pct=True)
+
+
+def fig_num(f: Figure, digits: int = 4) -> str:
+    """A Figure as a number, with its certified error when bounded."""
+    return num(f.value, digits) + _err(f)
+
+
+def exact_text(f: Figure) -> str:
+    """``p/q`` of an exact Figure; ``centre ± error (bounded)`` otherwise."""
+    if f.label == "exact":
+        return frac(f.value)
+    return f"{frac(f.value)} ± {float(f.error):.3g} (bounded)"
+
+
+def rounds_text(n: float) -> str:
+    """``10^k`` for powers of ten, else the integer."""
+    k = math.log10(n)
+    return f"10^{round(k)}" if abs(k - round(k)) < 1e-9 else f"{n:,.0f}"
+
+
+def line_grid(line, rows: int, on: str = "#", off: str = ".") -> list[str]:
+    """Text drawing of one payline: ``rows`` strings, one char per reel."""
+    return ["".join(on if r == row else off for r in line) for row in range(rows)]

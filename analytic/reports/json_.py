@@ -1,0 +1,87 @@
+"""JSON par sheet: a stable schema (``SCHEMA``), exact values beside floats.
+
+Every exact number is written as ``{"exact": "p/q", "float": x, "label":
+"exact"}`` (bounded ones add ``"error"``), so a reader can check figures to
+the last digit and a diff shows any change.  Keys keep the order of the data
+model (:mod:`analytic.reports.model`); there are no timestamps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from fractions import Fraction
+from typing import Any
+
+from analytic.reports.model import ParSheet
+from analytic.solver.figures import Figure
+
+__all__ = ["SCHEMA", "to_data", "render_json", "write_json"]
+
+#: Schema name and version written as ``"schema"``; bump on a breaking change.
+SCHEMA = "analytic.par_sheet/1"
+
+
+def _frac(v: Fraction) -> dict:
+    return {"exact": f"{v.numerator}/{v.denominator}", "float": float(v), "label": "exact"}
+
+
+def _conv(v: Any) -> Any:
+    if isinstance(v, Figure):
+        return v.to_json()
+    if isinstance(v, bool) or v is None or isinstance(v, (int, str)):
+        return v
+    if isinstance(v, Fraction):
+        return _frac(v)
+    if isinstance(v, float):
+        return None if math.isinf(v) or math.isnan(v) else v
+    if dataclasses.is_dataclass(v):
+        return {f.name: _conv(getattr(v, f.name)) for f in dataclasses.fields(v)}
+    if isinstance(v, dict):
+        return {str(k): _conv(x) for k, x in v.items()}
+    if isinstance(v, (tuple, list)):
+        return [_conv(x) for x in v]
+    if isinstance(v, (set, frozenset)):
+        return sorted(_conv(x) for x in v)
+    return str(v)
+
+
+def to_data(sheet: ParSheet) -> dict:
+    """The JSON-ready dict of the sheet (``schema`` first)."""
+    d = _conv(sheet)
+    # pairs read better as objects
+    d["meta"] = dict(sheet.meta)
+    d["cap"] = dict(sheet.cap)
+    d["design"] = dict(sheet.design)
+    d["lines"] = [list(l) for l in sheet.lines]
+    for m, md in zip(sheet.modes, d["modes"]):
+        md["components"] = [{"name": n, "rtp": f.to_json()} for n, f in m.components]
+        md["volatility"] = {str(c): v for c, v in m.volatility}
+        md["ranges"] = [{"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges}}
+                        for r in m.ranges]
+        md["bands"] = [{"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges}}
+                       for r in m.bands]
+        md["scatter_counts"] = [{"cells": k, "combinations": n, "probability": _frac(p)}
+                                for k, n, p in m.scatter_counts]
+        md["extra"] = {k: _conv(v) for k, v in m.extra}
+        md["methods"] = dict(m.methods)
+    for rs, rd in zip(sheet.reel_sets, d["reel_sets"]):
+        rd["counts"] = [{"symbol": s, "per_reel": list(per), "total": t} for s, per, t in rs.counts]
+    d["paytable"] = [{"symbol": p.symbol, "role": p.role, "pays": {str(n): v for n, v in p.pays}}
+                     for p in sheet.paytable]
+    d["scatter_pays"] = {str(n): _frac(Fraction(p)) for n, p in sheet.scatter_pays}
+    d["features"] = [{"name": n, "kind": k, "trigger": t} for n, k, t in sheet.features]
+    d["line_triggers"] = [{"symbol": s, "count": n, "feature": f} for s, n, f in sheet.line_triggers]
+    return {"schema": SCHEMA, **d}
+
+
+def render_json(sheet: ParSheet) -> str:
+    """The JSON par sheet as text (2-space indent, trailing newline)."""
+    return json.dumps(to_data(sheet), indent=2, ensure_ascii=False) + "\n"
+
+
+def write_json(sheet: ParSheet, path: str) -> None:
+    """Write :func:`render_json` to ``path``."""
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(render_json(sheet))

@@ -1,0 +1,169 @@
+"""Markdown par sheet: deterministic text that diffs well (no timestamps).
+
+Formats a :class:`~analytic.reports.model.ParSheet` only; see
+:mod:`analytic.reports.model` for how each figure is obtained.
+"""
+
+from __future__ import annotations
+
+from analytic.reports.format import (exact_text, fig_num, fig_pct, frac, line_grid, num, one_in, pct,
+                                     rounds_text)
+from analytic.reports.model import ModeSheet, ParSheet
+
+__all__ = ["render_markdown", "write_markdown"]
+
+
+def _table(head: list[str], rows: list[list], align: str | None = None) -> list[str]:
+    def cell(x) -> str:
+        return str(x).replace("|", "\\|").replace("\n", " ")
+
+    align = align or "l" + "r" * (len(head) - 1)
+    sep = ["---:" if a == "r" else "---" for a in align]
+    out = ["| " + " | ".join(cell(h) for h in head) + " |", "| " + " | ".join(sep) + " |"]
+    out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
+    return out + [""]
+
+
+def _summary(s: ParSheet) -> list[str]:
+    out = [f"# {s.name} -- par sheet", "",
+           f"Model `{s.model_file}` (SHA-256 `{s.model_sha256}`), analytic {s.solver_version}.", "",
+           "## Game", ""]
+    rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["paylines", len(s.lines)],
+            ["total bet", f"{s.total_bet} line bets"]]
+    rows += [[k, v] for k, v in s.meta]
+    rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
+    out += _table(["item", "value"], rows, "ll")
+    out += ["### Bet modes", ""]
+    out += _table(["mode", "cost (x total bet)", "plays", "description"],
+                  [[m.name, frac(m.cost), f"reel set {m.reel_set}" if m.kind == "spin"
+                    else f"buys {m.buys} (counts {', '.join(f'{n}: {w}' for n, w in m.buy_counts)})",
+                    m.description] for m in s.modes_info], "lrll")
+    out += ["### Paylines", "", "Row 0 on top; `#` marks the payline's cell on each reel.", "", "```"]
+    per = 8
+    for i in range(0, len(s.lines), per):
+        chunk = list(enumerate(s.lines[i:i + per], start=i + 1))
+        w = max(s.reels, 4)
+        out.append("  ".join(f"{n:<{w}}" for n, _ in chunk).rstrip())
+        grids = [line_grid(l, s.rows) for _, l in chunk]
+        for r in range(s.rows):
+            out.append("  ".join(f"{g[r]:<{w}}" for g in grids).rstrip())
+        out.append("")
+    out[-1] = "```"
+    out.append("")
+    if s.features:
+        out += ["### Features", ""]
+        out += _table(["feature", "kind", "trigger"], [list(f) for f in s.features], "lll")
+    out += ["### Rules as modelled", ""]
+    if s.rules:
+        out += _table(["rule", "value", "default", "meaning"],
+                      [[r.name, r.value, r.default, r.doc] for r in s.rules], "llll")
+    else:
+        out += ["No rule switches apply to this game.", ""]
+    out += ["### Design reasons", ""]
+    if s.design:
+        out += _table(["key", "reason"], [list(d) for d in s.design], "ll")
+    else:
+        out += ["None recorded.", ""]
+    return out
+
+
+def _reels(s: ParSheet) -> list[str]:
+    out = ["## Paytable", "", "Line pays in line-bet units.", ""]
+    counts = sorted({n for p in s.paytable for n, _ in p.pays})
+    out += _table(["symbol", "role"] + [f"{n} of a kind" for n in counts],
+                  [[p.symbol, p.role] + [dict(p.pays).get(n, "") for n in counts] for p in s.paytable],
+                  "ll" + "r" * len(counts))
+    if s.scatter_pays:
+        out += [f"Scatter pays ({', '.join(s.scatter_symbols)} anywhere), in total-bet multiples:", ""]
+        out += _table(["count", "pay"], [[n, frac(p)] for n, p in s.scatter_pays])
+    if s.line_triggers:
+        out += _table(["bonus symbol", "count on a line", "starts"], [list(t) for t in s.line_triggers], "lrl")
+    out += ["## Reel strips", ""]
+    for rs in s.reel_sets:
+        out += [f"### Reel set `{rs.name}` (cycle {num(rs.cycle)})", ""]
+        n = len(rs.strips)
+        out += _table(["symbol"] + [f"reel {i + 1}" for i in range(n)] + ["total"],
+                      [[sym] + list(per) + [tot] for sym, per, tot in rs.counts]
+                      + [["length"] + [len(st) for st in rs.strips] + [sum(len(st) for st in rs.strips)]])
+        longest = max(len(st) for st in rs.strips)
+        out += _table(["stop"] + [f"reel {i + 1}" for i in range(n)],
+                      [[k] + [st[k] if k < len(st) else "" for st in rs.strips] for k in range(longest)],
+                      "r" + "l" * n)
+    return out
+
+
+def _mode(m: ModeSheet) -> list[str]:
+    i = m.info
+    out = [f"## Bet mode `{i.name}`", "",
+           f"Cost {frac(i.cost)} x total bet; "
+           + (f"base reel set `{m.reel_set}`, cycle {num(m.cycle)} stop combinations." if m.cycle
+              else f"buys feature `{i.buys}`."), ""]
+    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp)],
+            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})",
+             exact_text(m.hit_frequency)],
+            ["standard deviation (per unit staked)", num(m.sd), ""],
+            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance)]]
+    rows += [[f"volatility index {c}%", num(v), ""] for c, v in m.volatility]
+    if m.top_win is not None:
+        rows.append([m.top_note, f"{num(m.top_win)} x total bet, {one_in(m.top_probability)}",
+                     frac(m.top_probability)])
+    if m.cap_probability is not None:
+        rows.append(["probability of reaching the win cap", one_in(m.cap_probability), frac(m.cap_probability)])
+    rows += [[f"solver: {k}", str(v), ""] for k, v in m.extra]
+    out += _table(["figure", "value", "exact"], rows, "lrl")
+    out += ["### RTP split", ""]
+    out += _table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f)] for n, f in m.components]
+                  + [["total", fig_pct(m.rtp), exact_text(m.rtp)]])
+    if m.line_wins:
+        out += ["### Line wins by symbol and count", "",
+                "Hits: (stop combination, payline) pairs over the cycle; probability per spin and line.", ""]
+        out += _table(["symbol", "count", "wild mult.", "pay", "hits", "probability", "RTP"],
+                      [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability), pct(w.rtp)]
+                       for w in m.line_wins], "lrrrrrr")
+    if m.scatter_counts:
+        out += ["### Scatter symbols in view", ""]
+        out += _table(["cells", "combinations", "probability"],
+                      [[k, num(n), one_in(p)] for k, n, p in m.scatter_counts])
+    if m.features:
+        out += ["### Features", ""]
+        out += _table(["feature", "frequency", "average win (x bet)", "sd of win", "expected spins", "RTP"],
+                      [[f.name, one_in(f.frequency), fig_num(f.average_win), num(f.sd), fig_num(f.expected_spins),
+                        fig_pct(f.rtp)] for f in m.features])
+    out += ["### Expected RTP range", "", "RTP ± z·sd/sqrt(N) after N rounds (normal approximation).", ""]
+    levels = [lv for lv, _, _ in m.ranges[0].ranges]
+    out += _table(["rounds"] + [f"{lv}% range" for lv in levels],
+                  [[rounds_text(r.rounds)] + [f"{pct(lo, 2)} .. {pct(hi, 2)}" for _, lo, hi in r.ranges]
+                   for r in m.ranges])
+    d = m.distribution
+    out += ["### Win distribution", "", d.note, ""]
+    out += _table(["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"],
+                  [[b.label, num(b.probability, 6), one_in(b.probability), pct(b.rtp), pct(b.share, 2)]
+                   for b in d.buckets])
+    out += ["### Methods", ""]
+    out += _table(["figure", "method"], [list(x) for x in m.methods], "ll")
+    return out
+
+
+def _appendix(s: ParSheet) -> list[str]:
+    out = ["## Regulator appendix", "",
+           f"- model file: `{s.model_file}`", f"- SHA-256: `{s.model_sha256}`",
+           f"- solver: analytic {s.solver_version}", "",
+           "Each headline figure exactly (a fraction), or its centre with the certified error bound.", ""]
+    out += _table(["mode", "figure", "value", "label", "method"],
+                  [[a.mode, a.figure, exact_text(a.value), a.value.label, a.method] for a in s.appendix], "lllll")
+    return out
+
+
+def render_markdown(sheet: ParSheet) -> str:
+    """The Markdown par sheet as text."""
+    lines = _summary(sheet) + _reels(sheet)
+    for m in sheet.modes:
+        lines += _mode(m)
+    lines += _appendix(sheet)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_markdown(sheet: ParSheet, path: str) -> None:
+    """Write :func:`render_markdown` to ``path`` (UTF-8, LF)."""
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(render_markdown(sheet))
