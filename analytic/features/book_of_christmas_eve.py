@@ -1,0 +1,492 @@
+"""Book of Christmas Eve: free spins with a drawn expanding symbol and multiplier wild reels.
+
+Mechanic (rule text, Nucleus Gaming)
+------------------------------------
+Three Books (wild and scatter, reels 2-4 only) start a fixed number ``n`` of
+free spins; no retriggers.  Before they start one paying symbol ``s`` is
+drawn (weights ``w_s``).  In a free spin every Book expands over its reel and
+reveals a multiplier ``m`` in 1..5 (weights ``v_m``), independently per reel.
+A spin pays
+
+* the regular line wins, the expanded reels acting as wilds whose
+  multipliers multiply along a line's run, and then
+* the *expansion*: with ``k`` = reels showing ``s`` or an expanded Book
+  (a Book has priority on a reel it shares with ``s``), when ``k`` reaches
+  the smallest paying count of ``s`` the spin also pays
+  ``pays[s][k] * lines * prod(m of the Book reels)`` (non-adjacent reels,
+  all lines).  Rule ``boce_wild_reels_expansion``: ``"pays"`` (default, the
+  rule text "a possible win of the special expanding symbol on 10 paylines is
+  still counted") lets Book reels alone form it; ``"needs_symbol"`` requires
+  at least one reel showing ``s``.
+
+Exact method
+------------
+Given ``s``, the spins are i.i.d.  One spin is evaluated by the joint line
+walk (:mod:`analytic.engine.linewalk`) on *modified windows*: on each reel a
+window showing a Book is replaced by five virtual all-Book windows
+``book*m`` (a wild with multiplier ``m``) weighted ``count * v_m``; a
+window without a Book keeps weight ``count * sum(v)``.  Counters track the
+reels showing ``s`` and the Book reels of each multiplier, so the walk's
+exact joint table gives ``X = line win + expansion`` with integer weights.
+The raw moments ``E[X^j | s]`` (j <= 4) are exact fractions; the sum of ``n``
+i.i.d. spins has moments by binomial convolution, e.g.
+
+* ``E[W | s] = n E[X]``, ``E[W^2 | s] = n E[X^2] + n(n-1) E[X]^2``,
+
+and the feature mixes over ``s`` (law of total expectation).  Nothing is
+sampled.  Units: wins in **total-bet multiples** (line-bet units divided by
+``game.total_bet``).
+
+The published maximum (20,168x bet) is read by rule ``boce_max_win``:
+``"cap"`` (default: the round win is capped there; the theoretical maximum of
+a 5x-multiplier book game is far above it) or ``"theoretical"``.  The round
+solver reports uncapped figures; :func:`capped_rtp_bounds` brackets the
+capped RTP with a certified moment bound of the tail.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
+from typing import Any, Mapping, Sequence
+
+from analytic.engine.linewalk import walk
+from analytic.engine.linewin import CellRole
+from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytable, strip_windows
+from analytic.features.kinds import register_kind
+from analytic.features.result import FeatureResult, register_solver
+from analytic.model.game import Game, frozen_mapping
+from analytic.solver.figures import Figure
+
+__all__ = [
+    "KIND",
+    "spin_moments",
+    "feature_moments",
+    "iid_sum_moments",
+    "tail_bound",
+    "round_raw_moments",
+    "capped_rtp_bounds",
+    "max_round_win",
+    "solve_feature",
+]
+
+KIND = "book_of_christmas_eve"
+#: Highest raw moment carried (for the cap's tail bound).
+K_MOMENTS = 4
+MULTIPLIERS = (1, 2, 3, 4, 5)
+
+
+# --------------------------------------------------------------------------
+# generic exact moment algebra (shared with secrets_of_christmas)
+
+
+def iid_sum_moments(m: Sequence[Fraction], n: int) -> list[Fraction]:
+    """Raw moments of the sum of ``n`` i.i.d. copies of ``X``.
+
+    Parameters
+    ----------
+    m : sequence of Fraction
+        ``m[j] = E[X^j]`` for ``j = 0..K`` (``m[0] = 1``).
+    n : int
+        Number of summands (>= 0).
+
+    Returns
+    -------
+    list of Fraction
+        ``E[S^j]``, ``j = 0..K``, by repeated binomial convolution
+        ``E[(A+B)^j] = sum_i C(j,i) E[A^i] E[B^(j-i)]`` of independent parts.
+    """
+    K = len(m) - 1
+    out = [Fraction(1)] + [Fraction(0)] * K
+    for _ in range(n):
+        out = [sum((comb(j, i) * out[i] * m[j - i] for i in range(j + 1)), Fraction(0)) for j in range(K + 1)]
+    return out
+
+
+def add_independent(a: Sequence[Fraction], b: Sequence[Fraction]) -> list[Fraction]:
+    """Raw moments of ``A + B`` for independent ``A``, ``B`` (same length lists)."""
+    K = len(a) - 1
+    return [sum((comb(j, i) * a[i] * b[j - i] for i in range(j + 1)), Fraction(0)) for j in range(K + 1)]
+
+
+def tail_bound(moments: Sequence[Fraction], c: Fraction) -> Fraction:
+    """Certified upper bound of ``E[(R - c)+]`` for ``R >= 0``.
+
+    Uses ``(r - c)+ <= r^k (k-1)^(k-1) / (k^k c^(k-1))`` for every ``r >= 0``
+    and ``k >= 2`` (the right side touches the left at ``r = k c / (k-1)``),
+    and takes the smallest over the available moments ``k = 2..K``.
+
+    Parameters
+    ----------
+    moments : sequence of Fraction
+        ``E[R^j]``, ``j = 0..K`` (K >= 2).
+    c : Fraction
+        The cap (> 0), same unit as ``R``.
+
+    Returns
+    -------
+    Fraction
+    """
+    best = moments[1]  # (r - c)+ <= r
+    for k in range(2, len(moments)):
+        b = moments[k] * Fraction((k - 1) ** (k - 1), k**k) / Fraction(c) ** (k - 1)
+        best = min(best, b)
+    return best
+
+
+# --------------------------------------------------------------------------
+# parameters
+
+
+def _validate(params: Mapping[str, Any], key: str, ctx) -> dict:
+    p = ctx.table(params, key, allowed=("book", "multipliers", "expanding_symbol"),
+                  required=("book", "multipliers", "expanding_symbol"))
+    f = ctx.feature
+    if f is None or f.reel_set is None:
+        ctx.fail(ctx.join(key, "reels"), f"required for kind '{KIND}': the reel set of the free spins")
+    if f.trigger is None:
+        ctx.fail(ctx.join(key, "trigger"), f"required for kind '{KIND}': its counts give the spins")
+    book = ctx.symbol(p["book"], ctx.join(key, "book"), roles=("wild_scatter",))
+    mk = ctx.join(key, "multipliers")
+    mult = ctx.weights(p["multipliers"], mk, what="multiplier")
+    ek = ctx.join(key, "expanding_symbol")
+    e = ctx.table(p["expanding_symbol"], ek, ("choose_from", "weights"), required=("choose_from",))
+    ck = ctx.join(ek, "choose_from")
+    choose = ctx.symbol_list(e["choose_from"], ck, roles=("regular",))
+    for i, s in enumerate(choose):
+        if not any(v > 0 for v in ctx.paytable.get(s, {}).values()):
+            ctx.fail(ctx.join(ck, i), f"symbol {s!r} has no line pays, so it could never pay as the expanding symbol")
+    if "weights" in e:
+        wk = ctx.join(ek, "weights")
+        w = e["weights"]
+        if not isinstance(w, list) or len(w) != len(choose):
+            ctx.fail(wk, f"must be a list of {len(choose)} positive integers (one per choose_from entry)")
+        weights = tuple(ctx.integer(x, ctx.join(wk, i), min=1) for i, x in enumerate(w))
+    else:
+        weights = (1,) * len(choose)
+    return {
+        "book": book,
+        "multipliers": frozen_mapping(mult),
+        "expanding_symbol": frozen_mapping({"choose_from": tuple(choose), "weights": weights}),
+    }
+
+
+register_kind(
+    KIND,
+    _validate,
+    rules={
+        "boce_wild_reels_expansion": (
+            ("pays", "needs_symbol"),
+            "pays",
+            "expanded Book reels alone (no reel showing the special symbol) still form the special "
+            "symbol's all-lines win ('pays', rule text) or not ('needs_symbol')",
+        ),
+        "boce_max_win": (
+            ("cap", "theoretical"),
+            "cap",
+            "published 20,168x max win: a cap on the round win ([cap] total_bet_multiple), or the "
+            "game's theoretical maximum (no cap applied)",
+        ),
+    },
+)
+
+
+# --------------------------------------------------------------------------
+# one free spin
+
+
+def _free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[int, int], int]:
+    """Exact law of one free spin's win given the special symbol.
+
+    Returns
+    -------
+    dict
+        ``(line win, expansion win) -> weight`` in line-bet units; weights sum
+        to ``cycle * (sum of multiplier weights)^(book reels)``.
+    """
+    f = game.features[feature]
+    book = f.params["book"]
+    mw = dict(f.params["multipliers"])
+    wtot = sum(mw.values())
+    pt, index = line_paytable(game)
+    roles = dict(cell_roles(game, index))
+    brole = roles[book]
+    virt = {m: f"{book}*{m}" for m in mw}
+    for m, name in virt.items():
+        roles[name] = CellRole(brole.supports, m)
+    windows = []
+    for strip in game.reel_sets[f.reel_set]:
+        out: dict[tuple[str, ...], int] = {}
+        for w, n in strip_windows(strip, game.rows).items():
+            if book in w:
+                for m, v in mw.items():
+                    if v:
+                        k = (virt[m],) * game.rows
+                        out[k] = out.get(k, 0) + n * v
+            else:
+                out[w] = out.get(w, 0) + n * wtot
+        windows.append(out)
+    counters = [CounterDef("s", frozenset({symbol}), "reels")]
+    counters += [CounterDef(f"m{m}", frozenset({virt[m]}), "reels") for m in mw]
+    spec = build_spin(game, counters=counters, windows=windows, roles=roles, paytable=pt)
+    dist = walk(spec)
+    pays = game.paytable[symbol]
+    minc = min(k for k, v in pays.items() if v > 0)
+    needs = game.rules.get("boce_wild_reels_expansion", "pays") == "needs_symbol"
+    nlines = len(game.lines)
+    mults = list(mw)
+    out: dict[tuple[int, int], int] = {}
+    for key, cnt in dist.table.items():
+        sreels = key[0]
+        books = key[1:1 + len(mults)]
+        lw = key[-1]
+        k = sreels + sum(books)
+        exp = 0
+        if k >= minc and not (needs and sreels == 0):
+            prod = 1
+            for m, c in zip(mults, books):
+                prod *= m**c
+            exp = pays.get(k, 0) * nlines * prod
+        out[(lw, exp)] = out.get((lw, exp), 0) + cnt
+    return out
+
+
+def spin_moments(game: Game, feature: str, symbol: str, k: int = K_MOMENTS) -> dict:
+    """Exact raw moments of one free spin's win given the special symbol.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+        Feature name (kind ``book_of_christmas_eve``).
+    symbol : str
+        The drawn special expanding symbol.
+    k : int
+        Highest moment.
+
+    Returns
+    -------
+    dict
+        ``moments`` (list of Fraction, ``E[X^j]`` for j = 0..k, total-bet
+        multiples), ``line_mean`` and ``expansion_mean`` (total-bet
+        multiples), ``max`` (largest spin win, total-bet multiples),
+        ``hit`` (P(X > 0)).
+    """
+    table = _free_spin_table(game, feature, symbol)
+    tb = game.total_bet
+    total = sum(table.values())
+    sums = [0] * (k + 1)
+    lsum = esum = hit = 0
+    top = 0
+    for (lw, ex), c in table.items():
+        x = lw + ex
+        p = 1
+        for j in range(k + 1):
+            sums[j] += p * c
+            p *= x
+        lsum += lw * c
+        esum += ex * c
+        hit += c if x > 0 else 0
+        top = max(top, x)
+    return {
+        "moments": [Fraction(sums[j], total * tb**j) for j in range(k + 1)],
+        "line_mean": Fraction(lsum, total * tb),
+        "expansion_mean": Fraction(esum, total * tb),
+        "max": Fraction(top, tb),
+        "hit": Fraction(hit, total),
+    }
+
+
+def _spins(game: Game, feature: str, count: int) -> int:
+    f = game.features[feature]
+    counts = f.trigger.counts
+    if count in counts:
+        return counts[count]
+    return counts[min(counts)]
+
+
+def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) -> dict:
+    """Exact raw moments of the whole feature win, and per-symbol details.
+
+    Returns
+    -------
+    dict
+        ``moments`` (``E[W^j]``, j = 0..k, total-bet multiples), ``spins``,
+        ``max`` (largest feature win), ``per_symbol`` (symbol -> dict with
+        ``probability``, ``spin_mean``, ``spin_second_moment``,
+        ``feature_mean``, ``feature_second_moment``, ``max_spin_win``,
+        ``line_mean``, ``expansion_mean``).
+    """
+    f = game.features[feature]
+    n = _spins(game, feature, count)
+    es = f.params["expanding_symbol"]
+    wsum = sum(es["weights"])
+    mom = [Fraction(0)] * (k + 1)
+    per = {}
+    top = Fraction(0)
+    for s, w in zip(es["choose_from"], es["weights"]):
+        p = Fraction(w, wsum)
+        sm = spin_moments(game, feature, s, k)
+        wm = iid_sum_moments(sm["moments"], n)
+        for j in range(k + 1):
+            mom[j] += p * wm[j]
+        top = max(top, n * sm["max"])
+        per[s] = {
+            "probability": p,
+            "spin_mean": sm["moments"][1],
+            "spin_second_moment": sm["moments"][2],
+            "line_mean": sm["line_mean"],
+            "expansion_mean": sm["expansion_mean"],
+            "spin_hit": sm["hit"],
+            "feature_mean": wm[1],
+            "feature_second_moment": wm[2],
+            "max_spin_win": sm["max"],
+        }
+    return {"moments": mom, "spins": n, "max": top, "per_symbol": per}
+
+
+_CACHE: dict = {}
+
+
+def _cached_feature(game: Game, feature: str, count: int) -> dict:
+    key = (id(game), game.path, feature, count)
+    if key not in _CACHE:
+        _CACHE[key] = (game, feature_moments(game, feature, count))
+    return _CACHE[key][1]
+
+
+def solve_feature(game: Game, feature: str, count: int, mode: str) -> FeatureResult:
+    """Exact figures of Book of Christmas Eve free spins started with ``count`` Books.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+    count : int
+        Trigger count (number of Books; selects the spins awarded).
+    mode : str
+        Bet mode (unused: free spins play at the triggering bet).
+
+    Returns
+    -------
+    FeatureResult
+        Mean and second moment of the feature win (total-bet multiples),
+        exact; expected spins (the fixed count); ``details`` per drawn symbol.
+    """
+    fm = _cached_feature(game, feature, count)
+    n = fm["spins"]
+    return FeatureResult(
+        feature=feature,
+        count=count,
+        mean=Figure(fm["moments"][1]),
+        second_moment=Figure(fm["moments"][2]),
+        expected_spins=Figure(Fraction(n)),
+        end_probabilities={"spins exhausted": Figure(Fraction(1))},
+        method=(f"fixed countdown of {n} i.i.d. spins per drawn symbol (no retriggers): moments of the sum "
+                "by binomial convolution of exact per-spin moments from the joint line walk on book-expanded "
+                "windows weighted by multiplier; mixture over the drawn symbol"),
+        details={"per_symbol": fm["per_symbol"], "max_feature_win": fm["max"],
+                 "raw_moments": fm["moments"], "spins": n},
+    )
+
+
+register_solver(KIND, solve_feature)
+
+
+# --------------------------------------------------------------------------
+# round level: max win and the cap
+
+
+def round_raw_moments(game: Game, mode: str | None, feature_moments_fn, k: int = K_MOMENTS) -> list[Fraction]:
+    """Raw moments ``E[R^j]`` (j = 0..k) of the round win of a bet mode.
+
+    Parameters
+    ----------
+    game : Game
+    mode : str or None
+    feature_moments_fn : callable
+        ``(feature, count) -> list of E[F^j]`` for the feature started.
+    k : int
+
+    Returns
+    -------
+    list of Fraction
+        Total-bet multiples (not divided by the mode's cost).
+    """
+    from analytic.solver.base import solve_base
+
+    m = game.modes[mode] if mode else game.default_mode
+    if m.buys is not None:
+        tot = sum(m.buy_counts.values())
+        out = [Fraction(0)] * (k + 1)
+        for c, w in m.buy_counts.items():
+            fm = feature_moments_fn(m.buys, c)
+            for j in range(k + 1):
+                out[j] += Fraction(w, tot) * fm[j]
+        return out
+    base = solve_base(game, m.name)
+    u = Fraction(1, base.units)
+    out = [Fraction(0)] * (k + 1)
+    for (feat, n, lt, win), cnt in base.joint.items():
+        p = Fraction(cnt, base.cycle)
+        b = win * u
+        bm = [b**j for j in range(k + 1)]
+        fm = feature_moments_fn(feat, n) if feat is not None else [Fraction(1)] + [Fraction(0)] * k
+        rm = add_independent(bm, fm)
+        for j in range(k + 1):
+            out[j] += p * rm[j]
+    return out
+
+
+def max_round_win(game: Game, mode: str | None = None) -> Fraction:
+    """Theoretical maximum round win of a bet mode (total-bet multiples), no cap.
+
+    The largest base win among spins that trigger the feature (with that
+    count) plus ``spins * max over symbols of the largest spin win``
+    (every spin can repeat the best outcome), or the base maximum.
+    """
+    from analytic.solver.base import solve_base
+
+    m = game.modes[mode] if mode else game.default_mode
+    if m.buys is not None:
+        return max(_cached_feature(game, m.buys, c)["max"] for c, w in m.buy_counts.items() if w)
+    base = solve_base(game, m.name)
+    best = Fraction(0)
+    for (feat, n, lt, win), cnt in base.joint.items():
+        v = Fraction(win, base.units)
+        if feat is not None:
+            v += _cached_feature(game, feat, n)["max"]
+        best = max(best, v)
+    return best
+
+
+def capped_rtp_bounds(game: Game, mode: str | None = None, cap: Fraction | None = None) -> dict:
+    """Certified bracket of the RTP with the round win capped at ``cap``.
+
+    ``E[min(R, C)] = E[R] - E[(R - C)+]`` and ``0 <= E[(R - C)+] <=``
+    :func:`tail_bound` of the exact raw moments of ``R``; if the theoretical
+    maximum is at most ``C`` the cap never binds and the capped RTP is exact.
+
+    Parameters
+    ----------
+    game : Game
+    mode : str, optional
+    cap : Fraction, optional
+        Cap in total-bet multiples; default ``game.cap.total_bet_multiple``.
+
+    Returns
+    -------
+    dict
+        ``uncapped_rtp``, ``lower``, ``upper`` (Fractions, per unit staked),
+        ``max_win`` (total-bet multiples), ``binds`` (bool).
+    """
+    m = game.modes[mode] if mode else game.default_mode
+    if cap is None:
+        cap = game.cap.total_bet_multiple
+    mom = round_raw_moments(game, m.name, lambda f, c: _cached_feature(game, f, c)["moments"])
+    mx = max_round_win(game, m.name)
+    rtp = mom[1] / m.cost
+    if mx <= cap:
+        return {"uncapped_rtp": rtp, "lower": rtp, "upper": rtp, "max_win": mx, "binds": False}
+    tb = tail_bound(mom, Fraction(cap))
+    return {"uncapped_rtp": rtp, "lower": rtp - tb / m.cost, "upper": rtp, "max_win": mx, "binds": True}
