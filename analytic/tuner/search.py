@@ -1,0 +1,300 @@
+"""Reel-strip tuning: change symbol counts until the exact figures hit targets.
+
+The designer's loop made a search.  The state is the symbol counts of each
+reel of one reel set; a *move* takes one stop from symbol ``a`` and gives it
+to ``b`` on one reel (length kept), or adds/removes one stop of a symbol
+(length changes within bounds).  Every candidate is solved exactly
+(:func:`analytic.solver.round.solve_round`), so a reported figure is never a
+prediction.
+
+Search: at each step the effect of every elementary change (one more stop of
+``s`` on reel ``r``) is measured exactly once; moves and pairs of moves are
+ranked by the linear prediction of the weighted squared error, and the best
+few are solved exactly; the best improvement is taken.  The search stops when
+every target is within tolerance, or when no candidate improves (it then
+reports the closest result it found).  Symbols are only ever placed on reels
+whose strip already shows them (the rules' placement is kept), and locked
+``reel/symbol`` counts never change.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Callable, Iterable, Mapping
+
+from analytic.model.game import Game
+from analytic.tuner.layout import spread, strip_counts
+
+__all__ = ["Targets", "Metrics", "TuneResult", "tune", "evaluate", "with_counts", "tuned_reel_set"]
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What the tuning aims at, with tolerances (absolute, as fractions).
+
+    Attributes
+    ----------
+    rtp : Fraction
+        Target RTP of the mode (1 = 100 %).
+    hit_frequency, feature_frequency : Fraction or None
+        Optional targets (probabilities per round).
+    rtp_tolerance : Fraction
+        Default 0.00005 (0.005 percentage points).
+    hit_tolerance, feature_tolerance : Fraction
+        Default 0.001 and 0.0001.
+    """
+
+    rtp: Fraction
+    hit_frequency: Fraction | None = None
+    feature_frequency: Fraction | None = None
+    rtp_tolerance: Fraction = Fraction(5, 100000)
+    hit_tolerance: Fraction = Fraction(1, 1000)
+    feature_tolerance: Fraction = Fraction(1, 10000)
+
+    def pairs(self):
+        out = [("rtp", self.rtp, self.rtp_tolerance)]
+        if self.hit_frequency is not None:
+            out.append(("hit_frequency", self.hit_frequency, self.hit_tolerance))
+        if self.feature_frequency is not None:
+            out.append(("feature_frequency", self.feature_frequency, self.feature_tolerance))
+        return out
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Exact figures of one candidate (probabilities and RTP as fractions)."""
+
+    rtp: Fraction
+    hit_frequency: Fraction
+    feature_frequency: Fraction
+    label: str = "exact"
+
+    def get(self, name: str) -> Fraction:
+        return getattr(self, name)
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """Outcome of :func:`tune`.
+
+    Attributes
+    ----------
+    game : Game
+        The model with the tuned reel set laid out (never written to disk here).
+    reel_set : str
+    metrics : Metrics
+        Exact figures of ``game`` for the mode.
+    met : bool
+        True when every target is within tolerance.
+    steps : int
+    evaluations : int
+        Exact solves performed.
+    changes : list of str
+        Human-readable count changes per reel (``reel 2: book 4 -> 5``).
+    """
+
+    game: Game
+    reel_set: str
+    metrics: Metrics
+    met: bool
+    steps: int
+    evaluations: int
+    changes: list[str] = field(default_factory=list)
+
+
+def tuned_reel_set(game: Game, mode: str) -> str:
+    """The reel set a mode's figures depend on most: the base set of a spin
+    mode, the bought feature's set for a buy."""
+    m = game.modes[mode]
+    if m.reel_set is not None:
+        return m.reel_set
+    return game.features[m.buys].reel_set
+
+
+def with_counts(game: Game, reel_set: str, counts: list[Mapping[str, int]]) -> Game:
+    """A copy of ``game`` whose reel set has the given counts, laid out by
+    :func:`analytic.tuner.layout.spread`."""
+    strips = tuple(spread({s: c for s, c in cnt.items() if c > 0}) for cnt in counts)
+    sets = dict(game.reel_sets)
+    sets[reel_set] = strips
+    return replace(game, reel_sets=MappingProxyType(sets))
+
+
+def evaluate(game: Game, mode: str) -> Metrics:
+    """Exact RTP, hit frequency and total feature frequency of a mode."""
+    from analytic.solver.round import solve_round
+
+    res = solve_round(game, mode)
+    feat = sum((f.frequency.value for f in res.features), Fraction(0)) if res.base is not None else Fraction(1)
+    return Metrics(res.rtp.value, res.hit_frequency.value, feat, res.rtp.label)
+
+
+def _score(m: Metrics, targets: Targets) -> float:
+    return sum((float(m.get(n) - t) / float(tol)) ** 2 for n, t, tol in targets.pairs())
+
+
+def _met(m: Metrics, targets: Targets) -> bool:
+    return all(abs(m.get(n) - t) <= tol for n, t, tol in targets.pairs())
+
+
+def tune(
+    game: Game,
+    mode: str,
+    targets: Targets,
+    *,
+    reel_set: str | None = None,
+    locks: Iterable[str] = (),
+    length_slack: int = 4,
+    max_steps: int = 60,
+    candidates: int = 6,
+    progress: Callable[[int, Metrics, float], None] | None = None,
+    evaluator: Callable[[Game, str], Metrics] = evaluate,
+) -> TuneResult:
+    """Change symbol counts of a reel set until the mode's targets hold.
+
+    Parameters
+    ----------
+    game : Game
+    mode : str
+        Bet mode whose figures are tuned.
+    targets : Targets
+    reel_set : str, optional
+        Reel set to change (default :func:`tuned_reel_set`).
+    locks : iterable of str
+        ``"R/SYMBOL"`` (1-based reel) or ``"SYMBOL"`` (every reel): counts
+        that must not change.
+    length_slack : int
+        A strip may grow or shrink by at most this many stops.
+    max_steps : int
+    candidates : int
+        Exact solves per step among the best-predicted moves.
+    progress : callable, optional
+        ``progress(step, metrics, score)`` after each step.
+    evaluator : callable
+        ``evaluator(game, mode) -> Metrics`` (default: the exact solver).
+
+    Returns
+    -------
+    TuneResult
+        ``met`` says whether every target holds; otherwise the closest
+        candidate found.
+
+    Raises
+    ------
+    KeyError
+        Unknown mode or reel set.
+    """
+    rs = reel_set or tuned_reel_set(game, mode)
+    strips = game.reel_sets[rs]
+    start = [strip_counts(s) for s in strips]
+    lengths0 = [len(s) for s in strips]
+    locked: set[tuple[int, str]] = set()
+    for lk in locks:
+        if "/" in lk:
+            r, s = lk.split("/", 1)
+            locked.add((int(r) - 1, s))
+        else:
+            locked.update((r, lk) for r in range(len(strips)))
+    free = [[s for s in c if (r, s) not in locked] for r, c in enumerate(start)]
+    cache: dict = {}
+    evals = 0
+
+    def key(counts):
+        return tuple(tuple(sorted(c.items())) for c in counts)
+
+    def run(counts) -> Metrics:
+        nonlocal evals
+        k = key(counts)
+        if k not in cache:
+            cache[k] = evaluator(with_counts(game, rs, counts), mode)
+            evals += 1
+        return cache[k]
+
+    def ok(counts) -> bool:
+        for r, c in enumerate(counts):
+            n = sum(c.values())
+            if abs(n - lengths0[r]) > length_slack or n < game.rows:
+                return False
+            if any(v < 0 for v in c.values()):
+                return False
+            if any(start[r][s] > 0 and c[s] == 0 and s not in free[r] for s in c):
+                return False
+        return True
+
+    def apply(counts, delta):
+        out = [dict(c) for c in counts]
+        for (r, s), d in delta.items():
+            out[r][s] = out[r].get(s, 0) + d
+        return out
+
+    cur = [dict(c) for c in start]
+    m = run(cur)
+    best_score = _score(m, targets)
+    steps = 0
+    names = [n for n, _, _ in targets.pairs()]
+    while not _met(m, targets) and steps < max_steps:
+        steps += 1
+        # exact effect of one more stop of each free symbol on each reel
+        grad = {}
+        for r, syms in enumerate(free):
+            for s in syms:
+                cand = apply(cur, {(r, s): 1})
+                if ok(cand):
+                    mm = run(cand)
+                    grad[(r, s)] = [float(mm.get(n) - m.get(n)) for n in names]
+        moves = []
+        for r, syms in enumerate(free):
+            for a, b in itertools.permutations(syms, 2):
+                if (r, a) in grad and (r, b) in grad and cur[r].get(a, 0) > 0:
+                    moves.append({(r, a): -1, (r, b): 1})
+            for s in syms:
+                moves.append({(r, s): 1})
+                if cur[r].get(s, 0) > 1:
+                    moves.append({(r, s): -1})
+        base = [float(m.get(n)) for n in names]
+        tgt = [(float(t), float(tol)) for _, t, tol in targets.pairs()]
+
+        def predict(delta):
+            v = list(base)
+            for (r, s), d in delta.items():
+                g = grad.get((r, s))
+                if g is None:
+                    return float("inf")
+                for i in range(len(v)):
+                    v[i] += d * g[i]
+            return sum(((x - t) / tol) ** 2 for x, (t, tol) in zip(v, tgt))
+
+        moves = [mv for mv in moves if ok(apply(cur, mv))]
+        moves.sort(key=predict)
+        top = moves[:30]
+        pairs = []
+        for a, b in itertools.combinations(top, 2):
+            d = dict(a)
+            for k, v in b.items():
+                d[k] = d.get(k, 0) + v
+            d = {k: v for k, v in d.items() if v}
+            if d and ok(apply(cur, d)):
+                pairs.append(d)
+        ranked = sorted(top + pairs, key=predict)[:candidates]
+        improved = False
+        for mv in ranked:
+            cand = apply(cur, mv)
+            mm = run(cand)
+            sc = _score(mm, targets)
+            if sc < best_score:
+                best_score, best = sc, (cand, mm)
+                improved = True
+        if not improved:
+            break
+        cur, m = best
+        if progress:
+            progress(steps, m, best_score)
+    changes = []
+    for r, (a, b) in enumerate(zip(start, cur)):
+        for s in sorted(set(a) | set(b)):
+            if a.get(s, 0) != b.get(s, 0):
+                changes.append(f"reel {r + 1}: {s} {a.get(s, 0)} -> {b.get(s, 0)}")
+    return TuneResult(with_counts(game, rs, cur), rs, m, _met(m, targets), steps, evals, changes)
