@@ -1,0 +1,68 @@
+"""Tuner: layout invariants, reaching a reachable target, refusing an impossible one."""
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from analytic.cli import main
+from analytic.model.loader import load_model
+from analytic.solver.round import solve_round
+from analytic.tuner.layout import max_run, spread, strip_counts
+from analytic.tuner.search import Targets, tune
+
+CASES = Path(__file__).parent.parent / "cases"
+SIZZLING = CASES / "sizzling_hot_95.toml"
+
+
+def test_spread_keeps_counts_and_spaces_rare_symbols():
+    counts = {"star": 3, "seven": 2, "lemon": 10, "plum": 10}
+    strip = spread(counts)
+    assert strip_counts(strip) == counts
+    # a symbol with count <= L/rows never shows twice in a 3-row window
+    n = len(strip)
+    stars = [i for i, s in enumerate(strip) if s == "star"]
+    gaps = [(stars[(k + 1) % 3] - stars[k]) % n for k in range(3)]
+    assert min(gaps) >= 3
+    assert max_run(strip) <= 2
+
+
+def test_max_run_wraps():
+    assert max_run(("a", "b", "a", "a")) == 3
+    assert max_run(("a", "a")) == 2
+
+
+def test_tune_reaches_a_reachable_target_and_respects_locks():
+    game = load_model(SIZZLING)
+    target = Fraction(96, 100)
+    res = tune(game, "base", Targets(target), locks=["star", "1/seven"])
+    assert res.met
+    assert abs(res.metrics.rtp - target) <= Fraction(5, 100000)
+    # independent re-solve of the tuned game (not the tuner's cached figure)
+    assert abs(solve_round(res.game, "base").rtp.value - target) <= Fraction(5, 100000)
+    for r, (a, b) in enumerate(zip(game.reel_sets["base"], res.game.reel_sets["base"])):
+        assert strip_counts(a)["star"] == strip_counts(b)["star"]
+        if r == 0:
+            assert strip_counts(a)["seven"] == strip_counts(b)["seven"]
+        # symbols only where the original strip had them
+        assert set(b) <= set(a)
+
+
+def test_cli_writes_new_file_and_leaves_input(tmp_path):
+    src = tmp_path / "sz.toml"
+    src.write_text(SIZZLING.read_text())
+    before = src.read_text()
+    out = tmp_path / "sz_tuned.toml"
+    assert main(["tune", str(src), "--target-rtp", "95.0", "--out", str(out)]) == 0
+    assert src.read_text() == before
+    tuned = load_model(out)
+    assert abs(solve_round(tuned).rtp.value - Fraction(95, 100)) <= Fraction(5, 100000)
+    assert "tuned by analytic tune" in out.read_text()
+
+
+def test_unreachable_target_says_so(tmp_path, capsys):
+    src = tmp_path / "sz.toml"
+    src.write_text(SIZZLING.read_text())
+    code = main(["tune", str(src), "--target-rtp", "300", "--out", str(tmp_path / "o.toml"), "--max-steps", "3"])
+    assert code == 3
+    assert "NOT all met" in capsys.readouterr().out
