@@ -1,0 +1,41 @@
+"""``analytic report MODEL [--out reports/] [--formats pdf,xlsx,md,json]``.
+
+Solves every bet mode of the model and writes one par sheet per format to
+``OUT/<model stem>.<ext>`` atomically (see :mod:`analytic.reports.write`).
+Exit codes: 0 written, 2 bad model or bad arguments (nothing written),
+1 another error (e.g. a feature kind without an exact solver).
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub):
+    p = sub.add_parser("report", help="write par sheets (PDF, XLSX, Markdown, JSON) of a model",
+                       description=__doc__.split("\n\n")[1])
+    p.add_argument("model", help="model file (.toml)")
+    p.add_argument("--out", default="reports", help="output directory (default: reports/)")
+    p.add_argument("--formats", default="pdf,xlsx,md,json",
+                   help="comma-separated subset of pdf,xlsx,md,json (default: all)")
+    return p
+
+
+def run(args) -> int:
+    from analytic.model.loader import load_model
+    from analytic.reports.model import build_sheet
+    from analytic.reports.write import FORMATS, write_reports
+
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        print(f"error: --formats: unknown {', '.join(bad) or '(empty)'}; known: {', '.join(FORMATS)}",
+              file=sys.stderr)
+        return 2
+    game = load_model(args.model)
+    sheet = build_sheet(game)
+    for path in write_reports(sheet, args.out, formats):
+        print(path)
+    return 0

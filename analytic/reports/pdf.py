@@ -1,0 +1,227 @@
+"""PDF par sheet (fpdf2): title page, tables, the plots embedded as PNG.
+
+Formats :class:`~analytic.reports.model.ParSheet` only; the text matches the
+Markdown sheet (:mod:`analytic.reports.markdown`).
+"""
+
+from __future__ import annotations
+
+import io
+
+from fpdf import FPDF
+from fpdf.fonts import FontFace
+
+from analytic.reports import plots
+from analytic.reports.format import (exact_text, fig_num, fig_pct, frac, num, one_in, pct, rounds_text)
+from analytic.reports.model import ModeSheet, ParSheet
+
+__all__ = ["write_pdf"]
+
+_HEAD = FontFace(emphasis="BOLD", color=(255, 255, 255), fill_color=(59, 110, 165))
+
+
+def _t(x) -> str:
+    """Text safe for the core (latin-1) fonts."""
+    return str(x).replace("\u2014", "-").replace("\u2013", "-").encode("latin-1", "replace").decode("latin-1")
+
+
+class _Doc(FPDF):
+    def __init__(self, sheet: ParSheet):
+        super().__init__(orientation="P", unit="mm", format="A4")
+        self.sheet = sheet
+        self.set_auto_page_break(True, 15)
+        self.set_margins(15, 15, 15)
+
+    def footer(self):
+        self.set_y(-10)
+        self.set_font("Helvetica", "", 7)
+        self.set_text_color(120)
+        self.cell(0, 5, _t(f"{self.sheet.name} par sheet - {self.sheet.model_file} - analytic "
+                           f"{self.sheet.solver_version} - page {self.page_no()}"), align="C")
+        self.set_text_color(0)
+
+    def h1(self, text):
+        self.set_font("Helvetica", "B", 14)
+        self.cell(0, 9, _t(text), new_x="LMARGIN", new_y="NEXT")
+
+    def h2(self, text):
+        if self.get_y() > 250:
+            self.add_page()
+        self.ln(2)
+        self.set_font("Helvetica", "B", 11)
+        self.cell(0, 7, _t(text), new_x="LMARGIN", new_y="NEXT")
+
+    def para(self, text, size=8):
+        self.set_font("Helvetica", "", size)
+        self.multi_cell(0, 4, _t(text), new_x="LMARGIN", new_y="NEXT")
+
+    def table(self, head, rows, widths=None, align=None, size=7):
+        self.set_font("Helvetica", "", size)
+        kw = {"col_widths": widths} if widths else {}
+        aligns = align or ("LEFT",) + ("RIGHT",) * (len(head) - 1)
+        with super().table(headings_style=_HEAD, line_height=size * 0.5, text_align=aligns,
+                           borders_layout="HORIZONTAL_LINES", **kw) as t:
+            r = t.row()
+            for h in head:
+                r.cell(_t(h))
+            for row in rows:
+                r = t.row()
+                for c in row:
+                    r.cell(_t("" if c is None else c))
+        self.ln(2)
+
+    def png(self, data: bytes, w: float = 170):
+        self.image(io.BytesIO(data), w=w)
+        self.ln(2)
+
+
+def _title(d: _Doc, s: ParSheet):
+    d.add_page()
+    d.ln(50)
+    d.set_font("Helvetica", "B", 26)
+    d.multi_cell(0, 12, _t(s.name), align="C", new_x="LMARGIN", new_y="NEXT")
+    d.set_font("Helvetica", "", 14)
+    d.cell(0, 10, "Par sheet", align="C", new_x="LMARGIN", new_y="NEXT")
+    d.ln(10)
+    d.set_font("Helvetica", "", 9)
+    lines = [f"{s.reels} reels x {s.rows} rows, {len(s.lines)} paylines",
+             *[f"{k}: {v}" for k, v in s.meta]]
+    for m in s.modes:
+        lines.append(f"mode {m.info.name} (cost {frac(m.info.cost)} x bet): RTP {fig_pct(m.rtp)}, "
+                     f"hit frequency {one_in(m.hit_frequency)}, volatility index (90%) {num(m.volatility[0][1], 2)}")
+    for x in lines:
+        d.cell(0, 6, _t(x), align="C", new_x="LMARGIN", new_y="NEXT")
+    d.ln(20)
+    d.set_font("Helvetica", "", 8)
+    d.cell(0, 5, _t(f"model file {s.model_file}"), align="C", new_x="LMARGIN", new_y="NEXT")
+    d.cell(0, 5, _t(f"SHA-256 {s.model_sha256}"), align="C", new_x="LMARGIN", new_y="NEXT")
+    d.cell(0, 5, _t(f"solver analytic {s.solver_version}"), align="C", new_x="LMARGIN", new_y="NEXT")
+
+
+def _summary(d: _Doc, s: ParSheet):
+    d.add_page()
+    d.h1("Game")
+    rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["paylines", len(s.lines)],
+            ["total bet", f"{s.total_bet} line bets"], *[[k, v] for k, v in s.meta]]
+    rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
+    d.table(["item", "value"], rows, widths=(1, 3), align=("LEFT", "LEFT"))
+    d.h2("Bet modes")
+    d.table(["mode", "cost (x bet)", "plays", "description"],
+            [[m.name, frac(m.cost), f"reel set {m.reel_set}" if m.kind == "spin" else f"buys {m.buys}",
+              m.description] for m in s.modes_info], widths=(2, 1, 2, 4), align=("LEFT", "RIGHT", "LEFT", "LEFT"))
+    d.h2("Paylines")
+    d.png(plots.paylines_png(s), w=min(170, 17 * min(len(s.lines), 10)))
+    if s.features:
+        d.h2("Features")
+        d.table(["feature", "kind", "trigger"], [list(f) for f in s.features], widths=(2, 2, 6),
+                align=("LEFT",) * 3)
+    d.h2("Rules as modelled")
+    if s.rules:
+        d.table(["rule", "value", "default", "meaning"], [[r.name, r.value, r.default, r.doc] for r in s.rules],
+                widths=(3, 2, 2, 6), align=("LEFT",) * 4)
+    else:
+        d.para("No rule switches apply to this game.")
+    d.h2("Design reasons")
+    if s.design:
+        d.table(["key", "reason"], [list(x) for x in s.design], widths=(1, 3), align=("LEFT",) * 2)
+    else:
+        d.para("None recorded.")
+    d.h2("Paytable (line pays in line-bet units)")
+    counts = sorted({n for p in s.paytable for n, _ in p.pays})
+    d.table(["symbol", "role"] + [f"{n} of a kind" for n in counts],
+            [[p.symbol, p.role] + [dict(p.pays).get(n, "") for n in counts] for p in s.paytable],
+            align=("LEFT", "LEFT") + ("RIGHT",) * len(counts))
+    if s.scatter_pays:
+        d.para(f"Scatter pays ({', '.join(s.scatter_symbols)} anywhere), x total bet: "
+               + ", ".join(f"{n}: {frac(p)}" for n, p in s.scatter_pays))
+    for t in s.line_triggers:
+        d.para(f"{t[1]} x {t[0]} on a payline starts {t[2]}")
+
+
+def _reels(d: _Doc, s: ParSheet):
+    d.add_page()
+    d.h1("Reel strips")
+    for rs in s.reel_sets:
+        d.h2(f"Reel set '{rs.name}' (cycle {rs.cycle:,})")
+        n = len(rs.strips)
+        d.table(["symbol"] + [f"reel {i + 1}" for i in range(n)] + ["total"],
+                [[sym, *per, tot] for sym, per, tot in rs.counts]
+                + [["length", *[len(x) for x in rs.strips], sum(len(x) for x in rs.strips)]])
+        longest = max(len(x) for x in rs.strips)
+        d.table(["stop"] + [f"reel {i + 1}" for i in range(n)],
+                [[k] + [x[k] if k < len(x) else "" for x in rs.strips] for k in range(longest)],
+                align=("RIGHT",) + ("LEFT",) * n, size=6)
+
+
+def _mode(d: _Doc, m: ModeSheet):
+    d.add_page()
+    i = m.info
+    d.h1(f"Bet mode '{i.name}'")
+    d.para(f"Cost {frac(i.cost)} x total bet; "
+           + (f"base reel set '{m.reel_set}', cycle {num(m.cycle)} stop combinations." if m.cycle
+              else f"buys feature '{i.buys}'."))
+    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp)],
+            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})", exact_text(m.hit_frequency)],
+            ["standard deviation (per unit staked)", num(m.sd), ""],
+            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance)]]
+    rows += [[f"volatility index {c}%", num(v), ""] for c, v in m.volatility]
+    if m.top_win is not None:
+        rows.append([m.top_note, f"{num(m.top_win)} x bet, {one_in(m.top_probability)}", frac(m.top_probability)])
+    if m.cap_probability is not None:
+        rows.append(["probability of reaching the win cap", one_in(m.cap_probability), frac(m.cap_probability)])
+    rows += [[f"solver: {k}", str(v), ""] for k, v in m.extra]
+    d.table(["figure", "value", "exact"], rows, widths=(4, 3, 3), align=("LEFT", "RIGHT", "RIGHT"))
+    d.h2("RTP split")
+    d.table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f)] for n, f in m.components]
+            + [["total", fig_pct(m.rtp), exact_text(m.rtp)]], widths=(4, 3, 3))
+    d.png(plots.rtp_split_png(m), w=140)
+    if m.features:
+        d.h2("Features")
+        d.table(["feature", "frequency", "average win (x bet)", "sd of win", "expected spins", "RTP"],
+                [[f.name, one_in(f.frequency), fig_num(f.average_win), num(f.sd), fig_num(f.expected_spins),
+                  fig_pct(f.rtp)] for f in m.features])
+    if m.line_wins:
+        d.h2("Line wins by symbol and count")
+        d.table(["symbol", "count", "wild mult.", "pay", "hits", "probability (per line)", "RTP"],
+                [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability), pct(w.rtp)]
+                 for w in m.line_wins])
+    if m.scatter_counts:
+        d.h2("Scatter symbols in view")
+        d.table(["cells", "combinations", "probability"], [[k, num(n), one_in(p)] for k, n, p in m.scatter_counts])
+    d.h2("Expected RTP range after N rounds (RTP +/- z sd / sqrt(N))")
+    levels = [lv for lv, _, _ in m.ranges[0].ranges]
+    d.table(["rounds"] + [f"{lv}% range" for lv in levels],
+            [[rounds_text(r.rounds)] + [f"{pct(lo, 2)} .. {pct(hi, 2)}" for _, lo, hi in r.ranges] for r in m.ranges])
+    d.png(plots.bands_png(m), w=150)
+    d.h2("Win distribution")
+    d.para(m.distribution.note)
+    d.table(["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"],
+            [[b.label, num(b.probability, 6), one_in(b.probability), pct(b.rtp), pct(b.share, 2)]
+             for b in m.distribution.buckets], widths=(4, 2, 2, 2, 2))
+    d.png(plots.distribution_png(m), w=150)
+    d.h2("Methods")
+    d.table(["figure", "method"], [list(x) for x in m.methods], widths=(1, 3), align=("LEFT",) * 2)
+
+
+def _appendix(d: _Doc, s: ParSheet):
+    d.add_page()
+    d.h1("Regulator appendix")
+    d.para(f"Model file {s.model_file}\nSHA-256 {s.model_sha256}\nSolver analytic {s.solver_version}\n"
+           "Each headline figure exactly (a fraction), or its centre with the certified error bound.")
+    d.ln(2)
+    d.table(["mode", "figure", "value", "label", "method"],
+            [[a.mode, a.figure, exact_text(a.value), a.value.label, a.method] for a in s.appendix],
+            widths=(1.2, 3.5, 3, 1.2, 4.5), align=("LEFT",) * 5, size=6)
+
+
+def write_pdf(sheet: ParSheet, path: str) -> None:
+    """Write the PDF par sheet to ``path``."""
+    d = _Doc(sheet)
+    d.set_title(_t(f"{sheet.name} par sheet"))
+    _title(d, sheet)
+    _summary(d, sheet)
+    _reels(d, sheet)
+    for m in sheet.modes:
+        _mode(d, m)
+    _appendix(d, sheet)
+    d.output(path)

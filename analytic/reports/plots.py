@@ -1,0 +1,104 @@
+"""Par-sheet plots (matplotlib, Agg backend) as PNG bytes.
+
+Each function draws values already in the :class:`~analytic.reports.model.ParSheet`;
+nothing is computed here beyond positions on the page.
+"""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
+
+from analytic.reports.model import ModeSheet, ParSheet  # noqa: E402
+
+__all__ = ["distribution_png", "rtp_split_png", "bands_png", "paylines_png"]
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def distribution_png(m: ModeSheet) -> bytes:
+    """Bar chart of bucket probabilities on a log scale."""
+    rows = [b for b in m.distribution.buckets]
+    fig, ax = plt.subplots(figsize=(7, 3))
+    labels = [b.label if b.low is not None else "feature rounds" for b in rows]
+    vals = [float(b.probability) for b in rows]
+    ax.bar(range(len(rows)), [v if v > 0 else float("nan") for v in vals], color="#3b6ea5")
+    ax.set_yscale("log")
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xticks(range(len(rows)), labels, rotation=45, ha="right", fontsize=7)
+    ax.set_ylabel("probability")
+    ax.set_xlabel("win (x total bet)")
+    ax.set_title(f"Win distribution, mode '{m.info.name}' ({m.distribution.scope})", fontsize=9)
+    ax.grid(axis="y", which="major", alpha=0.3)
+    return _png(fig)
+
+
+def rtp_split_png(m: ModeSheet) -> bytes:
+    """Horizontal bar of the RTP split by component."""
+    fig, ax = plt.subplots(figsize=(7, 0.5 + 0.35 * max(len(m.components), 1)))
+    names = [n for n, _ in m.components]
+    vals = [float(f.value) * 100 for _, f in m.components]
+    ax.barh(range(len(names)), vals, color="#c0504d")
+    ax.set_yticks(range(len(names)), names, fontsize=8)
+    ax.invert_yaxis()
+    for i, v in enumerate(vals):
+        ax.text(v, i, f" {v:.3f}%", va="center", fontsize=7)
+    ax.set_xlabel("RTP (%)")
+    ax.set_xlim(0, max(vals + [1]) * 1.25)
+    ax.set_title(f"RTP split, mode '{m.info.name}': {float(m.rtp.value) * 100:.4f}%", fontsize=9)
+    return _png(fig)
+
+
+def bands_png(m: ModeSheet) -> bytes:
+    """RTP confidence bands against rounds played (10^3 .. 10^8, log scale)."""
+    fig, ax = plt.subplots(figsize=(7, 3))
+    xs = [r.rounds for r in m.bands]
+    rtp = float(m.rtp.value) * 100
+    levels = [lv for lv, _, _ in m.bands[0].ranges]
+    shades = {90: "#9dc3e6", 95: "#dbe9f6"}
+    for k, lv in sorted(enumerate(levels), key=lambda t: -t[1]):
+        lo = [r.ranges[k][1] * 100 for r in m.bands]
+        hi = [r.ranges[k][2] * 100 for r in m.bands]
+        ax.fill_between(xs, lo, hi, color=shades.get(lv, "#eeeeee"), label=f"{lv}% range")
+    ax.axhline(rtp, color="black", lw=1, label=f"RTP {rtp:.4f}%")
+    ax.set_xscale("log")
+    ax.set_xlabel("rounds played")
+    ax.set_ylabel("RTP (%)")
+    ax.set_title(f"Expected RTP range, mode '{m.info.name}'", fontsize=9)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
+def paylines_png(s: ParSheet) -> bytes:
+    """Small drawings of every payline (row 0 on top)."""
+    n = len(s.lines)
+    cols = min(n, 10)
+    nrow = -(-n // cols)
+    fig, axes = plt.subplots(nrow, cols, figsize=(cols * 0.75, nrow * 0.75 * s.rows / max(s.reels, 1) + 0.25 * nrow),
+                             squeeze=False)
+    for i, ax in enumerate(axes.flat):
+        ax.set_axis_off()
+        if i >= n:
+            continue
+        line = s.lines[i]
+        for r in range(s.reels):
+            for row in range(s.rows):
+                ax.add_patch(plt.Rectangle((r, s.rows - 1 - row), 1, 1, fill=row == line[r],
+                                           fc="#3b6ea5", ec="#999999", lw=0.5))
+        ax.plot([r + 0.5 for r in range(s.reels)], [s.rows - 0.5 - row for row in line], color="#c0504d", lw=1)
+        ax.set_xlim(0, s.reels)
+        ax.set_ylim(0, s.rows)
+        ax.set_aspect("equal")
+        ax.set_title(str(i + 1), fontsize=6, pad=1)
+    return _png(fig)

@@ -1,0 +1,242 @@
+"""XLSX par sheet (openpyxl): Summary, one sheet per bet mode, Reels,
+Paytable, Distribution and Appendix; number formats, widths, frozen headers.
+
+Exact values sit beside the floats as ``p/q`` text, so the workbook can be
+checked without rounding.  Formats :class:`~analytic.reports.model.ParSheet` only.
+"""
+
+from __future__ import annotations
+
+from openpyxl import Workbook
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter
+
+from analytic.reports.format import exact_text, frac, line_grid, rounds_text
+from analytic.reports.model import ModeSheet, ParSheet
+
+__all__ = ["write_xlsx"]
+
+_HEAD = Font(bold=True, color="FFFFFF")
+_FILL = PatternFill("solid", fgColor="3B6EA5")
+_TITLE = Font(bold=True, size=14)
+_SUB = Font(bold=True, size=11)
+PCT = "0.0000%"
+PROB = "0.000000"
+NUM = "#,##0.0000"
+INT = "#,##0"
+
+
+class _Sheet:
+    """Row writer keeping column widths."""
+
+    def __init__(self, ws):
+        self.ws = ws
+        self.row = 1
+        self.widths: dict[int, int] = {}
+
+    def title(self, text: str, font=_TITLE):
+        self.ws.cell(self.row, 1, text).font = font
+        self.row += 1
+
+    def text(self, text: str):
+        self.ws.cell(self.row, 1, text).alignment = Alignment(wrap_text=False)
+        self.row += 1
+
+    def blank(self):
+        self.row += 1
+
+    def header(self, cols, freeze: bool = False):
+        for j, c in enumerate(cols, start=1):
+            cell = self.ws.cell(self.row, j, c)
+            cell.font, cell.fill = _HEAD, _FILL
+            self._w(j, c)
+        if freeze:
+            self.ws.freeze_panes = self.ws.cell(self.row + 1, 1)
+        self.row += 1
+
+    def put(self, values, formats=()):
+        for j, v in enumerate(values, start=1):
+            cell = self.ws.cell(self.row, j, v)
+            f = formats[j - 1] if j - 1 < len(formats) else None
+            if f and isinstance(v, (int, float)):
+                cell.number_format = f
+            self._w(j, v if not isinstance(v, float) else "0.000000000")
+        self.row += 1
+
+    def _w(self, j, v):
+        self.widths[j] = min(max(self.widths.get(j, 8), len(str(v)) + 2), 70)
+
+    def finish(self):
+        for j, w in self.widths.items():
+            self.ws.column_dimensions[get_column_letter(j)].width = w
+
+
+def _summary(wb, s: ParSheet):
+    w = _Sheet(wb.active)
+    wb.active.title = "Summary"
+    w.title(f"{s.name} - par sheet")
+    w.text(f"Model {s.model_file}  SHA-256 {s.model_sha256}  analytic {s.solver_version}")
+    w.blank()
+    w.header(["item", "value"], freeze=True)
+    w.put(["grid", f"{s.reels} reels x {s.rows} rows"])
+    w.put(["paylines", len(s.lines)], ["0"])
+    w.put(["total bet (line bets)", s.total_bet], ["0"])
+    for k, v in s.meta:
+        w.put([k, v])
+    for k, v in s.cap:
+        w.put([f"win cap ({k})", v])
+    w.blank()
+    w.title("Bet modes", _SUB)
+    w.header(["mode", "cost (x total bet)", "plays", "description", "RTP", "RTP exact", "hit frequency",
+              "sd", "volatility 90%"])
+    for info, m in zip(s.modes_info, s.modes):
+        w.put([info.name, float(info.cost), f"reel set {info.reel_set}" if info.kind == "spin" else f"buys {info.buys}",
+               info.description, float(m.rtp.value), exact_text(m.rtp), float(m.hit_frequency.value), m.sd,
+               m.volatility[0][1]], ["", "0.00", "", "", PCT, "", PCT, NUM, NUM])
+    w.blank()
+    w.title("Paylines (row 0 on top, # = payline cell)", _SUB)
+    w.header(["line", "rows per reel"] + [f"row {r}" for r in range(s.rows)])
+    for i, l in enumerate(s.lines, start=1):
+        w.put([i, " ".join(map(str, l))] + line_grid(l, s.rows))
+    if s.features:
+        w.blank()
+        w.title("Features", _SUB)
+        w.header(["feature", "kind", "trigger"])
+        for f in s.features:
+            w.put(list(f))
+    w.blank()
+    w.title("Rules as modelled", _SUB)
+    w.header(["rule", "value", "default", "meaning"])
+    for r in s.rules:
+        w.put([r.name, str(r.value), str(r.default), r.doc])
+    w.blank()
+    w.title("Design reasons", _SUB)
+    w.header(["key", "reason"])
+    for k, v in s.design:
+        w.put([k, v])
+    w.finish()
+
+
+def _mode(wb, m: ModeSheet):
+    w = _Sheet(wb.create_sheet(f"Mode {m.info.name}"[:31]))
+    w.title(f"Bet mode '{m.info.name}' (cost {frac(m.info.cost)} x total bet)")
+    w.header(["figure", "value", "exact / note"], freeze=True)
+    if m.cycle:
+        w.put(["cycle (stop combinations)", m.cycle, f"reel set {m.reel_set}"], ["", INT])
+    w.put(["RTP", float(m.rtp.value), exact_text(m.rtp)], ["", PCT])
+    w.put(["hit frequency", float(m.hit_frequency.value), exact_text(m.hit_frequency)], ["", PCT])
+    w.put(["hit frequency (1 in)", m.hit_one_in], ["", NUM])
+    w.put(["standard deviation", m.sd, "per unit staked"], ["", NUM])
+    w.put(["variance", float(m.variance.value), exact_text(m.variance)], ["", NUM])
+    for c, v in m.volatility:
+        w.put([f"volatility index {c}%", v], ["", NUM])
+    if m.top_win is not None:
+        w.put([m.top_note, float(m.top_win), f"probability {frac(m.top_probability)}"], ["", NUM])
+    if m.cap_probability is not None:
+        w.put(["probability of reaching the cap", float(m.cap_probability), frac(m.cap_probability)], ["", "0.00E+00"])
+    for k, v in m.extra:
+        w.put([f"solver: {k}", str(v)])
+    w.blank()
+    w.title("RTP split", _SUB)
+    w.header(["component", "RTP", "exact", "label"])
+    for n, f in m.components:
+        w.put([n, float(f.value), exact_text(f), f.label], ["", PCT])
+    if m.features:
+        w.blank()
+        w.title("Features", _SUB)
+        w.header(["feature", "frequency", "1 in", "average win (x bet)", "sd of win", "expected spins", "RTP"])
+        for f in m.features:
+            w.put([f.name, float(f.frequency.value), f.one_in, float(f.average_win.value), f.sd,
+                   float(f.expected_spins.value), float(f.rtp.value)], ["", PROB, NUM, NUM, NUM, NUM, PCT])
+    if m.line_wins:
+        w.blank()
+        w.title("Line wins by symbol and count", _SUB)
+        w.header(["symbol", "count", "wild mult.", "pay", "hits", "probability per line", "RTP"])
+        for x in m.line_wins:
+            w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp)],
+                  ["", "0", "0", INT, INT, "0.00E+00", PCT])
+    w.blank()
+    w.title("Expected RTP range (RTP ± z·sd/sqrt(N))", _SUB)
+    levels = [lv for lv, _, _ in m.ranges[0].ranges]
+    w.header(["rounds"] + [f"{lv}% {e}" for lv in levels for e in ("low", "high")])
+    for r in m.ranges:
+        w.put([rounds_text(r.rounds)] + [x for _, lo, hi in r.ranges for x in (lo, hi)], [""] + [PCT] * 4)
+    w.finish()
+
+
+def _reels(wb, s: ParSheet):
+    w = _Sheet(wb.create_sheet("Reels"))
+    first = True
+    for rs in s.reel_sets:
+        w.title(f"Reel set '{rs.name}' (cycle {rs.cycle:,})", _SUB)
+        n = len(rs.strips)
+        w.header(["symbol"] + [f"reel {i + 1}" for i in range(n)] + ["total"], freeze=first)
+        first = False
+        for sym, per, tot in rs.counts:
+            w.put([sym, *per, tot])
+        w.put(["length", *[len(x) for x in rs.strips], sum(len(x) for x in rs.strips)])
+        w.blank()
+        w.header(["stop"] + [f"reel {i + 1}" for i in range(n)])
+        for k in range(max(len(x) for x in rs.strips)):
+            w.put([k] + [x[k] if k < len(x) else None for x in rs.strips])
+        w.blank()
+    w.finish()
+
+
+def _paytable(wb, s: ParSheet):
+    w = _Sheet(wb.create_sheet("Paytable"))
+    counts = sorted({n for p in s.paytable for n, _ in p.pays})
+    w.header(["symbol", "role"] + [f"{n} of a kind" for n in counts], freeze=True)
+    for p in s.paytable:
+        d = dict(p.pays)
+        w.put([p.symbol, p.role] + [d.get(n) for n in counts])
+    if s.scatter_pays:
+        w.blank()
+        w.title(f"Scatter pays ({', '.join(s.scatter_symbols)}), x total bet", _SUB)
+        w.header(["count", "pay", "exact"])
+        for n, p in s.scatter_pays:
+            w.put([n, float(p), frac(p)], ["0", NUM])
+    if s.line_triggers:
+        w.blank()
+        w.header(["bonus symbol", "count on a line", "starts"])
+        for t in s.line_triggers:
+            w.put(list(t))
+    w.finish()
+
+
+def _distribution(wb, s: ParSheet):
+    w = _Sheet(wb.create_sheet("Distribution"))
+    w.header(["mode", "win (x total bet)", "probability", "1 in", "RTP", "share of RTP", "probability exact"],
+             freeze=True)
+    for m in s.modes:
+        for b in m.distribution.buckets:
+            p = float(b.probability)
+            w.put([m.info.name, b.label, p, 1 / p if p else None, float(b.rtp), float(b.share), frac(b.probability)],
+                  ["", "", "0.000000000", NUM, PCT, "0.00%"])
+    w.blank()
+    for m in s.modes:
+        w.text(f"{m.info.name}: {m.distribution.note}")
+    w.finish()
+
+
+def _appendix(wb, s: ParSheet):
+    w = _Sheet(wb.create_sheet("Appendix"))
+    w.text(f"Model {s.model_file}; SHA-256 {s.model_sha256}; analytic {s.solver_version}")
+    w.header(["mode", "figure", "exact", "float", "label", "error", "method"], freeze=True)
+    for a in s.appendix:
+        w.put([a.mode, a.figure, frac(a.value.value), float(a.value.value), a.value.label, float(a.value.error),
+               a.method], ["", "", "", "0.000000000000", "", "0.00E+00"])
+    w.finish()
+
+
+def write_xlsx(sheet: ParSheet, path: str) -> None:
+    """Write the workbook to ``path``."""
+    wb = Workbook()
+    _summary(wb, sheet)
+    for m in sheet.modes:
+        _mode(wb, m)
+    _reels(wb, sheet)
+    _paytable(wb, sheet)
+    _distribution(wb, sheet)
+    _appendix(wb, sheet)
+    wb.save(path)
