@@ -1,0 +1,88 @@
+"""Book of Power: mechanisms against hand-worked / brute-force answers."""
+
+from fractions import Fraction
+from functools import lru_cache
+from math import comb
+
+import pytest
+
+from analytic.features import book_of_power as bop
+
+
+def test_multiplier_readings():
+    assert [bop.multiplier_of_count(c) for c in (0, 1, 2, 9, 10)] == [0, 1, 2, 9, 9]
+    assert [bop.multiplier_of_count(c, "count_minus_one") for c in (0, 1, 2, 3)] == [0, 1, 1, 2]
+
+
+def test_draw_multiplier_mean_by_hand():
+    # j = 1: two draws, count ~ Binomial(2, 1/9): P(1) = 16/81, P(2) = 1/81
+    assert bop.draw_multiplier_mean(1) == Fraction(16, 81) + 2 * Fraction(1, 81)
+    n = 12
+    direct = sum(Fraction(comb(n, k) * 8 ** (n - k), 9**n) * min(k, 9) for k in range(n + 1))
+    assert bop.draw_multiplier_mean(n - 1) == direct
+
+
+class _Toy:
+    """A spin law: award 0 w.p. 3/4, +2 spins w.p. 1/4 (no golden reels)."""
+
+    cycle = 4
+    classes = {(0, 0): 3, (2, 0): 1}
+    ng = 0
+    mean_award = Fraction(1, 2)
+
+
+def _brute_spins(n0, J):
+    """Expected spins per award level, enumerated path by path."""
+    out = {}
+
+    @lru_cache(maxsize=None)
+    def go(k, j):
+        # returns dict j -> expected spins from state (k spins left, j awards)
+        if k == 0 or j > J:
+            return {}
+        res = {j: Fraction(1)}
+        for (a, _), c in _Toy.classes.items():
+            p = Fraction(c, _Toy.cycle)
+            sub = go(k - 1 + a, j + (a > 0))
+            for jj, v in sub.items():
+                res[jj] = res.get(jj, 0) + p * v
+        return res
+
+    out = go(n0, 0)
+    return out
+
+
+def test_visit_sweep_matches_enumeration():
+    J = 6
+    spins, entry, err, kmax = bop.visit_sweep(_Toy, 3, J)
+    brute = _brute_spins(3, J)
+    for j in range(J + 1):
+        assert abs(spins[(j, 0)] - brute.get(j, 0)) <= err
+    # Wald: total expected spins n0 / (1 - E[A]) = 6 = swept + tail
+    tail = sum(k * x for (_, k), x in entry.items()) / (1 - _Toy.mean_award)
+    total = sum(spins[(j, 0)] for j in range(J + 1)) + tail
+    assert abs(total - 6) <= 100 * err * kmax
+
+
+@pytest.fixture(scope="module")
+def game():
+    from analytic.model.loader import load_model
+
+    return load_model("models/book_of_power.toml")
+
+
+def test_model_loads_with_rules(game):
+    assert game.rules["bop_repeat_multiplier"] == "count"
+    assert game.features["power_free_spins"].params["golden_reels"] == (2, 3, 4)
+
+
+def test_regular_feature_certified(game):
+    r = bop.solve_feature(game, "free_spins", 3)
+    assert r.mean.label in ("exact", "bounded") and r.mean.error <= Fraction(1, 10**12)
+    st = bop.spin_stats(game, "free_spins")
+    # expected spins: Wald n0 / (1 - E[A])
+    assert abs(r.expected_spins.value - 10 / (1 - st.mean_award)) <= r.expected_spins.error + Fraction(1, 10**12)
+    # mean between all-rates-at-level-0 and all-rates-at-x9 bounds
+    lo = r.expected_spins.value * bop._rates(st, 0)[0]
+    hi = r.expected_spins.value * bop._rate_hi(st)
+    assert lo <= r.mean.value <= hi
