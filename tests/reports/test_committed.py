@@ -1,0 +1,25 @@
+"""Committed par sheets (reports/<stem>.md/.json) must match models/*.toml.
+
+Fails when a model or the solver changed a figure and the sheets were not
+regenerated (``analytic report models/X.toml --formats md,json``).  Models
+without committed reports are skipped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from analytic.reports.check import check_reports, committed_reports
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = sorted((ROOT / "models").glob("*.toml"))
+
+
+@pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
+def test_committed_reports_match_model(model):
+    if not committed_reports(str(model), str(ROOT / "reports")):
+        pytest.skip(f"no committed reports for {model.stem}")
+    bad = check_reports(str(model), str(ROOT / "reports"))
+    assert not bad, "par sheets out of date; regenerate with analytic report:\n" + "\n".join(m.diff for m in bad)
