@@ -1,0 +1,369 @@
+"""Secrets of Christmas: free spins whose features are picked from 20 gifts.
+
+Mechanic (rule text, NetEnt)
+----------------------------
+``c >= 3`` scatters anywhere in the base game award ``n0 = 10`` free spins
+(no retriggers).  Before they start the player opens ``c`` of 20 gifts
+(without replacement).  Each gift holds one effect:
+
+* ``spins``: ``+v`` free spins (2, 3, 4, 5 or 10);
+* ``multiplier``: ``+v`` added to the initial x1 multiplier of every
+  free-spin win;
+* ``wild_reel``: reel ``v`` (2 or 4) is wild for the whole feature;
+* ``wild_symbol``: symbol ``v`` (Candle, Bell) is a wild during the feature.
+
+The contents of the 20 gifts are a model design (``gifts``).
+
+Exact method
+------------
+*Pick state.*  Gifts with the same effect are interchangeable; with type
+``t`` held by ``N_t`` gifts, a pick of ``k_t`` of each type (sum ``c``) has
+probability ``prod_t C(N_t, k_t) / C(20, c)`` (multivariate hypergeometric).
+Picks with the same *effect class* (extra spins, multiplier, wild reels,
+wild symbols) are merged, adding probabilities (exact fractions).
+
+*Spin class.*  Given the class, the spins are i.i.d.; one spin's law comes
+from the joint line walk on the free reel set with each wild reel's windows
+replaced by an all-wild window (same weight) and the wild symbols' cell
+roles overridden to substitute like the wild.  Its exact raw moments
+``E[X^j]`` feed ``W = M * (X_1 + ... + X_n)`` with ``n = n0 + extra``:
+``E[W^j] = M^j E[S_n^j]`` (binomial convolution of i.i.d. moments), and the
+feature mixes over the classes.  Units: **total-bet multiples**.
+
+*Currency cap.*  The round win is capped at ``C`` currency (GBP 250,000), so
+at total stake ``S`` at ``C / S`` total bets.  Where the theoretical maximum
+round win ``Mx`` satisfies ``Mx * S <= C`` the cap cannot bind and the capped
+RTP equals the exact one; elsewhere :func:`currency_cap_report` brackets it
+with the certified moment bound of
+:func:`analytic.features.book_of_christmas_eve.tail_bound`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+from math import comb
+from typing import Any, Mapping
+
+from analytic.engine.linewalk import walk
+from analytic.engine.linewin import CellRole
+from analytic.engine.spin import build_spin, cell_roles, line_paytable, strip_windows
+from analytic.errors import UnsupportedMechanicError
+from analytic.features.book_of_christmas_eve import iid_sum_moments, round_raw_moments, tail_bound
+from analytic.features.kinds import register_kind
+from analytic.features.result import FeatureResult, register_solver
+from analytic.model.game import Game, frozen_mapping
+from analytic.solver.figures import Figure
+
+__all__ = [
+    "KIND",
+    "EFFECTS",
+    "gift_classes",
+    "spin_class_moments",
+    "feature_moments",
+    "solve_feature",
+    "max_round_win",
+    "currency_cap_report",
+]
+
+KIND = "secrets_of_christmas"
+EFFECTS = ("spins", "multiplier", "wild_reel", "wild_symbol")
+K_MOMENTS = 4
+
+
+def _validate(params: Mapping[str, Any], key: str, ctx) -> dict:
+    p = ctx.table(params, key, allowed=("wild", "gifts", "base_multiplier"), required=("wild", "gifts"))
+    f = ctx.feature
+    if f is None or f.reel_set is None:
+        ctx.fail(ctx.join(key, "reels"), f"required for kind '{KIND}': the reel set of the free spins")
+    if f.trigger is None:
+        ctx.fail(ctx.join(key, "trigger"), f"required for kind '{KIND}': its counts give spins and picks")
+    wild = ctx.symbol(p["wild"], ctx.join(key, "wild"), roles=("wild",))
+    gk = ctx.join(key, "gifts")
+    gifts = p["gifts"]
+    if not isinstance(gifts, list) or not gifts:
+        ctx.fail(gk, "must be a non-empty list of { effect, value, count } tables")
+    out = []
+    seen = set()
+    for i, g in enumerate(gifts):
+        ik = ctx.join(gk, i)
+        t = ctx.table(g, ik, ("effect", "value", "count"), required=("effect", "value", "count"))
+        eff = ctx.string(t["effect"], ctx.join(ik, "effect"), choices=EFFECTS)
+        vk = ctx.join(ik, "value")
+        if eff in ("spins", "multiplier"):
+            val = ctx.integer(t["value"], vk, min=1)
+        elif eff == "wild_reel":
+            val = ctx.integer(t["value"], vk, min=1, max=ctx.reels)
+        else:
+            val = ctx.symbol(t["value"], vk, roles=("regular",))
+        n = ctx.integer(t["count"], ctx.join(ik, "count"), min=1)
+        if (eff, val) in seen:
+            ctx.fail(ik, f"gift effect {eff} = {val!r} is listed twice; give one entry with its count")
+        seen.add((eff, val))
+        if eff in ("wild_reel", "wild_symbol") and n > 1:
+            ctx.fail(ctx.join(ik, "count"), f"a {eff} gift may be held by one gift only (a second copy would "
+                                            "change nothing), got count {n}")
+        out.append((eff, val, n))
+    total = sum(n for _, _, n in out)
+    most = max(f.trigger.counts)
+    if total < most:
+        ctx.fail(gk, f"holds {total} gifts but a trigger of {most} scatters picks {most}")
+    bm = ctx.integer(p.get("base_multiplier", 1), ctx.join(key, "base_multiplier"), min=1)
+    return {"wild": wild, "gifts": tuple(out), "base_multiplier": bm}
+
+
+register_kind(KIND, _validate)
+
+
+# --------------------------------------------------------------------------
+# the pick
+
+
+def gift_classes(gifts, picks: int, base_multiplier: int = 1) -> dict[tuple, Fraction]:
+    """Exact law of the effect class after ``picks`` picks without replacement.
+
+    Parameters
+    ----------
+    gifts : sequence of (effect, value, count)
+        The gift types and how many gifts hold each.
+    picks : int
+        Number of gifts opened.
+    base_multiplier : int
+        Initial free-spin multiplier.
+
+    Returns
+    -------
+    dict
+        ``(extra spins, multiplier, wild reels (sorted tuple), wild symbols
+        (sorted tuple)) -> probability`` (Fractions summing to 1).
+    """
+    total = sum(n for _, _, n in gifts)
+    denom = comb(total, picks)
+    out: dict[tuple, int] = {}
+    for ks in product(*(range(min(n, picks) + 1) for _, _, n in gifts)):
+        if sum(ks) != picks:
+            continue
+        w = 1
+        spins, mult, reels, syms = 0, base_multiplier, set(), set()
+        for (eff, val, n), k in zip(gifts, ks):
+            w *= comb(n, k)
+            if not k:
+                continue
+            if eff == "spins":
+                spins += k * val
+            elif eff == "multiplier":
+                mult += k * val
+            elif eff == "wild_reel":
+                reels.add(val)
+            else:
+                syms.add(val)
+        key = (spins, mult, tuple(sorted(reels)), tuple(sorted(syms)))
+        out[key] = out.get(key, 0) + w
+    return {k: Fraction(w, denom) for k, w in sorted(out.items())}
+
+
+# --------------------------------------------------------------------------
+# one free spin of a class
+
+
+def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k: int = K_MOMENTS) -> dict:
+    """Exact raw moments of one free spin's win (multiplier 1) of a class.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+    reels : tuple of int
+        Wild reels (1-based).
+    symbols : tuple of str
+        Symbols turned wild.
+    k : int
+
+    Returns
+    -------
+    dict
+        ``moments`` (``E[X^j]``, j = 0..k, total-bet multiples), ``max``
+        (largest spin win, total-bet multiples), ``hit`` (P(X > 0)).
+    """
+    f = game.features[feature]
+    if game.scatter is not None and any(v for v in game.scatter.pays.values()):
+        raise UnsupportedMechanicError(f"kind '{KIND}' models no scatter pays; remove [scatter] pays")
+    wild = f.params["wild"]
+    pt, index = line_paytable(game)
+    roles = dict(cell_roles(game, index))
+    wr = roles[wild]
+    for s in symbols:
+        roles[s] = CellRole(wr.supports | roles[s].supports, wr.multiplier)
+    windows = []
+    for r, strip in enumerate(game.reel_sets[f.reel_set], start=1):
+        if r in reels:
+            windows.append({(wild,) * game.rows: len(strip)})
+        else:
+            windows.append(strip_windows(strip, game.rows))
+    spec = build_spin(game, windows=windows, roles=roles, paytable=pt)
+    dist = walk(spec)
+    tb = game.total_bet
+    sums = [0] * (k + 1)
+    hit = top = 0
+    for key, c in dist.table.items():
+        x = key[-1]
+        p = 1
+        for j in range(k + 1):
+            sums[j] += p * c
+            p *= x
+        hit += c if x else 0
+        top = max(top, x)
+    return {"moments": [Fraction(sums[j], dist.cycle * tb**j) for j in range(k + 1)],
+            "max": Fraction(top, tb), "hit": Fraction(hit, dist.cycle)}
+
+
+_SPIN_CACHE: dict = {}
+_FEAT_CACHE: dict = {}
+
+
+def _spin(game: Game, feature: str, reels: tuple, symbols: tuple) -> dict:
+    key = (id(game), feature, reels, symbols)
+    if key not in _SPIN_CACHE:
+        _SPIN_CACHE[key] = (game, spin_class_moments(game, feature, reels, symbols))
+    return _SPIN_CACHE[key][1]
+
+
+def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) -> dict:
+    """Exact raw moments of the feature win started by ``count`` scatters.
+
+    Returns
+    -------
+    dict
+        ``moments`` (``E[W^j]``, j = 0..k, total-bet multiples),
+        ``expected_spins``, ``max`` (largest feature win), ``classes``
+        (effect class -> dict of ``probability``, ``spins``, ``multiplier``,
+        ``mean``, ``second_moment``, ``spin_mean``, ``max``).
+    """
+    ck = (id(game), feature, count, k)
+    if ck in _FEAT_CACHE:
+        return _FEAT_CACHE[ck][1]
+    f = game.features[feature]
+    n0 = f.trigger.counts[count]
+    classes = gift_classes(f.params["gifts"], count, f.params["base_multiplier"])
+    mom = [Fraction(0)] * (k + 1)
+    spins = Fraction(0)
+    top = Fraction(0)
+    det = {}
+    for (extra, mult, reels, syms), p in classes.items():
+        sm = _spin(game, feature, reels, syms)
+        n = n0 + extra
+        wm = [mult**j * v for j, v in enumerate(iid_sum_moments(sm["moments"][:k + 1], n))]
+        for j in range(k + 1):
+            mom[j] += p * wm[j]
+        spins += p * n
+        mx = mult * n * sm["max"]
+        top = max(top, mx)
+        det[(extra, mult, reels, syms)] = {
+            "probability": p, "spins": n, "multiplier": mult, "wild_reels": reels, "wild_symbols": syms,
+            "mean": wm[1], "second_moment": wm[2], "spin_mean": sm["moments"][1], "max": mx,
+        }
+    res = {"moments": mom, "expected_spins": spins, "max": top, "classes": det}
+    _FEAT_CACHE[ck] = (game, res)
+    return res
+
+
+def solve_feature(game: Game, feature: str, count: int, mode: str) -> FeatureResult:
+    """Exact figures of Secrets of Christmas free spins started by ``count`` scatters.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+    count : int
+        Scatters that triggered (= gifts picked).
+    mode : str
+        Bet mode (unused: free spins play at the triggering bet).
+
+    Returns
+    -------
+    FeatureResult
+        Exact mean and second moment (total-bet multiples), expected spins,
+        ``details["classes"]`` per gift effect class.
+    """
+    fm = feature_moments(game, feature, count)
+    return FeatureResult(
+        feature=feature,
+        count=count,
+        mean=Figure(fm["moments"][1]),
+        second_moment=Figure(fm["moments"][2]),
+        expected_spins=Figure(fm["expected_spins"]),
+        end_probabilities={"spins exhausted": Figure(Fraction(1))},
+        method=(f"gift pick enumerated exactly ({count} of {sum(n for *_, n in game.features[feature].params['gifts'])}"
+                " without replacement, merged by effect class); per class a fixed countdown of i.i.d. spins "
+                "(no retriggers) with exact per-spin moments from the joint line walk (wild reels = all-wild "
+                "windows, wild symbols = role override)"),
+        details={"classes": fm["classes"], "max_feature_win": fm["max"], "raw_moments": fm["moments"]},
+    )
+
+
+register_solver(KIND, solve_feature)
+
+
+# --------------------------------------------------------------------------
+# max win and the currency cap
+
+
+def max_round_win(game: Game, mode: str | None = None) -> Fraction:
+    """Theoretical maximum round win (total-bet multiples, uncapped).
+
+    Largest base win among spins starting the feature with a given count plus
+    that count's largest feature win (best class, every spin the best
+    outcome), or the largest base win.
+    """
+    from analytic.solver.base import solve_base
+
+    m = game.modes[mode] if mode else game.default_mode
+    if m.buys is not None:
+        return max(feature_moments(game, m.buys, c)["max"] for c, w in m.buy_counts.items() if w)
+    base = solve_base(game, m.name)
+    best = Fraction(0)
+    for (feat, n, lt, win), cnt in base.joint.items():
+        v = Fraction(win, base.units)
+        if feat is not None:
+            v += feature_moments(game, feat, n)["max"]
+        best = max(best, v)
+    return best
+
+
+def currency_cap_report(game: Game, mode: str | None = None) -> list[dict]:
+    """The RTP under the currency cap at each declared stake.
+
+    Parameters
+    ----------
+    game : Game
+        With ``cap.currency`` and ``cap.stakes`` (total stake per round).
+    mode : str, optional
+
+    Returns
+    -------
+    list of dict
+        Per stake: ``stake`` (currency), ``cap_multiple`` (cap in total-bet
+        multiples, ``currency / (stake * cost)`` of the mode's price... see
+        notes), ``binds`` (whether the maximum round win exceeds it),
+        ``lower``/``upper`` (certified bracket of the capped RTP),
+        ``max_win`` (total-bet multiples).
+
+    Notes
+    -----
+    ``stake`` is the total bet of a regular spin in currency; a feature buy
+    costs ``cost * stake`` and wins are total-bet multiples times ``stake``.
+    """
+    m = game.modes[mode] if mode else game.default_mode
+    mom = round_raw_moments(game, m.name, lambda f, c: feature_moments(game, f, c)["moments"])
+    mx = max_round_win(game, m.name)
+    rtp = mom[1] / m.cost
+    out = []
+    for s in game.cap.stakes:
+        c = game.cap.currency / s
+        if mx <= c:
+            out.append({"stake": s, "cap_multiple": c, "binds": False, "lower": rtp, "upper": rtp, "max_win": mx})
+        else:
+            tb = tail_bound(mom, c)
+            out.append({"stake": s, "cap_multiple": c, "binds": True, "lower": rtp - tb / m.cost,
+                        "upper": rtp, "max_win": mx})
+    return out
