@@ -12,3 +12,5 @@ module before validating ``[features.*]``.
 from analytic.features import free_spins  # noqa: F401,E402
 from analytic.features import pick_bonus  # noqa: F401,E402
 from analytic.features import book_of_power  # noqa: F401
+from analytic.features import book_of_christmas_eve  # noqa: F401,E402
+from analytic.features import secrets_of_christmas  # noqa: F401,E402

@@ -1,0 +1,185 @@
+"""Book of Christmas Eve kind: tiny games against hand-written brute force."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import pytest
+
+from analytic.features import book_of_christmas_eve as boce
+from analytic.model import load_model_text
+from analytic.solver.round import solve_round
+
+TOY = """
+[game]
+name = "toy boce"
+reels = 3
+rows = 1
+
+[symbols]
+a = "regular"
+b = "regular"
+book = { role = "wild_scatter" }
+
+[paytable]
+a = { 2 = 2, 3 = 10 }
+b = { 3 = 20 }
+
+[paylines]
+lines = [[0, 0, 0]]
+
+[reels]
+base = [["a", "b", "a"], ["a", "book", "b"], ["b", "book", "a", "a"]]
+free = [["a", "b", "a", "b"], ["a", "book", "b", "book"], ["b", "book", "a"]]
+
+[modes.base]
+cost = 1
+reels = "base"
+
+[modes.buy]
+cost = 50
+buys = "fs"
+buy_counts = { 2 = 1 }
+
+[features.fs]
+kind = "book_of_christmas_eve"
+reels = "free"
+trigger = { symbols = ["book"], counts = { 2 = 3 } }
+book = "book"
+multipliers = { 1 = 2, 2 = 1, 5 = 1 }
+expanding_symbol = { choose_from = ["a", "b"], weights = [2, 1] }
+
+[cap]
+total_bet_multiple = 100
+
+[rules]
+boce_wild_reels_expansion = "RULE"
+"""
+
+PAYS = {"a": {2: 2, 3: 10}, "b": {3: 20}}
+MULTS = {1: 2, 2: 1, 5: 1}
+FREE = [["a", "b", "a", "b"], ["a", "book", "b", "book"], ["b", "book", "a"]]
+
+
+def toy(rule: str = "pays"):
+    return load_model_text(TOY.replace("RULE", rule), path="toy_boce.toml")
+
+
+def brute_spin(s: str, rule: str):
+    """Every stop combination and every multiplier draw, by hand."""
+    law: dict[int, int] = {}
+    for stops in itertools.product(*(range(len(r)) for r in FREE)):
+        cells = [FREE[k][stops[k]] for k in range(3)]
+        books = [k for k in range(3) if cells[k] == "book"]
+        for draw in itertools.product(MULTS, repeat=len(books)):
+            w = sum(MULTS.values()) ** (3 - len(books))  # each stop combination has equal total weight
+            for m in draw:
+                w *= MULTS[m]
+            mult = dict(zip(books, draw))
+            # regular line win: best candidate, product of multipliers in the run
+            line = 0
+            for c, pays in PAYS.items():
+                run, prod = 0, 1
+                for k in range(3):
+                    if cells[k] == c:
+                        run += 1
+                    elif k in mult:
+                        run += 1
+                        prod *= mult[k]
+                    else:
+                        break
+                line = max(line, pays.get(run, 0) * prod)
+            # expansion
+            sreels = sum(1 for k in range(3) if cells[k] == s)
+            k_all = sreels + len(books)
+            exp = 0
+            if k_all >= min(PAYS[s]) and not (rule == "needs_symbol" and sreels == 0):
+                prod = 1
+                for m in draw:
+                    prod *= m
+                exp = PAYS[s].get(k_all, 0) * 1 * prod
+            x = line + exp
+            law[x] = law.get(x, 0) + w
+    return law
+
+
+@pytest.mark.parametrize("rule", ["pays", "needs_symbol"])
+@pytest.mark.parametrize("s", ["a", "b"])
+def test_spin_moments_match_brute_force(rule, s):
+    g = toy(rule)
+    law = brute_spin(s, rule)
+    tot = sum(law.values())
+    sm = boce.spin_moments(g, "fs", s)
+    for j in range(5):
+        assert sm["moments"][j] == Fraction(sum(x**j * n for x, n in law.items()), tot)
+    assert sm["max"] == max(law)
+
+
+def test_feature_mixture_and_round():
+    g = toy()
+    n = 3
+    m1 = m2 = Fraction(0)
+    for s, w in (("a", 2), ("b", 1)):
+        law = brute_spin(s, "pays")
+        tot = sum(law.values())
+        e1 = Fraction(sum(x * c for x, c in law.items()), tot)
+        e2 = Fraction(sum(x * x * c for x, c in law.items()), tot)
+        m1 += Fraction(w, 3) * n * e1
+        m2 += Fraction(w, 3) * (n * e2 + n * (n - 1) * e1 * e1)
+    fr = boce.solve_feature(g, "fs", 2, "base")
+    assert fr.mean.value == m1 and fr.second_moment.value == m2
+    assert fr.expected_spins.value == 3
+    buy = solve_round(g, "buy")
+    assert buy.rtp.value == m1 / 50
+    base = solve_round(g, "base")
+    assert base.features[0].average_win.value == m1
+
+
+def test_iid_sum_moments_against_enumeration():
+    law = {0: 3, 2: 1, 7: 2}
+    tot = sum(law.values())
+    m = [Fraction(sum(x**j * c for x, c in law.items()), tot) for j in range(5)]
+    got = boce.iid_sum_moments(m, 3)
+    want = [Fraction(0)] * 5
+    for xs in itertools.product(law, repeat=3):
+        p = Fraction(law[xs[0]] * law[xs[1]] * law[xs[2]], tot**3)
+        for j in range(5):
+            want[j] += p * sum(xs) ** j
+    assert got == want
+
+
+def test_theoretical_max_win_and_cap_bracket():
+    g = toy()
+    # base: spins with 2 books (reels 2 and 3) win nothing on the line? compute by brute force
+    base = [["a", "b", "a"], ["a", "book", "b"], ["b", "book", "a", "a"]]
+    best_base = 0
+    for stops in itertools.product(*(range(len(r)) for r in base)):
+        cells = [base[k][stops[k]] for k in range(3)]
+        if sum(c == "book" for c in cells) < 2:
+            continue
+        win = 0
+        for c, pays in PAYS.items():
+            run = 0
+            for x in cells:
+                if x in (c, "book"):
+                    run += 1
+                else:
+                    break
+            win = max(win, pays.get(run, 0))
+        best_base = max(best_base, win)
+    best_spin = max(max(brute_spin(s, "pays")) for s in "ab")
+    assert boce.max_round_win(g, "base") == best_base + 3 * best_spin
+    br = boce.capped_rtp_bounds(g, "base", cap=Fraction(10**9))
+    assert not br["binds"] and br["lower"] == br["upper"]
+    br = boce.capped_rtp_bounds(g, "base", cap=Fraction(30))
+    assert br["binds"] and 0 <= br["upper"] - br["lower"]
+
+
+def test_tail_bound_is_an_upper_bound():
+    law = {0: 50, 10: 30, 100: 15, 1000: 5}
+    tot = sum(law.values())
+    m = [Fraction(sum(x**j * c for x, c in law.items()), tot) for j in range(5)]
+    for c in (5, 50, 500):
+        exact = Fraction(sum(max(x - c, 0) * n for x, n in law.items()), tot)
+        assert exact <= boce.tail_bound(m, Fraction(c))
