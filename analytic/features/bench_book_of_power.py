@@ -1,0 +1,31 @@
+"""Benchmark: solve every Book of Power bet mode (``python -m analytic.features.bench_book_of_power``)."""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["main"]
+
+
+def main(path: str = "models/book_of_power.toml") -> float:
+    """Solve all modes (and the Power Bet with "always gamble"); print figures; return seconds."""
+    from analytic.features.book_of_power import fair_gamble_probability, solve_book_of_power
+    from analytic.model.loader import load_model
+
+    t0 = time.perf_counter()
+    game = load_model(path)
+    for mode in game.modes:
+        r = solve_book_of_power(game, mode)
+        print(f"{mode:24s} RTP {float(r.rtp.value):.10f} +- {float(r.rtp.error):.1e} ({r.rtp.label})")
+    r = solve_book_of_power(game, "power_bet", gamble="always")
+    print(f"{'power_bet (always)':24s} RTP {float(r.rtp.value):.10f} +- {float(r.rtp.error):.1e} "
+          f"q={float(r.extra['gamble_probability']):.6f}")
+    q = fair_gamble_probability(game)
+    print(f"fair gamble probability {float(q.value):.12f} +- {float(q.error):.1e}")
+    dt = time.perf_counter() - t0
+    print(f"total {dt:.1f} s")
+    return dt
+
+
+if __name__ == "__main__":
+    main()
