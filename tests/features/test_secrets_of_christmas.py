@@ -1,0 +1,155 @@
+"""Secrets of Christmas kind: the gift pick and tiny free spins against brute force."""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from fractions import Fraction
+from math import comb
+from pathlib import Path
+
+import pytest
+
+from analytic.features import secrets_of_christmas as soc
+from analytic.model import load_model_text
+
+MODEL = Path(__file__).resolve().parents[2] / "models" / "secrets_of_christmas.toml"
+
+
+def model_gifts():
+    raw = tomllib.loads(MODEL.read_text())["features"]["free_spins"]["gifts"]
+    return [(g["effect"], g["value"], g["count"]) for g in raw]
+
+
+def direct_classes(gifts, picks, base=1):
+    """Every set of ``picks`` distinct gifts (itertools.combinations), equally likely."""
+    flat = [(e, v) for e, v, n in gifts for _ in range(n)]
+    out: dict[tuple, int] = {}
+    for sub in itertools.combinations(range(len(flat)), picks):
+        spins, mult, reels, syms = 0, base, set(), set()
+        for i in sub:
+            e, v = flat[i]
+            if e == "spins":
+                spins += v
+            elif e == "multiplier":
+                mult += v
+            elif e == "wild_reel":
+                reels.add(v)
+            else:
+                syms.add(v)
+        key = (spins, mult, tuple(sorted(reels)), tuple(sorted(syms)))
+        out[key] = out.get(key, 0) + 1
+    tot = comb(len(flat), picks)
+    return {k: Fraction(n, tot) for k, n in out.items()}
+
+
+@pytest.mark.parametrize("picks", [3, 4, 5])
+def test_gift_classes_equal_direct_combinations(picks):
+    gifts = model_gifts()
+    assert sum(n for *_, n in gifts) == 20
+    got = soc.gift_classes(gifts, picks)
+    assert got == direct_classes(gifts, picks)
+    assert sum(got.values()) == 1
+
+
+TOY = """
+[game]
+name = "toy soc"
+reels = 3
+rows = 1
+total_bet = 1
+
+[symbols]
+a = "regular"
+candle = "regular"
+wild = "wild"
+scatter = "scatter"
+
+[paytable]
+a = { 2 = 1, 3 = 4 }
+candle = { 3 = 10 }
+
+[paylines]
+lines = [[0, 0, 0]]
+
+[reels]
+base = [["a", "scatter", "candle"], ["scatter", "a", "wild", "candle"], ["a", "scatter", "candle"]]
+free = [["a", "candle", "a"], ["candle", "a", "wild", "a"], ["a", "candle", "candle", "a"]]
+
+[modes.base]
+cost = 1
+reels = "base"
+
+[features.fs]
+kind = "secrets_of_christmas"
+reels = "free"
+trigger = { symbols = ["scatter"], counts = { 2 = 2, 3 = 2 } }
+wild = "wild"
+gifts = [
+  { effect = "spins", value = 2, count = 2 },
+  { effect = "multiplier", value = 1, count = 1 },
+  { effect = "wild_reel", value = 2, count = 1 },
+  { effect = "wild_symbol", value = "candle", count = 1 },
+]
+
+[cap]
+currency = 1000
+currency_name = "GBP"
+stakes = [1, 100]
+"""
+
+PAYS = {"a": {2: 1, 3: 4}, "candle": {3: 10}}
+FREE = [["a", "candle", "a"], ["candle", "a", "wild", "a"], ["a", "candle", "candle", "a"]]
+
+
+def brute_spin(reels, syms):
+    law: dict[int, int] = {}
+    strips = [["wild"] * len(s) if k + 1 in reels else s for k, s in enumerate(FREE)]
+    for stops in itertools.product(*(range(len(s)) for s in strips)):
+        cells = [strips[k][stops[k]] for k in range(3)]
+        wild = {k for k, c in enumerate(cells) if c == "wild" or c in syms}
+        win = 0
+        for c, pays in PAYS.items():
+            run = 0
+            for k, x in enumerate(cells):
+                if x == c or k in wild:
+                    run += 1
+                else:
+                    break
+            win = max(win, pays.get(run, 0))
+        law[win] = law.get(win, 0) + 1
+    return law
+
+
+def test_free_spin_classes_and_feature_against_brute_force():
+    g = load_model_text(TOY, path="toy_soc.toml")
+    gifts = g.features["fs"].params["gifts"]
+    for picks in (2, 3):
+        want1 = want2 = Fraction(0)
+        for (extra, mult, reels, syms), p in direct_classes(gifts, picks).items():
+            law = brute_spin(reels, syms)
+            tot = sum(law.values())
+            e1 = Fraction(sum(x * c for x, c in law.items()), tot)
+            e2 = Fraction(sum(x * x * c for x, c in law.items()), tot)
+            sm = soc.spin_class_moments(g, "fs", reels, syms)
+            assert sm["moments"][1] == e1 and sm["moments"][2] == e2
+            assert sm["max"] == max(law)
+            n = 2 + extra
+            want1 += p * mult * n * e1
+            want2 += p * mult**2 * (n * e2 + n * (n - 1) * e1 * e1)
+        fr = soc.solve_feature(g, "fs", picks, "base")
+        assert fr.mean.value == want1 and fr.second_moment.value == want2
+
+
+def test_currency_cap_binds_only_above_max_win():
+    g = load_model_text(TOY, path="toy_soc.toml")
+    mx = soc.max_round_win(g, "base")
+    rep = soc.currency_cap_report(g, "base")
+    for r in rep:
+        assert r["binds"] == (mx * r["stake"] > 1000)
+        if not r["binds"]:
+            assert r["lower"] == r["upper"]
+        else:
+            assert r["lower"] <= r["upper"]
+    assert rep[0]["binds"] is False  # stake 1: max win is far below 1000 total bets
+    assert rep[1]["binds"] is True  # stake 100: cap is 10 total bets
