@@ -141,6 +141,13 @@ def _group(cols: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return order, np.flatnonzero(diff)
 
 
+def _codes(col: np.ndarray) -> np.ndarray:
+    """An int64 column that groups like ``col`` (dense codes for Python-int columns)."""
+    if col.dtype != object:
+        return col
+    return np.unique(col, return_inverse=True)[1].astype(np.int64).ravel()
+
+
 def _segment_sum(values: np.ndarray, order: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return np.add.reduceat(values[order], starts) if len(order) else values[:0]
 
@@ -201,13 +208,13 @@ def walk(spec: SpinSpec) -> SpinDistribution:
                 tn[(s, r)] = machine.step(k, s, r)
         ns = len(machine.states)
         t_next = np.zeros((max(ns, nstate_cap), int(roles_here.max()) + 1), dtype=np.int64)
-        t_pay = np.zeros_like(t_next)
+        t_pay = np.zeros(t_next.shape, dtype=pdtype)
         t_trg = np.zeros_like(t_next)
         for (s, r), (n2, p, t) in tn.items():
             t_next[s, r], t_pay[s, r], t_trg[s, r] = n2, p, t
         # per (joint id, window): next line states, settled pay, triggers
         new_lines = np.empty((nj, nw, nlines), dtype=np.int64)
-        pay = np.zeros((nj, nw), dtype=np.int64)
+        pay = np.zeros((nj, nw), dtype=pdtype)
         trg = np.zeros((nj, nw), dtype=np.int64)
         for li, line in enumerate(spec.lines):
             rl = cells[:, line[k]]
@@ -230,7 +237,7 @@ def walk(spec: SpinSpec) -> SpinDistribution:
         # distinct outcomes per joint id: (j, next, pay, trig, counter incs) -> weight
         jj = np.repeat(np.arange(nj, dtype=np.int64), nw)
         ww = np.tile(np.arange(nw, dtype=np.int64), nj)
-        cols = [jj, nxt.ravel(), pay.ravel(), trg.ravel()] + [
+        cols = [jj, nxt.ravel(), _codes(pay.ravel()), trg.ravel()] + [
             np.tile(inc[:, i], nj) for i in range(ncount)
         ]
         order, starts = _group(cols)

@@ -202,12 +202,6 @@ def test_cycle_above_2_63():
     assert s2 > 2**63
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="engine bug: linewalk's per-reel t_pay/pay tables are int64 even when the pay bound "
-    "exceeds 2**62 (pdtype object); a settled pay > 2**63 raises OverflowError",
-)
 def test_pays_beyond_int64():
     """Wild multipliers 1000 on 6 reels: a line can pay 99999 x 1000**6 > 2**62."""
     strips = [["W", "A", "X"], ["W", "A", "X"], ["A", "W", "X"], ["W", "X", "A"], ["W", "A", "X"], ["A", "W", "X"]]
