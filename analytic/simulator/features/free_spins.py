@@ -32,11 +32,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from analytic.errors import ModelError
+from analytic.errors import ModelError, UnboundedFeatureError
 from analytic.simulator.evaluate import evaluate_windows, int_keys, lookup_award, plain
 from analytic.simulator.features import FeatureBatch, weighted_draw
 
-__all__ = ["FreeSpins", "prepare", "play"]
+__all__ = ["FreeSpins", "prepare", "play", "expected_awards"]
+
+#: Largest number of spins evaluated in one numpy batch.
+_BLOCK = 50_000
 
 
 @dataclass(frozen=True)
@@ -71,10 +74,13 @@ def prepare(game, spec) -> FreeSpins:
     if mult.denominator != 1 or mult < 1:
         raise ModelError(game.path, f"{key}.multiplier", f"the simulator needs a whole multiplier >= 1, got {mult}")
     rsym, rcounts = (), ()
-    if p.get("retrigger"):
-        r = p["retrigger"]
-        rsym = tuple(r.get("symbols", ()) or (spec.trigger.symbols if spec.trigger else ()))
-        rcounts = tuple(sorted((int(k), int(v)) for k, v in int_keys(r.get("counts", {})).items()))
+    r = spec.params.get("retrigger")
+    if r:
+        if hasattr(r, "symbols"):  # a Trigger (the loader's normal form)
+            rsym, rc = tuple(sorted(r.symbols)), r.counts
+        else:  # a plain table {symbols, counts}
+            rsym, rc = tuple(r.get("symbols", ())), r.get("counts", {})
+        rcounts = tuple(sorted((int(k), int(v)) for k, v in int_keys(rc).items()))
         if not rsym or not rcounts:
             raise ModelError(game.path, f"{key}.retrigger", "needs symbols and counts")
     names, weights = (), ()
@@ -99,6 +105,15 @@ def prepare(game, spec) -> FreeSpins:
             if n not in game.paytable or not any(int(v) > 0 for v in game.paytable[n].values()):
                 raise ModelError(game.path, f"{key}.expanding_symbol", f"{n!r} has no line pays")
     rules = plain(game.rules)
+    if rcounts:
+        ea = expected_awards(game, spec.reel_set, rsym, dict(rcounts))
+        if ea >= 1:
+            raise UnboundedFeatureError(
+                game.path, f"{key}.retrigger",
+                f"expected extra spins per free spin is {ea} = {float(ea):.6f} >= 1 on reel set "
+                f"{spec.reel_set!r}: the feature would never end; lower the retrigger awards "
+                f"or the retrigger symbols on the strips",
+            )
     return FreeSpins(
         reel_set=spec.reel_set,
         multiplier=int(mult),
@@ -110,6 +125,43 @@ def prepare(game, spec) -> FreeSpins:
         expanding_count=str(rules.get("expanding_count", "reels")),
         expanding_line_win=str(rules.get("expanding_line_win", "paid")),
     )
+
+
+def expected_awards(game, reel_set: str, symbols, counts: dict) -> Fraction:
+    """Exact expected award of one spin of ``reel_set`` for a count table.
+
+    The number of ``symbols`` cells each reel shows is read off every stop of
+    its strip; reels are independent, so the window's count distribution is
+    the convolution of the reels' distributions.
+
+    Parameters
+    ----------
+    game : Game
+    reel_set : str
+    symbols : iterable of str
+        Symbols counted (cells anywhere in the window).
+    counts : dict of int -> int
+        Count -> award (spins).
+
+    Returns
+    -------
+    Fraction
+        Expected award per spin (spins).
+    """
+    symbols = set(symbols)
+    dist = {0: Fraction(1)}
+    for strip in game.reel_sets[reel_set]:
+        L = len(strip)
+        per = {}
+        for s in range(L):
+            c = sum(1 for r in range(game.rows) if strip[(s + r) % L] in symbols)
+            per[c] = per.get(c, 0) + 1
+        new = {}
+        for a, pa in dist.items():
+            for b, nb in per.items():
+                new[a + b] = new.get(a + b, 0) + pa * Fraction(nb, L)
+        dist = new
+    return sum((p * lookup_award(counts, k) for k, p in dist.items()), Fraction(0))
 
 
 def _expanding_table(tables, prep: FreeSpins) -> np.ndarray:
@@ -161,13 +213,20 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
         rmask = tables.mask(prep.retrigger_symbols)
         rtable = np.array([lookup_award(dict(prep.retrigger_counts), k) for k in range(tables.cells + 1)], dtype=np.int64)
 
+    # Every spin still to play is known to be played, and the state (the
+    # expanding symbol) never changes, so an instance may play all its
+    # remaining spins in one block; retriggers then add the next block.
+    # Blocks keep the loop short even when few instances are left.
     active = np.nonzero(left > 0)[0]
     while active.size:
-        n = active.size
+        budget = max(1, _BLOCK // active.size)
+        block = np.minimum(np.minimum(left[active], budget), max_spins - played[active])
+        owner = np.repeat(active, block)  # instance of each spin
+        n = owner.size
         w = tables.spin(prep.reel_set, n, rng)
         ev = evaluate_windows(tables, w)
         if es is not None and prep.expanding_line_win == "wild_led_only":
-            e = es[active]
+            e = es[owner]
             first = w[:, 0, first_rows]  # n x lines
             spin = np.where(first == e[:, None], 0, ev.line_pays).sum(axis=1)
         else:
@@ -175,15 +234,15 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
         if prep.scatter_pays:
             spin += ev.scatter_win
         if es is not None:
-            e = es[active]
+            e = es[owner]
             shows = w == e[:, None, None]
             k = shows.any(axis=2).sum(axis=1) if prep.expanding_count == "reels" else shows.sum(axis=(1, 2))
             spin += exp_table[e, k]
-        win[active] += spin * prep.multiplier
-        played[active] += 1
-        left[active] -= 1
+        np.add.at(win, owner, spin * prep.multiplier)
+        played[active] += block
+        left[active] -= block
         if prep.retrigger_symbols:
-            left[active] += rtable[rmask[w.reshape(n, -1)].sum(axis=1)]
+            np.add.at(left, owner, rtable[rmask[w.reshape(n, -1)].sum(axis=1)])
         over = active[(played[active] >= max_spins) & (left[active] > 0)]
         limited[over] = True
         left[over] = 0

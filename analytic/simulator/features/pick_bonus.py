@@ -3,7 +3,7 @@
 Rules played
 ------------
 The number of picks is drawn from ``picks = {n: weight}``; each pick holds a
-number of prizes drawn from ``prizes_per_pick = {n: weight}``; each prize is
+number of prizes drawn from ``prizes_per_pick = {n: weight}`` (default: one); each prize is
 drawn with replacement from ``prizes = [[prize, weight], ...]``.  The bonus
 wins the sum of the prizes, in **line-bet units**.
 """
@@ -53,7 +53,7 @@ def prepare(game, spec) -> PickBonus:
     """
     p = plain(spec.params)
     key = f"features.{spec.name}"
-    for k in ("picks", "prizes_per_pick", "prizes"):
+    for k in ("picks", "prizes"):
         if k not in p:
             raise ModelError(game.path, f"{key}.{k}", "missing")
     raw = p["prizes"]
@@ -66,7 +66,7 @@ def prepare(game, spec) -> PickBonus:
         den = lcm(den, v.denominator)
     return PickBonus(
         picks=_weights(game, f"{key}.picks", p["picks"]),
-        per_pick=_weights(game, f"{key}.prizes_per_pick", p["prizes_per_pick"]),
+        per_pick=_weights(game, f"{key}.prizes_per_pick", p.get("prizes_per_pick", {1: 1})),
         prizes=prizes,
         denom=den,
     )
