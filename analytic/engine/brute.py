@@ -34,10 +34,16 @@ def line_win(game: Game, cells: list[str]) -> tuple[int, int]:
 
     For every candidate symbol, count the leading cells that show it or a
     wild substituting for it; pay that run times the product of the wild
-    multipliers in it; return the highest.
+    multipliers in it; return the highest.  Under the rule
+    ``line_wild_pay = "first_non_wild"`` the only substituted candidate is
+    the first non-wild cell's symbol (wilds still pay their own runs).
     """
     best, trig = 0, 0
-    for cand in game.symbol_names:
+    names = game.symbol_names
+    if game.rules.get("line_wild_pay", "highest") == "first_non_wild":
+        first = next((c for c in cells if not game.symbol(c).is_wild), None)
+        names = [n for n in names if game.symbol(n).is_wild or n == first]
+    for cand in names:
         pays = game.paytable.get(cand)
         lt = game.line_triggers.get(cand)
         if not pays and not lt:

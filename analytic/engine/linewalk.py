@@ -73,6 +73,8 @@ class SpinSpec:
     counter_names : tuple of str
     line_multiplier : int
         Multiplies every line pay (a free-spin multiplier); 1 = none.
+    reading : str
+        How a line led by wilds is read (:data:`analytic.engine.linewin.READINGS`).
     """
 
     paytable: LinePaytable
@@ -81,6 +83,7 @@ class SpinSpec:
     reels: tuple[ReelWindows, ...]
     counter_names: tuple[str, ...] = ()
     line_multiplier: int = 1
+    reading: str = "highest"
 
     @property
     def cycle(self) -> int:
@@ -172,7 +175,7 @@ def walk(spec: SpinSpec) -> SpinDistribution:
     (partial states x distinct outcomes per joint state) for the crossing.
     """
     nreels = len(spec.reels)
-    machine = LineStateMachine(spec.paytable, spec.roles)
+    machine = LineStateMachine(spec.paytable, spec.roles, spec.reading)
     nlines = len(spec.lines)
     ncount = len(spec.counter_names)
     cycle = spec.cycle

@@ -31,7 +31,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CellRole", "LinePaytable", "LineStateMachine", "DEAD"]
+__all__ = ["CellRole", "LinePaytable", "LineStateMachine", "DEAD", "READINGS"]
+
+#: Readings of a line that starts with wilds (rule ``line_wild_pay``):
+#: ``highest`` pays the best candidate the leading wilds can stand for
+#: ("only the highest win per line is paid"); ``first_non_wild`` lets the
+#: first non-wild symbol fix the line's symbol (leading wilds may still pay
+#: their own pays), the reading of Book of Ra's open-source engine and of the
+#: Atkins Diet analysis.
+READINGS = ("highest", "first_non_wild")
 
 #: State id of a settled line (nothing left to decide).
 DEAD = 0
@@ -48,10 +56,13 @@ class CellRole:
         Empty for scatters and blanks: such a cell ends every run.
     multiplier : int
         Applied to a win whose run includes this cell (1 = none).
+    wild : bool
+        The cell is a wild (matters only for the ``first_non_wild`` reading).
     """
 
     supports: frozenset[int]
     multiplier: int = 1
+    wild: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,11 +79,14 @@ class LinePaytable:
         ``trigger_at[c] = n > 0`` if a run of at least ``n`` of candidate ``c``
         starts a line-triggered feature instead of paying (bonus symbols);
         0 otherwise.
+    wild_own : frozenset of int
+        Candidates that are a wild's own pays.
     """
 
     names: tuple[str, ...]
     pays: tuple[tuple[int, ...], ...]
     trigger_at: tuple[int, ...]
+    wild_own: frozenset[int] = frozenset()
 
     @property
     def reels(self) -> int:
@@ -91,6 +105,8 @@ class LineStateMachine:
     paytable : LinePaytable
     roles : sequence of CellRole
         Indexed by role id (the cell codes of the windows).
+    reading : str
+        One of :data:`READINGS`.
 
     Notes
     -----
@@ -99,8 +115,12 @@ class LineStateMachine:
     last reel it settles every line (``s' == DEAD``).
     """
 
-    def __init__(self, paytable: LinePaytable, roles):
+    def __init__(self, paytable: LinePaytable, roles, reading: str = "highest"):
+        if reading not in READINGS:
+            raise ValueError(f"unknown line reading {reading!r} (known: {', '.join(READINGS)})")
         self.paytable = paytable
+        self.reading = reading
+        self._own = sum(1 << c for c in paytable.wild_own)
         self.roles = tuple(roles)
         self.reels = paytable.reels
         n = len(paytable.names)
@@ -110,9 +130,9 @@ class LineStateMachine:
             [max(pays[c][k:], default=0) for k in range(self.reels + 1)] for c in range(n)
         ]
         self._masks = [sum(1 << c for c in r.supports) for r in self.roles]
-        self.states: list[tuple[int, int, int] | None] = [None]
-        self._ids: dict[tuple[int, int, int], int] = {}
-        self.initial = self._id(((1 << n) - 1, 1, 0), 0)[0]
+        self.states: list[tuple[int, int, int, bool] | None] = [None]
+        self._ids: dict[tuple[int, int, int, bool], int] = {}
+        self.initial = self._id(((1 << n) - 1, 1, 0, reading == "highest"), 0)[0]
 
     # -- state numbering -------------------------------------------------
     def _settle_alive(self, alive: int, run: int, mult: int) -> tuple[int, int]:
@@ -138,7 +158,7 @@ class LineStateMachine:
         (their pay at ``run`` goes into ``best``).  If nothing stays alive
         the line settles: id DEAD, with its pay and trigger.
         """
-        alive, mult, best = state
+        alive, mult, best, fixed = state
         trig_at = self.paytable.trigger_at
         retire = 0
         a, c = alive, 0
@@ -157,9 +177,9 @@ class LineStateMachine:
             best = max(best, b)
             alive &= ~retire
         if not alive or run >= self.reels:
-            b, t = self._settle_alive(alive, run, mult)
+            b, t = self._settle_alive(alive if fixed else alive & self._own, run, mult)
             return DEAD, max(best, b), trig | t
-        key = (alive, mult, best)
+        key = (alive, mult, best, fixed)
         sid = self._ids.get(key)
         if sid is None:
             sid = len(self.states)
@@ -178,14 +198,20 @@ class LineStateMachine:
         """
         if sid == DEAD:
             return DEAD, 0, 0
-        alive, mult, best = self.states[sid]
+        alive, mult, best, fixed = self.states[sid]
+        cell = self.roles[role]
         keep = alive & self._masks[role]
         dropped = alive & ~keep
+        if not fixed:
+            # first_non_wild: substitution alternatives dropped before the line's
+            # symbol is fixed never pay; a wild's own run does
+            dropped &= self._own
+            fixed = not cell.wild
         trig = 0
         if dropped:
             b, trig = self._settle_alive(dropped, k, mult)
             best = max(best, b)
         if not keep:
             return DEAD, best, trig
-        nid, pay, t = self._id((keep, mult * self.roles[role].multiplier, best), k + 1)
+        nid, pay, t = self._id((keep, mult * cell.multiplier, best, fixed), k + 1)
         return nid, pay, trig | t

@@ -79,7 +79,7 @@ def line_paytable(game: Game) -> tuple[LinePaytable, dict[str, int]]:
         symbols with line pays (regular symbols and wilds' own pays) and
         bonus symbols with line triggers, in model order.
     """
-    names, pays, trig = [], [], []
+    names, pays, trig, own = [], [], [], set()
     for s in game.symbols:
         row = game.paytable.get(s.name)
         lt = game.line_triggers.get(s.name)
@@ -87,7 +87,10 @@ def line_paytable(game: Game) -> tuple[LinePaytable, dict[str, int]]:
             names.append(s.name)
             pays.append(tuple((row or {}).get(n, 0) for n in range(game.reels + 1)))
             trig.append(min(lt) if lt else 0)
-    return LinePaytable(tuple(names), tuple(pays), tuple(trig)), {n: i for i, n in enumerate(names)}
+            if s.is_wild:
+                own.add(len(names) - 1)
+    index = {n: i for i, n in enumerate(names)}
+    return LinePaytable(tuple(names), tuple(pays), tuple(trig), frozenset(own)), index
 
 
 def cell_roles(
@@ -125,7 +128,7 @@ def cell_roles(
             if s.name in index:
                 names.add(s.name)
             mult = (multipliers or {}).get(s.name, s.multiplier)
-            roles[s.name] = CellRole(frozenset(index[x] for x in names), mult)
+            roles[s.name] = CellRole(frozenset(index[x] for x in names), mult, wild=True)
         elif s.name in index and s.role in ("regular", "bonus"):
             roles[s.name] = CellRole(frozenset({index[s.name]}))
         else:
@@ -142,6 +145,7 @@ def build_spin(
     roles: Mapping[str, CellRole] | None = None,
     paytable: LinePaytable | None = None,
     line_multiplier: int = 1,
+    reading: str | None = None,
 ) -> SpinSpec:
     """The :class:`SpinSpec` of one spin on a reel set.
 
@@ -163,6 +167,9 @@ def build_spin(
         Defaults to :func:`line_paytable`; must match ``roles``.
     line_multiplier : int
         Multiplies every line win.
+    reading : str, optional
+        Line reading for leading wilds; default the model's rule
+        ``line_wild_pay`` (``"highest"`` when unset).
 
     Raises
     ------
@@ -195,6 +202,7 @@ def build_spin(
         reels=tuple(reels),
         counter_names=tuple(cd.name for cd in counters),
         line_multiplier=line_multiplier,
+        reading=reading or game.rules.get("line_wild_pay", "highest"),
     )
 
 

@@ -170,7 +170,7 @@ def rules_for(kinds: Iterable[str]) -> dict[str, RuleSpec]:
     dict
         Rule name -> :class:`RuleSpec`, in registration order.
     """
-    names = {r for k in kinds for r in KIND_RULES.get(k, ())}
+    names = {r for k in [GAME_RULES_KIND, *kinds] for r in KIND_RULES.get(k, ())}
     return {r: s for r, s in RULES.items() if r in names}
 
 
@@ -778,3 +778,24 @@ register_kind(
     },
 )
 register_kind("pick_bonus", _pick_bonus)
+
+
+# --------------------------------------------------------------------------
+# rules every game may set (not tied to a feature kind)
+
+#: Pseudo-kind holding the rule switches of the base game itself.
+GAME_RULES_KIND = "__game__"
+
+register_kind(
+    GAME_RULES_KIND,
+    lambda params, key, ctx: dict(params),
+    rules={
+        "line_wild_pay": (
+            ("highest", "first_non_wild"),
+            "highest",
+            "a line led by wilds pays the highest combination the wilds can stand for (highest), "
+            "or the first non-wild symbol fixes the line's symbol, wilds still paying their own runs "
+            "(first_non_wild: Book of Ra's open-source engine)",
+        ),
+    },
+)

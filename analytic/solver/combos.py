@@ -70,6 +70,8 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
     roles = spec.roles
     lm = spec.line_multiplier
     ncand = len(pt.names)
+    highest = spec.reading == "highest"
+    own = sum(1 << c for c in pt.wild_own)
     total: dict[tuple[int, int, int], int] = defaultdict(int)
 
     def best_of(alive: int, run: int, mult: int, best):
@@ -91,24 +93,30 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
             for cells, w in zip(reel.cells, reel.weights):
                 m[cells[line[k]]] += w
             margs.append(m)
-        states = {((1 << ncand) - 1, 1, None): 1}
+        states = {((1 << ncand) - 1, 1, None, highest): 1}
         for k in range(nreels):
             nxt: dict = defaultdict(int)
-            for (alive, mult, best), cnt in states.items():
+            for (alive, mult, best, fixed), cnt in states.items():
                 for role, w in margs[k].items():
                     if alive == 0:
-                        nxt[(0, mult, best)] += cnt * w
+                        nxt[(0, 1, best, True)] += cnt * w
                         continue
-                    mask = sum(1 << c for c in roles[role].supports)
+                    cell = roles[role]
+                    mask = sum(1 << c for c in cell.supports)
                     keep = alive & mask
-                    b = best_of(alive & ~keep, k, mult, best)
+                    dropped = alive & ~keep
+                    fx = fixed
+                    if not fixed:  # first_non_wild: only wilds' own runs pay before the symbol is fixed
+                        dropped &= own
+                        fx = not cell.wild
+                    b = best_of(dropped, k, mult, best)
                     if keep:
-                        nxt[(keep, mult * roles[role].multiplier, b)] += cnt * w
+                        nxt[(keep, mult * cell.multiplier, b, fx)] += cnt * w
                     else:
-                        nxt[(0, 1, b)] += cnt * w
+                        nxt[(0, 1, b, True)] += cnt * w
             states = nxt
-        for (alive, mult, best), cnt in states.items():
-            b = best_of(alive, nreels, mult, best)
+        for (alive, mult, best, fixed), cnt in states.items():
+            b = best_of(alive if fixed else alive & own, nreels, mult, best)
             if b is not None:
                 p, c, run, mu = b
                 total[(c, run, mu, p * lm)] += cnt

@@ -64,10 +64,12 @@ retrigger = {{ symbols = ["book"], counts = {{ 3 = 10, 4 = 10, 5 = 10 }} }}
 expanding_symbol = {{ choose_from = [{choose}] }}
 
 [rules]
+line_wild_pay = "first_non_wild"
 expanding_count = "cells"
 expanding_line_win = "wild_led_only"
 
 [design]
+"rules.line_wild_pay" = "slotopol fixes a book-led line's symbol at its first non-book cell"
 "rules.expanding_count" = "slotopol counts the cells showing the expanding symbol"
 "rules.expanding_line_win" = "slotopol pays a line led by the expanding symbol only through the expansion"
 '''

@@ -5,13 +5,11 @@ trigger and per retrigger; expanding symbol counted per cell
 (``expanding_count = "cells"``) and a line led by it paid only through the
 expansion (``expanding_line_win = "wild_led_only"``).
 
-Known engine difference (reported, not patched here): slotopol fixes a
-wild-led line's symbol at its first non-wild cell and pays nothing for a line
-of only books; the base engine pays the highest candidate (the books' run as
-the best symbol).  The per-line mean of that difference is computed exactly
-by an independent per-line enumeration (``_line_mean``, MATH.md section 1:
-every payline has the same win law) and removed before comparing with the
-published figures; the direct comparison is an xfail pinning the difference.
+Slotopol fixes a wild-led line's symbol at its first non-wild cell and pays
+nothing for a line of only books: the model sets the rule
+``line_wild_pay = "first_non_wild"``.  An independent per-line enumeration
+(``_line_mean``, MATH.md section 1: every payline has the same win law)
+checks the solver's line return under both readings.
 """
 
 import itertools
@@ -80,51 +78,45 @@ def _line_mean(game, strips, reading, es=None) -> F:
     return tot / d
 
 
-def _delta(game, strips, es=None) -> F:
-    """Engine minus slotopol reading, per total bet (10 lines / total bet 10)."""
-    return _line_mean(game, strips, "engine", es) - _line_mean(game, strips, "slotopol", es)
+@pytest.mark.parametrize("reading", ["slotopol", "engine"])
+def test_line_return_matches_per_line_enumeration(reading):
+    from dataclasses import replace
+    from types import MappingProxyType
 
-
-@pytest.fixture(scope="module")
-def free_delta(game95):
-    free = game95.reel_sets["free"]
-    return _delta(game95, free, "explorer")  # the same for every symbol (wild-led lines only)
-
-
-def test_free_delta_does_not_depend_on_the_symbol(game95, free_delta):
-    assert _delta(game95, game95.reel_sets["free"], "ten") == free_delta
+    g = load_model_text(bor_toml(3, CASE), "bor95.toml")
+    if reading == "engine":
+        g = replace(g, rules=MappingProxyType({**g.rules, "line_wild_pay": "highest"}))
+    # 10 lines / total bet 10: the line return equals one line's mean
+    assert solve_base(g).line_rtp == _line_mean(g, g.reel_sets["base"], reading)
 
 
 @pytest.mark.parametrize("i", range(9))
-def test_free_spin_rtp_per_symbol(game95, free_delta, i):
+def test_free_spin_rtp_per_symbol(game95, i):
     pub = CASE["free_spin_reported"]["per_expanding_symbol"][i]
     (_, s, o), = [x for x in state_outcomes(game95, "free_spins") if x[1] == NAMES[pub["expanding_symbol"]]]
-    x = o.mean_win - free_delta
+    x = o.mean_win
     assert f"{float(x) * 100:.6f}" == f"{pub['sym_rtp_pct_per_free_spin']:.6f}"
     incl = x / (1 - o.mean_award)  # Wald: per initial free spin, retriggers included
     assert f"{float(incl) * 100:.6f}" == f"{pub['rtp_per_free_spin_incl_retriggers_pct']:.6f}"
     assert f"{float(o.mean_award) / 10:.5f}" == f"{pub['q'] / 10:.5f}"
 
 
-def test_free_spin_average(game95, free_delta):
+def test_free_spin_average(game95):
     st = state_outcomes(game95, "free_spins")
-    avg = sum((o.mean_win - free_delta) / (1 - o.mean_award) for _, _, o in st) / 9
+    avg = sum(o.mean_win / (1 - o.mean_award) for _, _, o in st) / 9
     assert f"{float(avg) * 100:.6f}" == "779.285363"
     # the study's independent exact value, printed to 30 digits
     assert abs(avg - F("7.79285363192544904118535888228")) < F(1, 10**28)
 
 
 @pytest.mark.parametrize("k", range(7))
-def test_set_total_rtp(free_delta, k):
+def test_set_total_rtp(k):
     rs = CASE["regular_reel_sets"][k]
     g = load_model_text(bor_toml(k, CASE), f"bor{k}.toml")
     r = solve_round(g)
-    base = solve_base(g)
-    q_base = 10 * base.trigger_probability("free_spins")
-    rtp = r.rtp.value - _delta(g, g.reel_sets["base"]) - q_base * free_delta / (1 - state_outcomes(g, "free_spins")[0][2].mean_award)
-    assert f"{float(rtp) * 100:.6f}" == f"{rs['rtp_key_pct']:.6f}"
+    assert f"{float(r.rtp.value) * 100:.6f}" == f"{rs['rtp_key_pct']:.6f}"
 
 
-@pytest.mark.xfail(strict=True, reason="base engine pays the best candidate on wild-led lines; slotopol the first non-wild symbol")
-def test_set95_direct(game95):
-    assert f"{float(solve_round(game95).rtp.value) * 100:.6f}" == "95.111967"
+def test_set95_exact_value(game95):
+    # the study's independent exact computation, printed to 30 digits
+    assert abs(solve_round(game95).rtp.value - F("0.951119669463629403125394721063")) < F(1, 10**29)
