@@ -43,12 +43,12 @@ def test_walk_equals_brute_force_under_both_readings(seed, reading):
     assert sum(c.total_pay for c in combination_table(spec)) == line_total
 
 
-@pytest.mark.parametrize("reading, expected", [("highest", 1000), ("first_non_wild", 150)])
-def test_book_led_line(reading, expected):
+@pytest.mark.parametrize("reading, expected, all_books", [("highest", 1000, 5000), ("first_non_wild", 150, 0)])
+def test_book_led_line(reading, expected, all_books):
     # "book book book book ace": explorer x4 (1000) under the highest reading, ace x5 (150) otherwise
     syms = (Symbol("explorer", 0, "regular"), Symbol("ace", 1, "regular"), Symbol("book", 2, "wild_scatter"))
     pt = {"explorer": {2: 10, 3: 100, 4: 1000, 5: 5000}, "ace": {3: 5, 4: 40, 5: 150}}
     g = Game("<t>", "t", 5, 1, syms, pt, ((0,) * 5,), 1, {"base": ()},
              rules=MappingProxyType({"line_wild_pay": reading}))
     assert line_win(g, ["book", "book", "book", "book", "ace"])[0] == expected
-    assert line_win(g, ["book"] * 5)[0] == 0
+    assert line_win(g, ["book"] * 5)[0] == all_books
