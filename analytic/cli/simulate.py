@@ -1,0 +1,93 @@
+"""``analytic simulate MODEL [--mode M] --rounds N [--seed S] [--workers K]
+[--scheduler ADDR] [--format table|json] [--no-progress]``.
+
+Plays rounds of one bet mode with the independent simulator
+(:mod:`analytic.simulator`) and prints simulated figures with confidence
+intervals.  The JSON record (``"schema": "analytic.simulate/1"``) is
+:meth:`analytic.simulator.SimulationResult.to_dict` plus the schema and model
+path.
+"""
+
+from __future__ import annotations
+
+import json
+
+__all__ = ["add_parser", "run", "format_table"]
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "simulate",
+        help="simulate rounds of a bet mode (independent oracle)",
+        description="Play rounds as a player would and estimate RTP, hit and feature "
+                    "frequencies with confidence intervals.  Results depend only on "
+                    "--seed and --rounds, not on --workers.",
+    )
+    p.add_argument("model", help="model file (TOML)")
+    p.add_argument("--mode", default=None, help="bet mode name (default: the first mode)")
+    p.add_argument("--rounds", type=int, required=True, help="number of rounds to play")
+    p.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="worker processes; > 1 starts a local dask cluster (default 1)")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="address of a running dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.4f} %"
+
+
+def format_table(r) -> str:
+    """Plain-text table of a :class:`~analytic.simulator.SimulationResult`."""
+    rows = [
+        ("game", r.game),
+        ("mode", f"{r.mode} (cost {r.cost} x total bet)"),
+        ("rounds", f"{r.rounds:,} (seed {r.seed})"),
+        ("RTP", f"{_pct(r.rtp)}  +/- {_pct(r.rtp_se)} (1 SE)"),
+        ("RTP 95% CI", f"[{_pct(r.rtp_ci95[0])}, {_pct(r.rtp_ci95[1])}]"),
+        ("RTP 99% CI", f"[{_pct(r.rtp_ci99[0])}, {_pct(r.rtp_ci99[1])}]"),
+        ("RTP 99.9% CI", f"[{_pct(r.rtp_ci999[0])}, {_pct(r.rtp_ci999[1])}]"),
+        ("  base / features", f"{_pct(r.base_rtp)} / {_pct(r.feature_rtp)} (before cap)"),
+        ("hit frequency", f"{_pct(r.hit_frequency)}  +/- {_pct(r.hit_frequency_se)}"),
+        ("feature frequency", f"{_pct(r.feature_frequency)}  +/- {_pct(r.feature_frequency_se)}"
+         + (f"  (1 in {1 / r.feature_frequency:,.1f})" if r.feature_frequency else "")),
+        ("avg feature win", f"{r.avg_feature_win:.4f} x total bet"),
+        ("SD of round win", f"{r.win_sd:.4f} x total bet"),
+        ("max win seen", f"{float(r.max_win):,.2f} x total bet"),
+        ("capped rounds", f"{r.capped_rounds:,}"),
+    ]
+    if r.limited_rounds:
+        rows.append(("spin-limited rounds", f"{r.limited_rounds:,} (a feature hit the spin limit)"))
+    for name, f in r.features.items():
+        rows.append((f"feature {name}", f"{f['instances']:,} played, {f['spins_per_instance']:.4f} spins "
+                                        f"and {f['win_per_instance']:.4f} x total bet each"))
+    rows.append(("speed", f"{r.rounds_per_second:,.0f} rounds/s ({r.seconds:.2f} s, {r.workers} worker(s))"))
+    w = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{w}}  {v}" for k, v in rows)
+
+
+def run(args) -> int:
+    """Run the command; returns the exit code."""
+    from analytic.model.loader import load_model
+    from analytic.simulator import simulate
+
+    game = load_model(args.model)
+    res = simulate(
+        game,
+        args.mode,
+        args.rounds,
+        args.seed,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        progress=False if args.no_progress else None,
+    )
+    if args.format == "json":
+        d = {"schema": "analytic.simulate/1", "model": str(args.model)}
+        d.update(res.to_dict())
+        print(json.dumps(d, indent=2, default=str))
+    else:
+        print(format_table(res))
+    return 0
