@@ -1,0 +1,92 @@
+"""``analytic verify MODEL --rounds N``: the solver against the simulator.
+
+Solves each bet mode exactly and simulates it with the independent
+spin-by-spin simulator, then prints every figure side by side with the
+simulation's standard error, the z-score ``(simulated - exact) / se`` and a
+verdict: ``ok`` when ``|z| <= 3.29`` (the 99.9 % two-sided band), else
+``CHECK``.  Exit code 0 when every verdict is ok, 4 otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+__all__ = ["add_parser", "run", "compare"]
+
+Z_LIMIT = 3.2905267314919255  # 99.9 % two-sided
+
+
+def add_parser(sub):
+    p = sub.add_parser("verify", help="solve and simulate; compare every figure",
+                       description="Compare the exact solver with the independent simulator.")
+    p.add_argument("model")
+    p.add_argument("--mode", default=None, help="bet mode, or 'all' (default: all)")
+    p.add_argument("--rounds", type=int, required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--no-progress", action="store_true")
+    return p
+
+
+def compare(exact, sim) -> list[dict]:
+    """Rows ``{figure, exact, simulated, se, z, verdict}`` for one mode.
+
+    Parameters
+    ----------
+    exact : RoundResult
+    sim : SimulationResult
+    """
+    rows = []
+    feat = sum(float(f.frequency.value) for f in exact.features) if exact.base is not None else 1.0
+    pairs = [
+        ("RTP", float(exact.rtp.value), sim.rtp, sim.rtp_se),
+        ("hit frequency", float(exact.hit_frequency.value), sim.hit_frequency, sim.hit_frequency_se),
+        ("feature frequency", feat, sim.feature_frequency, sim.feature_frequency_se),
+    ]
+    for name, e, s, se in pairs:
+        if se > 0:
+            z = (s - e) / se
+            verdict = "ok" if abs(z) <= Z_LIMIT else "CHECK"
+        else:
+            z = 0.0 if s == e else float("inf")
+            verdict = "ok" if s == e else "CHECK"
+        rows.append({"figure": name, "exact": e, "simulated": s, "se": se, "z": z, "verdict": verdict,
+                     "exact_label": exact.rtp.label if name == "RTP" else exact.hit_frequency.label})
+    return rows
+
+
+def run(args) -> int:
+    from analytic.model.loader import load_model
+    from analytic.simulator.runner import simulate
+    from analytic.solver.round import solve_round
+
+    game = load_model(args.model)
+    modes = list(game.modes) if args.mode in (None, "all") else [args.mode]
+    for m in modes:
+        if m not in game.modes:
+            print(f"error: {args.model}: modes: unknown bet mode '{m}' (known: {', '.join(game.modes)})",
+                  file=sys.stderr)
+            return 2
+    report = {}
+    all_ok = True
+    for m in modes:
+        exact = solve_round(game, m)
+        sim = simulate(game, m, rounds=args.rounds, seed=args.seed, workers=args.workers,
+                       progress=False if args.no_progress else None)
+        rows = compare(exact, sim)
+        all_ok &= all(r["verdict"] == "ok" for r in rows)
+        report[m] = rows
+    if args.format == "json":
+        json.dump({"schema": "analytic.verify/1", "model": str(args.model), "rounds": args.rounds,
+                   "seed": args.seed, "modes": report}, sys.stdout, indent=1)
+        print()
+    else:
+        for m, rows in report.items():
+            print(f"{game.name} — bet mode '{m}', {args.rounds:,} simulated rounds (seed {args.seed})")
+            print(f"  {'figure':<20}{'exact':>14}{'simulated':>14}{'std err':>12}{'z':>8}  verdict")
+            for r in rows:
+                print(f"  {r['figure']:<20}{r['exact']:>14.8f}{r['simulated']:>14.8f}{r['se']:>12.3g}"
+                      f"{r['z']:>8.2f}  {r['verdict']}")
+    return 0 if all_ok else 4
