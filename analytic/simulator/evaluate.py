@@ -472,16 +472,23 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
         (``1 / tables.denom`` line-bet units).
     """
     n = windows.shape[0]
-    cells = line_cells(tables, windows)  # N x L x R
-    best = np.zeros(cells.shape[:2], dtype=np.int64)
-    mult_cells = tables.multiplier[cells] if tables.has_multipliers else None
+    # per reel, the symbol each payline shows there: R arrays of shape N x L
+    per_reel = [windows[:, r, tables.lines[:, r]] for r in range(tables.reels)]
+    mults = [tables.multiplier[c] for c in per_reel] if tables.has_multipliers else None
+    best = np.zeros((n, tables.n_lines), dtype=np.int64)
     for c in range(len(tables.cand_names)):
-        support = tables.cand_support[c][cells]  # N x L x R
-        in_run = np.logical_and.accumulate(support, axis=2)
-        run = in_run.sum(axis=2)
+        sup = tables.cand_support[c]
+        alive = sup[per_reel[0]]  # the run is still going at this reel
+        run = alive.astype(np.int8)
+        mult = np.where(alive, mults[0], 1) if mults is not None else None
+        for r in range(1, tables.reels):
+            alive &= sup[per_reel[r]]
+            run += alive
+            if mults is not None:
+                mult *= np.where(alive, mults[r], 1)
         pay = tables.cand_pays[c][run]
-        if mult_cells is not None:
-            pay = pay * np.where(in_run, mult_cells, 1).prod(axis=2)
+        if mult is not None:
+            pay *= mult
         np.maximum(best, pay, out=best)
     line_win = best.sum(axis=1)
 
@@ -499,6 +506,7 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
         tcounts[fname] = cnt
 
     lt_hits = {}
+    cells = line_cells(tables, windows) if tables.line_triggers else None
     for bidx, table in tables.line_triggers:
         is_b = np.logical_and.accumulate(cells == bidx, axis=2).sum(axis=2)  # N x L run of bonus
         for i, (count, fname) in enumerate(table):

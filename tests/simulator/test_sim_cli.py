@@ -1,0 +1,24 @@
+"""``analytic simulate`` end to end on a TOML model."""
+
+import json
+from pathlib import Path
+
+from analytic.cli import main
+
+ATKINS = str(Path(__file__).parent / "data" / "atkins.toml")
+
+
+def test_json_output(capsys):
+    assert main(["simulate", ATKINS, "--rounds", "3000", "--seed", "4", "--format", "json", "--no-progress"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["schema"] == "analytic.simulate/1" and d["rounds"] == 3000 and d["seed"] == 4
+    assert d["rtp_ci999"][0] <= d["rtp"] <= d["rtp_ci999"][1]
+    assert "free_spins" in d["features"]
+
+
+def test_table_output_and_bad_mode(capsys):
+    assert main(["simulate", ATKINS, "--rounds", "1000", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "RTP 99.9% CI" in out and "rounds/s" in out
+    assert main(["simulate", ATKINS, "--mode", "nope", "--rounds", "10", "--no-progress"]) == 2
+    assert "nope" in capsys.readouterr().err
