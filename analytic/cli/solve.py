@@ -108,11 +108,12 @@ def format_table(res) -> str:
     for c in res.components:
         w(f"    {c.name:<32}{_pct(c.rtp)}")
     hf = float(res.hit_frequency.value)
-    w(f"  {'hit frequency':<34}{hf * 100:.6f} %   (1 in {1 / hf:.4f})" if hf else "  hit frequency 0")
+    w(f"  {'hit frequency':<34}{hf * 100:.6f} %   (1 in {1 / hf:.4f})   [{res.hit_frequency.label}]"
+      if hf else f"  hit frequency 0   [{res.hit_frequency.label}]")
     for f in res.features:
         w(f"  feature {f.name:<26}1 in {f.one_in:,.4f}   average win {float(f.average_win.value):,.6f}x"
           f"   expected spins {float(f.expected_spins.value):.6f}   [{f.average_win.label}]")
-    w(f"  {'standard deviation (per unit bet)':<34}{res.sd:.6f}")
+    w(f"  {'standard deviation (per unit bet)':<34}{res.sd:.6f}   [{res.second_moment.label}]")
     w(f"  {'volatility index 90/95/99 %':<34}{res.volatility_index(90):.4f} / "
       f"{res.volatility_index(95):.4f} / {res.volatility_index(99):.4f}")
     if res.base is not None:
