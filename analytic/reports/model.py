@@ -72,6 +72,7 @@ RANGE_ROUNDS = tuple(10**k for k in range(3, 9))
 _BAND_ROUNDS = tuple(10 ** (3 + i / 4) for i in range(21))
 #: Largest number of (class x feature outcome) terms convolved exactly.
 _MAX_TERMS = 400_000
+_TOO_LARGE = "the feature distributions are too large to combine exactly for the sheet"
 
 
 @dataclass(frozen=True)
@@ -371,14 +372,22 @@ def _round_points(r: RoundResult):
                 return None, Fraction(0), f"the distribution of feature '{key[0]}' is not available"
             for j in range(1, k + 1):  # j-fold sums of independent plays, cached
                 if (key, j) not in plays:
-                    plays[(key, j)] = (_convolve(plays[(key, j - 1)], res.distribution) if j > 1
-                                       else {Fraction(x): Fraction(q) for x, q in res.distribution.items()})
+                    if j > 1:
+                        terms += len(plays[(key, j - 1)]) * len(res.distribution)
+                        if terms > _MAX_TERMS:
+                            return None, Fraction(0), _TOO_LARGE
+                        plays[(key, j)] = _convolve(plays[(key, j - 1)], res.distribution)
+                    else:
+                        plays[(key, j)] = {Fraction(x): Fraction(q) for x, q in res.distribution.items()}
             terms += len(law) * len(plays[(key, k)])
             if terms > _MAX_TERMS:
-                return None, Fraction(0), "the feature distributions are too large to convolve for the sheet"
+                return None, Fraction(0), _TOO_LARGE
             law = _convolve(law, plays[(key, k)])
             err += p * k * res.distribution_mass_error
         b = win * u
+        terms += len(law)
+        if terms > _MAX_TERMS:
+            return None, Fraction(0), _TOO_LARGE
         for x, q in law.items():
             pts[b + Fraction(x)] += p * q
     return dict(pts), err, ""
