@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from analytic.solver.figures import Figure
 
-__all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "rounds_text", "line_grid"]
+__all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid"]
 
 
 def frac(v) -> str:
@@ -66,11 +66,25 @@ def fig_num(f: Figure, digits: int = 4) -> str:
     return num(f.value, digits) + _err(f)
 
 
-def exact_text(f: Figure) -> str:
-    """``p/q`` of an exact Figure; ``centre ± error (bounded)`` otherwise."""
+def decimal_text(v: Fraction, digits: int = 20) -> str:
+    """``v`` to ``digits`` significant digits (exact rounding of the fraction)."""
+    from decimal import Context, Decimal
+
+    ctx = Context(prec=digits)
+    return str(ctx.divide(Decimal(v.numerator), Decimal(v.denominator)))
+
+
+def exact_text(f: Figure, limit: int | None = None) -> str:
+    """``p/q`` of an exact Figure; ``centre ± error (bounded)`` otherwise.
+
+    A bounded centre is shown to 20 significant digits (its fraction carries
+    no more information than the bound allows).  With ``limit``, an exact
+    fraction longer than ``limit`` characters is referred to the appendix.
+    """
     if f.label == "exact":
-        return frac(f.value)
-    return f"{frac(f.value)} ± {float(f.error):.3g} (bounded)"
+        t = frac(f.value)
+        return t if limit is None or len(t) <= limit else "(fraction in the appendix)"
+    return f"{decimal_text(f.value)} ± {float(f.error):.3g} (bounded)"
 
 
 def rounds_text(n: float) -> str:

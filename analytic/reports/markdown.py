@@ -98,11 +98,11 @@ def _mode(m: ModeSheet) -> list[str]:
            f"Cost {frac(i.cost)} x total bet; "
            + (f"base reel set `{m.reel_set}`, cycle {num(m.cycle)} stop combinations." if m.cycle
               else f"buys feature `{i.buys}`."), ""]
-    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp)],
+    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, 40)],
             ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})",
-             exact_text(m.hit_frequency)],
+             exact_text(m.hit_frequency, 40)],
             ["standard deviation (per unit staked)", num(m.sd), ""],
-            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance)]]
+            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, 40)]]
     rows += [[f"volatility index {c}%", num(v), ""] for c, v in m.volatility]
     if m.top_win is not None:
         rows.append([m.top_note, f"{num(m.top_win)} x total bet, {one_in(m.top_probability)}",
@@ -112,8 +112,8 @@ def _mode(m: ModeSheet) -> list[str]:
     rows += [[f"solver: {k}", str(v), ""] for k, v in m.extra]
     out += _table(["figure", "value", "exact"], rows, "lrl")
     out += ["### RTP split", ""]
-    out += _table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f)] for n, f in m.components]
-                  + [["total", fig_pct(m.rtp), exact_text(m.rtp)]])
+    out += _table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, 40)] for n, f in m.components]
+                  + [["total", fig_pct(m.rtp), exact_text(m.rtp, 40)]])
     if m.line_wins:
         out += ["### Line wins by symbol and count", "",
                 "Hits: (stop combination, payline) pairs over the cycle; probability per spin and line.", ""]

@@ -90,7 +90,7 @@ def _title(d: _Doc, s: ParSheet):
         lines.append(f"mode {m.info.name} (cost {frac(m.info.cost)} x bet): RTP {fig_pct(m.rtp)}, "
                      f"hit frequency {one_in(m.hit_frequency)}, volatility index (90%) {num(m.volatility[0][1], 2)}")
     for x in lines:
-        d.cell(0, 6, _t(x), align="C", new_x="LMARGIN", new_y="NEXT")
+        d.multi_cell(0, 6, _t(x), align="C", new_x="LMARGIN", new_y="NEXT")
     d.ln(20)
     d.set_font("Helvetica", "", 8)
     d.cell(0, 5, _t(f"model file {s.model_file}"), align="C", new_x="LMARGIN", new_y="NEXT")
@@ -160,10 +160,10 @@ def _mode(d: _Doc, m: ModeSheet):
     d.para(f"Cost {frac(i.cost)} x total bet; "
            + (f"base reel set '{m.reel_set}', cycle {num(m.cycle)} stop combinations." if m.cycle
               else f"buys feature '{i.buys}'."))
-    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp)],
-            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})", exact_text(m.hit_frequency)],
+    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, 40)],
+            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})", exact_text(m.hit_frequency, 40)],
             ["standard deviation (per unit staked)", num(m.sd), ""],
-            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance)]]
+            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, 40)]]
     rows += [[f"volatility index {c}%", num(v), ""] for c, v in m.volatility]
     if m.top_win is not None:
         rows.append([m.top_note, f"{num(m.top_win)} x bet, {one_in(m.top_probability)}", frac(m.top_probability)])
@@ -172,8 +172,8 @@ def _mode(d: _Doc, m: ModeSheet):
     rows += [[f"solver: {k}", str(v), ""] for k, v in m.extra]
     d.table(["figure", "value", "exact"], rows, widths=(4, 3, 3), align=("LEFT", "RIGHT", "RIGHT"))
     d.h2("RTP split")
-    d.table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f)] for n, f in m.components]
-            + [["total", fig_pct(m.rtp), exact_text(m.rtp)]], widths=(4, 3, 3))
+    d.table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, 40)] for n, f in m.components]
+            + [["total", fig_pct(m.rtp), exact_text(m.rtp, 40)]], widths=(4, 3, 3))
     d.png(plots.rtp_split_png(m), w=140)
     if m.features:
         d.h2("Features")

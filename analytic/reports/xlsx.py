@@ -91,7 +91,7 @@ def _summary(wb, s: ParSheet):
               "sd", "volatility 90%"])
     for info, m in zip(s.modes_info, s.modes):
         w.put([info.name, float(info.cost), f"reel set {info.reel_set}" if info.kind == "spin" else f"buys {info.buys}",
-               info.description, float(m.rtp.value), exact_text(m.rtp), float(m.hit_frequency.value), m.sd,
+               info.description, float(m.rtp.value), exact_text(m.rtp, 40), float(m.hit_frequency.value), m.sd,
                m.volatility[0][1]], ["", "0.00", "", "", PCT, "", PCT, NUM, NUM])
     w.blank()
     w.title("Paylines (row 0 on top, # = payline cell)", _SUB)
@@ -123,11 +123,11 @@ def _mode(wb, m: ModeSheet):
     w.header(["figure", "value", "exact / note"], freeze=True)
     if m.cycle:
         w.put(["cycle (stop combinations)", m.cycle, f"reel set {m.reel_set}"], ["", INT])
-    w.put(["RTP", float(m.rtp.value), exact_text(m.rtp)], ["", PCT])
-    w.put(["hit frequency", float(m.hit_frequency.value), exact_text(m.hit_frequency)], ["", PCT])
+    w.put(["RTP", float(m.rtp.value), exact_text(m.rtp, 40)], ["", PCT])
+    w.put(["hit frequency", float(m.hit_frequency.value), exact_text(m.hit_frequency, 40)], ["", PCT])
     w.put(["hit frequency (1 in)", m.hit_one_in], ["", NUM])
     w.put(["standard deviation", m.sd, "per unit staked"], ["", NUM])
-    w.put(["variance", float(m.variance.value), exact_text(m.variance)], ["", NUM])
+    w.put(["variance", float(m.variance.value), exact_text(m.variance, 40)], ["", NUM])
     for c, v in m.volatility:
         w.put([f"volatility index {c}%", v], ["", NUM])
     if m.top_win is not None:
@@ -140,7 +140,7 @@ def _mode(wb, m: ModeSheet):
     w.title("RTP split", _SUB)
     w.header(["component", "RTP", "exact", "label"])
     for n, f in m.components:
-        w.put([n, float(f.value), exact_text(f), f.label], ["", PCT])
+        w.put([n, float(f.value), exact_text(f, 40), f.label], ["", PCT])
     if m.features:
         w.blank()
         w.title("Features", _SUB)
@@ -224,7 +224,7 @@ def _appendix(wb, s: ParSheet):
     w.text(f"Model {s.model_file}; SHA-256 {s.model_sha256}; analytic {s.solver_version}")
     w.header(["mode", "figure", "exact", "float", "label", "error", "method"], freeze=True)
     for a in s.appendix:
-        w.put([a.mode, a.figure, frac(a.value.value), float(a.value.value), a.value.label, float(a.value.error),
+        w.put([a.mode, a.figure, exact_text(a.value)[:32000], float(a.value.value), a.value.label, float(a.value.error),
                a.method], ["", "", "", "0.000000000000", "", "0.00E+00"])
     w.finish()
 
