@@ -1,0 +1,212 @@
+"""Player of the ``book_of_christmas_eve`` kind (Nucleus Gaming's Book of Christmas Eve).
+
+Written from the rule text (``/work/shared/seeds/001_6ea2deaad54ea52e.txt``)
+and the kind's documented params; it shares no code with the solver.
+
+Rules played
+------------
+* The trigger awards ``n`` free spins on the feature's reel set (``n`` from
+  the trigger's ``counts``); there are no retriggers.
+* Before the spins one paying symbol ``s`` is drawn from
+  ``expanding_symbol.choose_from`` (``weights``, default uniform) and kept
+  for the whole feature.
+* In a free spin every reel showing the Book (param ``book``) in any row
+  expands: the whole reel becomes a wild that reveals a multiplier drawn
+  from ``multipliers = {m: weight}``, independently per reel.
+* Normal line wins are evaluated on the expanded window (the simulator's own
+  line evaluator, :func:`analytic.simulator.evaluate.evaluate_windows`): a
+  Book reel supports every regular symbol and the multipliers of the Book
+  reels in a line's run multiply its pay; the highest candidate pays.
+* Then the *expansion*: ``k`` = reels showing ``s`` or an expanded Book (a
+  Book has priority on a reel it shares with ``s``, counted once).  When
+  ``k`` reaches the smallest paying count of ``s`` the spin also pays
+  ``paytable[s][k] * number of paylines * product of the Book reels'
+  multipliers``, whatever the reels' positions.  Rule
+  ``boce_wild_reels_expansion = "needs_symbol"`` requires at least one reel
+  actually showing ``s`` (not a Book) for this win; ``"pays"`` (default)
+  lets Book reels alone form it.
+* Rule ``boce_max_win``: ``"cap"`` keeps the game's ``[cap]``
+  (applied to the round by :mod:`analytic.simulator.rounds`);
+  ``"theoretical"`` plays without a cap (the prepared feature says
+  ``uncapped``, which :func:`analytic.simulator.rounds.play_rounds` reads).
+
+Wins are in ticks (``1 / tables.denom`` line-bet units).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from analytic.errors import ModelError
+from analytic.simulator.evaluate import evaluate_windows, int_keys, plain
+from analytic.simulator.features import FeatureBatch, weighted_draw
+
+__all__ = ["BookOfChristmasEve", "prepare", "play", "with_virtual_symbols"]
+
+#: Largest number of spins evaluated in one numpy batch.
+_BLOCK = 50_000
+
+
+@dataclass(frozen=True)
+class BookOfChristmasEve:
+    """Parameters of a ``book_of_christmas_eve`` feature (plain data)."""
+
+    reel_set: str
+    book: str
+    multipliers: tuple  # ((m, weight), ...)
+    choose_from: tuple  # symbol names
+    weights: tuple
+    wild_reels_expansion: str  # "pays" | "needs_symbol"
+    max_win: str  # "cap" | "theoretical"
+    uncapped: bool = False  # True: the round win is not capped (rule boce_max_win = "theoretical")
+    denom: int = 1
+
+
+def prepare(game, spec) -> BookOfChristmasEve:
+    """Read the parameters of ``spec`` (a ``book_of_christmas_eve`` FeatureSpec).
+
+    Raises
+    ------
+    ModelError
+        A parameter the player cannot use, naming its key path.
+    """
+    p = plain(spec.params)
+    key = f"features.{spec.name}"
+    if spec.reel_set is None or spec.reel_set not in game.reel_sets:
+        raise ModelError(game.path, f"{key}.reels", f"needs a known reel set, got {spec.reel_set!r}")
+    book = p.get("book")
+    if book not in {s.name for s in game.symbols}:
+        raise ModelError(game.path, f"{key}.book", f"unknown symbol {book!r}")
+    mults = tuple(sorted((int(k), int(v)) for k, v in int_keys(p.get("multipliers", {})).items()))
+    if not mults or sum(w for _, w in mults) <= 0 or any(m < 1 for m, _ in mults):
+        raise ModelError(game.path, f"{key}.multipliers", "needs multipliers >= 1 with positive weights")
+    e = p.get("expanding_symbol") or {}
+    choose = tuple(e.get("choose_from", ()))
+    weights = tuple(int(x) for x in (e.get("weights") or (1,) * len(choose)))
+    if not choose or len(weights) != len(choose):
+        raise ModelError(game.path, f"{key}.expanding_symbol", "choose_from and weights do not match")
+    for n in choose:
+        if not any(int(v) > 0 for v in game.paytable.get(n, {}).values()):
+            raise ModelError(game.path, f"{key}.expanding_symbol", f"{n!r} has no line pays")
+    rules = plain(game.rules)
+    return BookOfChristmasEve(
+        reel_set=spec.reel_set,
+        book=book,
+        multipliers=mults,
+        choose_from=choose,
+        weights=weights,
+        wild_reels_expansion=str(rules.get("boce_wild_reels_expansion", "pays")),
+        max_win=str(rules.get("boce_max_win", "cap")),
+        uncapped=str(rules.get("boce_max_win", "cap")) == "theoretical",
+    )
+
+
+def with_virtual_symbols(tables, extra: list) -> tuple:
+    """A copy of ``tables`` with extra (virtual) symbols appended.
+
+    Parameters
+    ----------
+    tables : Tables
+    extra : list of (support, multiplier)
+        ``support``: bool array over the candidates (the candidates the
+        virtual symbol supports); ``multiplier``: its line multiplier.
+
+    Returns
+    -------
+    (Tables, ndarray of int16)
+        The extended tables (no triggers, no line triggers: only line and
+        scatter wins are evaluated) and the indices of the virtual symbols.
+    """
+    nsym = len(tables.symbol_names)
+    k = len(extra)
+    sup = np.zeros((tables.cand_support.shape[0], nsym + k), dtype=bool)
+    sup[:, :nsym] = tables.cand_support
+    mult = np.concatenate([tables.multiplier, np.ones(k, dtype=np.int64)])
+    for i, (s, m) in enumerate(extra):
+        sup[:, nsym + i] = s
+        mult[nsym + i] = int(m)
+    ext = replace(
+        tables,
+        symbol_names=tuple(tables.symbol_names) + tuple(f"__virtual{i}" for i in range(k)),
+        cand_support=sup,
+        multiplier=mult,
+        has_multipliers=bool((mult != 1).any()),
+        scatter_mask=np.concatenate([tables.scatter_mask, np.zeros(k, dtype=bool)]),
+        triggers={},
+        line_triggers=(),
+        features={},
+    )
+    return ext, np.arange(nsym, nsym + k, dtype=np.int16)
+
+
+def _expansion_table(tables, names) -> tuple:
+    """(pay in ticks indexed [symbol, reels counted] for all paylines, smallest paying count per symbol)."""
+    nsym = len(tables.symbol_names)
+    pay = np.zeros((nsym, tables.reels + 1), dtype=np.int64)
+    kmin = np.full(nsym, tables.reels + 1, dtype=np.int64)
+    for n in names:
+        pt = tables.paytable[n]
+        i = tables.index(n)
+        kmin[i] = min(k for k, v in pt.items() if v > 0)
+        for k in range(kmin[i], tables.reels + 1):
+            pay[i, k] = pt.get(k, 0) * tables.n_lines * tables.denom
+    return pay, kmin
+
+
+def play(tables, name, prep: BookOfChristmasEve, counts, awards, rng, max_spins: int = 10**6) -> FeatureBatch:
+    """Play ``len(awards)`` Book of Christmas Eve features at once.
+
+    Parameters
+    ----------
+    tables : Tables
+    name : str
+    prep : BookOfChristmasEve
+    counts : ndarray of int, shape (m,)
+        Trigger counts (unused: the award gives the spins).
+    awards : ndarray of int, shape (m,)
+        Free spins of each instance.
+    rng : numpy.random.Generator
+    max_spins : int
+        Spin limit of one instance.
+
+    Returns
+    -------
+    FeatureBatch
+    """
+    m = len(awards)
+    spins = np.minimum(np.asarray(awards, dtype=np.int64), max_spins)
+    limited = np.asarray(awards, dtype=np.int64) > max_spins
+    win = np.zeros(m, dtype=np.int64)
+    sym_idx = np.array([tables.index(n) for n in prep.choose_from], dtype=np.int16)
+    chosen = weighted_draw(sym_idx, prep.weights, m, rng)
+    book = tables.index(prep.book)
+    mvals = np.array([mm for mm, _ in prep.multipliers], dtype=np.int64)
+    mweights = [w for _, w in prep.multipliers]
+    book_support = tables.cand_support[:, book]
+    ext, virt = with_virtual_symbols(tables, [(book_support, mm) for mm in mvals])
+    exp_pay, kmin = _expansion_table(tables, prep.choose_from)
+    needs_symbol = prep.wild_reels_expansion == "needs_symbol"
+
+    owner_all = np.repeat(np.arange(m), spins)
+    for start in range(0, owner_all.size, _BLOCK):
+        owner = owner_all[start:start + _BLOCK]
+        n = owner.size
+        w = tables.spin(prep.reel_set, n, rng)
+        is_book = (w == book).any(axis=2)  # n x reels
+        which = weighted_draw(np.arange(len(mvals)), mweights, n * tables.reels, rng).reshape(n, tables.reels)
+        reel_mult = np.where(is_book, mvals[which], 1)
+        w2 = w.copy()
+        w2[is_book] = virt[which[is_book]][:, None]  # the whole reel becomes the multiplier wild
+        ev = evaluate_windows(ext, w2)
+        spin_win = ev.line_win + ev.scatter_win
+        s = chosen[owner]
+        shows = (w == s[:, None, None]).any(axis=2) & ~is_book
+        k = (shows | is_book).sum(axis=1)
+        ok = k >= kmin[s]
+        if needs_symbol:
+            ok &= shows.any(axis=1)
+        spin_win += np.where(ok, exp_pay[s, k] * reel_mult.prod(axis=1), 0)
+        np.add.at(win, owner, spin_win)
+    return FeatureBatch(win, spins, limited)

@@ -1,0 +1,183 @@
+"""Player of the ``secrets_of_christmas`` kind (NetEnt's Secrets of Christmas).
+
+Written from the rule text (``/work/shared/seeds/004_c5379cb21d0b4ce5.txt``)
+and the kind's documented params; it shares no code with the solver.
+
+Rules played
+------------
+* ``c`` scatters start the feature with ``counts[c]`` free spins (10) on the
+  feature's reel set; no retriggers (additional free spins cannot be won).
+* Before the spins the player opens ``c`` of the gifts (``gifts``: a list of
+  ``(effect, value, count)``, ``count`` identical gifts of each), drawn
+  uniformly **without replacement** (a random permutation of all gifts, the
+  first ``c`` taken).  Effects:
+
+  - ``spins``: ``+value`` free spins;
+  - ``multiplier``: ``+value`` added to ``base_multiplier`` (default 1); the
+    resulting multiplier multiplies every free-spin win;
+  - ``wild_reel``: reel ``value`` (1-based) shows the wild (param ``wild``)
+    in every row for every free spin;
+  - ``wild_symbol``: symbol ``value`` substitutes like the wild for every
+    free spin (and still pays as itself).
+
+* A free spin pays its line wins (the simulator's own evaluator: a wild
+  stands in for every regular symbol, the highest candidate of a line pays)
+  and scatter pays, if the game has any, times the feature multiplier.
+
+Wins are in ticks (``1 / tables.denom`` line-bet units).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from analytic.errors import ModelError
+from analytic.simulator.evaluate import evaluate_windows, plain
+from analytic.simulator.features import FeatureBatch
+from analytic.simulator.features.book_of_christmas_eve import with_virtual_symbols
+
+__all__ = ["SecretsOfChristmas", "prepare", "play"]
+
+#: Largest number of spins evaluated in one numpy batch.
+_BLOCK = 50_000
+_EFFECTS = ("spins", "multiplier", "wild_reel", "wild_symbol")
+
+
+@dataclass(frozen=True)
+class SecretsOfChristmas:
+    """Parameters of a ``secrets_of_christmas`` feature (plain data)."""
+
+    reel_set: str
+    wild: str
+    base_multiplier: int
+    gifts: tuple  # one entry per gift: (effect, value)
+    wild_symbols: tuple  # symbols some gift turns wild (order fixes the class bits)
+    denom: int = 1
+
+
+def prepare(game, spec) -> SecretsOfChristmas:
+    """Read the parameters of ``spec`` (a ``secrets_of_christmas`` FeatureSpec).
+
+    Raises
+    ------
+    ModelError
+        A parameter the player cannot use, naming its key path.
+    """
+    p = plain(spec.params)
+    key = f"features.{spec.name}"
+    if spec.reel_set is None or spec.reel_set not in game.reel_sets:
+        raise ModelError(game.path, f"{key}.reels", f"needs a known reel set, got {spec.reel_set!r}")
+    names = {s.name for s in game.symbols}
+    wild = p.get("wild")
+    if wild not in names:
+        raise ModelError(game.path, f"{key}.wild", f"unknown symbol {wild!r}")
+    gifts, wsyms = [], []
+    for i, g in enumerate(p.get("gifts", ())):
+        if isinstance(g, dict):
+            eff, val, cnt = g["effect"], g["value"], g["count"]
+        else:
+            eff, val, cnt = g
+        if eff not in _EFFECTS:
+            raise ModelError(game.path, f"{key}.gifts[{i}].effect", f"unknown effect {eff!r}")
+        if eff == "wild_reel" and not 1 <= int(val) <= game.reels:
+            raise ModelError(game.path, f"{key}.gifts[{i}].value", f"no reel {val!r}")
+        if eff == "wild_symbol":
+            if val not in names:
+                raise ModelError(game.path, f"{key}.gifts[{i}].value", f"unknown symbol {val!r}")
+            if val not in wsyms:
+                wsyms.append(val)
+        gifts.extend([(eff, val)] * int(cnt))
+    most = max(int(k) for k in spec.trigger.counts)
+    if len(gifts) < most:
+        raise ModelError(game.path, f"{key}.gifts", f"{len(gifts)} gifts, but a trigger picks up to {most}")
+    return SecretsOfChristmas(
+        reel_set=spec.reel_set,
+        wild=wild,
+        base_multiplier=int(p.get("base_multiplier", 1)),
+        gifts=tuple(gifts),
+        wild_symbols=tuple(wsyms),
+    )
+
+
+def open_gifts(prep: SecretsOfChristmas, picks, reels: int, rng) -> tuple:
+    """Open ``picks[i]`` gifts for each instance (without replacement).
+
+    Returns
+    -------
+    (extra spins, multiplier, wild reels (m x reels bool), wild-symbol class (bit mask))
+    """
+    m = len(picks)
+    g = len(prep.gifts)
+    order = rng.permuted(np.tile(np.arange(g), (m, 1)), axis=1)
+    taken = np.arange(g)[None, :] < np.asarray(picks)[:, None]  # first picks[i] of the permutation
+    spins_v = np.array([int(v) if e == "spins" else 0 for e, v in prep.gifts], dtype=np.int64)
+    mult_v = np.array([int(v) if e == "multiplier" else 0 for e, v in prep.gifts], dtype=np.int64)
+    extra = (spins_v[order] * taken).sum(axis=1)
+    mult = prep.base_multiplier + (mult_v[order] * taken).sum(axis=1)
+    wild_reels = np.zeros((m, reels), dtype=bool)
+    cls = np.zeros(m, dtype=np.int64)
+    for j, (e, v) in enumerate(prep.gifts):
+        got = (taken & (order == j)).any(axis=1)
+        if e == "wild_reel":
+            wild_reels[got, int(v) - 1] = True
+        elif e == "wild_symbol":
+            cls[got] |= 1 << prep.wild_symbols.index(v)
+    return extra, mult, wild_reels, cls
+
+
+def play(tables, name, prep: SecretsOfChristmas, counts, awards, rng, max_spins: int = 10**6) -> FeatureBatch:
+    """Play ``len(awards)`` Secrets of Christmas features at once.
+
+    Parameters
+    ----------
+    tables : Tables
+    name : str
+    prep : SecretsOfChristmas
+    counts : ndarray of int, shape (m,)
+        Scatters that started each instance = gifts it opens.
+    awards : ndarray of int, shape (m,)
+        Initial free spins (from the trigger table).
+    rng : numpy.random.Generator
+    max_spins : int
+
+    Returns
+    -------
+    FeatureBatch
+    """
+    m = len(awards)
+    picks = np.minimum(np.asarray(counts, dtype=np.int64), len(prep.gifts))
+    extra, mult, wild_reels, cls = open_gifts(prep, picks, tables.reels, rng)
+    total = np.asarray(awards, dtype=np.int64) + extra
+    spins = np.minimum(total, max_spins)
+    limited = total > max_spins
+
+    wild = tables.index(prep.wild)
+    nsym = len(tables.symbol_names)
+    # virtual copies of the symbols a gift turns wild: they support what the wild supports, and themselves
+    extra_syms = []
+    for sname in prep.wild_symbols:
+        sup = tables.cand_support[:, wild].copy()
+        sup |= tables.cand_support[:, tables.index(sname)]
+        extra_syms.append((sup, tables.multiplier[tables.index(sname)]))
+    ext, virt = with_virtual_symbols(tables, extra_syms)
+    ncls = 1 << len(prep.wild_symbols)
+    remap = np.tile(np.arange(nsym, dtype=np.int16), (ncls, 1))
+    for c in range(ncls):
+        for b, sname in enumerate(prep.wild_symbols):
+            if c >> b & 1:
+                remap[c, tables.index(sname)] = virt[b]
+
+    win = np.zeros(m, dtype=np.int64)
+    owner_all = np.repeat(np.arange(m), spins)
+    for start in range(0, owner_all.size, _BLOCK):
+        owner = owner_all[start:start + _BLOCK]
+        n = owner.size
+        w = tables.spin(prep.reel_set, n, rng)
+        wr = wild_reels[owner]  # n x reels
+        w[wr] = wild
+        w = remap[cls[owner][:, None, None], w]
+        ev = evaluate_windows(ext, w)
+        np.add.at(win, owner, (ev.line_win + ev.scatter_win) * mult[owner])
+    return FeatureBatch(win, spins, limited)
