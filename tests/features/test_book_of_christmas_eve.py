@@ -183,3 +183,17 @@ def test_tail_bound_is_an_upper_bound():
     for c in (5, 50, 500):
         exact = Fraction(sum(max(x - c, 0) * n for x, n in law.items()), tot)
         assert exact <= boce.tail_bound(m, Fraction(c))
+
+
+def test_shipped_model_solves_every_mode():
+    from pathlib import Path
+
+    from analytic.model import load_model
+
+    g = load_model(Path(__file__).resolve().parents[2] / "models" / "book_of_christmas_eve.toml")
+    assert g.rules["boce_max_win"] == "cap" and g.cap.total_bet_multiple == 20168
+    for mode in g.modes:
+        r = solve_round(g, mode)
+        assert r.rtp.label == "exact" and 0.9 < r.rtp.value < 1.0
+    # the theoretical maximum of a 3 x 5x multiplier book game is far above the published 20,168x
+    assert boce.max_round_win(g, "base") > 20168

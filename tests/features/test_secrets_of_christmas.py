@@ -153,3 +153,12 @@ def test_currency_cap_binds_only_above_max_win():
             assert r["lower"] <= r["upper"]
     assert rep[0]["binds"] is False  # stake 1: max win is far below 1000 total bets
     assert rep[1]["binds"] is True  # stake 100: cap is 10 total bets
+
+
+def test_shipped_model_loads_with_its_cap():
+    from analytic.model import load_model
+
+    g = load_model(MODEL)
+    assert g.cap.currency == 250000 and g.cap.currency_name == "GBP"
+    assert g.total_bet == 25 and len(g.lines) == 25
+    assert sum(n for *_, n in g.features["free_spins"].params["gifts"]) == 20
