@@ -147,15 +147,21 @@ def _scale(f: Figure, k: Fraction) -> Figure:
     return Figure(f.value * k, f.label, f.error * abs(k))
 
 
-def _feature(game: Game, name: str, count: int, mode: str, cache: dict) -> FeatureResult:
+def _feature(game: Game, name: str, count: int, mode: str, cache: dict, shared: dict | None = None) -> FeatureResult:
     key = (name, count)
     if key not in cache:
-        spec = game.features[name]
-        cache[key] = feature_solver(spec.kind)(game, name, count, mode)
+        skey = (name, count, mode)
+        if shared is not None and skey in shared:
+            cache[key] = shared[skey]
+        else:
+            spec = game.features[name]
+            cache[key] = feature_solver(spec.kind)(game, name, count, mode)
+            if shared is not None:
+                shared[skey] = cache[key]
     return cache[key]
 
 
-def solve_round(game: Game, mode: str | None = None) -> RoundResult:
+def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | None = None) -> RoundResult:
     """Exact round figures of a bet mode (base spin + features, or a buy).
 
     Parameters
@@ -163,6 +169,10 @@ def solve_round(game: Game, mode: str | None = None) -> RoundResult:
     game : Game
     mode : str, optional
         Bet mode name; default the first.
+    feature_cache : dict, optional
+        Feature results shared between calls, keyed ``(feature, count, mode)``.
+        Only valid while nothing a feature reads changes (the tuner passes one
+        when it changes a base reel set that no feature uses).
 
     Returns
     -------
@@ -178,7 +188,7 @@ def solve_round(game: Game, mode: str | None = None) -> RoundResult:
     m = game.modes[mode] if mode else game.default_mode
     cache: dict = {}
     if m.buys is not None:
-        return _solve_buy(game, m, cache)
+        return _solve_buy(game, m, cache, feature_cache)
     base = solve_base(game, m.name)
     u = Fraction(1, base.units)
     cyc = base.cycle
@@ -201,11 +211,11 @@ def solve_round(game: Game, mode: str | None = None) -> RoundResult:
         e_mu = e_m2 = Fraction(0)
         parts = []
         if feat is not None:
-            fr = _feature(game, feat, n, m.name, cache)
+            fr = _feature(game, feat, n, m.name, cache, feature_cache)
             parts.append((feat, fr, 1))
         if lt:
             for bname in line_bonus:
-                fr = _feature(game, bname, 0, m.name, cache)
+                fr = _feature(game, bname, 0, m.name, cache, feature_cache)
                 parts.append((bname, fr, lt))
         for name, fr, k in parts:
             fm, f2 = fr.mean.value, fr.second_moment.value
@@ -308,7 +318,7 @@ def _round_hit_frequency(base: BaseResult, cache: dict, line_bonus) -> Figure:
     return Figure(p, "exact" if err == 0 else "bounded", err)
 
 
-def _solve_buy(game: Game, m, cache: dict) -> RoundResult:
+def _solve_buy(game: Game, m, cache: dict, shared: dict | None = None) -> RoundResult:
     weights = m.buy_counts
     total = sum(weights.values())
     s1 = s2 = e1 = e2 = spins = Fraction(0)
@@ -318,7 +328,7 @@ def _solve_buy(game: Game, m, cache: dict) -> RoundResult:
         if not w:
             continue
         p = Fraction(w, total)
-        fr = _feature(game, m.buys, n, m.name, cache)
+        fr = _feature(game, m.buys, n, m.name, cache, shared)
         s1 += p * fr.mean.value
         s2 += p * fr.second_moment.value
         e1 += p * fr.mean.error

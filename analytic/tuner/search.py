@@ -123,11 +123,15 @@ def with_counts(game: Game, reel_set: str, counts: list[Mapping[str, int]]) -> G
     return replace(game, reel_sets=MappingProxyType(sets))
 
 
-def evaluate(game: Game, mode: str) -> Metrics:
-    """Exact RTP, hit frequency and total feature frequency of a mode."""
+def evaluate(game: Game, mode: str, feature_cache: dict | None = None) -> Metrics:
+    """Exact RTP, hit frequency and total feature frequency of a mode.
+
+    ``feature_cache`` is handed to :func:`analytic.solver.round.solve_round`
+    (valid only while the features' inputs do not change).
+    """
     from analytic.solver.round import solve_round
 
-    res = solve_round(game, mode)
+    res = solve_round(game, mode, feature_cache=feature_cache)
     feat = sum((f.frequency.value for f in res.features), Fraction(0)) if res.base is not None else Fraction(1)
     return Metrics(res.rtp.value, res.hit_frequency.value, feat, res.rtp.label)
 
@@ -151,7 +155,7 @@ def tune(
     max_steps: int = 60,
     candidates: int = 6,
     progress: Callable[[int, Metrics, float], None] | None = None,
-    evaluator: Callable[[Game, str], Metrics] = evaluate,
+    evaluator: Callable[[Game, str], Metrics] | None = None,
 ) -> TuneResult:
     """Change symbol counts of a reel set until the mode's targets hold.
 
@@ -173,8 +177,10 @@ def tune(
         Exact solves per step among the best-predicted moves.
     progress : callable, optional
         ``progress(step, metrics, score)`` after each step.
-    evaluator : callable
-        ``evaluator(game, mode) -> Metrics`` (default: the exact solver).
+    evaluator : callable, optional
+        ``evaluator(game, mode) -> Metrics``.  Default: the exact solver,
+        reusing feature results across candidates when the tuned reel set is
+        not one a feature plays on.
 
     Returns
     -------
@@ -188,6 +194,10 @@ def tune(
         Unknown mode or reel set.
     """
     rs = reel_set or tuned_reel_set(game, mode)
+    if evaluator is None:
+        feature_sets = {f.reel_set for f in game.features.values()}
+        shared = {} if rs not in feature_sets else None
+        evaluator = lambda g, m: evaluate(g, m, shared)  # noqa: E731
     strips = game.reel_sets[rs]
     start = [strip_counts(s) for s in strips]
     lengths0 = [len(s) for s in strips]
