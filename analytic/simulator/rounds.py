@@ -4,7 +4,12 @@ A *round* is what one bet buys: a base spin of the mode's reel set plus every
 feature it starts, or, for a feature-buy mode, the bought feature alone (the
 trigger count drawn from the mode's ``buy_counts`` weights, no base spin
 win).  The round's total win is capped at the game's win cap in total-bet
-multiples (the currency cap depends on the stake and is not applied here).
+multiples (the currency cap depends on the stake and is not applied here;
+a prepared feature saying ``uncapped`` -- Book of Christmas Eve's rule
+``boce_max_win = "theoretical"`` -- lifts it).  A prepared feature may also
+pre-empt other features triggered by the same window (``preempts``) and
+carry a gamble played before it (``gamble``), see :func:`_preempt` and
+:func:`_gamble`.
 
 Base spins are evaluated as one numpy batch; the rounds that start a feature
 are handed, as a batch, to the player of the feature's kind
@@ -15,6 +20,7 @@ are handed, as a batch, to the player of the feature's kind
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
@@ -100,7 +106,8 @@ def play_rounds(
             raise ModelError(tables.path, f"modes.{mode}", "neither a reel set nor a feature to buy")
         ev = evaluate_windows(tables, tables.spin(m["reel_set"], n, rng))
         base = ev.win
-        for fname, a in ev.awards.items():
+        awards_by = _preempt(tables, ev.awards)
+        for fname, a in awards_by.items():
             rows = np.nonzero(a > 0)[0]
             if rows.size:
                 instances.append((fname, rows, ev.trigger_counts[fname][rows], a[rows]))
@@ -113,6 +120,7 @@ def play_rounds(
             if rows.size:
                 counts = np.full(rows.size, first_count[fname], dtype=np.int64)
                 instances.append((fname, rows, counts, np.ones(rows.size, dtype=np.int64)))
+    instances = _gamble(tables, mode, instances, rng)
     feature = np.zeros(n, dtype=np.int64)
     triggered = np.zeros(n, dtype=bool)
     limited = np.zeros(n, dtype=bool)
@@ -130,8 +138,49 @@ def play_rounds(
         s[2] += int(res.win.sum())
     win = base + feature
     capped = np.zeros(n, dtype=bool)
-    if tables.cap_ticks is not None:
+    if tables.cap_ticks is not None and not any(getattr(p, "uncapped", False) for p in tables.features.values()):
         cap = int(tables.cap_ticks)
         capped = win > cap
         win = np.where(capped, cap, win)
     return RoundBatch(win, base, feature, triggered, capped, limited, stats)
+
+
+def _preempt(tables: Tables, awards: dict) -> dict:
+    """Drop the awards of features pre-empted by another feature triggered by the same window.
+
+    A prepared feature may list, in ``preempts``, features it replaces when
+    both trigger in one window (Book of Power: books with a Power Book start
+    the Power Free Spins, not the regular ones).
+    """
+    out = dict(awards)
+    for fname, a in awards.items():
+        for other in getattr(tables.features.get(fname), "preempts", ()) or ():
+            if other in out:
+                out[other] = np.where(a > 0, 0, out[other])
+    return out
+
+
+def _gamble(tables: Tables, mode: str, instances: list, rng: np.random.Generator) -> list:
+    """Play the gambles of triggered features.
+
+    A prepared feature may carry ``gamble = (target, probability, modes)``:
+    in a bet mode listed in ``modes`` each of its instances is gambled; with
+    ``probability`` (an exact fraction) the round plays feature ``target``
+    with the same trigger count instead (its award from the target's trigger
+    table), else no feature (Book of Power's Power Bet gamble).
+    """
+    out = []
+    for fname, rows, counts, awards in instances:
+        g = getattr(tables.features.get(fname), "gamble", None)
+        if not g or mode not in g[2]:
+            out.append((fname, rows, counts, awards))
+            continue
+        target, q, _ = g
+        q = Fraction(q)
+        won = rng.integers(0, q.denominator, size=rows.size) < q.numerator
+        if won.any():
+            trig = tables.triggers.get(target)
+            c = counts[won]
+            a = trig[2][c] if trig is not None else awards[won]
+            out.append((target, rows[won], c, a))
+    return out

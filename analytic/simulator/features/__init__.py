@@ -33,6 +33,9 @@ __all__ = ["PLAYERS", "FeatureBatch", "get_player", "weighted_draw"]
 PLAYERS = {
     "free_spins": "free_spins",
     "pick_bonus": "pick_bonus",
+    "book_of_christmas_eve": "book_of_christmas_eve",
+    "secrets_of_christmas": "secrets_of_christmas",
+    "book_of_power": "book_of_power",
 }
 
 
