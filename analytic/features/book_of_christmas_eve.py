@@ -65,6 +65,7 @@ __all__ = [
     "iid_sum_moments",
     "tail_bound",
     "round_raw_moments",
+    "round_tail_bound",
     "capped_rtp_bounds",
     "max_round_win",
     "solve_feature",
@@ -341,11 +342,18 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) ->
             "feature_mean": wm[1],
             "feature_second_moment": wm[2],
             "max_spin_win": sm["max"],
+            "raw_moments": wm,
         }
     return {"moments": mom, "spins": n, "max": top, "per_symbol": per}
 
 
 _CACHE: dict = {}
+
+
+def _components(game: Game, feature: str, count: int) -> list:
+    """Mixture components of the feature win: (P(symbol), moments of W | symbol)."""
+    fm = _cached_feature(game, feature, count)
+    return [(d["probability"], d["raw_moments"]) for d in fm["per_symbol"].values()]
 
 
 def _cached_feature(game: Game, feature: str, count: int) -> dict:
@@ -438,6 +446,53 @@ def round_raw_moments(game: Game, mode: str | None, feature_moments_fn, k: int =
     return out
 
 
+def round_tail_bound(game: Game, mode: str | None, components_fn, cap: Fraction) -> Fraction:
+    """Certified upper bound of ``E[(R - C)+]`` for the round win ``R``, per class.
+
+    ``E[(R - C)+] = sum_c p_c E[(R_c - C)+]`` over the base spin's classes
+    (base win ``b``, feature started) and the feature's mixture components
+    (drawn symbol, gift class); each term is bounded by :func:`tail_bound`
+    of the exact moments of ``b + F_component`` (exact 0 or ``b - C`` when no
+    feature starts).  Conditioning first makes the bound much tighter than one
+    moment bound of the whole round.
+
+    Parameters
+    ----------
+    game : Game
+    mode : str or None
+    components_fn : callable
+        ``(feature, count) -> list of (probability, [E[F^j]])``.
+    cap : Fraction
+        Total-bet multiples.
+
+    Returns
+    -------
+    Fraction
+        Total-bet multiples per round.
+    """
+    from analytic.solver.base import solve_base
+
+    m = game.modes[mode] if mode else game.default_mode
+    cap = Fraction(cap)
+    if m.buys is not None:
+        tot = sum(m.buy_counts.values())
+        return sum((Fraction(w, tot) * q * tail_bound(fm, cap)
+                    for c, w in m.buy_counts.items() if w for q, fm in components_fn(m.buys, c)), Fraction(0))
+    base = solve_base(game, m.name)
+    out = Fraction(0)
+    k = K_MOMENTS
+    for (feat, n, lt, win), cnt in base.joint.items():
+        p = Fraction(cnt, base.cycle)
+        b = Fraction(win, base.units)
+        if feat is None:
+            out += p * max(b - cap, 0)
+            continue
+        bm = [b**j for j in range(k + 1)]
+        for q, fm in components_fn(feat, n):
+            out += p * q * tail_bound(add_independent(bm, fm), cap)
+    return out
+
+
 def max_round_win(game: Game, mode: str | None = None) -> Fraction:
     """Theoretical maximum round win of a bet mode (total-bet multiples), no cap.
 
@@ -464,7 +519,7 @@ def capped_rtp_bounds(game: Game, mode: str | None = None, cap: Fraction | None 
     """Certified bracket of the RTP with the round win capped at ``cap``.
 
     ``E[min(R, C)] = E[R] - E[(R - C)+]`` and ``0 <= E[(R - C)+] <=``
-    :func:`tail_bound` of the exact raw moments of ``R``; if the theoretical
+    :func:`round_tail_bound` (per class and drawn symbol); if the theoretical
     maximum is at most ``C`` the cap never binds and the capped RTP is exact.
 
     Parameters
@@ -488,5 +543,5 @@ def capped_rtp_bounds(game: Game, mode: str | None = None, cap: Fraction | None 
     rtp = mom[1] / m.cost
     if mx <= cap:
         return {"uncapped_rtp": rtp, "lower": rtp, "upper": rtp, "max_win": mx, "binds": False}
-    tb = tail_bound(mom, Fraction(cap))
+    tb = round_tail_bound(game, m.name, lambda f, c: _components(game, f, c), Fraction(cap))
     return {"uncapped_rtp": rtp, "lower": rtp - tb / m.cost, "upper": rtp, "max_win": mx, "binds": True}

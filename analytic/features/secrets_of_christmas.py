@@ -35,7 +35,8 @@ at total stake ``S`` at ``C / S`` total bets.  Where the theoretical maximum
 round win ``Mx`` satisfies ``Mx * S <= C`` the cap cannot bind and the capped
 RTP equals the exact one; elsewhere :func:`currency_cap_report` brackets it
 with the certified moment bound of
-:func:`analytic.features.book_of_christmas_eve.tail_bound`.
+:func:`analytic.features.book_of_christmas_eve.round_tail_bound` (per base
+class and gift class).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from analytic.engine.linewalk import walk
 from analytic.engine.linewin import CellRole
 from analytic.engine.spin import build_spin, cell_roles, line_paytable, strip_windows
 from analytic.errors import UnsupportedMechanicError
-from analytic.features.book_of_christmas_eve import iid_sum_moments, round_raw_moments, tail_bound
+from analytic.features.book_of_christmas_eve import iid_sum_moments, round_raw_moments, round_tail_bound
 from analytic.features.kinds import register_kind
 from analytic.features.result import FeatureResult, register_solver
 from analytic.model.game import Game, frozen_mapping
@@ -260,7 +261,7 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) ->
         top = max(top, mx)
         det[(extra, mult, reels, syms)] = {
             "probability": p, "spins": n, "multiplier": mult, "wild_reels": reels, "wild_symbols": syms,
-            "mean": wm[1], "second_moment": wm[2], "spin_mean": sm["moments"][1], "max": mx,
+            "mean": wm[1], "second_moment": wm[2], "spin_mean": sm["moments"][1], "max": mx, "raw_moments": wm,
         }
     res = {"moments": mom, "expected_spins": spins, "max": top, "classes": det}
     _FEAT_CACHE[ck] = (game, res)
@@ -343,8 +344,8 @@ def currency_cap_report(game: Game, mode: str | None = None) -> list[dict]:
     -------
     list of dict
         Per stake: ``stake`` (currency), ``cap_multiple`` (cap in total-bet
-        multiples, ``currency / (stake * cost)`` of the mode's price... see
-        notes), ``binds`` (whether the maximum round win exceeds it),
+        multiples, ``currency / stake``), ``binds`` (whether the theoretical
+        maximum round win exceeds it, i.e. the cap can bind),
         ``lower``/``upper`` (certified bracket of the capped RTP),
         ``max_win`` (total-bet multiples).
 
@@ -357,13 +358,17 @@ def currency_cap_report(game: Game, mode: str | None = None) -> list[dict]:
     mom = round_raw_moments(game, m.name, lambda f, c: feature_moments(game, f, c)["moments"])
     mx = max_round_win(game, m.name)
     rtp = mom[1] / m.cost
+
+    def comps(f, c):
+        return [(d["probability"], d["raw_moments"]) for d in feature_moments(game, f, c)["classes"].values()]
+
     out = []
     for s in game.cap.stakes:
         c = game.cap.currency / s
         if mx <= c:
             out.append({"stake": s, "cap_multiple": c, "binds": False, "lower": rtp, "upper": rtp, "max_win": mx})
         else:
-            tb = tail_bound(mom, c)
+            tb = round_tail_bound(game, m.name, comps, c)
             out.append({"stake": s, "cap_multiple": c, "binds": True, "lower": rtp - tb / m.cost,
                         "upper": rtp, "max_win": mx})
     return out
