@@ -16,7 +16,13 @@ def main(path: str = "models/book_of_power.toml") -> float:
     game = load_model(path)
     for mode in game.modes:
         r = solve_book_of_power(game, mode)
-        print(f"{mode:24s} RTP {float(r.rtp.value):.10f} +- {float(r.rtp.error):.1e} ({r.rtp.label})")
+        u = r.extra.get("uncapped_rtp", r.rtp)
+        cp = r.extra.get("capped_rtp")
+        pc = r.extra.get("p_reach_cap")
+        print(f"{mode:22s} RTP {float(u.value):.8f} +- {float(u.error):.1e} ({u.label}) "
+              f"sd {r.sd:.3f} m2 +- {float(r.second_moment.error / r.cost**2):.2g} "
+              f"capped [{float(cp.value - cp.error):.6f}, {float(cp.value + cp.error):.6f}] "
+              f"P(cap) <= {float(pc.value + pc.error):.2e}")
     r = solve_book_of_power(game, "power_bet", gamble="always")
     print(f"{'power_bet (always)':24s} RTP {float(r.rtp.value):.10f} +- {float(r.rtp.error):.1e} "
           f"q={float(r.extra['gamble_probability']):.6f}")

@@ -500,48 +500,66 @@ def _feature_mean(stats: SpinStats, n0: int):
     return (mean_lo, mean_hi), (spins_lo, spins_hi), J
 
 
-def _interval(lo: Fraction, hi: Fraction) -> Figure:
+def _interval(lo, hi) -> Figure:
+    lo, hi = Fraction(lo), Fraction(hi)
     if lo == hi:
         return Figure(lo)
     return Figure((lo + hi) / 2, "bounded", (hi - lo) / 2)
 
 
+_MOMENTS: dict = {}
+
+
+def feature_moments(game: Game, feature: str, count: int):
+    """Certified moments of ``feature`` started with ``count`` books (cached per game, feature, count).
+
+    All start counts of a feature are solved together (regular: one set of
+    ``V`` tables; Power: one sparse factorisation).
+    """
+    from analytic.features import book_of_power_solve as S
+    from analytic.features.book_of_power_spin import spin_stats as new_stats
+
+    key = (id(game), feature)
+    hit = _MOMENTS.get(key)
+    if hit is None or hit[0] is not game:
+        spec = game.features[feature]
+        starts = sorted(set(spec.trigger.counts.values()))
+        st = new_stats(game, feature)
+        if spec.params["variant"] == "regular":
+            mom = S.regular_moments(st, starts)
+        else:
+            mom = S.power_moments(st, starts)
+        hit = _MOMENTS[key] = (game, mom)
+    return hit[1][game.features[feature].trigger.counts[count]]
+
+
 def solve_feature(game: Game, feature: str, count: int, mode: str | None = None) -> FeatureResult:
     """Figures of one Book of Power feature started with ``count`` books.
-
-    Parameters
-    ----------
-    game : Game
-    feature : str
-        A feature of kind ``book_of_power``.
-    count : int
-        Trigger count (books); its award is ``trigger.counts[count]`` spins.
-    mode : str, optional
-        Unused (the feature does not depend on the bet mode).
 
     Returns
     -------
     FeatureResult
-        ``mean`` and ``expected_spins`` are certified (``bounded``, error
-        below 1e-12 bet); ``second_moment`` is only the Jensen lower bound
-        ``mean**2`` and carries the label ``"lower_bound"`` (not solved yet).
+        ``mean``, ``second_moment`` and ``expected_spins`` are certified
+        intervals (label ``bounded``): truncation bounded by a dominating
+        i.i.d. feature (Wald), floating point by the a-priori / residual
+        bounds of :mod:`analytic.features.book_of_power_solve`.
     """
-    spec = game.features[feature]
-    n0 = spec.trigger.counts[count]
-    stats = spin_stats(game, feature)
-    (mlo, mhi), (slo, shi), J = _feature_mean(stats, n0)
-    mean = _interval(mlo, mhi)
+    m = feature_moments(game, feature, count)
+    variant = game.features[feature].params["variant"]
+    method = ("E[X_t X_u] over (spins left, awards) with exact draw moments, truncation bounded by Wald "
+              "(MATH.md s.3-4)" if variant == "regular" else
+              "sparse absorbing chain over (ladder level, golden reels, spins left), residual-certified, "
+              "truncation bounded by Wald (MATH.md s.5)")
     return FeatureResult(
         feature=feature,
         count=count,
-        mean=mean,
-        second_moment=Figure(mlo * mlo, "lower_bound"),
-        expected_spins=_interval(slo, shi),
+        mean=_interval(max(m.m1_lo, 0), m.m1_hi),
+        second_moment=_interval(max(m.m2_lo, 0), m.m2_hi),
+        expected_spins=_interval(max(m.s_lo, 0), m.s_hi),
         end_probabilities={"spins exhausted": Figure(Fraction(1))},
-        method=(f"forward sweep of expected visits over (awards, golden reels, spins left) to {J} awards, "
-                "fixed point 2^-%d, Wald tail bound (MATH.md s.4-5)" % PREC),
-        details={"l": stats.l, "r": dict(stats.r), "mean_award": stats.mean_award, "levels": J,
-                 "mean_interval": (mlo, mhi)},
+        method=method,
+        details={"mean_interval": (Fraction(max(m.m1_lo, 0)), Fraction(m.m1_hi)),
+                 "second_moment_interval": (Fraction(max(m.m2_lo, 0)), Fraction(m.m2_hi)), **m.info},
     )
 
 
@@ -636,9 +654,19 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
         extra["gamble_probability"] = q
     extra["gamble"] = gamble
     cap = game.cap.total_bet_multiple if game.cap else None
+    rtp = Figure(mean.value / m.cost, mean.label, mean.error / m.cost)
     if cap is not None:
-        extra["capped_rtp_interval"] = (Fraction(0), (mean.value + mean.error) / m.cost)
-        extra["capped_rtp_note"] = ("cap not yet solved: only E[min(W,C)] <= E[W] is certified; "
-                                    "needs the round's second moment or tail")
-    return replace(res, mean_win=mean, rtp=Figure(mean.value / m.cost, mean.label, mean.error / m.cost),
-                   extra=extra)
+        C = Fraction(cap)
+        m2_hi = res.second_moment.value + res.second_moment.error
+        # (w - C)+ <= w^2 / (4C) for w >= 0  (w^2 - 4C(w - C) = (w - 2C)^2);  P(W >= C) <= E[W^2] / C^2
+        excess = m2_hi / (4 * C)
+        lo = (mean.value - mean.error - excess) / m.cost
+        hi = (mean.value + mean.error) / m.cost
+        capped = _interval(max(lo, 0), hi)
+        extra["capped_rtp"] = capped
+        extra["p_reach_cap"] = _interval(0, min(m2_hi / (C * C), 1))
+        extra["uncapped_rtp"] = rtp
+        extra["cap_method"] = ("E[min(W,C)] in [E[W] - E[W^2]/(4C), E[W]], P(W >= C) <= E[W^2]/C^2 "
+                               f"(C = {C} total bets); width {float(hi - lo):.3g} of RTP")
+        rtp = capped
+    return replace(res, mean_win=mean, rtp=rtp, extra=extra)

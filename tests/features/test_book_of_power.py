@@ -78,11 +78,34 @@ def test_model_loads_with_rules(game):
 
 def test_regular_feature_certified(game):
     r = bop.solve_feature(game, "free_spins", 3)
-    assert r.mean.label in ("exact", "bounded") and r.mean.error <= Fraction(1, 10**12)
+    assert r.mean.label in ("exact", "bounded") and r.mean.error <= r.mean.value / 10**6
+    assert r.second_moment.label == "bounded" and r.second_moment.value >= r.mean.value ** 2
     st = bop.spin_stats(game, "free_spins")
     # expected spins: Wald n0 / (1 - E[A])
-    assert abs(r.expected_spins.value - 10 / (1 - st.mean_award)) <= r.expected_spins.error + Fraction(1, 10**12)
+    assert abs(r.expected_spins.value - 10 / (1 - st.mean_award)) <= r.expected_spins.error + Fraction(1, 10**9)
     # mean between all-rates-at-level-0 and all-rates-at-x9 bounds
     lo = r.expected_spins.value * bop._rates(st, 0)[0]
     hi = r.expected_spins.value * bop._rate_hi(st)
     assert lo <= r.mean.value <= hi
+
+
+def test_new_moments_agree_with_fixed_point_sweep(game):
+    """The float E[X_t X_u] solver's mean interval contains the certified fixed-point sweep's mean."""
+    from analytic.features import book_of_power_solve as S
+    from analytic.features.book_of_power_spin import spin_stats
+
+    st = bop.spin_stats(game, "free_spins")
+    (lo, hi), _, _ = bop._feature_mean(st, 10)
+    m = S.regular_moments(spin_stats(game, "free_spins"), [10])[10]
+    assert m.m1_lo <= float(hi) and float(lo) <= m.m1_hi
+
+
+def test_rounds_carry_labels_and_cap(game):
+    for mode in game.modes:
+        r = bop.solve_book_of_power(game, mode)
+        assert r.rtp.label in ("exact", "bounded")
+        assert r.second_moment.label in ("exact", "bounded") and r.sd > 0
+        cp, pc = r.extra["capped_rtp"], r.extra["p_reach_cap"]
+        assert cp.label == "bounded" and pc.label in ("exact", "bounded")
+        u = r.extra["uncapped_rtp"]
+        assert cp.value + cp.error <= u.value + u.error + Fraction(1, 10**12)
