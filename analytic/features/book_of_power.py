@@ -86,7 +86,7 @@ from typing import Any, Mapping
 
 from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
 from analytic.features.kinds import register_kind
-from analytic.features.result import FeatureResult, register_solver
+from analytic.features.result import FeatureResult, register_round_solver, register_solver
 from analytic.model.game import Game
 from analytic.solver.figures import Figure
 
@@ -632,7 +632,7 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
 
     from analytic.solver.round import solve_round
 
-    res = solve_round(game, mode)
+    res = solve_round(game, mode, plain=True)
     m = game.modes[res.mode]
     gamble = gamble or game.rules.get("bop_gamble", "never")
     extra = dict(res.extra)
@@ -670,3 +670,6 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
                                f"(C = {C} total bets); width {float(hi - lo):.3g} of RTP")
         rtp = capped
     return replace(res, mean_win=mean, rtp=rtp, extra=extra)
+
+
+register_round_solver("book_of_power", lambda game, mode: solve_book_of_power(game, mode))

@@ -20,7 +20,8 @@ from typing import Callable, Mapping
 from analytic.errors import UnsupportedMechanicError
 from analytic.solver.figures import Figure
 
-__all__ = ["FeatureResult", "register_solver", "feature_solver", "SOLVERS"]
+__all__ = ["FeatureResult", "register_solver", "feature_solver", "SOLVERS", "ROUND_SOLVERS",
+           "register_round_solver", "round_solver_for"]
 
 
 @dataclass(frozen=True)
@@ -93,3 +94,25 @@ def feature_solver(kind: str) -> Callable:
         raise UnsupportedMechanicError(
             f"no exact solver for feature kind '{kind}' (known: {', '.join(sorted(SOLVERS)) or 'none'})"
         ) from None
+
+
+#: kind -> round solver(game, mode) -> RoundResult, for kinds whose round needs
+#: more than the law of total expectation (a win cap on the whole round, a gamble).
+ROUND_SOLVERS: dict[str, Callable] = {}
+
+
+def register_round_solver(kind: str, solver: Callable) -> None:
+    """Make :func:`analytic.solver.round.solve_round` delegate games with a
+    feature of ``kind`` to ``solver(game, mode) -> RoundResult``.  The
+    delegate computes the plain figures with ``solve_round(..., plain=True)``."""
+    ROUND_SOLVERS[kind] = solver
+
+
+def round_solver_for(game) -> Callable | None:
+    """The round solver registered for one of ``game``'s feature kinds, if any."""
+    import analytic.features.catalog  # noqa: F401
+
+    for f in game.features.values():
+        if f.kind in ROUND_SOLVERS:
+            return ROUND_SOLVERS[f.kind]
+    return None

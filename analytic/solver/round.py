@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-from analytic.features.result import FeatureResult, feature_solver
+from analytic.features.result import FeatureResult, feature_solver, round_solver_for
 from analytic.model.game import Game
 from analytic.solver.base import BaseResult, solve_base
 from analytic.solver.figures import Figure, Z_SCORES
@@ -161,7 +161,8 @@ def _feature(game: Game, name: str, count: int, mode: str, cache: dict, shared: 
     return cache[key]
 
 
-def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | None = None) -> RoundResult:
+def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | None = None,
+                plain: bool = False) -> RoundResult:
     """Exact round figures of a bet mode (base spin + features, or a buy).
 
     Parameters
@@ -173,6 +174,10 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
         Feature results shared between calls, keyed ``(feature, count, mode)``.
         Only valid while nothing a feature reads changes (the tuner passes one
         when it changes a base reel set that no feature uses).
+    plain : bool
+        Skip a kind's registered round solver (see
+        :func:`analytic.features.result.register_round_solver`): the round
+        without a cap or gamble, by the law of total expectation alone.
 
     Returns
     -------
@@ -186,6 +191,10 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
         A feature that would never end.
     """
     m = game.modes[mode] if mode else game.default_mode
+    if not plain:
+        delegate = round_solver_for(game)
+        if delegate is not None:
+            return delegate(game, m.name)
     cache: dict = {}
     if m.buys is not None:
         return _solve_buy(game, m, cache, feature_cache)
