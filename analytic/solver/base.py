@@ -165,6 +165,36 @@ def solve_base(game: Game, mode: str | None = None, *, reel_set: str | None = No
         Unknown mode or reel set.
     ValueError
         The mode is a feature buy (it has no base spin).
+
+    Examples
+    --------
+    A 3-reel, 1-row toy game whose 24 stop combinations can be checked by
+    hand (the wild substitutes for both symbols; cherry pays 1, 2, 5 for a
+    run of 1, 2, 3; three sevens pay 20):
+
+    >>> from analytic.model.loader import load_model_text
+    >>> toy = load_model_text('''
+    ... [game]
+    ... name = "Toy"
+    ... reels = 3
+    ... rows = 1
+    ... [symbols]
+    ... seven = "regular"
+    ... cherry = "regular"
+    ... wild = "wild"
+    ... [paytable]
+    ... seven = { 3 = 20 }
+    ... cherry = { 1 = 1, 2 = 2, 3 = 5 }
+    ... [paylines]
+    ... lines = [[0, 0, 0]]
+    ... [reels]
+    ... base = [["seven", "cherry", "wild", "cherry"], ["seven", "cherry", "cherry"], ["seven", "wild"]]
+    ... ''')
+    >>> r = solve_base(toy)
+    >>> r.cycle, r.distribution
+    (24, {0: 4, 1: 4, 2: 6, 5: 6, 20: 4})
+    >>> r.figures.mean, r.figures.hit_frequency
+    (Fraction(21, 4), Fraction(5, 6))
     """
     m = game.modes[mode] if mode else game.default_mode
     rs = reel_set or m.reel_set
