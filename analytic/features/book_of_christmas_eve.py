@@ -537,6 +537,8 @@ def capped_rtp_bounds(game: Game, mode: str | None = None, cap: Fraction | None 
     """
     m = game.modes[mode] if mode else game.default_mode
     if cap is None:
+        if game.cap is None or game.cap.total_bet_multiple is None:
+            raise ValueError(f"{game.path}: no [cap] total_bet_multiple; pass cap= (total-bet multiples)")
         cap = game.cap.total_bet_multiple
     mom = round_raw_moments(game, m.name, lambda f, c: _cached_feature(game, f, c)["moments"])
     mx = max_round_win(game, m.name)
