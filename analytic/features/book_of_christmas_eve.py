@@ -547,3 +547,53 @@ def capped_rtp_bounds(game: Game, mode: str | None = None, cap: Fraction | None 
         return {"uncapped_rtp": rtp, "lower": rtp, "upper": rtp, "max_win": mx, "binds": False}
     tb = round_tail_bound(game, m.name, lambda f, c: _components(game, f, c), Fraction(cap))
     return {"uncapped_rtp": rtp, "lower": rtp - tb / m.cost, "upper": rtp, "max_win": mx, "binds": True}
+
+
+def _interval(lo: Fraction, hi: Fraction) -> Figure:
+    if lo == hi:
+        return Figure(lo)
+    return Figure((lo + hi) / 2, "bounded", (hi - lo) / 2)
+
+
+def solve_round_capped(game: Game, mode: str) -> "RoundResult":  # noqa: F821
+    """Round figures with the published 20,168x read as a cap (rule ``boce_max_win``).
+
+    Returns
+    -------
+    RoundResult
+        The plain (uncapped, exact) figures of
+        :func:`analytic.solver.round.solve_round`; when ``boce_max_win`` is
+        ``"cap"`` and a ``[cap] total_bet_multiple`` is declared, ``rtp`` is the
+        certified bracket of the capped RTP (label ``bounded`` when the cap can
+        bind) and ``extra`` holds ``uncapped_rtp``, ``capped_rtp``,
+        ``max_win`` (theoretical, total-bet multiples) and ``cap_method``.
+        With ``"theoretical"`` no cap applies and ``extra["max_win"]`` is
+        reported beside the published 20,168x.
+    """
+    from dataclasses import replace
+
+    from analytic.solver.round import solve_round
+
+    res = solve_round(game, mode, plain=True)
+    extra = dict(res.extra)
+    extra["max_win"] = max_round_win(game, res.mode)
+    reading = game.rules.get("boce_max_win", "cap")
+    extra["max_win_reading"] = reading
+    if reading != "cap" or game.cap is None or game.cap.total_bet_multiple is None:
+        return replace(res, extra=extra)
+    br = capped_rtp_bounds(game, res.mode)
+    capped = _interval(br["lower"], br["upper"])
+    extra.update(uncapped_rtp=res.rtp, capped_rtp=capped,
+                 cap_method=("E[min(R,C)] = E[R] - E[(R-C)+]; E[(R-C)+] bounded per base class and drawn "
+                             "symbol by min_k E[R^k](k-1)^(k-1)/(k^k C^(k-1)), k = 2..4 (exact moments); "
+                             f"C = {game.cap.total_bet_multiple} total bets"))
+    return replace(res, rtp=capped, extra=extra)
+
+
+def _register_round() -> None:
+    from analytic.features.result import register_round_solver
+
+    register_round_solver(KIND, solve_round_capped)
+
+
+_register_round()

@@ -372,3 +372,38 @@ def currency_cap_report(game: Game, mode: str | None = None) -> list[dict]:
             out.append({"stake": s, "cap_multiple": c, "binds": True, "lower": rtp - tb / m.cost,
                         "upper": rtp, "max_win": mx})
     return out
+
+
+def solve_round_with_cap_report(game: Game, mode: str):
+    """Plain exact round figures plus the currency-cap report per stake.
+
+    Returns
+    -------
+    RoundResult
+        ``rtp`` is the exact uncapped RTP (the cap depends on the stake);
+        ``extra["currency_cap"]`` is :func:`currency_cap_report`,
+        ``extra["max_win"]`` the theoretical maximum round win (total-bet
+        multiples) and ``extra["cap_free_stake_limit"]`` the stake below
+        which the cap can never bind (``currency / max_win``).
+    """
+    from dataclasses import replace
+
+    from analytic.solver.round import solve_round
+
+    res = solve_round(game, mode, plain=True)
+    extra = dict(res.extra)
+    mx = max_round_win(game, res.mode)
+    extra["max_win"] = mx
+    if game.cap is not None and game.cap.currency is not None:
+        extra["cap_free_stake_limit"] = game.cap.currency / mx if mx else None
+        extra["currency_cap"] = currency_cap_report(game, res.mode)
+    return replace(res, extra=extra)
+
+
+def _register_round() -> None:
+    from analytic.features.result import register_round_solver
+
+    register_round_solver(KIND, solve_round_with_cap_report)
+
+
+_register_round()

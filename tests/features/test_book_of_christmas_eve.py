@@ -130,10 +130,15 @@ def test_feature_mixture_and_round():
     fr = boce.solve_feature(g, "fs", 2, "base")
     assert fr.mean.value == m1 and fr.second_moment.value == m2
     assert fr.expected_spins.value == 3
-    buy = solve_round(g, "buy")
+    buy = solve_round(g, "buy", plain=True)
     assert buy.rtp.value == m1 / 50
-    base = solve_round(g, "base")
+    base = solve_round(g, "base", plain=True)
     assert base.features[0].average_win.value == m1
+    capped = solve_round(g, "buy")  # the toy's cap of 100x binds: a certified bracket below the exact RTP
+    assert capped.extra["uncapped_rtp"].value == m1 / 50
+    lo = capped.rtp.value - capped.rtp.error
+    hi = capped.rtp.value + capped.rtp.error
+    assert capped.rtp.label == "bounded" and 0 <= lo < hi == m1 / 50
 
 
 def test_iid_sum_moments_against_enumeration():
@@ -194,6 +199,7 @@ def test_shipped_model_solves_every_mode():
     assert g.rules["boce_max_win"] == "cap" and g.cap.total_bet_multiple == 20168
     for mode in g.modes:
         r = solve_round(g, mode)
-        assert r.rtp.label == "exact" and 0.9 < r.rtp.value < 1.0
+        assert r.extra["uncapped_rtp"].label == "exact" and 0.9 < r.extra["uncapped_rtp"].value < 1.0
+        assert r.rtp.label == "bounded" and r.rtp.value + r.rtp.error == r.extra["uncapped_rtp"].value
     # the theoretical maximum of a 3 x 5x multiplier book game is far above the published 20,168x
     assert boce.max_round_win(g, "base") > 20168
