@@ -41,17 +41,17 @@ from analytic.simulator.runner import simulate
 MODELS = Path(__file__).resolve().parents[2] / "models"
 SEED = 20261201
 
-# (model, mode, rounds): sized for the whole file to run well under 90 s
-# (the exact solves take most of it: Secrets of Christmas ~30 s, Book of
-# Power's power modes ~12 s each).
+# (model, mode, rounds): sized for the whole file to run under 90 s (about
+# 50 s with ``pytest -n 2``); the exact solves take most of it (Secrets of
+# Christmas ~30 s, Book of Power's power modes ~12 s each).
 CASES = [
     ("book_of_christmas_eve", "base", 300_000),
     ("book_of_christmas_eve", "buy", 60_000),
     ("secrets_of_christmas", "base", 300_000),
-    ("book_of_power", "base", 200_000),
-    ("book_of_power", "power_bet", 40_000),
-    ("book_of_power", "buy_free_spins", 30_000),
-    ("book_of_power", "buy_power_free_spins", 4_000),
+    ("book_of_power", "base", 300_000),
+    ("book_of_power", "power_bet", 1_000_000),  # heavy-tailed Power Free Spins: small samples run low
+    ("book_of_power", "buy_free_spins", 40_000),
+    ("book_of_power", "buy_power_free_spins", 40_000),
 ]
 
 #: Set ANALYTIC_SLOW=1 to also run the rule readings whose solves are slow.
@@ -115,11 +115,13 @@ def test_every_shipped_mode_is_covered():
 # other rule readings the solver supports
 
 
+@pytest.mark.skipif(not SLOW, reason="extra exact solve; set ANALYTIC_SLOW=1")
 def test_boce_needs_symbol_reading():
     game = _variant("book_of_christmas_eve", boce_wild_reels_expansion="needs_symbol")
     _check(game, "buy", 60_000)
 
 
+@pytest.mark.skipif(not SLOW, reason="extra exact solve; set ANALYTIC_SLOW=1")
 def test_bop_count_minus_one_reading():
     game = _variant("book_of_power", bop_repeat_multiplier="count_minus_one")
     _check(game, "buy_free_spins", 30_000)
