@@ -50,6 +50,9 @@ class FeatureResult:
         solve of the state graph").
     details : Mapping
         Kind-specific figures for reports (per drawn symbol, per gift, ...).
+    p_zero : Fraction or None
+        Exact probability that the feature wins nothing, when known without
+        the whole distribution (used for hit frequencies).
     """
 
     feature: str
@@ -62,6 +65,7 @@ class FeatureResult:
     distribution_mass_error: Fraction = Fraction(0)
     method: str = ""
     details: Mapping = field(default_factory=dict)
+    p_zero: Fraction | None = None
 
     @property
     def variance(self) -> Fraction:

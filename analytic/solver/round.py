@@ -316,7 +316,9 @@ def _round_hit_frequency(base: BaseResult, cache: dict, line_bonus) -> Figure:
         if not parts:
             continue
         for fr, k in parts:
-            if fr.distribution is None:
+            if fr.distribution is None and fr.p_zero is not None:
+                z = fr.p_zero
+            elif fr.distribution is None:
                 z = Fraction(0) if fr.mean.value > 0 else Fraction(1)
                 err += q
             else:
@@ -324,7 +326,16 @@ def _round_hit_frequency(base: BaseResult, cache: dict, line_bonus) -> Figure:
                 err += q * fr.distribution_mass_error
             zero *= z**k
         p += q * (1 - zero)
-    return Figure(p, "exact" if err == 0 else "bounded", err)
+    # p assumed every unknown feature play wins: the truth lies in [p - err, p]
+    return _hit_figure(p, err)
+
+
+def _hit_figure(upper: Fraction, unknown: Fraction) -> Figure:
+    """P(win > 0) known to lie in ``[upper - unknown, upper]``: exact when
+    nothing is unknown, else bounded (centre and half width)."""
+    if unknown == 0:
+        return Figure(upper)
+    return Figure(upper - unknown / 2, "bounded", unknown / 2)
 
 
 def _solve_buy(game: Game, m, cache: dict, shared: dict | None = None) -> RoundResult:
@@ -332,6 +343,7 @@ def _solve_buy(game: Game, m, cache: dict, shared: dict | None = None) -> RoundR
     total = sum(weights.values())
     s1 = s2 = e1 = e2 = spins = Fraction(0)
     zero = Fraction(0)
+    unknown = Fraction(0)  # mass of counts whose feature gives no P(win = 0)
     exact = True
     for n, w in weights.items():
         if not w:
@@ -346,6 +358,11 @@ def _solve_buy(game: Game, m, cache: dict, shared: dict | None = None) -> RoundR
         exact &= fr.mean.label == "exact" and fr.second_moment.label == "exact"
         if fr.distribution is not None:
             zero += p * fr.distribution.get(Fraction(0), Fraction(0))
+            unknown += p * fr.distribution_mass_error
+        elif fr.p_zero is not None:
+            zero += p * fr.p_zero
+        else:
+            unknown += p
     lab = "exact" if exact else "bounded"
     mean = Figure(s1, lab, e1)
     var = s2 - s1 * s1
@@ -356,7 +373,7 @@ def _solve_buy(game: Game, m, cache: dict, shared: dict | None = None) -> RoundR
     )
     return RoundResult(
         game=game, mode=m.name, cost=m.cost, base=None, mean_win=mean, second_moment=Figure(s2, lab, e2),
-        rtp=rtp, hit_frequency=Figure(1 - zero), components=(Component(f"feature {m.buys}", rtp),),
+        rtp=rtp, hit_frequency=_hit_figure(1 - zero, unknown), components=(Component(f"feature {m.buys}", rtp),),
         features=feats, feature_results=dict(cache),
         methods={"buy": f"bought {m.buys}: trigger count drawn from buy_counts"},
     )

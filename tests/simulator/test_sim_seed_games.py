@@ -323,8 +323,6 @@ def test_buy_feature_can_win_nothing():
     assert sim.hit_frequency < 1 - 3 * sim.hit_frequency_se
 
 
-@pytest.mark.xfail(strict=True, reason="solver bug: analytic/solver/round.py _solve_buy sets the hit "
-                                       "frequency to exact 1 when the feature has no distribution")
 def test_solver_buy_hit_frequency_not_claimed_exact_one():
     from analytic.solver.round import solve_round
 
