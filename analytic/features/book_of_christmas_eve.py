@@ -39,13 +39,26 @@ sampled.  Units: wins in **total-bet multiples** (line-bet units divided by
 
 The published maximum (20,168x bet) is read by rule ``boce_max_win``:
 ``"cap"`` (default: the round win is capped there; the theoretical maximum of
-a 5x-multiplier book game is far above it) or ``"theoretical"``.  The round
-solver reports uncapped figures; :func:`capped_rtp_bounds` brackets the
-capped RTP with a certified moment bound of the tail.
+a 5x-multiplier book game is far above it) or ``"theoretical"``.
+
+The cap, exactly
+----------------
+One free spin's win given ``s`` is an integer number of line-bet units with
+an exact integer weight per value (the walk's joint table), i.e. a
+polynomial ``P_s(x)``.  The feature's law is ``P_s(x)^n`` mixed over ``s``,
+and the round adds the base spin (independent given its trigger class).
+Wins are non-negative, so every coefficient below the cap ``C`` of a
+product depends only on the factors' coefficients below ``C``: the capped
+round law, ``E[min(R, C)]`` and ``P(R >= C)`` are exact from truncated
+products (:mod:`analytic.features.capped`: FLINT ``pow_trunc`` and
+``mul_low`` on integers).  :func:`solve_round_capped` reports them exact;
+:func:`capped_rtp_bounds` (the earlier certified moment bracket) is kept
+as an independent check.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from math import comb
 from typing import Any, Mapping, Sequence
@@ -53,6 +66,7 @@ from typing import Any, Mapping, Sequence
 from analytic.engine.linewalk import walk
 from analytic.engine.linewin import CellRole
 from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytable, strip_windows
+from analytic.features import capped
 from analytic.features.kinds import register_kind
 from analytic.features.result import FeatureResult, register_solver
 from analytic.model.game import Game, frozen_mapping
@@ -67,6 +81,9 @@ __all__ = [
     "round_raw_moments",
     "round_tail_bound",
     "capped_rtp_bounds",
+    "spin_law",
+    "feature_law",
+    "capped_round",
     "max_round_win",
     "solve_feature",
 ]
@@ -196,7 +213,18 @@ register_kind(
 # one free spin
 
 
+_TABLE_CACHE: dict = {}
+
+
 def _free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[int, int], int]:
+    """Exact law of one free spin's win given the special symbol (cached per game)."""
+    key = (id(game), game.path, feature, symbol)
+    if key not in _TABLE_CACHE:
+        _TABLE_CACHE[key] = (game, _walk_free_spin_table(game, feature, symbol))
+    return _TABLE_CACHE[key][1]
+
+
+def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[int, int], int]:
     """Exact law of one free spin's win given the special symbol.
 
     Returns
@@ -549,10 +577,81 @@ def capped_rtp_bounds(game: Game, mode: str | None = None, cap: Fraction | None 
     return {"uncapped_rtp": rtp, "lower": rtp - tb / m.cost, "upper": rtp, "max_win": mx, "binds": True}
 
 
-def _interval(lo: Fraction, hi: Fraction) -> Figure:
-    if lo == hi:
-        return Figure(lo)
-    return Figure((lo + hi) / 2, "bounded", (hi - lo) / 2)
+def spin_law(game: Game, feature: str, symbol: str, cap: Fraction) -> "capped.TruncatedLaw":
+    """Law of one free spin's win given ``symbol``, held exactly below ``cap``.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+    symbol : str
+        The drawn special expanding symbol.
+    cap : Fraction
+        Total-bet multiples.
+
+    Returns
+    -------
+    capped.TruncatedLaw
+        Wins in total-bet multiples (line-bet units / ``total_bet``), integer
+        weights from the joint line walk.
+    """
+    tb = game.total_bet
+    w: dict[Fraction, int] = {}
+    for (lw, ex), c in _free_spin_table(game, feature, symbol).items():
+        x = Fraction(lw + ex, tb)
+        w[x] = w.get(x, 0) + c
+    return capped.law_from_weights(w, cap)
+
+
+def feature_law(game: Game, feature: str, count: int, cap: Fraction) -> "capped.TruncatedLaw":
+    """Law of the whole feature win (total-bet multiples) held exactly below ``cap``.
+
+    ``sum_s w_s P_s(x)^n`` over the drawn symbols (truncated powers), see
+    :mod:`analytic.features.capped`.
+    """
+    key = ("law", id(game), game.path, feature, count, Fraction(cap))
+    if key not in _CACHE:
+        f = game.features[feature]
+        n = _spins(game, feature, count)
+        es = f.params["expanding_symbol"]
+        parts = [(w, capped.iid_sum(spin_law(game, feature, s, cap), n))
+                 for s, w in zip(es["choose_from"], es["weights"]) if w]
+        _CACHE[key] = (game, capped.mixture(parts))
+    return _CACHE[key][1]
+
+
+def capped_round(game: Game, mode: str | None, cap: Fraction) -> "capped.TruncatedLaw":
+    """Exact law of the round win of a bet mode capped at ``cap`` (total-bet multiples).
+
+    A buy mixes the feature laws of its ``buy_counts``; a spin mode combines
+    the base spin's joint law (trigger class, base win) with the feature law
+    of each trigger count by :func:`analytic.features.capped.round_law`.
+
+    Raises
+    ------
+    UnsupportedMechanicError
+        Line-triggered bonuses in the base game (not modelled by this kind).
+    """
+    from analytic.errors import UnsupportedMechanicError
+    from analytic.solver.base import solve_base
+
+    m = game.modes[mode] if mode else game.default_mode
+    cap = Fraction(cap)
+    if m.buys is not None:
+        return capped.mixture([(w, feature_law(game, m.buys, c, cap)) for c, w in m.buy_counts.items() if w])
+    base = solve_base(game, m.name)
+    feats = {}
+    classes = []
+    for (feat, n, lt, win), cnt in base.joint.items():
+        if lt:
+            raise UnsupportedMechanicError(f"kind '{KIND}': line-triggered bonuses are not modelled with the cap")
+        key = None
+        if feat is not None:
+            key = (feat, n)
+            if key not in feats:
+                feats[key] = feature_law(game, feat, n, cap)
+        classes.append((cnt, Fraction(win, base.units), key))
+    return capped.round_law(classes, feats, cap)
 
 
 def solve_round_capped(game: Game, mode: str) -> "RoundResult":  # noqa: F821
@@ -562,16 +661,18 @@ def solve_round_capped(game: Game, mode: str) -> "RoundResult":  # noqa: F821
     -------
     RoundResult
         The plain (uncapped, exact) figures of
-        :func:`analytic.solver.round.solve_round`; when ``boce_max_win`` is
-        ``"cap"`` and a ``[cap] total_bet_multiple`` is declared, ``rtp`` is the
-        certified bracket of the capped RTP (label ``bounded`` when the cap can
-        bind) and ``extra`` holds ``uncapped_rtp``, ``capped_rtp``,
-        ``max_win`` (theoretical, total-bet multiples) and ``cap_method``.
-        With ``"theoretical"`` no cap applies and ``extra["max_win"]`` is
-        reported beside the published 20,168x.
+        :func:`analytic.solver.round.solve_round` when no cap applies (rule
+        ``"theoretical"`` or no ``[cap] total_bet_multiple``).  With the cap,
+        ``rtp``, ``mean_win`` and ``second_moment`` are those of the capped
+        round win, **exact** (truncated polynomial powers, see
+        :mod:`analytic.features.capped`), the feature's RTP share is the capped
+        RTP less the base shares, and ``extra`` holds ``uncapped_rtp``,
+        ``capped_rtp``, ``p_reach_cap`` (Figures), ``distribution`` (capped
+        round law: win in total-bet multiples -> probability, wins at or above
+        the cap lumped at the cap), ``uncapped_mean_win``,
+        ``uncapped_second_moment``, ``max_win`` (theoretical, total-bet
+        multiples) and ``cap_method``.
     """
-    from dataclasses import replace
-
     from analytic.solver.round import solve_round
 
     res = solve_round(game, mode, plain=True)
@@ -581,13 +682,48 @@ def solve_round_capped(game: Game, mode: str) -> "RoundResult":  # noqa: F821
     extra["max_win_reading"] = reading
     if reading != "cap" or game.cap is None or game.cap.total_bet_multiple is None:
         return replace(res, extra=extra)
-    br = capped_rtp_bounds(game, res.mode)
-    capped = _interval(br["lower"], br["upper"])
-    extra.update(uncapped_rtp=res.rtp, capped_rtp=capped,
-                 cap_method=("E[min(R,C)] = E[R] - E[(R-C)+]; E[(R-C)+] bounded per base class and drawn "
-                             "symbol by min_k E[R^k](k-1)^(k-1)/(k^k C^(k-1)), k = 2..4 (exact moments); "
-                             f"C = {game.cap.total_bet_multiple} total bets"))
-    return replace(res, rtp=capped, extra=extra)
+    cap = Fraction(game.cap.total_bet_multiple)
+    law = capped_round(game, res.mode, cap)
+    return apply_cap(res, law, extra, method=(
+        "exact capped round law: per drawn symbol the free spin's integer-weight polynomial raised to the "
+        "spins by truncated power below the cap (FLINT pow_trunc), mixed over the symbol, multiplied by the "
+        f"base spin's joint law (mul_low); E[min(R, C)] and P(R >= C) from it; C = {game.cap.total_bet_multiple} "
+        "total bets"))
+
+
+def apply_cap(res, law: "capped.TruncatedLaw", extra: dict, method: str):
+    """``res`` with its round figures replaced by those of the exact capped law ``law``.
+
+    Shared with :mod:`analytic.features.secrets_of_christmas`.  The feature
+    components absorb the cap's cut (capped RTP less the base shares, split
+    over the features in proportion to their uncapped shares).
+    """
+    mean, m2, reach = law.capped_moments()
+    rtp = Fraction(mean) / res.cost
+    extra.update(
+        uncapped_rtp=res.rtp, capped_rtp=Figure(rtp), p_reach_cap=Figure(reach),
+        uncapped_mean_win=res.mean_win, uncapped_second_moment=res.second_moment,
+        distribution=law.distribution(),
+        cap_method=method,
+    )
+    cut = res.rtp.value - rtp
+    fshare = sum((c.rtp.value for c in res.components if c.name.startswith("feature ")), Fraction(0))
+    comps = []
+    for c in res.components:
+        if c.name.startswith("feature ") and fshare:
+            comps.append(replace(c, rtp=Figure(c.rtp.value - cut * c.rtp.value / fshare)))
+        else:
+            comps.append(c)
+    feats = []
+    for f in res.features:
+        if fshare:
+            feats.append(replace(f, rtp=Figure(f.rtp.value - cut * f.rtp.value / fshare)))
+        else:
+            feats.append(f)
+    methods = dict(res.methods)
+    methods["win cap"] = method
+    return replace(res, rtp=Figure(rtp), mean_win=Figure(Fraction(mean)), second_moment=Figure(Fraction(m2)),
+                   components=tuple(comps), features=tuple(feats), methods=methods, extra=extra)
 
 
 def _register_round() -> None:

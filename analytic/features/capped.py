@@ -165,6 +165,19 @@ class TruncatedLaw:
         first = sum(k * c for k, c in enumerate(cs))
         return (self.grid * first + self.cap * (self.total - below)) / self.total
 
+    def capped_moments(self) -> tuple[Fraction, Fraction, Fraction]:
+        """``(E[min(W, cap)], E[min(W, cap)^2], P(W >= cap))``, exact (integer sums)."""
+        cs = self.coeffs()
+        below = s1 = s2 = 0
+        for k, c in enumerate(cs):
+            if c:
+                below += c
+                s1 += k * c
+                s2 += k * k * c
+        tail = self.total - below
+        g, cap, t = self.grid, self.cap, self.total
+        return ((g * s1 + cap * tail) / t, (g * g * s2 + cap * cap * tail) / t, Fraction(tail, t))
+
     def distribution(self) -> dict[Fraction, Fraction]:
         """Exact capped law: win -> probability, wins at or above the cap lumped at the cap."""
         out: dict[Fraction, Fraction] = {}
@@ -207,19 +220,37 @@ def law_from_weights(weights: Mapping, cap, grid: Fraction | None = None) -> Tru
     TruncatedLaw
     """
     cap = Fraction(cap)
-    g = Fraction(grid) if grid is not None else grid_of(w for w, c in weights.items() if c)
+    items = [(Fraction(w), c) for w, c in weights.items()]
+    if any(c < 0 or w < 0 for w, c in items):
+        raise ValueError("weights and wins must be non-negative")
+    den = 1
+    for w, _ in items:
+        den = lcm(den, w.denominator)
+    ints = [(w.numerator * (den // w.denominator), c) for w, c in items]  # wins in units of 1/den
+    if grid is None:
+        gi = 0
+        for v, c in ints:
+            if c:
+                gi = gcd(gi, v)
+        g = Fraction(gi or den, den)
+    else:
+        g = Fraction(grid)
+    r = g * den  # grid in units of 1/den
     n = _length(cap, g)
     cs: dict[int, int] = {}
     total = 0
-    for w, c in weights.items():
-        if c < 0 or w < 0:
-            raise ValueError("weights and wins must be non-negative")
+    for v, c in ints:
         total += c
-        k = Fraction(w) / g
-        if k.denominator != 1:
-            raise ValueError(f"win {w} is not on the grid {g}")
-        k = int(k)
-        if k < n and c:
+        if not c:
+            continue
+        if r.denominator == 1 and v % r.numerator == 0:
+            k = v // r.numerator
+        else:
+            kf = v / r
+            if kf.denominator != 1:
+                raise ValueError(f"win {Fraction(v, den)} is not on the grid {g}")
+            k = int(kf)
+        if k < n:
             cs[k] = cs.get(k, 0) + c
     arr = [0] * (max(cs) + 1 if cs else 0)
     for k, c in cs.items():

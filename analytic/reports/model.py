@@ -332,7 +332,11 @@ def _convolve(a: Mapping[Fraction, Fraction], b: Mapping[Fraction, Fraction]) ->
 
 def _round_points(r: RoundResult):
     """Exact law of the round win (``win -> probability``), its missing mass,
-    and why it is unavailable (``None, 0, reason``)."""
+    and why it is unavailable (``None, 0, reason``).  A round solver's own
+    exact law (``r.extra["distribution"]``, e.g. a capped round) is used as is."""
+    own = r.extra.get("distribution") if r.extra else None
+    if own is not None:
+        return {Fraction(w): Fraction(p) for w, p in own.items()}, Fraction(0), ""
     fr = r.feature_results
     if r.base is None:  # a buy: mixture over the bought trigger counts
         m = r.game.modes[r.mode]
@@ -478,7 +482,7 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
 
     cap = game.cap.total_bet_multiple if game.cap else None
     dist, top, top_p, top_note, cap_p = _distribution(r, cap)
-    extra = tuple(sorted((str(k), v) for k, v in r.extra.items()))
+    extra = tuple(sorted((str(k), v) for k, v in r.extra.items() if k != "distribution"))  # shown as the table
     hf = float(r.hit_frequency.value)
     return ModeSheet(
         info=info, reel_set=base.reel_set if base else None, cycle=base.cycle if base else None,

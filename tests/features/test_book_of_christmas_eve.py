@@ -134,11 +134,72 @@ def test_feature_mixture_and_round():
     assert buy.rtp.value == m1 / 50
     base = solve_round(g, "base", plain=True)
     assert base.features[0].average_win.value == m1
-    capped = solve_round(g, "buy")  # the toy's cap of 100x binds: a certified bracket below the exact RTP
+    capped = solve_round(g, "buy")  # the toy's cap of 100x binds: exact capped RTP
     assert capped.extra["uncapped_rtp"].value == m1 / 50
-    lo = capped.rtp.value - capped.rtp.error
-    hi = capped.rtp.value + capped.rtp.error
-    assert capped.rtp.label == "bounded" and 0 <= lo < hi == m1 / 50
+    assert capped.rtp.label == "exact" and capped.rtp.value < m1 / 50
+
+
+def brute_feature_law(n: int = 3) -> dict:
+    """Law of the whole feature win: every drawn symbol and every sequence of n spin outcomes."""
+    law: dict = {}
+    for s, w in (("a", 2), ("b", 1)):
+        sl = brute_spin(s, "pays")
+        tot = sum(sl.values())
+        for seq in itertools.product(sl, repeat=n):
+            p = Fraction(w, 3)
+            for x in seq:
+                p *= Fraction(sl[x], tot)
+            law[sum(seq)] = law.get(sum(seq), 0) + p
+    return law
+
+
+def brute_base_classes(g):
+    """(probability, base win, feature started) for every base stop combination, by hand."""
+    base = [["a", "b", "a"], ["a", "book", "b"], ["b", "book", "a", "a"]]
+    tot = 3 * 3 * 4
+    out = []
+    for stops in itertools.product(*(range(len(r)) for r in base)):
+        cells = [base[k][stops[k]] for k in range(3)]
+        win = 0
+        for c, pays in PAYS.items():
+            run = 0
+            for x in cells:
+                if x in (c, "book"):
+                    run += 1
+                else:
+                    break
+            win = max(win, pays.get(run, 0))
+        out.append((Fraction(1, tot), win, sum(x == "book" for x in cells) >= 2))
+    return out
+
+
+@pytest.mark.parametrize("cap", [100, 37, Fraction(15, 2)])
+def test_capped_round_exact_against_brute_force(cap):
+    """Capped RTP, P(reach cap) and the capped round law of both modes against full enumeration."""
+    from dataclasses import replace
+
+    g = toy()
+    g = replace(g, cap=replace(g.cap, total_bet_multiple=Fraction(cap)))
+    fl = brute_feature_law()
+    rounds = {"buy": dict(fl), "base": {}}
+    for p, b, trig in brute_base_classes(g):
+        for x, q in (fl.items() if trig else [(0, Fraction(1))]):
+            rounds["base"][b + x] = rounds["base"].get(b + x, 0) + p * q
+    for mode, cost in (("buy", 50), ("base", 1)):
+        law = rounds[mode]
+        mean = sum((q * min(x, cap) for x, q in law.items()), Fraction(0))
+        reach = sum((q for x, q in law.items() if x >= cap), Fraction(0))
+        dist: dict = {}
+        for x, q in law.items():
+            dist[Fraction(min(x, cap))] = dist.get(Fraction(min(x, cap)), 0) + q
+        r = solve_round(g, mode)
+        assert r.rtp.label == "exact" and r.rtp.value == mean / cost
+        assert r.extra["capped_rtp"].value == mean / cost
+        assert r.extra["p_reach_cap"].value == reach
+        assert r.extra["distribution"] == {k: v for k, v in dist.items() if v}
+        m2 = sum((q * min(x, cap) ** 2 for x, q in law.items()), Fraction(0))
+        assert r.mean_win.value == mean and r.second_moment.value == m2
+        assert sum(c.rtp.value for c in r.components) == r.rtp.value
 
 
 def test_iid_sum_moments_against_enumeration():
@@ -200,6 +261,15 @@ def test_shipped_model_solves_every_mode():
     for mode in g.modes:
         r = solve_round(g, mode)
         assert r.extra["uncapped_rtp"].label == "exact" and 0.9 < r.extra["uncapped_rtp"].value < 1.0
-        assert r.rtp.label == "bounded" and r.rtp.value + r.rtp.error == r.extra["uncapped_rtp"].value
+        assert r.rtp.label == "exact" and r.label == "exact"
+        assert 0 < r.extra["p_reach_cap"].value < Fraction(1, 1000)
+        assert r.rtp.value < r.extra["uncapped_rtp"].value
+        # the exact capped RTP lies inside the earlier certified moment bracket
+        br = boce.capped_rtp_bounds(g, mode)
+        assert br["lower"] <= r.rtp.value <= br["upper"]
+        d = r.extra["distribution"]
+        assert sum(d.values()) == 1 and max(d) == 20168
+        assert d[Fraction(20168)] == r.extra["p_reach_cap"].value
+        assert sum(w * q for w, q in d.items()) / r.cost == r.rtp.value
     # the theoretical maximum of a 3 x 5x multiplier book game is far above the published 20,168x
     assert boce.max_round_win(g, "base") > 20168
