@@ -50,7 +50,7 @@ from analytic.engine.linewalk import walk
 from analytic.engine.linewin import CellRole
 from analytic.engine.spin import build_spin, cell_roles, line_paytable, strip_windows
 from analytic.errors import UnsupportedMechanicError
-from analytic.features.book_of_christmas_eve import iid_sum_moments, round_raw_moments, round_tail_bound
+from analytic.features.book_of_christmas_eve import iid_sum_moments
 from analytic.features.kinds import register_kind
 from analytic.features.result import FeatureResult, register_solver
 from analytic.model.game import Game, frozen_mapping
@@ -167,6 +167,78 @@ def gift_classes(gifts, picks: int, base_multiplier: int = 1) -> dict[tuple, Fra
 # one free spin of a class
 
 
+def _class_table(game: Game, feature: str, reels: tuple, symbols: tuple) -> dict[int, int]:
+    """Exact law of one free spin's win (line-bet units, multiplier 1) of a class: win -> weight."""
+    f = game.features[feature]
+    if game.scatter is not None and any(v for v in game.scatter.pays.values()):
+        raise UnsupportedMechanicError(f"kind '{KIND}' models no scatter pays; remove [scatter] pays")
+    wild = f.params["wild"]
+    pt, index = line_paytable(game)
+    roles = dict(cell_roles(game, index))
+    wr = roles[wild]
+    for s in symbols:
+        roles[s] = CellRole(wr.supports | roles[s].supports, wr.multiplier)
+    windows = []
+    for r, strip in enumerate(game.reel_sets[f.reel_set], start=1):
+        if r in reels:
+            windows.append({(wild,) * game.rows: len(strip)})
+        else:
+            windows.append(strip_windows(strip, game.rows))
+    spec = build_spin(game, windows=windows, roles=roles, paytable=pt)
+    dist = walk(spec)
+    out: dict[int, int] = {}
+    for key, c in dist.table.items():
+        out[key[-1]] = out.get(key[-1], 0) + c
+    return out
+
+
+_TABLES: dict = {}
+
+
+def _table(game: Game, feature: str, reels: tuple, symbols: tuple) -> dict[int, int]:
+    """:func:`_class_table`, walked once per game and class."""
+    key = (id(game), game.path, feature, reels, symbols)
+    if key not in _TABLES:
+        _TABLES[key] = (game, _class_table(game, feature, reels, symbols))
+    return _TABLES[key][1]
+
+
+_FORK_GAME: list = []  # the game handed to forked workers (a Game does not pickle)
+
+
+def _walk_job(args):
+    feature, reels, symbols = args
+    return _class_table(_FORK_GAME[0], feature, reels, symbols)
+
+
+def prefetch_tables(game: Game, feature: str, classes) -> None:
+    """Walk the spin classes ``(reels, symbols)`` not yet cached, on up to two processes.
+
+    The walks are independent and exact; a class without wild reels and with
+    more wild symbols is the costliest, so those start first.  Falls back to
+    one process where ``fork`` is unavailable or ``ANALYTIC_PROCESSES=1``.
+    """
+    import multiprocessing as mp
+    import os
+
+    todo = sorted({c for c in classes if (id(game), game.path, feature) + tuple(c) not in _TABLES},
+                  key=lambda c: (len(c[0]), -len(c[1])))
+    if not todo:
+        return
+    procs = min(int(os.environ.get("ANALYTIC_PROCESSES", "2")), os.cpu_count() or 1, len(todo))
+    if procs > 1 and "fork" in mp.get_all_start_methods():
+        _FORK_GAME[:] = [game]
+        try:
+            with mp.get_context("fork").Pool(procs) as pool:
+                tables = pool.map(_walk_job, [(feature, r, s) for r, s in todo], chunksize=1)
+        finally:
+            _FORK_GAME.clear()
+    else:
+        tables = [_class_table(game, feature, r, s) for r, s in todo]
+    for (r, s), t in zip(todo, tables):
+        _TABLES[(id(game), game.path, feature, r, s)] = (game, t)
+
+
 def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k: int = K_MOMENTS) -> dict:
     """Exact raw moments of one free spin's win (multiplier 1) of a class.
 
@@ -186,36 +258,20 @@ def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k
         ``moments`` (``E[X^j]``, j = 0..k, total-bet multiples), ``max``
         (largest spin win, total-bet multiples), ``hit`` (P(X > 0)).
     """
-    f = game.features[feature]
-    if game.scatter is not None and any(v for v in game.scatter.pays.values()):
-        raise UnsupportedMechanicError(f"kind '{KIND}' models no scatter pays; remove [scatter] pays")
-    wild = f.params["wild"]
-    pt, index = line_paytable(game)
-    roles = dict(cell_roles(game, index))
-    wr = roles[wild]
-    for s in symbols:
-        roles[s] = CellRole(wr.supports | roles[s].supports, wr.multiplier)
-    windows = []
-    for r, strip in enumerate(game.reel_sets[f.reel_set], start=1):
-        if r in reels:
-            windows.append({(wild,) * game.rows: len(strip)})
-        else:
-            windows.append(strip_windows(strip, game.rows))
-    spec = build_spin(game, windows=windows, roles=roles, paytable=pt)
-    dist = walk(spec)
+    table = _table(game, feature, reels, symbols)
     tb = game.total_bet
+    cycle = sum(table.values())
     sums = [0] * (k + 1)
     hit = top = 0
-    for key, c in dist.table.items():
-        x = key[-1]
+    for x, c in table.items():
         p = 1
         for j in range(k + 1):
             sums[j] += p * c
             p *= x
         hit += c if x else 0
         top = max(top, x)
-    return {"moments": [Fraction(sums[j], dist.cycle * tb**j) for j in range(k + 1)],
-            "max": Fraction(top, tb), "hit": Fraction(hit, dist.cycle)}
+    return {"moments": [Fraction(sums[j], cycle * tb**j) for j in range(k + 1)],
+            "max": Fraction(top, tb), "hit": Fraction(hit, cycle)}
 
 
 _SPIN_CACHE: dict = {}
@@ -246,6 +302,10 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) ->
     f = game.features[feature]
     n0 = f.trigger.counts[count]
     classes = gift_classes(f.params["gifts"], count, f.params["base_multiplier"])
+    allc = set()
+    for c in f.trigger.counts:  # every count's spin classes at once, walked in parallel
+        allc |= {(r, sy) for (_, _, r, sy) in gift_classes(f.params["gifts"], c, f.params["base_multiplier"])}
+    prefetch_tables(game, feature, allc)
     mom = [Fraction(0)] * (k + 1)
     spins = Fraction(0)
     top = Fraction(0)
@@ -309,19 +369,19 @@ register_solver(KIND, solve_feature)
 # max win and the currency cap
 
 
-def max_round_win(game: Game, mode: str | None = None) -> Fraction:
+def max_round_win(game: Game, mode: str | None = None, base=None) -> Fraction:
     """Theoretical maximum round win (total-bet multiples, uncapped).
 
     Largest base win among spins starting the feature with a given count plus
     that count's largest feature win (best class, every spin the best
-    outcome), or the largest base win.
+    outcome), or the largest base win.  ``base`` reuses a solved base spin.
     """
     from analytic.solver.base import solve_base
 
     m = game.modes[mode] if mode else game.default_mode
     if m.buys is not None:
         return max(feature_moments(game, m.buys, c)["max"] for c, w in m.buy_counts.items() if w)
-    base = solve_base(game, m.name)
+    base = base if base is not None else solve_base(game, m.name)
     best = Fraction(0)
     for (feat, n, lt, win), cnt in base.joint.items():
         v = Fraction(win, base.units)
@@ -331,7 +391,56 @@ def max_round_win(game: Game, mode: str | None = None) -> Fraction:
     return best
 
 
-def currency_cap_report(game: Game, mode: str | None = None) -> list[dict]:
+def _tail_terms(game: Game, m, base) -> list[tuple[Fraction, Fraction, list]]:
+    """``(probability, largest win, raw moments of the win)`` per base class and gift class.
+
+    Cap-independent, so built once for every stake.
+    """
+    from analytic.features.book_of_christmas_eve import add_independent
+
+    out = []
+    if m.buys is not None:
+        tot = sum(m.buy_counts.values())
+        for c, w in m.buy_counts.items():
+            for d in feature_moments(game, m.buys, c)["classes"].values():
+                if w:
+                    out.append((Fraction(w, tot) * d["probability"], d["max"], d["raw_moments"]))
+        return out
+    k = K_MOMENTS
+    for (feat, n, lt, win), cnt in base.joint.items():
+        p = Fraction(cnt, base.cycle)
+        b = Fraction(win, base.units)
+        if feat is None:
+            out.append((p, b, [b**j for j in range(k + 1)]))
+            continue
+        bm = [b**j for j in range(k + 1)]
+        for d in feature_moments(game, feat, n)["classes"].values():
+            out.append((p * d["probability"], b + d["max"], (bm, d["raw_moments"])))
+    return out
+
+
+def _round_tail_bound(terms, cap: Fraction) -> Fraction:
+    """Certified upper bound of ``E[(R - C)+]`` per base class and gift class.
+
+    Same bound as :func:`analytic.features.book_of_christmas_eve.round_tail_bound`
+    (:func:`~analytic.features.book_of_christmas_eve.tail_bound` of each
+    class's exact moments); classes whose largest win is at most ``C``
+    contribute exactly 0.
+    """
+    from analytic.features.book_of_christmas_eve import add_independent, tail_bound
+
+    out = Fraction(0)
+    for i, (p, top, mom) in enumerate(terms):
+        if top <= cap:
+            continue
+        if isinstance(mom, tuple):
+            mom = add_independent(*mom)
+            terms[i] = (p, top, mom)  # cached for the next stakes
+        out += p * tail_bound(mom, cap)
+    return out
+
+
+def currency_cap_report(game: Game, mode: str | None = None, base=None) -> list[dict]:
     """The RTP under the currency cap at each declared stake.
 
     Parameters
@@ -339,6 +448,8 @@ def currency_cap_report(game: Game, mode: str | None = None) -> list[dict]:
     game : Game
         With ``cap.currency`` and ``cap.stakes`` (total stake per round).
     mode : str, optional
+    base : BaseResult, optional
+        The mode's solved base spin (solved here when omitted).
 
     Returns
     -------
@@ -347,31 +458,49 @@ def currency_cap_report(game: Game, mode: str | None = None) -> list[dict]:
         multiples, ``currency / stake``), ``binds`` (whether the theoretical
         maximum round win exceeds it, i.e. the cap can bind),
         ``lower``/``upper`` (certified bracket of the capped RTP),
-        ``max_win`` (total-bet multiples).
+        ``capped_rtp`` (Figure: exact where the cap cannot bind, else the
+        bracket, label ``bounded``), ``max_win`` (total-bet multiples).
 
     Notes
     -----
     ``stake`` is the total bet of a regular spin in currency; a feature buy
     costs ``cost * stake`` and wins are total-bet multiples times ``stake``.
     """
+    from analytic.solver.base import solve_base
+
     m = game.modes[mode] if mode else game.default_mode
-    mom = round_raw_moments(game, m.name, lambda f, c: feature_moments(game, f, c)["moments"])
-    mx = max_round_win(game, m.name)
-    rtp = mom[1] / m.cost
-
-    def comps(f, c):
-        return [(d["probability"], d["raw_moments"]) for d in feature_moments(game, f, c)["classes"].values()]
-
+    if m.buys is None and base is None:
+        base = solve_base(game, m.name)
+    mom = round_raw_moments_from(game, m, base)
+    mx = max_round_win(game, m.name, base)
+    rtp = mom / m.cost
+    terms = _tail_terms(game, m, base)
     out = []
     for s in game.cap.stakes:
         c = game.cap.currency / s
         if mx <= c:
-            out.append({"stake": s, "cap_multiple": c, "binds": False, "lower": rtp, "upper": rtp, "max_win": mx})
+            out.append({"stake": s, "cap_multiple": c, "binds": False, "lower": rtp, "upper": rtp,
+                        "capped_rtp": Figure(rtp), "max_win": mx})
         else:
-            tb = round_tail_bound(game, m.name, comps, c)
-            out.append({"stake": s, "cap_multiple": c, "binds": True, "lower": rtp - tb / m.cost,
-                        "upper": rtp, "max_win": mx})
+            lo = rtp - _round_tail_bound(terms, c) / m.cost
+            out.append({"stake": s, "cap_multiple": c, "binds": True, "lower": lo, "upper": rtp,
+                        "capped_rtp": Figure((lo + rtp) / 2, "bounded", (rtp - lo) / 2), "max_win": mx})
     return out
+
+
+def round_raw_moments_from(game: Game, m, base) -> Fraction:
+    """Exact mean round win (total-bet multiples) from a solved base spin."""
+    if m.buys is not None:
+        tot = sum(m.buy_counts.values())
+        return sum((Fraction(w, tot) * feature_moments(game, m.buys, c)["moments"][1]
+                    for c, w in m.buy_counts.items() if w), Fraction(0))
+    out = Fraction(0)
+    for (feat, n, lt, win), cnt in base.joint.items():
+        v = Fraction(win, base.units)
+        if feat is not None:
+            v += feature_moments(game, feat, n)["moments"][1]
+        out += cnt * v
+    return out / base.cycle
 
 
 def solve_round_with_cap_report(game: Game, mode: str):
@@ -392,11 +521,11 @@ def solve_round_with_cap_report(game: Game, mode: str):
 
     res = solve_round(game, mode, plain=True)
     extra = dict(res.extra)
-    mx = max_round_win(game, res.mode)
+    mx = max_round_win(game, res.mode, res.base)
     extra["max_win"] = mx
     if game.cap is not None and game.cap.currency is not None:
         extra["cap_free_stake_limit"] = game.cap.currency / mx if mx else None
-        extra["currency_cap"] = currency_cap_report(game, res.mode)
+        extra["currency_cap"] = currency_cap_report(game, res.mode, res.base)
     return replace(res, extra=extra)
 
 
@@ -407,3 +536,58 @@ def _register_round() -> None:
 
 
 _register_round()
+
+
+def capped_rtp_exact(game: Game, mode: str | None, cap: Fraction, base=None) -> dict:
+    """Exact RTP with the round win capped at ``cap`` total bets (truncated polynomial powers).
+
+    Per count and gift class the spin law (integer weights) is raised to the
+    spins below ``cap / multiplier`` (:mod:`analytic.features.capped`), the
+    classes are mixed and combined with the base spin's joint law.  Classes
+    whose largest round win stays below ``cap`` are included all the same
+    (the method is exact either way).  Cost grows with ``cap`` (polynomial
+    length ``cap / grid``): meant for a few stakes, not the whole table.
+
+    Returns
+    -------
+    dict
+        ``capped_rtp``, ``p_reach_cap`` (Fractions), ``law`` (the capped
+        round law, :class:`~analytic.features.capped.TruncatedLaw`).
+    """
+    from analytic.features import capped
+    from analytic.solver.base import solve_base
+
+    m = game.modes[mode] if mode else game.default_mode
+    cap = Fraction(cap)
+    tb = game.total_bet
+
+    def flaw(feature: str, count: int) -> capped.TruncatedLaw:
+        f = game.features[feature]
+        n0 = f.trigger.counts[count]
+        classes = gift_classes(f.params["gifts"], count, f.params["base_multiplier"])
+        prefetch_tables(game, feature, {(r, s) for (_, _, r, s) in classes})
+        den = 1
+        for p in classes.values():
+            den = den * p.denominator // __import__("math").gcd(den, p.denominator)
+        parts = []
+        for (extra, mult, reels, syms), p in classes.items():
+            t = _table(game, feature, reels, syms)
+            sl = capped.law_from_weights({Fraction(x, tb): c for x, c in t.items()}, cap / mult)
+            s = capped.iid_sum(sl, n0 + extra)
+            law = capped.TruncatedLaw(s.poly, s.total, s.grid * mult, cap)
+            parts.append((int(p * den), law))
+        return capped.mixture(parts)
+
+    if m.buys is not None:
+        law = capped.mixture([(w, flaw(m.buys, c)) for c, w in m.buy_counts.items() if w])
+    else:
+        base = base if base is not None else solve_base(game, m.name)
+        feats, classes = {}, []
+        for (feat, n, lt, win), cnt in base.joint.items():
+            key = None if feat is None else (feat, n)
+            if key is not None and key not in feats:
+                feats[key] = flaw(feat, n)
+            classes.append((cnt, Fraction(win, base.units), key))
+        law = capped.round_law(classes, feats, cap)
+    mean, _, reach = law.capped_moments()
+    return {"capped_rtp": mean / m.cost, "p_reach_cap": reach, "law": law}

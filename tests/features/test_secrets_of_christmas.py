@@ -162,3 +162,48 @@ def test_shipped_model_loads_with_its_cap():
     assert g.cap.currency == 250000 and g.cap.currency_name == "GBP"
     assert g.total_bet == 25 and len(g.lines) == 25
     assert sum(n for *_, n in g.features["free_spins"].params["gifts"]) == 20
+
+
+@pytest.mark.parametrize("cap", [3, 10, Fraction(25, 2), 40])
+def test_exact_capped_rtp_against_brute_force(cap):
+    """Round law of the toy by full enumeration (base stops x gift picks x spin sequences)."""
+    g = load_model_text(TOY, path="toy_soc.toml")
+    gifts = g.features["fs"].params["gifts"]
+    base = [["a", "scatter", "candle"], ["scatter", "a", "wild", "candle"], ["a", "scatter", "candle"]]
+    flaws = {}
+    for picks in (2, 3):
+        law: dict = {}
+        for (extra, mult, reels, syms), p in direct_classes(gifts, picks).items():
+            sl = brute_spin(reels, syms)
+            tot = sum(sl.values())
+            for seq in itertools.product(sl, repeat=2 + extra):
+                q = p
+                for x in seq:
+                    q *= Fraction(sl[x], tot)
+                law[mult * sum(seq)] = law.get(mult * sum(seq), 0) + q
+        flaws[picks] = law
+    rnd: dict = {}
+    tot = 3 * 4 * 3
+    for stops in itertools.product(*(range(len(r)) for r in base)):
+        cells = [base[k][stops[k]] for k in range(3)]
+        sc = sum(c == "scatter" for c in cells)
+        win = 0
+        for c, pays in PAYS.items():
+            run = 0
+            for x in cells:
+                if x in (c, "wild"):
+                    run += 1
+                else:
+                    break
+            win = max(win, pays.get(run, 0))
+        for x, q in (flaws[sc].items() if sc >= 2 else [(0, Fraction(1))]):
+            rnd[win + x] = rnd.get(win + x, 0) + Fraction(1, tot) * q
+    want = sum((q * min(x, cap) for x, q in rnd.items()), Fraction(0))
+    reach = sum((q for x, q in rnd.items() if x >= cap), Fraction(0))
+    got = soc.capped_rtp_exact(g, "base", Fraction(cap))
+    assert got["capped_rtp"] == want and got["p_reach_cap"] == reach
+    # the certified bracket of the per-stake report contains it
+    stake = Fraction(1000) / cap
+    g2 = load_model_text(TOY.replace("stakes = [1, 100]", f'stakes = ["{stake}"]'), path="toy_soc.toml")
+    (row,) = soc.currency_cap_report(g2, "base")
+    assert row["lower"] <= want <= row["upper"]
