@@ -67,6 +67,8 @@ __all__ = [
     "compile_tables",
     "evaluate_windows",
     "evaluate_window",
+    "line_symbols",
+    "candidate_line_pays",
     "lookup_award",
     "plain",
     "int_keys",
@@ -455,6 +457,49 @@ def line_cells(tables: Tables, windows: np.ndarray) -> np.ndarray:
     return windows[:, reel_idx[None, :], tables.lines]
 
 
+def line_symbols(tables: Tables, windows: np.ndarray) -> tuple:
+    """Per reel, the symbol each payline shows there, and its line multiplier.
+
+    Returns
+    -------
+    (list of ndarray, list of ndarray or None)
+        ``reels`` arrays of shape (N, n_lines) of symbol indices, and the
+        multipliers of those symbols (None when no symbol has one).
+    """
+    per_reel = [windows[:, r, tables.lines[:, r]] for r in range(tables.reels)]
+    mults = [tables.multiplier[c] for c in per_reel] if tables.has_multipliers else None
+    return per_reel, mults
+
+
+def candidate_line_pays(tables: Tables, c: int, per_reel: list, mults, support=None) -> np.ndarray:
+    """Pay of candidate ``c`` on every line, in ticks: shape (N, n_lines).
+
+    Parameters
+    ----------
+    tables : Tables
+    c : int
+        Candidate index (into ``tables.cand_names``).
+    per_reel, mults
+        From :func:`line_symbols`.
+    support : ndarray of bool, optional
+        Symbols that continue the candidate's run (default
+        ``tables.cand_support[c]``).
+    """
+    sup = tables.cand_support[c] if support is None else support
+    alive = sup[per_reel[0]]  # the run is still going at this reel
+    run = alive.astype(np.int8)
+    mult = np.where(alive, mults[0], 1) if mults is not None else None
+    for r in range(1, tables.reels):
+        alive &= sup[per_reel[r]]
+        run += alive
+        if mults is not None:
+            mult *= np.where(alive, mults[r], 1)
+    pay = tables.cand_pays[c][run]
+    if mult is not None:
+        pay *= mult
+    return pay
+
+
 def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
     """Evaluate a batch of windows.
 
@@ -473,23 +518,10 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
     """
     n = windows.shape[0]
     # per reel, the symbol each payline shows there: R arrays of shape N x L
-    per_reel = [windows[:, r, tables.lines[:, r]] for r in range(tables.reels)]
-    mults = [tables.multiplier[c] for c in per_reel] if tables.has_multipliers else None
+    per_reel, mults = line_symbols(tables, windows)
     best = np.zeros((n, tables.n_lines), dtype=np.int64)
     for c in range(len(tables.cand_names)):
-        sup = tables.cand_support[c]
-        alive = sup[per_reel[0]]  # the run is still going at this reel
-        run = alive.astype(np.int8)
-        mult = np.where(alive, mults[0], 1) if mults is not None else None
-        for r in range(1, tables.reels):
-            alive &= sup[per_reel[r]]
-            run += alive
-            if mults is not None:
-                mult *= np.where(alive, mults[r], 1)
-        pay = tables.cand_pays[c][run]
-        if mult is not None:
-            pay *= mult
-        np.maximum(best, pay, out=best)
+        np.maximum(best, candidate_line_pays(tables, c, per_reel, mults), out=best)
     line_win = best.sum(axis=1)
 
     flat = windows.reshape(n, -1)

@@ -35,18 +35,22 @@ Wins are in ticks (``1 / tables.denom`` line-bet units).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from analytic.errors import ModelError
 from analytic.simulator.evaluate import evaluate_windows, int_keys, plain
 from analytic.simulator.features import FeatureBatch, weighted_draw
+from analytic.simulator.features.common import (
+    capped_spins,
+    feature_params,
+    fixed_spin_blocks,
+    reel_expansion_pays,
+    with_virtual_symbols,
+)
 
 __all__ = ["BookOfChristmasEve", "prepare", "play", "with_virtual_symbols"]
-
-#: Largest number of spins evaluated in one numpy batch.
-_BLOCK = 50_000
 
 
 @dataclass(frozen=True)
@@ -72,10 +76,7 @@ def prepare(game, spec) -> BookOfChristmasEve:
     ModelError
         A parameter the player cannot use, naming its key path.
     """
-    p = plain(spec.params)
-    key = f"features.{spec.name}"
-    if spec.reel_set is None or spec.reel_set not in game.reel_sets:
-        raise ModelError(game.path, f"{key}.reels", f"needs a known reel set, got {spec.reel_set!r}")
+    p, key = feature_params(game, spec)
     book = p.get("book")
     if book not in {s.name for s in game.symbols}:
         raise ModelError(game.path, f"{key}.book", f"unknown symbol {book!r}")
@@ -103,55 +104,13 @@ def prepare(game, spec) -> BookOfChristmasEve:
     )
 
 
-def with_virtual_symbols(tables, extra: list) -> tuple:
-    """A copy of ``tables`` with extra (virtual) symbols appended.
-
-    Parameters
-    ----------
-    tables : Tables
-    extra : list of (support, multiplier)
-        ``support``: bool array over the candidates (the candidates the
-        virtual symbol supports); ``multiplier``: its line multiplier.
-
-    Returns
-    -------
-    (Tables, ndarray of int16)
-        The extended tables (no triggers, no line triggers: only line and
-        scatter wins are evaluated) and the indices of the virtual symbols.
-    """
-    nsym = len(tables.symbol_names)
-    k = len(extra)
-    sup = np.zeros((tables.cand_support.shape[0], nsym + k), dtype=bool)
-    sup[:, :nsym] = tables.cand_support
-    mult = np.concatenate([tables.multiplier, np.ones(k, dtype=np.int64)])
-    for i, (s, m) in enumerate(extra):
-        sup[:, nsym + i] = s
-        mult[nsym + i] = int(m)
-    ext = replace(
-        tables,
-        symbol_names=tuple(tables.symbol_names) + tuple(f"__virtual{i}" for i in range(k)),
-        cand_support=sup,
-        multiplier=mult,
-        has_multipliers=bool((mult != 1).any()),
-        scatter_mask=np.concatenate([tables.scatter_mask, np.zeros(k, dtype=bool)]),
-        triggers={},
-        line_triggers=(),
-        features={},
-    )
-    return ext, np.arange(nsym, nsym + k, dtype=np.int16)
-
-
 def _expansion_table(tables, names) -> tuple:
     """(pay in ticks indexed [symbol, reels counted] for all paylines, smallest paying count per symbol)."""
     nsym = len(tables.symbol_names)
     pay = np.zeros((nsym, tables.reels + 1), dtype=np.int64)
     kmin = np.full(nsym, tables.reels + 1, dtype=np.int64)
-    for n in names:
-        pt = tables.paytable[n]
-        i = tables.index(n)
-        kmin[i] = min(k for k, v in pt.items() if v > 0)
-        for k in range(kmin[i], tables.reels + 1):
-            pay[i, k] = pt.get(k, 0) * tables.n_lines * tables.denom
+    idx = [tables.index(n) for n in names]
+    pay[idx], kmin[idx] = reel_expansion_pays(tables, names)
     return pay, kmin
 
 
@@ -176,8 +135,7 @@ def play(tables, name, prep: BookOfChristmasEve, counts, awards, rng, max_spins:
     FeatureBatch
     """
     m = len(awards)
-    spins = np.minimum(np.asarray(awards, dtype=np.int64), max_spins)
-    limited = np.asarray(awards, dtype=np.int64) > max_spins
+    spins, limited = capped_spins(awards, max_spins)
     win = np.zeros(m, dtype=np.int64)
     sym_idx = np.array([tables.index(n) for n in prep.choose_from], dtype=np.int16)
     chosen = weighted_draw(sym_idx, prep.weights, m, rng)
@@ -189,11 +147,8 @@ def play(tables, name, prep: BookOfChristmasEve, counts, awards, rng, max_spins:
     exp_pay, kmin = _expansion_table(tables, prep.choose_from)
     needs_symbol = prep.wild_reels_expansion == "needs_symbol"
 
-    owner_all = np.repeat(np.arange(m), spins)
-    for start in range(0, owner_all.size, _BLOCK):
-        owner = owner_all[start:start + _BLOCK]
+    for owner, w in fixed_spin_blocks(tables, prep.reel_set, spins, rng):
         n = owner.size
-        w = tables.spin(prep.reel_set, n, rng)
         is_book = (w == book).any(axis=2)  # n x reels
         which = weighted_draw(np.arange(len(mvals)), mweights, n * tables.reels, rng).reshape(n, tables.reels)
         reel_mult = np.where(is_book, mvals[which], 1)

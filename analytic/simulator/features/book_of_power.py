@@ -68,13 +68,11 @@ from fractions import Fraction
 import numpy as np
 
 from analytic.errors import ModelError
-from analytic.simulator.evaluate import evaluate_windows, plain
+from analytic.simulator.evaluate import candidate_line_pays, evaluate_windows, line_symbols, plain
 from analytic.simulator.features import FeatureBatch
+from analytic.simulator.features.common import block_sizes, feature_params, reel_expansion_pays, retire_limited
 
 __all__ = ["BookOfPower", "prepare", "play", "repeat_multiplier"]
-
-#: Largest number of spins evaluated in one numpy batch.
-_BLOCK = 50_000
 
 
 @dataclass(frozen=True)
@@ -123,10 +121,7 @@ def prepare(game, spec) -> BookOfPower:
     ModelError
         A parameter the player cannot use, naming its key path.
     """
-    p = plain(spec.params)
-    key = f"features.{spec.name}"
-    if spec.reel_set is None or spec.reel_set not in game.reel_sets:
-        raise ModelError(game.path, f"{key}.reels", f"needs a known reel set, got {spec.reel_set!r}")
+    p, key = feature_params(game, spec)
     if spec.trigger is None:
         raise ModelError(game.path, f"{key}.trigger", "required")
     variant = str(p.get("variant"))
@@ -194,22 +189,8 @@ def _segment(game, reel_set, books, pbooks) -> int:
 
 def _candidate_pays(tables, per_reel, support, mults):
     """Pay of every candidate on every line, in ticks: shape (C, N, L)."""
-    out = []
-    for c in range(len(tables.cand_names)):
-        sup = support[c]
-        alive = sup[per_reel[0]]
-        run = alive.astype(np.int8)
-        mult = np.where(alive, mults[0], 1) if mults is not None else None
-        for r in range(1, tables.reels):
-            alive &= sup[per_reel[r]]
-            run += alive
-            if mults is not None:
-                mult *= np.where(alive, mults[r], 1)
-        pay = tables.cand_pays[c][run]
-        if mult is not None:
-            pay = pay * mult
-        out.append(pay)
-    return np.stack(out)
+    return np.stack([candidate_line_pays(tables, c, per_reel, mults, support[c])
+                     for c in range(len(tables.cand_names))])
 
 
 def play(tables, name, prep: BookOfPower, counts, awards, rng, max_spins: int = 10**6) -> FeatureBatch:
@@ -242,13 +223,7 @@ def play(tables, name, prep: BookOfPower, counts, awards, rng, max_spins: int = 
     S = len(prep.symbols)
     sym_idx = np.array([tables.index(s) for s in prep.symbols], dtype=np.int16)
     # pay of the expansion in ticks, [symbol position, reels counted]; smallest paying count
-    exp_pay = np.zeros((S, R + 1), dtype=np.int64)
-    kmin = np.zeros(S, dtype=np.int64)
-    for i, s in enumerate(prep.symbols):
-        pt = tables.paytable[s]
-        kmin[i] = min(k for k, v in pt.items() if v > 0)
-        for k in range(kmin[i], R + 1):
-            exp_pay[i, k] = pt.get(k, 0) * tables.n_lines * tables.denom
+    exp_pay, kmin = reel_expansion_pays(tables, prep.symbols)
     book_mask = tables.mask(prep.books)
     pbook_mask = tables.mask(prep.power_books) if prep.power_books else np.zeros(len(tables.symbol_names), bool)
     gild_ok = np.zeros(R, dtype=bool)
@@ -275,8 +250,7 @@ def play(tables, name, prep: BookOfPower, counts, awards, rng, max_spins: int = 
 
     active = np.nonzero(left > 0)[0]
     while active.size:
-        budget = max(1, _BLOCK // active.size)
-        block = np.minimum(np.minimum(left[active], min(budget, prep.segment)), max_spins - played[active])
+        block = block_sizes(active, left, played, max_spins, most=prep.segment)
         owner = np.repeat(active, block)
         n = owner.size
         first = np.cumsum(block) - block  # start of each active instance's spins in the block
@@ -302,8 +276,7 @@ def play(tables, name, prep: BookOfPower, counts, awards, rng, max_spins: int = 
             ev = evaluate_windows(tables, w)
             spin_win = ev.line_win + ev.scatter_win
         else:
-            per_reel = [w[:, r, tables.lines[:, r]] for r in range(R)]
-            mults = [tables.multiplier[c] for c in per_reel] if tables.has_multipliers else None
+            per_reel, mults = line_symbols(tables, w)
             with_b = _candidate_pays(tables, per_reel, tables.cand_support, mults)
             without = _candidate_pays(tables, per_reel, support_nobook, mults)
             is_exp = np.zeros((len(tables.cand_names), n), dtype=bool)
@@ -347,8 +320,5 @@ def play(tables, name, prep: BookOfPower, counts, awards, rng, max_spins: int = 
             golden[inst] |= new_gold[ci]
         elif got.any():
             drawn[inst[got], rng.integers(0, S, size=int(got.sum()))] += 1
-        over = active[(played[active] >= max_spins) & (left[active] > 0)]
-        limited[over] = True
-        left[over] = 0
-        active = active[left[active] > 0]
+        active = retire_limited(active, left, played, limited, max_spins)
     return FeatureBatch(win, played, limited)

@@ -35,11 +35,9 @@ import numpy as np
 from analytic.errors import ModelError, UnboundedFeatureError
 from analytic.simulator.evaluate import evaluate_windows, int_keys, lookup_award, plain
 from analytic.simulator.features import FeatureBatch, weighted_draw
+from analytic.simulator.features.common import block_sizes, feature_params, retire_limited
 
 __all__ = ["FreeSpins", "prepare", "play", "expected_awards"]
-
-#: Largest number of spins evaluated in one numpy batch.
-_BLOCK = 50_000
 
 
 @dataclass(frozen=True)
@@ -66,10 +64,7 @@ def prepare(game, spec) -> FreeSpins:
     ModelError
         A parameter the player cannot use, naming its key path.
     """
-    p = plain(spec.params)
-    key = f"features.{spec.name}"
-    if spec.reel_set is None or spec.reel_set not in game.reel_sets:
-        raise ModelError(game.path, f"{key}.reel_set", f"free spins need a known reel set, got {spec.reel_set!r}")
+    p, key = feature_params(game, spec, reel_key="reel_set", need="free spins need a known reel set")
     mult = Fraction(str(p.get("multiplier", 1)))
     if mult.denominator != 1 or mult < 1:
         raise ModelError(game.path, f"{key}.multiplier", f"the simulator needs a whole multiplier >= 1, got {mult}")
@@ -219,8 +214,7 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
     # Blocks keep the loop short even when few instances are left.
     active = np.nonzero(left > 0)[0]
     while active.size:
-        budget = max(1, _BLOCK // active.size)
-        block = np.minimum(np.minimum(left[active], budget), max_spins - played[active])
+        block = block_sizes(active, left, played, max_spins)
         owner = np.repeat(active, block)  # instance of each spin
         n = owner.size
         w = tables.spin(prep.reel_set, n, rng)
@@ -243,8 +237,5 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
         left[active] -= block
         if prep.retrigger_symbols:
             np.add.at(left, owner, rtable[rmask[w.reshape(n, -1)].sum(axis=1)])
-        over = active[(played[active] >= max_spins) & (left[active] > 0)]
-        limited[over] = True
-        left[over] = 0
-        active = active[left[active] > 0]
+        active = retire_limited(active, left, played, limited, max_spins)
     return FeatureBatch(win, played, limited)

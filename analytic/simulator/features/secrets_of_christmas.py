@@ -34,14 +34,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.errors import ModelError
-from analytic.simulator.evaluate import evaluate_windows, plain
+from analytic.simulator.evaluate import evaluate_windows
 from analytic.simulator.features import FeatureBatch
-from analytic.simulator.features.book_of_christmas_eve import with_virtual_symbols
+from analytic.simulator.features.common import capped_spins, feature_params, fixed_spin_blocks, with_virtual_symbols
 
 __all__ = ["SecretsOfChristmas", "prepare", "play"]
 
-#: Largest number of spins evaluated in one numpy batch.
-_BLOCK = 50_000
 _EFFECTS = ("spins", "multiplier", "wild_reel", "wild_symbol")
 
 
@@ -65,10 +63,7 @@ def prepare(game, spec) -> SecretsOfChristmas:
     ModelError
         A parameter the player cannot use, naming its key path.
     """
-    p = plain(spec.params)
-    key = f"features.{spec.name}"
-    if spec.reel_set is None or spec.reel_set not in game.reel_sets:
-        raise ModelError(game.path, f"{key}.reels", f"needs a known reel set, got {spec.reel_set!r}")
+    p, key = feature_params(game, spec)
     names = {s.name for s in game.symbols}
     wild = p.get("wild")
     if wild not in names:
@@ -150,8 +145,7 @@ def play(tables, name, prep: SecretsOfChristmas, counts, awards, rng, max_spins:
     picks = np.minimum(np.asarray(counts, dtype=np.int64), len(prep.gifts))
     extra, mult, wild_reels, cls = open_gifts(prep, picks, tables.reels, rng)
     total = np.asarray(awards, dtype=np.int64) + extra
-    spins = np.minimum(total, max_spins)
-    limited = total > max_spins
+    spins, limited = capped_spins(total, max_spins)
 
     wild = tables.index(prep.wild)
     nsym = len(tables.symbol_names)
@@ -170,11 +164,7 @@ def play(tables, name, prep: SecretsOfChristmas, counts, awards, rng, max_spins:
                 remap[c, tables.index(sname)] = virt[b]
 
     win = np.zeros(m, dtype=np.int64)
-    owner_all = np.repeat(np.arange(m), spins)
-    for start in range(0, owner_all.size, _BLOCK):
-        owner = owner_all[start:start + _BLOCK]
-        n = owner.size
-        w = tables.spin(prep.reel_set, n, rng)
+    for owner, w in fixed_spin_blocks(tables, prep.reel_set, spins, rng):
         wr = wild_reels[owner]  # n x reels
         w[wr] = wild
         w = remap[cls[owner][:, None, None], w]
