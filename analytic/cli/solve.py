@@ -91,8 +91,26 @@ def result_to_json(res) -> dict:
             "distribution": [[w, n] for w, n in b.distribution.items()],
         }
     for k, v in res.extra.items():
-        d.setdefault("extra", {})[k] = v.to_json() if isinstance(v, Figure) else v
+        d.setdefault("extra", {})[k] = _jsonable(v)
     return d
+
+
+def _jsonable(v):
+    """JSON form of a mechanic-specific extra: Figures and Fractions as exact
+    figures, a distribution ``{win: probability}`` as ``[[win, p], ...]``."""
+    if isinstance(v, Figure):
+        return v.to_json()
+    if isinstance(v, Fraction):
+        return _fr(v)
+    if isinstance(v, dict):
+        if v and all(isinstance(k, (Fraction, int)) and not isinstance(k, bool) for k in v):
+            return [[_jsonable(k), _jsonable(x)] for k, x in sorted(v.items())]
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    return str(v)
 
 
 def format_table(res) -> str:
@@ -124,8 +142,15 @@ def format_table(res) -> str:
     for k, v in res.extra.items():
         if isinstance(v, Figure):
             w(f"  {k:<34}{float(v.value):.10g}   [{v.label}]")
-    w(f"  exact RTP = {res.rtp.value.numerator}/{res.rtp.value.denominator}" if res.rtp.label == "exact"
-      else f"  RTP certified within +/- {float(res.rtp.error):.3g}")
+        elif isinstance(v, Fraction):
+            w(f"  {k:<34}{float(v):.10g}   (exact {v})" if v.denominator < 10**12 else f"  {k:<34}{float(v):.10g}")
+    if res.rtp.label != "exact":
+        w(f"  RTP certified within +/- {float(res.rtp.error):.3g}")
+    elif len(str(res.rtp.value.denominator)) <= 40:
+        w(f"  exact RTP = {res.rtp.value.numerator}/{res.rtp.value.denominator}")
+    else:
+        w(f"  exact RTP: a fraction with a {len(str(res.rtp.value.denominator))}-digit denominator "
+          f"(--format json prints it)")
     return "\n".join(out)
 
 
@@ -144,8 +169,8 @@ def run(args) -> int:
     if args.format == "json":
         doc = {"schema": "analytic.solve/1", "game": game.name, "model": str(args.model),
                "modes": [result_to_json(r) for r in results]}
-        json.dump(doc, sys.stdout, indent=1)
-        print()
+        text = json.dumps(doc, indent=1)  # whole document first: never half a JSON on stdout
+        print(text)
     else:
         print("\n\n".join(format_table(r) for r in results))
     return 0

@@ -194,7 +194,7 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
     if not plain:
         delegate = round_solver_for(game)
         if delegate is not None:
-            return delegate(game, m.name)
+            return _with_distribution_hits(delegate(game, m.name))
     cache: dict = {}
     if m.buys is not None:
         return _solve_buy(game, m, cache, feature_cache)
@@ -282,6 +282,17 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
         rtp=_scale(mean, 1 / m.cost), hit_frequency=hit, components=tuple(comps), features=tuple(feats),
         feature_results=dict(cache), methods=methods,
     )
+
+
+def _with_distribution_hits(res: RoundResult) -> RoundResult:
+    """Exact hit frequency from the round's exact win law, when the round
+    solver provides one (``extra["distribution"]``: win -> probability)."""
+    dist = res.extra.get("distribution") if res.extra else None
+    if not dist or sum(dist.values()) != 1:
+        return res
+    from dataclasses import replace
+
+    return replace(res, hit_frequency=Figure(1 - dist.get(Fraction(0), Fraction(0))))
 
 
 def _line_bonus_features(game: Game) -> list[str]:
