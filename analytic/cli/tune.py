@@ -45,7 +45,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     from analytic.model.loader import load_model
-    from analytic.tuner.search import Targets, tune
+    from analytic.tuner.search import Targets, tune_with_cap
     from analytic.tuner.write import write_tuned_model
 
     game = load_model(args.model)
@@ -67,8 +67,8 @@ def run(args) -> int:
               f"feature 1 in {1 / float(m.feature_frequency) if m.feature_frequency else float('inf'):.2f}  "
               f"score {score:.3g}", file=sys.stderr, flush=True)
 
-    res = tune(game, mode, targets, reel_set=args.reel_set, locks=args.lock, max_steps=args.max_steps,
-               progress=progress)
+    res = tune_with_cap(game, mode, targets, reel_set=args.reel_set, locks=args.lock, max_steps=args.max_steps,
+                        progress=progress)
     m = res.metrics
     verdict = "targets met" if res.met else "targets NOT all met: closest result"
     note = [f"tuned by analytic tune ({verdict}) for mode '{mode}': RTP {float(m.rtp) * 100:.5f} %, "

@@ -28,7 +28,8 @@ from typing import Callable, Iterable, Mapping
 from analytic.model.game import Game
 from analytic.tuner.layout import spread, strip_counts
 
-__all__ = ["Targets", "Metrics", "TuneResult", "tune", "evaluate", "with_counts", "tuned_reel_set"]
+__all__ = ["Targets", "Metrics", "TuneResult", "tune", "tune_with_cap", "evaluate", "with_counts",
+           "tuned_reel_set"]
 
 
 @dataclass(frozen=True)
@@ -123,15 +124,16 @@ def with_counts(game: Game, reel_set: str, counts: list[Mapping[str, int]]) -> G
     return replace(game, reel_sets=MappingProxyType(sets))
 
 
-def evaluate(game: Game, mode: str, feature_cache: dict | None = None) -> Metrics:
+def evaluate(game: Game, mode: str, feature_cache: dict | None = None, *, plain: bool = False) -> Metrics:
     """Exact RTP, hit frequency and total feature frequency of a mode.
 
     ``feature_cache`` is handed to :func:`analytic.solver.round.solve_round`
-    (valid only while the features' inputs do not change).
+    (valid only while the features' inputs do not change); ``plain`` skips a
+    kind's round solver (no win cap, no gamble).
     """
     from analytic.solver.round import solve_round
 
-    res = solve_round(game, mode, feature_cache=feature_cache)
+    res = solve_round(game, mode, feature_cache=feature_cache, plain=plain)
     feat = sum((f.frequency.value for f in res.features), Fraction(0)) if res.base is not None else Fraction(1)
     return Metrics(res.rtp.value, res.hit_frequency.value, feat, res.rtp.label)
 
@@ -156,6 +158,7 @@ def tune(
     candidates: int = 6,
     progress: Callable[[int, Metrics, float], None] | None = None,
     evaluator: Callable[[Game, str], Metrics] | None = None,
+    plain: bool = False,
 ) -> TuneResult:
     """Change symbol counts of a reel set until the mode's targets hold.
 
@@ -181,6 +184,9 @@ def tune(
         ``evaluator(game, mode) -> Metrics``.  Default: the exact solver,
         reusing feature results across candidates when the tuned reel set is
         not one a feature plays on.
+    plain : bool
+        With the default evaluator: solve without a kind's round solver
+        (uncapped; see :func:`tune_with_cap`).
 
     Returns
     -------
@@ -197,7 +203,7 @@ def tune(
     if evaluator is None:
         feature_sets = {f.reel_set for f in game.features.values()}
         shared = {} if rs not in feature_sets else None
-        evaluator = lambda g, m: evaluate(g, m, shared)  # noqa: E731
+        evaluator = lambda g, m: evaluate(g, m, shared, plain=plain)  # noqa: E731
     strips = game.reel_sets[rs]
     start = [strip_counts(s) for s in strips]
     lengths0 = [len(s) for s in strips]
@@ -308,3 +314,52 @@ def tune(
             if a.get(s, 0) != b.get(s, 0):
                 changes.append(f"reel {r + 1}: {s} {a.get(s, 0)} -> {b.get(s, 0)}")
     return TuneResult(with_counts(game, rs, cur), rs, m, _met(m, targets), steps, evals, changes)
+
+
+def tune_with_cap(game: Game, mode: str, targets: Targets, *, rounds: int = 4, progress=None, **kw) -> TuneResult:
+    """:func:`tune` for a mode whose full solve (win cap, gamble) is slow.
+
+    The search runs on the fast plain solve (no cap) aiming at the target
+    plus the cap's correction ``delta = plain RTP - full RTP``, measured
+    exactly on the starting point; the result is then solved in full and,
+    while it misses the target, ``delta`` is re-measured there and the search
+    repeated (at most ``rounds`` times).  Every reported figure comes from the
+    full solve.  Without a kind's round solver this is one plain search.
+
+    Parameters
+    ----------
+    game, mode, targets
+        As :func:`tune`.
+    rounds : int
+    progress : callable, optional
+    **kw
+        Passed to :func:`tune`.
+    """
+    from analytic.features.result import round_solver_for
+
+    if round_solver_for(game) is None:
+        return tune(game, mode, targets, progress=progress, **kw)
+    cur = game
+    total_steps = total_evals = 0
+    result = None
+    for _ in range(rounds):
+        full = evaluate(cur, mode)
+        plain_m = evaluate(cur, mode, plain=True)
+        delta = plain_m.rtp - full.rtp
+        aim = replace(targets, rtp=targets.rtp + delta, rtp_tolerance=targets.rtp_tolerance / 2)
+        result = tune(cur, mode, aim, plain=True, progress=progress, **kw)
+        total_steps += result.steps
+        total_evals += result.evaluations + 2
+        cur = result.game
+        full = evaluate(cur, mode)
+        result = replace(result, metrics=full, met=_met(full, targets))
+        if result.met:
+            break
+    changes = []
+    rs = result.reel_set
+    for r, (a, b) in enumerate(zip(game.reel_sets[rs], cur.reel_sets[rs])):
+        ca, cb = strip_counts(a), strip_counts(b)
+        for s in sorted(set(ca) | set(cb)):
+            if ca.get(s, 0) != cb.get(s, 0):
+                changes.append(f"reel {r + 1}: {s} {ca.get(s, 0)} -> {cb.get(s, 0)}")
+    return replace(result, steps=total_steps, evaluations=total_evals, changes=changes)
