@@ -38,6 +38,8 @@ def add_parser(sub):
     p.add_argument("--lock", nargs="*", default=[], metavar="REEL/SYMBOL",
                    help="counts that must not change: 2/book (reel 2) or book (all reels)")
     p.add_argument("--max-steps", type=int, default=60)
+    p.add_argument("--relayout", action="store_true",
+                   help="spread every symbol evenly (default: edit the strips as little as possible)")
     p.add_argument("--out", default=None, help="output model file")
     p.add_argument("--in-place", action="store_true", help="overwrite the input model")
     return p
@@ -68,7 +70,7 @@ def run(args) -> int:
               f"score {score:.3g}", file=sys.stderr, flush=True)
 
     res = tune_with_cap(game, mode, targets, reel_set=args.reel_set, locks=args.lock, max_steps=args.max_steps,
-                        progress=progress)
+                        relayout=args.relayout, progress=progress)
     m = res.metrics
     verdict = "targets met" if res.met else "targets NOT all met: closest result"
     note = [f"tuned by analytic tune ({verdict}) for mode '{mode}': RTP {float(m.rtp) * 100:.5f} %, "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Mapping
 
-__all__ = ["spread", "strip_counts", "max_run"]
+__all__ = ["spread", "edit", "strip_counts", "max_run"]
 
 
 def strip_counts(strip) -> dict[str, int]:
@@ -81,3 +81,62 @@ def spread(counts: Mapping[str, int]) -> tuple[str, ...]:
                     strip = cand
                     break
     return tuple(strip)
+
+
+def _circ(i: int, j: int, n: int) -> int:
+    d = abs(i - j) % n
+    return min(d, n - d)
+
+
+def edit(strip, counts: Mapping[str, int]) -> tuple[str, ...]:
+    """``strip`` changed as little as possible to hold ``counts``.
+
+    The designer's order (stacks, spacing) is kept: a removed stop is taken
+    from the longest run of its symbol (else where that symbol is most
+    crowded); an added stop goes into the gap farthest from the other stops
+    of its symbol, never next to one where another gap allows it.
+    Deterministic.
+
+    Parameters
+    ----------
+    strip : sequence of str
+    counts : mapping
+        Symbol -> wanted count (symbols absent from the mapping are removed).
+    """
+    out = list(strip)
+    have = strip_counts(out)
+    for sym in sorted(have):
+        while have.get(sym, 0) > counts.get(sym, 0):
+            n = len(out)
+            pos = [i for i, s in enumerate(out) if s == sym]
+
+            def crowd(i):
+                run = 1
+                j = i - 1
+                while out[j % n] == sym and run < n:
+                    run += 1
+                    j -= 1
+                j = i + 1
+                while out[j % n] == sym and run < n:
+                    run += 1
+                    j += 1
+                near = min((_circ(i, k, n) for k in pos if k != i), default=n)
+                return (-run, near, i)
+
+            out.pop(min(pos, key=crowd))
+            have[sym] -= 1
+    for sym in sorted(counts):
+        while have.get(sym, 0) < counts[sym]:
+            n = len(out)
+            pos = [i for i, s in enumerate(out) if s == sym]
+            best = None
+            for g in range(n + 1 if n == 0 else n):  # insert before index g (g = n wraps to 0)
+                left, right = out[(g - 1) % n] if n else None, out[g % n] if n else None
+                adjacent = sym in (left, right)
+                far = min((min(_circ(g, k, n + 1), _circ(g, k + 1, n + 1)) for k in pos), default=n + 1)
+                key = (adjacent, -far, g)
+                if best is None or key < best[0]:
+                    best = (key, g)
+            out.insert(best[1], sym)
+            have[sym] = have.get(sym, 0) + 1
+    return tuple(out)

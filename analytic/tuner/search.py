@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Callable, Iterable, Mapping
 
 from analytic.model.game import Game
-from analytic.tuner.layout import spread, strip_counts
+from analytic.tuner.layout import edit, spread, strip_counts
 
 __all__ = ["Targets", "Metrics", "TuneResult", "tune", "tune_with_cap", "evaluate", "with_counts",
            "tuned_reel_set"]
@@ -115,10 +115,18 @@ def tuned_reel_set(game: Game, mode: str) -> str:
     return game.features[m.buys].reel_set
 
 
-def with_counts(game: Game, reel_set: str, counts: list[Mapping[str, int]]) -> Game:
-    """A copy of ``game`` whose reel set has the given counts, laid out by
-    :func:`analytic.tuner.layout.spread`."""
-    strips = tuple(spread({s: c for s, c in cnt.items() if c > 0}) for cnt in counts)
+def with_counts(game: Game, reel_set: str, counts: list[Mapping[str, int]], *, relayout: bool = False) -> Game:
+    """A copy of ``game`` whose reel set has the given counts.
+
+    By default each strip is the original changed as little as possible
+    (:func:`analytic.tuner.layout.edit`: stacks and spacing kept); with
+    ``relayout`` every symbol is spread evenly (:func:`analytic.tuner.layout.spread`).
+    """
+    if relayout:
+        strips = tuple(spread({s: c for s, c in cnt.items() if c > 0}) for cnt in counts)
+    else:
+        strips = tuple(edit(st, {s: c for s, c in cnt.items() if c > 0})
+                       for st, cnt in zip(game.reel_sets[reel_set], counts))
     sets = dict(game.reel_sets)
     sets[reel_set] = strips
     return replace(game, reel_sets=MappingProxyType(sets))
@@ -159,6 +167,7 @@ def tune(
     progress: Callable[[int, Metrics, float], None] | None = None,
     evaluator: Callable[[Game, str], Metrics] | None = None,
     plain: bool = False,
+    relayout: bool = False,
 ) -> TuneResult:
     """Change symbol counts of a reel set until the mode's targets hold.
 
@@ -187,6 +196,9 @@ def tune(
     plain : bool
         With the default evaluator: solve without a kind's round solver
         (uncapped; see :func:`tune_with_cap`).
+    relayout : bool
+        Spread every symbol evenly instead of editing the designer's strips
+        as little as possible.
 
     Returns
     -------
@@ -225,7 +237,7 @@ def tune(
         nonlocal evals
         k = key(counts)
         if k not in cache:
-            cache[k] = evaluator(with_counts(game, rs, counts), mode)
+            cache[k] = evaluator(with_counts(game, rs, counts, relayout=relayout), mode)
             evals += 1
         return cache[k]
 
@@ -313,7 +325,7 @@ def tune(
         for s in sorted(set(a) | set(b)):
             if a.get(s, 0) != b.get(s, 0):
                 changes.append(f"reel {r + 1}: {s} {a.get(s, 0)} -> {b.get(s, 0)}")
-    return TuneResult(with_counts(game, rs, cur), rs, m, _met(m, targets), steps, evals, changes)
+    return TuneResult(with_counts(game, rs, cur, relayout=relayout), rs, m, _met(m, targets), steps, evals, changes)
 
 
 def tune_with_cap(game: Game, mode: str, targets: Targets, *, rounds: int = 4, progress=None, **kw) -> TuneResult:

@@ -66,3 +66,24 @@ def test_unreachable_target_says_so(tmp_path, capsys):
     code = main(["tune", str(src), "--target-rtp", "300", "--out", str(tmp_path / "o.toml"), "--max-steps", "3"])
     assert code == 3
     assert "NOT all met" in capsys.readouterr().out
+
+
+def test_edit_keeps_the_strip_when_counts_agree_and_changes_little_otherwise():
+    from analytic.tuner.layout import edit
+
+    strip = ("a", "a", "a", "b", "c", "b", "c", "d")
+    assert edit(strip, strip_counts(strip)) == strip
+    new = edit(strip, {"a": 2, "b": 3, "c": 2, "d": 1})
+    assert strip_counts(new) == {"a": 2, "b": 3, "c": 2, "d": 1}
+    assert max_run(new) <= 2
+    # one stop removed from the stack of a, one b added away from the other b's
+    assert ("a", "a") in set(zip(new, new[1:]))  # the stack of a is kept (shorter)
+
+
+def test_default_tuning_keeps_strip_order_except_the_changed_stops():
+    game = load_model(SIZZLING)
+    res = tune(game, "base", Targets(Fraction(96, 100)))
+    assert res.met
+    for a, b in zip(game.reel_sets["base"], res.game.reel_sets["base"]):
+        if len(a) == len(b):
+            assert sum(x != y for x, y in zip(a, b)) <= 2 * len(res.changes) + 2 or strip_counts(a) == strip_counts(b)
