@@ -12,7 +12,8 @@ from fractions import Fraction
 
 from analytic.solver.figures import Figure
 
-__all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid"]
+__all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
+           "extra_text", "extra_exact"]
 
 
 def frac(v) -> str:
@@ -96,3 +97,25 @@ def rounds_text(n: float) -> str:
 def line_grid(line, rows: int, on: str = "#", off: str = ".") -> list[str]:
     """Text drawing of one payline: ``rows`` strings, one char per reel."""
     return ["".join(on if r == row else off for r in line) for row in range(rows)]
+
+
+def extra_text(v) -> str:
+    """A mechanic-specific figure (``RoundResult.extra``) as short text."""
+    if isinstance(v, Figure):
+        return f"{num(v.value, 10)} ({v.label})" + ("" if v.label == "exact" else f" ± {float(v.error):.3g}")
+    if isinstance(v, Fraction):
+        return num(v, 10)
+    if isinstance(v, dict):
+        return f"({len(v)} entries; see the JSON par sheet)"
+    t = str(v)
+    return t if len(t) <= 300 else t[:297] + "..."
+
+
+def extra_exact(v, limit: int = 60) -> str:
+    """The exact column for an extra: ``p/q`` when short, else a reference."""
+    if isinstance(v, Figure) and v.label != "exact":
+        return exact_text(v)
+    if isinstance(v, (Figure, Fraction)):
+        t = frac(v)
+        return t if len(t) <= limit else "(fraction in the JSON par sheet)"
+    return ""

@@ -6,7 +6,10 @@ Formats a :class:`~analytic.reports.model.ParSheet` only; see
 
 from __future__ import annotations
 
-from analytic.reports.format import (exact_text, fig_num, fig_pct, frac, line_grid, num, one_in, pct,
+from analytic.reports.format import (
+    extra_exact,
+    extra_text,
+    exact_text, fig_num, fig_pct, frac, line_grid, num, one_in, pct,
                                      rounds_text)
 from analytic.reports.model import ModeSheet, ParSheet
 
@@ -109,7 +112,7 @@ def _mode(m: ModeSheet) -> list[str]:
                      frac(m.top_probability)])
     if m.cap_probability is not None:
         rows.append(["probability of reaching the win cap", one_in(m.cap_probability), frac(m.cap_probability)])
-    rows += [[f"solver: {k}", str(v), ""] for k, v in m.extra]
+    rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra]
     out += _table(["figure", "value", "exact"], rows, "lrl")
     out += ["### RTP split", ""]
     out += _table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, 40)] for n, f in m.components]

@@ -12,7 +12,10 @@ from fpdf import FPDF
 from fpdf.fonts import FontFace
 
 from analytic.reports import plots
-from analytic.reports.format import (exact_text, fig_num, fig_pct, frac, num, one_in, pct, rounds_text)
+from analytic.reports.format import (
+    extra_exact,
+    extra_text,
+    exact_text, fig_num, fig_pct, frac, num, one_in, pct, rounds_text)
 from analytic.reports.model import ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
@@ -169,7 +172,7 @@ def _mode(d: _Doc, m: ModeSheet):
         rows.append([m.top_note, f"{num(m.top_win)} x bet, {one_in(m.top_probability)}", frac(m.top_probability)])
     if m.cap_probability is not None:
         rows.append(["probability of reaching the win cap", one_in(m.cap_probability), frac(m.cap_probability)])
-    rows += [[f"solver: {k}", str(v), ""] for k, v in m.extra]
+    rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra]
     d.table(["figure", "value", "exact"], rows, widths=(4, 3, 3), align=("LEFT", "RIGHT", "RIGHT"))
     d.h2("RTP split")
     d.table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, 40)] for n, f in m.components]

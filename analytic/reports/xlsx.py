@@ -11,7 +11,7 @@ from openpyxl import Workbook
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
-from analytic.reports.format import exact_text, frac, line_grid, rounds_text
+from analytic.reports.format import exact_text, extra_exact, extra_text, frac, line_grid, rounds_text
 from analytic.reports.model import ModeSheet, ParSheet
 
 __all__ = ["write_xlsx"]
@@ -135,7 +135,7 @@ def _mode(wb, m: ModeSheet):
     if m.cap_probability is not None:
         w.put(["probability of reaching the cap", float(m.cap_probability), frac(m.cap_probability)], ["", "0.00E+00"])
     for k, v in m.extra:
-        w.put([f"solver: {k}", str(v)])
+        w.put([f"solver: {k}", extra_text(v), extra_exact(v)])
     w.blank()
     w.title("RTP split", _SUB)
     w.header(["component", "RTP", "exact", "label"])
