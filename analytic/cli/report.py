@@ -15,7 +15,9 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(sub):
     p = sub.add_parser("report", help="write par sheets (PDF, XLSX, Markdown, JSON) of a model",
-                       description=__doc__.split("\n\n")[1])
+                       description="Solve every bet mode of a model and write its par sheet "
+                                   "(one file per format, OUT/<model stem>.<ext>), atomically: an error "
+                                   "leaves no half-written file.")
     p.add_argument("model", help="model file (.toml)")
     p.add_argument("--out", default="reports", help="output directory (default: reports/)")
     p.add_argument("--formats", default="pdf,xlsx,md,json",

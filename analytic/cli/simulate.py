@@ -15,6 +15,19 @@ import json
 __all__ = ["add_parser", "run", "format_table"]
 
 
+def _positive(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    import argparse
+
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
 def add_parser(sub):
     p = sub.add_parser(
         "simulate",
@@ -25,7 +38,7 @@ def add_parser(sub):
     )
     p.add_argument("model", help="model file (TOML)")
     p.add_argument("--mode", default=None, help="bet mode name (default: the first mode)")
-    p.add_argument("--rounds", type=int, required=True, help="number of rounds to play")
+    p.add_argument("--rounds", type=_positive, required=True, help="number of rounds to play")
     p.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     p.add_argument("--workers", type=int, default=1,
                    help="worker processes; > 1 starts a local dask cluster (default 1)")

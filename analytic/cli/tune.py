@@ -18,9 +18,17 @@ __all__ = ["add_parser", "run", "parse_target"]
 
 def parse_target(text: str) -> Fraction:
     """``"94.00"`` or ``"94%"`` -> 47/50; ``"0.94"`` -> 47/50."""
+    import argparse
+
     t = text.strip().rstrip("%")
-    v = Fraction(t)
-    return v / 100 if (v > 2 or text.strip().endswith("%")) else v
+    try:
+        v = Fraction(t)
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    v = v / 100 if (v > 2 or text.strip().endswith("%")) else v
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    return v
 
 
 def add_parser(sub):

@@ -14,6 +14,7 @@ import json
 import sys
 from fractions import Fraction
 
+from analytic.cli.simulate import _positive
 from analytic.solver.figures import Figure
 
 __all__ = ["add_parser", "run", "compare"]
@@ -24,13 +25,14 @@ Z_LIMIT = 3.2905267314919255  # 99.9 % two-sided
 def add_parser(sub):
     p = sub.add_parser("verify", help="solve and simulate; compare every figure",
                        description="Compare the exact solver with the independent simulator.")
-    p.add_argument("model")
+    p.add_argument("model", help="model file (TOML)")
     p.add_argument("--mode", default=None, help="bet mode, or 'all' (default: all)")
-    p.add_argument("--rounds", type=int, required=True)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--rounds", type=_positive, required=True, help="simulated rounds per bet mode")
+    p.add_argument("--seed", type=int, default=0, help="root seed of the simulation (default 0)")
+    p.add_argument("--workers", type=_positive, default=1,
+                   help="simulation worker processes; > 1 starts a local dask cluster (default 1)")
     p.add_argument("--format", choices=("table", "json"), default="table")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
 

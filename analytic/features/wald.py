@@ -52,7 +52,7 @@ def check_finite(name: str, EA, path: str = "") -> None:
     Parameters
     ----------
     name : str
-        Feature name (the error's key is ``features.NAME``).
+        Feature name (the error's key is ``features.NAME.retrigger``).
     EA : Fraction
         Expected spins awarded per spin.
     path : str
@@ -65,7 +65,7 @@ def check_finite(name: str, EA, path: str = "") -> None:
     """
     if EA >= 1:
         raise UnboundedFeatureError(
-            path, f"features.{name}",
+            path, f"features.{name}.retrigger",
             f"feature '{name}' awards {Fraction(EA)} (= {float(EA):.6g}) extra spins per spin on average; "
             "it must be < 1 or the feature never ends (lower the retrigger award or its frequency)")
 

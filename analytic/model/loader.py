@@ -278,7 +278,14 @@ def _paylines(ctx: _Ctx, value: Any) -> tuple[tuple[int, ...], ...]:
             ctx.fail(key, f"must be a list of {ctx.reels} row indices, got {show(line)}")
         if len(line) != ctx.reels:
             ctx.fail(key, f"has {len(line)} entries; must have one row index per reel ({ctx.reels})")
-        rows = tuple(ctx.integer(r, ctx.join(key, j), min=0, max=ctx.rows - 1) for j, r in enumerate(line))
+        rows = []
+        for j, r in enumerate(line):
+            v = ctx.integer(r, ctx.join(key, j), min=0)
+            if v >= ctx.rows:
+                ctx.fail(ctx.join(key, j), f"row {v} is off the grid: the window has {ctx.rows} row(s), "
+                                           f"numbered 0 to {ctx.rows - 1} from the top")
+            rows.append(v)
+        rows = tuple(rows)
         if rows in seen:
             ctx.fail(key, f"duplicate of line {seen[rows]} (paylines.lines[{seen[rows]}])")
         seen[rows] = i
@@ -357,6 +364,8 @@ def _check_strip_len(ctx: _Ctx, n: int, key: str, prefix: str = "") -> None:
 def _read_csv(ctx: _Ctx, name: str, key: str) -> tuple[tuple[str, ...], ...]:
     """Strips from a CSV file: one column per reel, one row per stop."""
     file = ctx.base_dir / name
+    if Path(name).is_absolute() or ".." in Path(name).parts:
+        ctx.fail(ctx.join(key, "csv"), f"CSV file {name!r} must be a relative path inside the model's folder")
     try:
         text = file.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:

@@ -68,6 +68,7 @@ def write_reports(sheet: ParSheet, out_dir: str, formats=tuple(FORMATS), stem: s
     formats = list(dict.fromkeys(formats))
     writers = [(f, renderer(f)) for f in formats]
     stem = stem or sheet.stem
+    created = not os.path.isdir(out_dir)
     os.makedirs(out_dir, exist_ok=True)
     temps: list[tuple[str, str]] = []
     try:
@@ -85,6 +86,11 @@ def write_reports(sheet: ParSheet, out_dir: str, formats=tuple(FORMATS), stem: s
             try:
                 os.unlink(tmp)
             except FileNotFoundError:
+                pass
+        if created:  # leave no empty folder behind either
+            try:
+                os.rmdir(out_dir)
+            except OSError:
                 pass
         raise
     return [final for _, final in temps]

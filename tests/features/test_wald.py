@@ -55,7 +55,7 @@ def test_check_finite_rejects_ea_at_least_one():
     with pytest.raises(UnboundedFeatureError) as e:
         wald.check_finite("fs", F(1))
     assert isinstance(e.value, ModelError)
-    assert e.value.key == "features.fs" and "'fs'" in str(e.value) and "1" in str(e.value)
+    assert e.value.key == "features.fs.retrigger" and "'fs'" in str(e.value) and "1" in str(e.value)
 
 
 def _outcomes():

@@ -91,7 +91,7 @@ BROKEN = [
     ("pay-bonus", [("wild = { 2 = 5, 3 = 50 }", "lobster = { 3 = 1 }")], "paytable.lobster", "role 'bonus'"),
     ("pay-not-table", [("ten = { 3 = 5, 4 = 25, 5 = 100 }", "ten = 5")], "paytable.ten", "must be a table, got 5"),
     # [paylines]
-    ("line-off-grid", [("[2, 1, 0, 1, 2]", "[2, 1, 3, 1, 2]")], "paylines.lines[4][2]", "must be <= 2, got 3"),
+    ("line-off-grid", [("[2, 1, 0, 1, 2]", "[2, 1, 3, 1, 2]")], "paylines.lines[4][2]", "row 3 is off the grid: the window has 3 row(s)"),
     ("line-negative", [("[2, 1, 0, 1, 2]", "[2, 1, -1, 1, 2]")], "paylines.lines[4][2]", "must be >= 0"),
     ("line-length", [("[0, 0, 0, 0, 0]", "[0, 0, 0, 0]")], "paylines.lines[1]",
      "has 4 entries; must have one row index per reel (5)"),
@@ -461,3 +461,11 @@ def test_csv_header_wider_than_data(tmp_path):
             "jack,jack,ten,queen,jack"]
     g = _with_csv(tmp_path, "\n".join(rows) + "\n")
     assert g.reel_sets["free"][4] == ("book", "ten", "jack")
+
+
+@pytest.mark.parametrize("name", ["/etc/passwd", "../mini_free.csv"])
+def test_csv_path_must_stay_inside_the_model_folder(name):
+    with pytest.raises(ModelError) as info:
+        load(variant(('free = { csv = "mini_free.csv" }', f'free = {{ csv = "{name}" }}')))
+    assert info.value.key == "reels.free.csv"
+    assert "relative path inside the model's folder" in info.value.reason
