@@ -1,80 +1,78 @@
-"""Book of Power: regular and Power Free Spins, the Power Bet gamble, the cap.
+"""Book of Power: the model kind, its rules, the round solver (gamble, cap).
 
 Rule text: ``/work/shared/seeds/000_4deab7927a3c35bb.txt`` (law for the model).
-Notation: all wins in **total-bet multiples**; probabilities are exact
-fractions of a reel set's cycle unless said otherwise.
+Units: **total-bet multiples**; probabilities are exact fractions of a reel
+set's cycle unless said otherwise.
+
+Where the method lives
+----------------------
+* :mod:`analytic.features.book_of_power_spin` -- one free spin, exactly: the
+  outcome class ``c = (A, P)`` (awarded spins, Power Books on golden-eligible
+  reels) and the class-conditional sums of the line win ``L``, the
+  expansion pay ``E_s`` per symbol and golden mask, and their products
+  (``L^2``, ``E_s^2``, ``L E_s``, ``E_s E_r``), Python integers over the
+  cycle from the exact line walk (MATH.md s.2).
+* :mod:`analytic.features.book_of_power_solve` -- the feature moments:
+  regular Free Spins by ``E[X_t X_u]`` sums over (spins left, awards) with
+  exact moments of the drawn multipliers (MATH.md s.4); Power Free Spins
+  by a sparse absorbing chain over (ladder level, golden mask, spins left)
+  (MATH.md s.5).  Both return certified intervals (truncation dominated by
+  an i.i.d. feature and Wald's identities, floating point by a-priori
+  bounds or a residual certificate).
+* this module -- model validation (kind ``book_of_power``, rules ``bop_*``),
+  :func:`solve_feature` (the registered feature solver, wrapping the
+  intervals as ``bounded`` figures), :func:`fair_gamble_probability`,
+  :func:`solve_book_of_power` (the registered round solver: gamble policy,
+  capped RTP interval), and an independent fixed-point sweep of the mean
+  (:func:`visit_sweep`, :func:`_feature_mean`) kept as a cross-check of the
+  regular feature's mean.
 
 One spin of a feature
 ---------------------
-A free spin shows a window ``w`` drawn from the feature's reel set.  It pays
+A free spin pays the normal line win ``L(w)`` (books substitute, rule
+``bop_books_sub_expanding_normal``), then for every expanding symbol ``s``
+with multiplier ``m_s``: ``m_s E_s(w)``, ``E_s = pay_s(n) * lines`` when
+``s`` shows on ``n`` reels (golden reels count as showing it; books are
+disregarded) with ``n >= 2`` (high) or ``3`` (low).  It awards
+``A = spins_per_book * (b - 1)`` spins for ``b >= 2`` books.
 
-* the normal line win ``L(w)`` (books substitute; see rule
-  ``bop_books_sub_expanding_normal``), then
-* for every expanding symbol ``s`` with multiplier ``m_s`` (0 = not
-  expanding): ``m_s E_s(w)``, where ``E_s(w) = pay_s(n) * lines / total_bet``
-  when ``s`` shows on ``n`` reels with ``n`` at least 2 (high) or 3 (low)
-  symbols (books disregarded; a golden reel counts as showing ``s``).
+Regular Free Spins
+------------------
+Expanding symbols are drawn i.i.d. uniformly over the 9 regular symbols (one
+at the start, one per award), so after ``j`` awards the multiplier of ``s``
+is ``f(Binomial(j + 1, 1/9))`` (rule ``bop_repeat_multiplier``), independent
+of the windows.  Means need only ``g(j) = E f``; second moments the joint
+draw moments at two award levels (see ``book_of_power_solve``).
 
-So ``E[X | state] = l + sum_s m_s r_s`` with ``l = E[L]`` and
-``r_s = E[E_s]``: both exact by per-reel convolution (``l`` by linearity of
-the line win over the 10 identically distributed paylines, MATH.md s.1).
-The spin also awards ``A = spins_per_book * (b - 1)`` spins when it shows
-``b >= 2`` books, and (Power Free Spins) a set ``P`` of reels 2-4 showing a
-Power Book.  The joint law of ``(A, P)`` is exact (per-reel convolution).
+Power Free Spins
+----------------
+One expanding symbol climbs a ladder (ranks 1..9, then the top symbol at
+x2..x9) at each award; a Power Book on reel 2-4 turns that reel golden for
+the rest of the feature (rule ``bop_golden_immediate``: already in the
+spin where it lands).  State ``(level, golden mask, spins left)``.
 
-Regular Free Spins (MATH.md s.4)
---------------------------------
-Expanding symbols are drawn i.i.d. uniformly over the 9 regular symbols: one
-at the start and one per award.  After ``j`` awards the draw count of a
-symbol is ``Binomial(j + 1, 1/9)`` and its multiplier ``f(count)`` (rule
-``bop_repeat_multiplier``).  The draws are independent of the windows, so
+The gamble
+----------
+Rule ``bop_gamble = "always"``: on the Power Bet every regular trigger is
+replaced, with probability ``gamble_probability`` (a model parameter), by
+Power Free Spins with the same book count, else nothing.
+:func:`fair_gamble_probability` gives the ``q`` making that neutral:
+``q = sum_n p_n E[V_reg(n)] / sum_n p_n E[V_pow(n)]`` (certified interval).
 
-    E[W] = sum_j E[N_j] (l + g(j) R),   g(j) = E[f(Binomial(j+1, 1/9))],
-    R = sum_s r_s,
-
-with ``N_j`` the number of spins played after exactly ``j`` awards.  ``N_j``
-depends only on the walk of (spins left ``K``, awards ``j``): from ``(K, j)``
-a spin moves to ``(K - 1 + A, j + [A > 0])``.  The walk is acyclic in
-``(j, K)`` order, so the expected visits are one forward sweep.
-
-Power Free Spins (MATH.md s.5)
-------------------------------
-The state adds the golden reels ``G`` (subset of reels 2-4) and the ladder:
-after ``j`` awards the expanding symbol has rank ``rho0 + j`` (``rho0`` the
-uniformly drawn start rank); beyond rank 9 the top symbol carries multiplier
-``f(rho0 + j - 8)``.  The (``A``, ``P``) law does not depend on the ladder,
-so visits of ``(j, G, K)`` are one forward sweep and
-
-    E[W] = sum_{j,G} E[N_{j,G}] (l + (1/9) sum_rho0 m(rho0, j) r_{s(rho0,j)}(G)).
-
-Truncation and certification
-----------------------------
-The sweep is run to ``J`` awards.  The expected visits entering level
-``J + 1`` with ``K`` spins left are known; from there the number of spins
-still to play has mean ``K / (1 - E[A])`` (Wald, MATH.md s.3, since the award
-law never changes), and each remaining spin has mean win between ``w_lo``
-(the truncation level's win rate, win rates only grow with ``j`` and ``G``)
-and ``w_hi`` (multiplier 9 on the best symbol, all reels golden).  The sweep
-itself runs in fixed point (Python integers scaled by ``2**PREC``, rounded
-down, every quantity non-negative), so the computed value is a lower bound
-off by at most (number of roundings) x ``2**-PREC`` x (the largest factor
-applied afterwards); that is added to the certified error.
-
-Second moments and the cap
---------------------------
-The feature win ``W`` is dominated path by path by the win ``W'`` of the same
-spins with every symbol expanding at x9 on all golden reels, whose spin pairs
-``(X', A)`` are i.i.d., so Wald gives ``E[W'^2] = E[T] Var(X' + c A) +
-(E[T] E[X'])^2``.  With ``(L + 9 S)^2 <= 2 L^2 + 162 S^2`` this is an upper
-bound of ``E[W^2]``; Jensen gives ``E[W]^2`` below.  The second moment is
-reported ``bounded`` (centre of that interval, half its width as error).
-The cap uses ``(w - C)+ <= w^2 / (4 C)`` for ``w >= 0``, so
-``E[min(W, C)] in [E[W] - E[W^2] / (4 C), E[W]]``.  This is rigorous but
-wide; tightening it needs the round's tail (not done yet).
+The cap (15,000x)
+-----------------
+``E[min(R, C)] = E[R] - E[(R - C)+]`` for the round win ``R``.  The excess
+is bounded with the round's certified second moment:
+``(r - C)+ <= r^2 / (4 C)`` for ``r >= 0``, so
+``E[min(R, C)] in [E[R] - E[R^2] / (4 C), E[R]]`` and
+``P(R >= C) <= E[R^2] / C^2``.  Rigorous but wide (``capped_rtp`` is an
+interval; ``cap_method`` states its width).  The exact law of the win near
+the cap is not computed yet.
 
 References
 ----------
-MATH.md sections 3-7 (shared notes); Wald's identities for the spin count.
+MATH.md sections 3-7 (shared notes); Wald's identities for the spin count;
+Kemeny and Snell, *Finite Markov Chains* (absorbing chains).
 """
 
 from __future__ import annotations
@@ -657,19 +655,85 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
     rtp = Figure(mean.value / m.cost, mean.label, mean.error / m.cost)
     if cap is not None:
         C = Fraction(cap)
-        m2_hi = res.second_moment.value + res.second_moment.error
-        # (w - C)+ <= w^2 / (4C) for w >= 0  (w^2 - 4C(w - C) = (w - 2C)^2);  P(W >= C) <= E[W^2] / C^2
-        excess = m2_hi / (4 * C)
-        lo = (mean.value - mean.error - excess) / m.cost
+        if gamble == "always" and m.params.get("power"):
+            # the gamble mixes features inside one trigger class: round second moment only
+            m2_hi = float(res.second_moment.value + res.second_moment.error)
+            excess, pcap = m2_hi / (4 * float(C)), min(m2_hi / float(C) ** 2, 1.0)
+            how = "E[R^2] / (4C) on the round (gamble 'always')"
+        else:
+            excess, pcap = _cap_excess(game, res, float(C))
+            how = ("per base outcome (feature, books, base win B): E[(B + W - C)+] <= min_k c_k E[(B + W)^k] "
+                   "/ C^(k-1), c_k = (k-1)^(k-1) / k^k, k = 2 (regular) or 2..4 (Power); "
+                   "P(B + W >= C) <= min_k E[(B + W)^k] / C^k")
+        ex = Fraction(excess) * Fraction(1 + 10**-12)
+        lo = (mean.value - mean.error - ex) / m.cost
         hi = (mean.value + mean.error) / m.cost
         capped = _interval(max(lo, 0), hi)
         extra["capped_rtp"] = capped
-        extra["p_reach_cap"] = _interval(0, min(m2_hi / (C * C), 1))
+        extra["p_reach_cap"] = _interval(0, min(Fraction(pcap) * Fraction(1 + 10**-12), Fraction(1)))
         extra["uncapped_rtp"] = rtp
-        extra["cap_method"] = ("E[min(W,C)] in [E[W] - E[W^2]/(4C), E[W]], P(W >= C) <= E[W^2]/C^2 "
-                               f"(C = {C} total bets); width {float(hi - lo):.3g} of RTP")
+        extra["cap_method"] = (f"E[min(R,C)] in [E[R] - U, E[R]] with U: {how} (C = {C} total bets); "
+                               f"width {float(hi - lo):.3g} of RTP")
         rtp = capped
     return replace(res, mean_win=mean, rtp=rtp, extra=extra)
+
+
+_CK = {2: 1 / 4, 3: 4 / 27, 4: 27 / 256}
+
+
+def _feature_upper_moments(game: Game, feature: str, n: int) -> list[float]:
+    """Upper bounds of ``E[W^k]``, ``k = 0..kmax`` (4 for Power, 2 for regular)."""
+    d = solve_feature(game, feature, n).details
+    out = [1.0, float(d["mean_interval"][1]), float(d["second_moment_interval"][1])]
+    if "m3_hi" in d:
+        out += [float(d["m3_hi"]), float(d["m4_hi"])]
+    return out
+
+
+def _tail_bounds(B: float, mom: list[float], C: float) -> tuple[float, float]:
+    """Upper bounds of ``E[(B + W - C)+]`` and ``P(B + W >= C)`` from upper moments of ``W``."""
+    from math import comb
+
+    ex, pc = math.inf, 1.0
+    for k in range(2, len(mom)):
+        rk = sum(comb(k, i) * B ** (k - i) * mom[i] for i in range(k + 1))
+        ex = min(ex, _CK[k] * rk / C ** (k - 1))
+        pc = min(pc, rk / C ** k)
+    return ex * (1 + 1e-12), pc * (1 + 1e-12)
+
+
+def _cap_excess(game: Game, res, C: float) -> tuple[float, float]:
+    """Upper bounds of the round's ``E[(R - C)+]`` and ``P(R >= C)`` (total-bet multiples)."""
+    m = game.modes[res.mode]
+    cache: dict = {}
+
+    def mom(f, n):
+        if (f, n) not in cache:
+            cache[(f, n)] = _feature_upper_moments(game, f, n)
+        return cache[(f, n)]
+
+    excess = pcap = 0.0
+    if res.base is None:
+        tot = sum(m.buy_counts.values())
+        for n, w in m.buy_counts.items():
+            if w:
+                e, q = _tail_bounds(0.0, mom(m.buys, n), C)
+                excess += w / tot * e
+                pcap += w / tot * q
+        return excess, min(pcap, 1.0)
+    b = res.base
+    for (feat, n, _lt, win), cnt in b.joint.items():
+        B = win / b.units
+        p = cnt / b.cycle
+        if feat is None:
+            if B >= C:
+                excess += p * (B - C)
+                pcap += p
+            continue
+        e, q = _tail_bounds(B, mom(feat, n), C)
+        excess += p * e
+        pcap += p * q
+    return excess * (1 + 1e-9), min(pcap * (1 + 1e-9), 1.0)
 
 
 register_round_solver("book_of_power", lambda game, mode: solve_book_of_power(game, mode))

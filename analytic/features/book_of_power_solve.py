@@ -302,6 +302,11 @@ def power_chain(st: SpinStats, Kmax: int):
     rows, cols, vals = [], [], []
     b1 = np.zeros(n)
     r2 = np.zeros(n)
+    r3 = np.zeros(n)
+    r4 = np.zeros(n)
+    X3 = {(L, G): st.moment_x(st.ordered[lv[L][0]], lv[L][1], G, 3) for L in range(NL) for G in range(NG)}
+    X4 = {(L, G): st.moment_x(st.ordered[lv[L][0]], lv[L][1], G, 4) for L in range(NL) for G in range(NG)}
+    e2_w, e3_w = [], []
     cut = np.zeros(n)
     e_rows, e_cols, e_w = [], [], []  # for 2 sum p_e m1_e m1(v)
     for L in range(NL):
@@ -317,17 +322,53 @@ def power_chain(st: SpinStats, Kmax: int):
                 e2 = LL_c[c] + 2 * m * LE[(s, G)][c] + m * m * E2[(s, G)][c]
                 b1[base] += p[c] * e1
                 r2[base] += p[c] * e2
+                e3, e4 = X3[(L, G)][c], X4[(L, G)][c]
+                r3[base] += p[c] * e3
+                r4[base] += p[c] * e4
                 live = (Kp >= 1) & (Kp <= Kmax)
                 cut[base[Kp > Kmax]] += p[c]
                 tgt = idx(Lp, Gp, 1) + (Kp[live] - 1)
                 rows.append(base[live]); cols.append(tgt); vals.append(np.full(live.sum(), p[c]))
                 e_rows.append(base[live]); e_cols.append(tgt); e_w.append(np.full(live.sum(), p[c] * e1))
+                e2_w.append(np.full(live.sum(), p[c] * e2)); e3_w.append(np.full(live.sum(), p[c] * e3))
     rows, cols, vals = map(np.concatenate, (rows, cols, vals))
     Q = csr_matrix((vals, (rows, cols)), shape=(n, n))
-    Em = csr_matrix((np.concatenate(e_w), (np.concatenate(e_rows), np.concatenate(e_cols))), shape=(n, n))
+    er, ec = np.concatenate(e_rows), np.concatenate(e_cols)
+    Em = csr_matrix((np.concatenate(e_w), (er, ec)), shape=(n, n))
+    Em2 = csr_matrix((np.concatenate(e2_w), (er, ec)), shape=(n, n))
+    Em3 = csr_matrix((np.concatenate(e3_w), (er, ec)), shape=(n, n))
     M = (identity(n, format="csr") - Q).tocsr()
-    return {"M": M, "Q": Q, "Em": Em, "b1": b1, "r2": r2, "cut": cut, "idx": idx, "NL": NL, "NG": NG,
+    return {"M": M, "Q": Q, "Em": Em, "Em2": Em2, "Em3": Em3, "b1": b1, "r2": r2, "r3": r3, "r4": r4, "cut": cut, "idx": idx, "NL": NL, "NG": NG,
             "Kmax": Kmax, "n": n, "max_nnz": int(np.diff(Q.indptr).max()) + 1}
+
+
+def _tail_moment_bounds(st: SpinStats, K: int) -> dict:
+    """``k -> `` an upper bound of ``E[W_post^k]`` for the win after a cut with ``K`` spins left.
+
+    Every spin pays at most ``xmax = (1 + 9) * lines * max pay / total bet``
+    (normal win plus the expansion at x9), so ``W_post <= xmax T`` with ``T``
+    the remaining spins.  For ``w > 1`` and ``lam = log(w / E[w^A])`` the
+    process ``exp(lam t) w^(spins left)`` is a non-negative supermartingale,
+    so ``E[exp(lam T)] <= w^K`` (optional stopping, Fatou) and
+    ``E[T^k] <= k! w^K / lam^k``; the best of a few ``w`` is kept.
+    """
+    game = st.game
+    maxpay = max(max(p.values()) for p in st.pays.values() if p)
+    xmax = 10.0 * st.nl * maxpay / float(st.tb)
+    p = st.probs()
+    a = np.array([c[0] for c in st.classes], dtype=float)
+    out = {}
+    for k in (3, 4):
+        best = math.inf
+        for w in (1.0005, 1.001, 1.002, 1.003, 1.005, 1.0075, 1.01, 1.02, 1.05, 1.1):
+            Ew = float(p @ (w ** a))
+            lam = math.log(w / Ew) if w > Ew else 0.0
+            if lam <= 0:
+                continue
+            best = min(best, math.factorial(k) * math.exp(K * math.log(w)) / lam ** k)
+        out[k] = xmax ** k * best * (1 + 1e-6)
+    del game
+    return out
 
 
 def _certify(M, Q, x, b, extra_abs, smax, nnz):
@@ -338,7 +379,23 @@ def _certify(M, Q, x, b, extra_abs, smax, nnz):
     return smax * float(rb.max())
 
 
-def power_moments(st: SpinStats, starts, Kmax: int = 160) -> dict:
+def _certify_vec(lu, M, Q, x, b, smax, nnz):
+    """Componentwise bound of ``|x_true - x|`` for ``M x = b``: ``(I-Q)^-1 rb`` solved, plus its own certificate.
+
+    ``(I - Q)^{-1}`` is non-negative, so ``|x_true - x| <= (I-Q)^{-1} rb`` with
+    ``rb`` the bound of the residual; that vector is itself solved with the
+    same factorisation and certified with the scalar bound, which only costs
+    ``smax * max|residual of rb's solve|`` (tiny).  States far from the cut
+    get a bound proportional to their chance of reaching it.
+    """
+    r = b - M @ x
+    gam = (nnz + 8) * U / (1 - (nnz + 8) * U)
+    rb = np.abs(r) + gam * (np.abs(b) + np.abs(x) + abs(Q) @ np.abs(x))
+    y = lu.solve(rb)
+    return np.abs(y) + _certify(M, Q, y, rb, 0, smax, nnz)
+
+
+def power_moments(st: SpinStats, starts, Kmax: int = 240) -> dict:
     """Certified moments of the Power feature from ``(rho0 uniform, G = 0, K = n0)`` per ``n0``."""
     from scipy.sparse.linalg import splu
 
@@ -357,19 +414,35 @@ def power_moments(st: SpinStats, starts, Kmax: int = 160) -> dict:
     nnz = ch["max_nnz"]
     e_s = _certify(M, Q, spins, ones, 0, smax, nnz)
     e_1 = _certify(M, Q, m1, ch["b1"], 0, smax, nnz)
-    e_c = _certify(M, Q, pcut, ch["cut"], 0, smax, nnz)
+    e_c = _certify_vec(lu, M, Q, pcut, ch["cut"], smax, nnz)
     # rhs of m2 carries m1's error through 2 Em |e_1|
     em_rowsum = np.asarray(abs(ch["Em"]).sum(1)).ravel()
     e_2 = _certify(M, Q, m2, rhs2, 2 * em_rowsum * e_1, smax, nnz)
+    # third and fourth moments: E[(X + W')^k] expanded over the edge moments E[X^i | e]
+    rs = lambda E: np.asarray(abs(E).sum(1)).ravel()  # noqa: E731
+    rhs3 = ch["r3"] + 3 * (ch["Em2"] @ m1) + 3 * (ch["Em"] @ m2)
+    m3 = lu.solve(rhs3)
+    e_3 = _certify(M, Q, m3, rhs3, 3 * rs(ch["Em2"]) * e_1 + 3 * em_rowsum * e_2, smax, nnz)
+    rhs4 = ch["r4"] + 4 * (ch["Em3"] @ m1) + 6 * (ch["Em2"] @ m2) + 4 * (ch["Em"] @ m3)
+    m4 = lu.solve(rhs4)
+    e_4 = _certify(M, Q, m4, rhs4, 4 * rs(ch["Em3"]) * e_1 + 6 * rs(ch["Em2"]) * e_2 + 4 * em_rowsum * e_3,
+                   smax, nnz)
     idx = ch["idx"]
     out = {}
     Kc = Kmax + amax
+    tail_k = _tail_moment_bounds(st, Kc)
     for n0 in starts:
         ids = [idx(L, 0, n0) for L in range(9)]
         mm1 = float(np.mean(m1[ids]))
         mm2 = float(np.mean(m2[ids]))
         ss = float(np.mean(spins[ids]))
-        pc = float(np.mean(pcut[ids])) + e_c
-        out[n0] = Moments(mm1, mm2, ss, pc * w1(Kc), pc * w2(Kc), pc * Kc / (1 - mu), e_1, e_2, e_s,
-                          info={"Kmax": Kmax, "p_cut": pc, "states": ch["n"]})
+        pc = float(np.mean(pcut[ids] + e_c[ids]))
+        mo = Moments(mm1, mm2, ss, pc * w1(Kc), pc * w2(Kc), pc * Kc / (1 - mu), e_1, e_2, e_s,
+                     info={"Kmax": Kmax, "p_cut": pc, "states": ch["n"]})
+        # upper bounds of E[W^3], E[W^4]: Minkowski over (paths kept, cut paths' remainder)
+        for k, mk, ek in ((3, m3, e_3), (4, m4, e_4)):
+            kept = (float(np.mean(mk[ids])) + ek) * (1 + REL)
+            mo.info[f"m{k}_hi"] = (kept ** (1 / k) + (pc * tail_k[k]) ** (1 / k)) ** k
+        mo.info["m2_hi"] = mo.m2_hi
+        out[n0] = mo
     return out

@@ -199,6 +199,53 @@ class SpinStats:
             first = False
             self.sE[s], self.sEE[s], self.sLE[s] = E, EE, LE
         assert sum(self.count) == self.cycle
+        if ng:
+            self._mixed(per_s, cls_index)
+
+    #: highest order of the mixed sums ``L^a E_s^b`` kept for the Power variant
+    ORDER = 4
+
+    def _mixed(self, per_s, cls_index) -> None:
+        """Float sums ``mix[s][a, b][c, G] = sum L^a E_s^b`` over class ``c`` (``a + b <= ORDER``).
+
+        Floats (the integers would overflow int64): every term is non-negative,
+        so each sum carries a relative error below ``rows * 2^-53`` (rows < 10^7
+        here), far inside the solver's ``REL`` widening.
+        """
+        ng, nc = self.ng, len(self.classes)
+        K = self.ORDER
+        self.mix: dict = {}
+        for s in self.ordered:
+            rows, lw, cnt = per_s[s]
+            L = np.array(lw, dtype=float)
+            n = np.array([float(x) for x in cnt])
+            b = rows[:, 0]
+            P = np.zeros(len(rows), dtype=np.int64)
+            for k in range(ng):
+                P |= rows[:, 1 + k].astype(np.int64) << k
+            cls = np.array([cls_index[(self._award(int(bb)), int(pp))] for bb, pp in zip(b, P)])
+            plain = rows[:, 1 + ng]
+            gb = rows[:, 2 + ng: 2 + 2 * ng]
+            table = np.array([self._epay(s, k) for k in range(self.nreels + 1)], dtype=float)
+            out = np.zeros((K + 1, K + 1, nc, self.nmask))
+            for G in range(self.nmask):
+                H = (G | P) if self.immediate else np.full(len(rows), G)
+                k = plain.copy()
+                for q in range(ng):
+                    k = k + np.where((H >> q) & 1, 1, gb[:, q])
+                e = table[k]
+                for a in range(K + 1):
+                    for bb in range(K + 1 - a):
+                        out[a, bb, :, G] = np.bincount(cls, weights=n * L ** a * e ** bb, minlength=nc)
+            self.mix[s] = out
+
+    def moment_x(self, s: str, m: int, G: int, i: int) -> np.ndarray:
+        """``E[X^i | c]`` per class, ``X = L + m E_s`` with golden mask ``G`` (total-bet multiples, floats)."""
+        from math import comb
+
+        mx = self.mix[s]
+        tot = sum(comb(i, r) * float(m) ** r * mx[i - r, r, :, G] for r in range(i + 1))
+        return tot / np.array(self.count, dtype=float) / float(self.tb) ** i
 
     def _pairs(self) -> None:
         """``sum E_s E_r`` per class for s != r (no golden reels), per-reel convolution."""
