@@ -1,6 +1,6 @@
 """Book of Power: the model kind, its rules, the round solver (gamble, cap).
 
-Rule text: ``/work/shared/seeds/000_4deab7927a3c35bb.txt`` (law for the model).
+Rule text: ``../shared/seeds/000_4deab7927a3c35bb.txt`` (law for the model).
 Units: **total-bet multiples**; probabilities are exact fractions of a reel
 set's cycle unless said otherwise.
 

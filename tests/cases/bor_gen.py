@@ -3,7 +3,9 @@
 import json
 from pathlib import Path
 
-CASE = Path("/work/shared/cases/case_09_slotopol_book_of_ra_deluxe.json")
+_ROOT = Path(__file__).resolve().parents[2]
+_SHARED = next((p for p in (_ROOT.parent / "shared", Path("/work/shared")) if p.is_dir()), _ROOT.parent / "shared")
+CASE = _SHARED / "cases" / "case_09_slotopol_book_of_ra_deluxe.json"
 NAMES = {1: "explorer", 2: "mummy", 3: "statue", 4: "scarab", 5: "ace", 6: "king", 7: "queen",
          8: "jack", 9: "ten", 10: "book"}
 
@@ -27,7 +29,7 @@ def bor_toml(set_index: int, case: dict | None = None) -> str:
     syms = "\n".join(f'{NAMES[i]} = "regular"' for i in range(1, 10))
     choose = ", ".join(f'"{NAMES[i]}"' for i in range(1, 10))
     return f'''# Book of Ra Deluxe (slotopol/server reel sets), regular set {rs["rtp_key_pct"]}
-# Generated from /work/shared/cases/case_09_slotopol_book_of_ra_deluxe.json
+# Generated from ../shared/cases/case_09_slotopol_book_of_ra_deluxe.json
 [game]
 name = "Book of Ra Deluxe ({rs["rtp_key_pct"]})"
 reels = 5

@@ -1,7 +1,7 @@
 """Published base-game figures, checked at their printed precision.
 
 Every expected value below is copied from a published source via
-``/work/shared/cases/case_*.json`` (the printed string is kept verbatim), or
+``../shared/cases/case_*.json`` (the printed string is kept verbatim), or
 computed here by hand from published inputs (Lobstermania's bonus mean from
 Table 7).  Nothing is taken from the solver's own output.
 

@@ -17,7 +17,9 @@ from analytic.model.game import (
     frozen_mapping,
 )
 
-CASES = Path("/work/shared/cases")
+_ROOT = Path(__file__).resolve().parents[2]
+CASES = next((p for p in (_ROOT.parent / "shared" / "cases", Path("/work/shared/cases")) if p.is_dir()),
+             _ROOT.parent / "shared" / "cases")
 
 
 def fm(d):

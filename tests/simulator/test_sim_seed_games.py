@@ -1,7 +1,7 @@
 """Seed games: the exact solver inside the simulator's 99.9 % band.
 
 Book of Christmas Eve, Secrets of Christmas and Book of Power (models/*.toml,
-rule texts in /work/shared/seeds/) are played spin by spin by the simulator's
+rule texts in ../shared/seeds/) are played spin by spin by the simulator's
 own players (analytic/simulator/features/<kind>.py) and compared with the
 exact solver (``solve_round``; for Book of Power its kind's round solver
 ``solve_book_of_power``) for every bet mode: RTP, hit frequency and feature

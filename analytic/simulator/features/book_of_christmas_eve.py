@@ -1,6 +1,6 @@
 """Player of the ``book_of_christmas_eve`` kind (Nucleus Gaming's Book of Christmas Eve).
 
-Written from the rule text (``/work/shared/seeds/001_6ea2deaad54ea52e.txt``)
+Written from the rule text (``../shared/seeds/001_6ea2deaad54ea52e.txt``)
 and the kind's documented params; it shares no code with the solver.
 
 Rules played

@@ -1,6 +1,6 @@
 """Player of the ``book_of_power`` kind (Book of Power: regular and Power Free Spins).
 
-Written from the rule text (``/work/shared/seeds/000_4deab7927a3c35bb.txt``)
+Written from the rule text (``../shared/seeds/000_4deab7927a3c35bb.txt``)
 and the kind's documented params and rule switches; it shares no code with
 the solver.
 
