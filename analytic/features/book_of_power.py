@@ -61,13 +61,19 @@ Power Free Spins with the same book count, else nothing.
 
 The cap (15,000x)
 -----------------
-``E[min(R, C)] = E[R] - E[(R - C)+]`` for the round win ``R``.  The excess
-is bounded with the round's certified second moment:
-``(r - C)+ <= r^2 / (4 C)`` for ``r >= 0``, so
-``E[min(R, C)] in [E[R] - E[R^2] / (4 C), E[R]]`` and
-``P(R >= C) <= E[R^2] / C^2``.  Rigorous but wide (``capped_rtp`` is an
-interval; ``cap_method`` states its width).  The exact law of the win near
-the cap is not computed yet.
+``E[min(R, C)] = E[R] - E[(R - C)+]`` for the round win ``R``.  A base spin
+alone never reaches ``C``; a spin of base win ``B`` that starts a feature
+with ``n`` books has ``R = B + W_n``.  For every such outcome of the base
+walk (``BaseResult.joint``) and every ``k`` with a certified upper moment,
+``(r - C)+ <= c_k r^k / C^(k-1)`` (``c_k = (k-1)^(k-1) / k^k``, tangent
+at ``r = kC/(k-1)``) and ``P(R >= C) <= E[R^k] / C^k``, with
+``E[(B + W)^k] = sum_i binom(k, i) B^(k-i) E[W^i]``; the smallest bound is
+kept per outcome and summed (:func:`_cap_excess`).  ``k = 2`` for regular
+Free Spins, ``k = 2..4`` for Power Free Spins.  So
+``capped_rtp = [E[R] - U, E[R]] / cost``; ``cap_method`` states its width.
+Rigorous but wide where the feature reaches the cap often (Power Free
+Spins): there the moments cannot pin the tail, and the exact law of the
+win near the cap (not computed yet) is needed.
 
 References
 ----------

@@ -32,6 +32,18 @@ symbol at mask ``G``; the chain (MATH.md s.5, :mod:`chain`'s equations
 sparse system (:func:`power_chain`); :mod:`chain`'s networkx engine solves the
 same graph exactly on small games (tests).
 
+Third and fourth moments (Power only, for the cap)
+--------------------------------------------------
+``W(u) = X + W(v)`` with ``X`` and ``W(v)`` independent given the edge, so
+``m3 = r3 + 3 E[X^2 m1(next)] + 3 E[X m2(next)] + Q m3`` and
+``m4 = r4 + 4 E[X^3 m1] + 6 E[X^2 m2] + 4 E[X m3] + Q m4``, the edge
+moments ``E[X^i | c]`` from the mixed sums ``L^a E_s^b`` of
+:mod:`book_of_power_spin` (``SpinStats.moment_x``).  Same factorisation;
+each right-hand side carries the lower moments' certified errors.  The cut
+paths are added by Minkowski, ``||W||_k <= ||W_kept||_k + ||W_post||_k``,
+with ``E[W_post^k] <= P(cut) xmax^k E[T^k]`` (:func:`_tail_moment_bounds`).
+Only upper bounds are kept (``info["m3_hi"]``, ``info["m4_hi"]``).
+
 Certification
 -------------
 *Truncation.*  Paths are cut when the spins left exceed ``Kmax`` (and, for
@@ -51,7 +63,11 @@ relative error is below ``10^6 * 2^-53 < 1.2e-10``; we widen by ``REL =
 M-matrix ``I - Q`` with ``(I-Q)^{-1} 1 = s`` (expected spins ``<= Kmax /
 (1 - E[A])``), ``|x - x~| <= s_max * max|b - (I-Q) x~|``; the residual is
 evaluated in floats with its rounding (and the data's) bounded by
-``(n + 8) u (|b| + (I + Q)|x~|)``.
+``(n + 8) u (|b| + (I + Q)|x~|)``.  The cut probability is certified
+componentwise (:func:`_certify_vec`: ``(I-Q)^{-1}`` applied to the residual
+bound), so a start state far from the cut gets a bound of its own size
+(about 1e-26 with ``Kmax = 240``) rather than ``s_max`` times the largest
+residual.
 """
 
 from __future__ import annotations

@@ -15,7 +15,10 @@ Everything the feature solvers need is a class-conditional moment:
 * ``L1[c] = E[L; c]``, ``L2[c] = E[L^2; c]`` (``E[Y; c] = E[Y 1{class c}]``),
 * ``E1[s][c, G]``, ``E2[s][c, G]``, ``LE[s][c, G]``: ``E_s``, ``E_s^2`` and
   ``L E_s`` with golden mask ``G`` (``H = G | P``),
-* ``EE[s, r][c]`` (``s != r``, regular variant, no golden reels): ``E_s E_r``.
+* ``EE[s, r][c]`` (``s != r``, regular variant, no golden reels): ``E_s E_r``;
+* Power variant: ``mix[s][a, b][c, G] = E[L^a E_s^b; c]`` for ``a + b <= 4``
+  (floats; non-negative sums), giving ``E[X^i | c]`` of ``X = L + m E_s``
+  for the third and fourth moments (:meth:`SpinStats.moment_x`).
 
 The joint law of the ten paylines with the per-reel indicators is the exact
 line walk (:func:`analytic.engine.linewalk.walk`, MATH.md s.2) run once per
