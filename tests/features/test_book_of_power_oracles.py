@@ -414,6 +414,16 @@ def power_capped_oracle(game, n0: int, C: int, jmax: int = 22):
     tabs, pays = _power_table(game)
 
     @lru_cache(maxsize=None)
+    def outcomes(s, m, G):
+        """(spin win, awarded?, next golden set, spins change, probability), equal ones merged."""
+        merged = {}
+        for key, p in tabs[s]:
+            a, P = key[0], key[1]
+            k = (_power_spin(pays, s, m, G, key), a > 0, G | P, a - 1)
+            merged[k] = merged.get(k, 0.0) + p
+        return tuple((*k, p) for k, p in merged.items())
+
+    @lru_cache(maxsize=None)
     def go(rho, j, G, K, w):
         if w >= C:
             return float(C), 1.0
@@ -421,10 +431,8 @@ def power_capped_oracle(game, n0: int, C: int, jmax: int = 22):
             return float(w), 0.0
         s, m = _ladder(rho + j)
         e = pr = 0.0
-        for key, p in tabs[s]:
-            a, P = key[0], key[1]
-            x = _power_spin(pays, s, m, G, key)
-            f, q = go(rho, j + (a > 0), G | P, K - 1 + a, w + x)
+        for x, awarded, G2, dk, p in outcomes(s, m, G):
+            f, q = go(rho, j + awarded, G2, K + dk, w + x)
             e += p * f
             pr += p * q
         return e, pr
