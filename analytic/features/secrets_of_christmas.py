@@ -309,6 +309,7 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) ->
     mom = [Fraction(0)] * (k + 1)
     spins = Fraction(0)
     top = Fraction(0)
+    p_zero = Fraction(0)  # every spin of the feature wins nothing
     det = {}
     for (extra, mult, reels, syms), p in classes.items():
         sm = _spin(game, feature, reels, syms)
@@ -317,13 +318,14 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) ->
         for j in range(k + 1):
             mom[j] += p * wm[j]
         spins += p * n
+        p_zero += p * (1 - sm["hit"]) ** n
         mx = mult * n * sm["max"]
         top = max(top, mx)
         det[(extra, mult, reels, syms)] = {
             "probability": p, "spins": n, "multiplier": mult, "wild_reels": reels, "wild_symbols": syms,
             "mean": wm[1], "second_moment": wm[2], "spin_mean": sm["moments"][1], "max": mx, "raw_moments": wm,
         }
-    res = {"moments": mom, "expected_spins": spins, "max": top, "classes": det}
+    res = {"moments": mom, "expected_spins": spins, "max": top, "classes": det, "p_zero": p_zero}
     _FEAT_CACHE[ck] = (game, res)
     return res
 
@@ -359,6 +361,7 @@ def solve_feature(game: Game, feature: str, count: int, mode: str) -> FeatureRes
                 "(no retriggers) with exact per-spin moments from the joint line walk (wild reels = all-wild "
                 "windows, wild symbols = role override)"),
         details={"classes": fm["classes"], "max_feature_win": fm["max"], "raw_moments": fm["moments"]},
+        p_zero=fm["p_zero"],
     )
 
 

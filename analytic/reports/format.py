@@ -13,7 +13,7 @@ from fractions import Fraction
 from analytic.solver.figures import Figure
 
 __all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
-           "extra_text", "extra_exact"]
+           "extra_text", "extra_exact", "extra_tables"]
 
 
 def frac(v) -> str:
@@ -107,6 +107,10 @@ def extra_text(v) -> str:
         return num(v, 10)
     if isinstance(v, dict):
         return f"({len(v)} entries; see the JSON par sheet)"
+    if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
+        return f"(table of {len(v)} rows below)"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     t = str(v)
     return t if len(t) <= 300 else t[:297] + "..."
 
@@ -119,3 +123,16 @@ def extra_exact(v, limit: int = 60) -> str:
         t = frac(v)
         return t if len(t) <= limit else "(fraction in the JSON par sheet)"
     return ""
+
+
+def extra_tables(extra) -> list[tuple[str, list[str], list[list[str]]]]:
+    """Tables of the extras that are lists of records (e.g. the RTP at each
+    stake of a currency cap): ``[(title, header, rows)]``, cells as text."""
+    out = []
+    for k, v in extra:
+        if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
+            head = list(v[0])
+            rows = [[extra_text(r.get(h)) if not isinstance(r.get(h), (Fraction, int)) or isinstance(r.get(h), bool)
+                     else num(r.get(h), 8) for h in head] for r in v]
+            out.append((k.replace("_", " "), head, rows))
+    return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from analytic.reports.format import (
     extra_exact,
+    extra_tables,
     extra_text,
     exact_text, fig_num, fig_pct, frac, line_grid, num, one_in, pct,
                                      rounds_text)
@@ -114,6 +115,9 @@ def _mode(m: ModeSheet) -> list[str]:
         rows.append(["probability of reaching the win cap", one_in(m.cap_probability), frac(m.cap_probability)])
     rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra]
     out += _table(["figure", "value", "exact"], rows, "lrl")
+    for title, head, trows in extra_tables(m.extra):
+        out += [f"### {title.capitalize()}", ""]
+        out += _table(head, trows)
     out += ["### RTP split", ""]
     out += _table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, 40)] for n, f in m.components]
                   + [["total", fig_pct(m.rtp), exact_text(m.rtp, 40)]])

@@ -14,6 +14,7 @@ from fpdf.fonts import FontFace
 from analytic.reports import plots
 from analytic.reports.format import (
     extra_exact,
+    extra_tables,
     extra_text,
     exact_text, fig_num, fig_pct, frac, num, one_in, pct, rounds_text)
 from analytic.reports.model import ModeSheet, ParSheet
@@ -174,6 +175,9 @@ def _mode(d: _Doc, m: ModeSheet):
         rows.append(["probability of reaching the win cap", one_in(m.cap_probability), frac(m.cap_probability)])
     rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra]
     d.table(["figure", "value", "exact"], rows, widths=(4, 3, 3), align=("LEFT", "RIGHT", "RIGHT"))
+    for title, head, trows in extra_tables(m.extra):
+        d.h2(title.capitalize())
+        d.table(head, trows)
     d.h2("RTP split")
     d.table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, 40)] for n, f in m.components]
             + [["total", fig_pct(m.rtp), exact_text(m.rtp, 40)]], widths=(4, 3, 3))
