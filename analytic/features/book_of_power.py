@@ -69,11 +69,16 @@ walk (``BaseResult.joint``) and every ``k`` with a certified upper moment,
 at ``r = kC/(k-1)``) and ``P(R >= C) <= E[R^k] / C^k``, with
 ``E[(B + W)^k] = sum_i binom(k, i) B^(k-i) E[W^i]``; the smallest bound is
 kept per outcome and summed (:func:`_cap_excess`).  ``k = 2`` for regular
-Free Spins, ``k = 2..4`` for Power Free Spins.  So
-``capped_rtp = [E[R] - U, E[R]] / cost``; ``cap_method`` states its width.
-Rigorous but wide where the feature reaches the cap often (Power Free
-Spins): there the moments cannot pin the tail, and the exact law of the
-win near the cap (not computed yet) is needed.
+Free Spins (under the gamble, the round's second moment).
+Power Free Spins (no gamble) use the exact law of the feature win on the
+cap's grid instead (:mod:`analytic.features.book_of_power_cap`: backward
+over (ladder level, golden mask, spins left), certified lower-bound masses
+plus the lost mass times ``C``), giving both bounds of
+``E[(B + F - C)+] = B + E[F] - E[min(B + F, C)]`` and of ``P(B + F >= C)``
+per base outcome.  So ``capped_rtp = [E[R] - U, E[R] - U_lo] / cost``;
+``cap_method`` states its width.  The regular feature's moment bound is
+still wide where it matters (buy_free_spins, the Power Bet's regular
+triggers).
 
 References
 ----------
@@ -666,17 +671,21 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
             m2_hi = float(res.second_moment.value + res.second_moment.error)
             excess, pcap = m2_hi / (4 * float(C)), min(m2_hi / float(C) ** 2, 1.0)
             how = "E[R^2] / (4C) on the round (gamble 'always')"
+            excess_lo, pcap_lo = 0.0, 0.0
         else:
-            excess, pcap = _cap_excess(game, res, float(C))
-            how = ("per base outcome (feature, books, base win B): E[(B + W - C)+] <= min_k c_k E[(B + W)^k] "
-                   "/ C^(k-1), c_k = (k-1)^(k-1) / k^k, k = 2 (regular) or 2..4 (Power); "
-                   "P(B + W >= C) <= min_k E[(B + W)^k] / C^k")
+            excess, pcap, excess_lo, pcap_lo = _cap_excess(game, res, float(C), exact_power=True)
+            how = ("Power Free Spins: exact law of the win on the cap's grid, backward over (ladder level, "
+                   "golden reels, spins left), lower-bound masses, lost mass times C "
+                   "(book_of_power_cap); regular Free Spins per base outcome (feature, books, base win B): "
+                   "E[(B + W - C)+] <= c_2 E[(B + W)^2] / C, P(B + W >= C) <= E[(B + W)^2] / C^2")
         ex = Fraction(excess) * Fraction(1 + 10**-12)
+        ex_lo = Fraction(excess_lo) * Fraction(1 - 10**-12)
         lo = (mean.value - mean.error - ex) / m.cost
-        hi = (mean.value + mean.error) / m.cost
+        hi = (mean.value + mean.error - max(ex_lo, Fraction(0))) / m.cost
         capped = _interval(max(lo, 0), hi)
         extra["capped_rtp"] = capped
-        extra["p_reach_cap"] = _interval(0, min(Fraction(pcap) * Fraction(1 + 10**-12), Fraction(1)))
+        extra["p_reach_cap"] = _interval(Fraction(pcap_lo) * Fraction(1 - 10**-12),
+                                         min(Fraction(pcap) * Fraction(1 + 10**-12), Fraction(1)))
         extra["uncapped_rtp"] = rtp
         extra["cap_method"] = (f"E[min(R,C)] in [E[R] - U, E[R]] with U: {how} (C = {C} total bets); "
                                f"width {float(hi - lo):.3g} of RTP")
@@ -708,38 +717,64 @@ def _tail_bounds(B: float, mom: list[float], C: float) -> tuple[float, float]:
     return ex * (1 + 1e-12), pc * (1 + 1e-12)
 
 
-def _cap_excess(game: Game, res, C: float) -> tuple[float, float]:
-    """Upper bounds of the round's ``E[(R - C)+]`` and ``P(R >= C)`` (total-bet multiples)."""
+def _cap_excess(game: Game, res, C: float, exact_power: bool = False):
+    """Bounds of the round's ``E[(R - C)+]`` and ``P(R >= C)`` (total-bet multiples).
+
+    Returns ``(excess_hi, pcap_hi)``, or with ``exact_power``
+    ``(excess_hi, pcap_hi, excess_lo, pcap_lo)``: Power Free Spins outcomes
+    then use the exact capped law (:mod:`book_of_power_cap`),
+    ``E[(B + F - C)+] = B + E[F] - E[min(B + F, C)]``, the others the moment
+    bounds (lower bound 0).
+    """
     m = game.modes[res.mode]
     cache: dict = {}
+    law = pw = None
+    if exact_power:
+        from analytic.features.book_of_power_cap import power_cap_law
+
+        _, pw = _regular_and_power(game)
+        law = power_cap_law(game, pw)
 
     def mom(f, n):
         if (f, n) not in cache:
             cache[(f, n)] = _feature_upper_moments(game, f, n)
         return cache[(f, n)]
 
-    excess = pcap = 0.0
+    def one(f, n, B):
+        """(excess_hi, p_hi, excess_lo, p_lo) of one outcome."""
+        if law is not None and f == pw:
+            n0 = game.features[f].trigger.counts[n]
+            e_lo, e_hi, p_lo, p_hi, _ = law.capped(n0, B)
+            m1_lo, m1_hi = solve_feature(game, f, n).details["mean_interval"]
+            return (max(B + float(m1_hi) - e_lo, 0.0) * (1 + 1e-12), p_hi,
+                    max(B + float(m1_lo) - e_hi, 0.0) * (1 - 1e-12), p_lo)
+        e, q = _tail_bounds(B, mom(f, n), C)
+        return e, q, 0.0, 0.0
+
+    acc = [0.0, 0.0, 0.0, 0.0]
     if res.base is None:
         tot = sum(m.buy_counts.values())
         for n, w in m.buy_counts.items():
             if w:
-                e, q = _tail_bounds(0.0, mom(m.buys, n), C)
-                excess += w / tot * e
-                pcap += w / tot * q
-        return excess, min(pcap, 1.0)
-    b = res.base
-    for (feat, n, _lt, win), cnt in b.joint.items():
-        B = win / b.units
-        p = cnt / b.cycle
-        if feat is None:
-            if B >= C:
-                excess += p * (B - C)
-                pcap += p
-            continue
-        e, q = _tail_bounds(B, mom(feat, n), C)
-        excess += p * e
-        pcap += p * q
-    return excess * (1 + 1e-9), min(pcap * (1 + 1e-9), 1.0)
+                for i, v in enumerate(one(m.buys, n, 0.0)):
+                    acc[i] += w / tot * v
+    else:
+        b = res.base
+        grouped: dict = {}
+        for (feat, n, _lt, win), cnt in b.joint.items():
+            grouped[(feat, n, win)] = grouped.get((feat, n, win), 0) + cnt
+        for (feat, n, win), cnt in grouped.items():
+            B = win / b.units
+            p = cnt / b.cycle
+            if feat is None:
+                if B >= C:
+                    for i, v in enumerate((B - C, 1.0, B - C, 1.0)):
+                        acc[i] += p * v
+                continue
+            for i, v in enumerate(one(feat, n, B)):
+                acc[i] += p * v
+    out = (acc[0] * (1 + 1e-9), min(acc[1] * (1 + 1e-9), 1.0), acc[2] * (1 - 1e-9), acc[3] * (1 - 1e-9))
+    return out if exact_power else out[:2]
 
 
 register_round_solver("book_of_power", lambda game, mode: solve_book_of_power(game, mode))

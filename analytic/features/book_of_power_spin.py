@@ -204,6 +204,8 @@ class SpinStats:
         assert sum(self.count) == self.cycle
         if ng:
             self._mixed(per_s, cls_index)
+            #: per symbol: (counter rows, line wins, counts) of the walk, kept for the cap's exact law
+            self.walk_rows = per_s
 
     #: highest order of the mixed sums ``L^a E_s^b`` kept for the Power variant
     ORDER = 4

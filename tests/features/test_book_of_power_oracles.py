@@ -409,8 +409,8 @@ def test_power_chain_against_exact_graph_solve():
 # the cap: capped mean by a recursion carrying the accumulated win
 
 
-def power_capped_oracle(game, n0: int, C: int, jmax: int = 22):
-    """``E[min(W, C)]`` and ``P(W >= C)`` of the Power feature, recursion over (..., accumulated win)."""
+def power_capped_oracle(game, n0: int, C: int, jmax: int = 22, w0: int = 0):
+    """``E[min(w0 + W, C)]`` and ``P(w0 + W >= C)`` of the Power feature, recursion over (..., accumulated win)."""
     tabs, pays = _power_table(game)
 
     @lru_cache(maxsize=None)
@@ -437,7 +437,7 @@ def power_capped_oracle(game, n0: int, C: int, jmax: int = 22):
             pr += p * q
         return e, pr
 
-    res = [go(r, 0, 0, n0, 0) for r in range(1, 10)]
+    res = [go(r, 0, 0, n0, w0) for r in range(1, 10)]
     return sum(r[0] for r in res) / 9, sum(r[1] for r in res) / 9
 
 
@@ -461,4 +461,26 @@ def test_capped_rtp_against_brute_force():
     rtp = capped / float(mode.cost)
     assert float(cp.value - cp.error) - 1e-9 <= rtp <= float(cp.value + cp.error) + 1e-9
     assert rtp < float(u.value - u.error)  # the cap costs something
-    assert pcap <= float(pc.value + pc.error) + 1e-12
+    assert float(pc.value - pc.error) - 1e-12 <= pcap <= float(pc.value + pc.error) + 1e-12
+    # the exact capped law: far narrower than any moment bound
+    assert 2 * cp.error < Fraction(1, 10**8) and 2 * pc.error < Fraction(1, 10**9)
+
+
+@pytest.mark.parametrize("n0", [2, 3])
+def test_power_cap_law_against_brute_force(n0):
+    """The certified capped law of Power Free Spins holds the brute-force figures, with and without a base win."""
+    from analytic.features.book_of_power_cap import PowerCapLaw
+
+    C = 40
+    game = tiny(C)
+    law = PowerCapLaw(game, "power_free_spins", Kmax=60, J=8)
+    assert law.u == 1 and law.N == C
+    e, q = power_capped_oracle(game, n0, C)
+    e_lo, e_hi, p_lo, p_hi, lost = law.capped(n0)
+    assert e_lo <= e <= e_hi and p_lo <= q <= p_hi
+    assert e_hi - e_lo < 1e-8 and p_hi - p_lo < 1e-9 and lost < 1e-10
+    # a base win B (total bets; here 1 line = 1 total bet) shifts the start: min(B + F, C)
+    for B in (5, 17):
+        e, q = power_capped_oracle(game, n0, C, w0=B)
+        e_lo, e_hi, p_lo, p_hi, _ = law.capped(n0, float(B))
+        assert e_lo <= e <= e_hi and p_lo <= q <= p_hi and e_hi - e_lo < 1e-8

@@ -1,0 +1,261 @@
+"""Book of Power: the capped law of Power Free Spins (exact grid, certified lower bounds).
+
+Units: the win grid ``u`` (line-bet units, the gcd of every line win and
+expansion pay, 5 on the shipped model); the cap ``C`` (total-bet multiples)
+is grid index ``N = ceil(C * total_bet / u)``: index ``i < N`` means a win
+``i u < C``.
+
+Method
+------
+The feature's state is ``(pl, G, K)``: pseudo-level ``pl`` (the ladder level
+of :func:`book_of_power_solve._ladder`; beyond the top level, x9 on the top
+symbol, ``pl`` keeps counting the awards, up to ``J`` more), golden mask
+``G``, spins left ``K <= Kmax``.  Every transition lowers ``K`` within a
+level or raises ``pl``, so the states form a DAG.  Backward over it, each
+state ``sigma`` gets
+
+* ``h_sigma[i]``: probability that the rest of the feature pays ``i u``
+  (``i < N``), and
+* ``cap_sigma``: probability that it pays ``>= C``,
+
+by ``h_sigma = sum_e x_e * h_t(e)`` truncated below ``N`` (``x_e[i]``: the
+joint probability of the spin's class leading to target ``t(e)`` and of the
+spin paying ``i u``), the overflow and the spins paying ``>= C`` themselves
+added to ``cap``.  Products are FFT convolutions (numpy's pocketfft).
+
+Certification (no error analysis of the solution, only lower bounds)
+--------------------------------------------------------------------
+Every stored number is a *lower bound* of the true one: a convolution's
+entries are lowered by the a-priori FFT error bound ``gamma ||x||_2
+||h||_2`` (``gamma = 50 log2(n) 2^-53``, n the FFT length; Higham,
+*Accuracy and Stability of Numerical Algorithms*, s.24.1, with a wide
+margin) and clamped at 0; the overflow mass is the (lowered) product mass
+minus the (raised) kept mass.  States whose probability of being reached is
+below ``SKIP`` are not solved (``h = 0``), paths beyond ``Kmax`` or ``J``
+are dropped.  All of this only loses mass, and the lost mass
+``1 - sum h - cap`` of a start state is known, so
+
+    E[min(B + F, C)] in [S, S + lost * C],   P(B + F >= C) in [P, P + lost],
+
+with ``S = sum_i h_i min(B + i u, C) + cap C`` and ``P`` the kept mass at
+``B + i u >= C`` plus ``cap`` (lowered / raised by ``1e-12`` for the final
+float sums).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+__all__ = ["PowerCapLaw", "power_cap_law"]
+
+U = 2.0 ** -53
+SKIP = 1e-13
+WORKERS = 2
+
+_CACHE: dict = {}
+
+
+def power_cap_law(game, feature: str, Kmax: int = 110, J: int = 8) -> "PowerCapLaw":
+    key = (id(game), feature, Kmax, J)
+    hit = _CACHE.get(key)
+    if hit is None or hit.game is not game:
+        hit = _CACHE[key] = PowerCapLaw(game, feature, Kmax, J)
+    return hit
+
+
+class PowerCapLaw:
+    """Lower-bound laws ``(h, cap)`` of the Power feature's win per start spin count (ranks averaged)."""
+
+    def __init__(self, game, feature: str, Kmax: int = 110, J: int = 8):
+        from analytic.features.book_of_power_solve import _ladder
+        from analytic.features.book_of_power_spin import spin_stats
+
+        self.game = game
+        self._starts: dict = {}
+        st = spin_stats(game, feature)
+        if st.ng == 0:
+            raise ValueError("power_cap_law: feature without golden reels")
+        cap = game.cap.total_bet_multiple
+        tb = st.tb
+        reading = game.rules.get("bop_repeat_multiplier", "count")
+        lv = _ladder(reading)
+        NL = len(lv)
+        NP = NL + J
+        NG = st.nmask
+        rows_s = st.walk_rows
+        # grid unit: gcd of the line wins and of every expansion pay
+        g = 0
+        for s in st.ordered:
+            _, lw, _ = rows_s[s]
+            g = math.gcd(g, int(np.gcd.reduce(np.array(lw, dtype=np.int64))))
+            for n in range(st.nreels + 1):
+                g = math.gcd(g, st._epay(s, n))
+        u = g or 1
+
+        Cl = Fraction(cap) * tb  # cap in line-bet units
+        N = math.ceil(Cl / u)
+        nfft = 1 << (2 * N - 1).bit_length()
+        gamma = 50 * math.log2(nfft) * U
+        self.u, self.N, self.tb, self.C = u, N, tb, Fraction(cap)
+        self.Kmax, self.J = Kmax, J
+        cyc = float(st.cycle)
+        cls_of = {k: i for i, k in enumerate(st.classes)}
+        award = [c[0] for c in st.classes]
+        pmask = [c[1] for c in st.classes]
+
+        # per symbol: row class index, line win index, counters for the expansion
+        prep = {}
+        for s in st.ordered:
+            rows, lw, cnt = rows_s[s]
+            b = rows[:, 0]
+            P = np.zeros(len(rows), dtype=np.int64)
+            for k in range(st.ng):
+                P |= rows[:, 1 + k].astype(np.int64) << k
+            ci = np.array([cls_of[(st._award(int(bb)), int(pp))] for bb, pp in zip(b, P)])
+            plain = rows[:, 1 + st.ng]
+            gb = rows[:, 2 + st.ng: 2 + 2 * st.ng]
+            table = np.array([st._epay(s, k) for k in range(st.nreels + 1)], dtype=np.int64)
+            prep[s] = (ci, np.array(lw, dtype=np.int64), np.array(cnt, dtype=float) / cyc, P, plain, gb, table)
+
+        def edges(L: int, G: int) -> dict:
+            """target key (a, G') -> (x array < N, lump mass >= N, ||x||_2) for level L's symbol at mask G."""
+            si, m = lv[min(L, NL - 1)]
+            s = st.ordered[si]
+            ci, lw, pr, P, plain, gb, table = prep[s]
+            H = (G | P) if st.immediate else np.full(len(P), G)
+            k = plain.copy()
+            for q in range(st.ng):
+                k = k + np.where((H >> q) & 1, 1, gb[:, q])
+            x = (lw + m * table[k]) // u
+            out: dict = {}
+            tgt = np.array([award[c] * NG + (G | pmask[c]) for c in range(len(award))])[ci]
+            ut, inv = np.unique(tgt, return_inverse=True)
+            below = x < N
+            flat = np.bincount(inv[below] * N + x[below], weights=pr[below], minlength=len(ut) * N)
+            lumps = np.bincount(inv[~below], weights=pr[~below], minlength=len(ut))
+            for i, t in enumerate(ut):
+                arr = flat[i * N:(i + 1) * N]
+                out[(int(t) // NG, int(t) % NG)] = (arr, float(lumps[i]), float(np.sqrt(arr @ arr)) * (1 + 1e-12))
+            return out
+
+        # reach probabilities (forward, scalar) from every start state, to skip negligible states
+        starts = sorted(set(game.features[feature].trigger.counts.values()))
+        p_cls = np.array(st.count, dtype=float) / cyc
+        reach = np.zeros((NP, NG, Kmax + 1))
+        for K0 in starts:
+            reach[0:9, 0, K0] += 1.0 / 9
+        for pl in range(NP):
+            for K in range(Kmax, 0, -1):
+                for G in range(NG):
+                    r = reach[pl, G, K]
+                    if r < SKIP:
+                        continue
+                    for c, pc in enumerate(p_cls):
+                        a = award[c]
+                        Kp = K - 1 + a
+                        if Kp == 0 or Kp > Kmax:
+                            continue
+                        plp = pl + (a > 0)
+                        if plp >= NP:
+                            continue
+                        reach[plp, G | pmask[c], Kp] += r * pc
+        self.reach = reach
+
+        from scipy import fft as sfft
+
+        def rfft(a):
+            return sfft.rfft(a, nfft, axis=-1, workers=WORKERS)
+
+        def irfft(a):
+            return sfft.irfft(a, nfft, axis=-1, workers=WORKERS)
+
+        idx = np.arange(N, dtype=float)
+        Hhat: dict = {}   # (pl, G, K) -> (rfft of h, l2 norm of h, mass of h, cap)
+        ecache: dict = {}
+        solved = 0
+        nf = nfft // 2 + 1
+        tmp = np.empty(nf, dtype=complex)
+        for pl in range(NP - 1, -1, -1):
+            for key in [k for k in Hhat if k[0] > pl + 1]:
+                del Hhat[key]
+            Ls = min(pl, NL - 1)
+            for key in [k for k in ecache if k[0] != Ls]:
+                del ecache[key]
+            for K in range(1, Kmax + 1):
+                todo = [G for G in range(NG) if reach[pl, G, K] >= SKIP]
+                if not todo:
+                    continue
+                accs, meta = [], []
+                for G in todo:
+                    if (Ls, G) not in ecache:
+                        ecache[(Ls, G)] = [(t, arr, lump, n2, rfft(arr), float(arr.sum()))
+                                           for t, (arr, lump, n2) in edges(pl, G).items()]
+                    acc = None
+                    direct = np.zeros(N)
+                    capm = eps = prod_mass = 0.0
+                    for (a, Gp), arr, lump, n2, xh, xm in ecache[(Ls, G)]:
+                        capm += lump
+                        Kp = K - 1 + a
+                        if Kp == 0:
+                            direct += arr
+                            continue
+                        plp = pl + (a > 0)
+                        tgt = Hhat.get((plp, Gp, Kp)) if (Kp <= Kmax and plp < NP) else None
+                        if tgt is None:
+                            continue  # lost mass (skipped, cut or award-truncated)
+                        th, tn2, tmass, tcap = tgt
+                        if acc is None:
+                            acc = xh * th
+                        else:
+                            np.multiply(xh, th, out=tmp)
+                            acc += tmp
+                        eps += gamma * n2 * tn2
+                        prod_mass += xm * tmass
+                        capm += xm * tcap * (1 - 1e-12)
+                    accs.append(acc)
+                    meta.append((G, direct, capm, eps, prod_mass))
+                live = [i for i, a in enumerate(accs) if a is not None]
+                fulls = irfft(np.stack([accs[i] for i in live]))[:, :N] if live else None
+                hs = []
+                for j, (G, direct, capm, eps, prod_mass) in enumerate(meta):
+                    if accs[j] is not None:
+                        full = fulls[live.index(j)]
+                        h = np.maximum(full - eps, 0.0)
+                        kept_hi = (float(full.sum()) + N * eps) * (1 + 1e-12)
+                        capm += max(prod_mass * (1 - 1e-12) - kept_hi, 0.0)
+                        h += direct
+                    else:
+                        h = direct
+                    hs.append((G, h, capm))
+                hh = rfft(np.stack([h for _, h, _ in hs]))
+                for j, (G, h, capm) in enumerate(hs):
+                    hm = float(h.sum()) * (1 - 1e-12)
+                    Hhat[(pl, G, K)] = (hh[j], float(np.sqrt(h @ h)) * (1 + 1e-12), hm, capm)
+                    solved += 1
+                    if pl < 9 and G == 0 and K in starts:
+                        self._starts.setdefault(K, {})[pl] = (h.copy(), capm)
+        self.solved = solved
+        # start laws: average over the 9 starting ranks
+        self.start = {}
+        for K0 in starts:
+            d = self._starts.get(K0, {})
+            h = sum((d[r][0] for r in d), np.zeros(N)) / 9
+            c = sum(d[r][1] for r in d) / 9
+            self.start[K0] = (h, c)
+        del self._starts
+        self._idx = idx
+
+    def capped(self, K0: int, B: float = 0.0):
+        """``(E_lo, E_hi, P_lo, P_hi)`` of ``min(B + F, C)`` and ``1{B + F >= C}``, total-bet multiples."""
+        h, capm = self.start[K0]
+        C = float(self.C)
+        w = B + self._idx * (self.u / self.tb)
+        reach_cap = w >= C * (1 - 1e-15)
+        val = np.minimum(w, C)
+        S = (float(h @ val) + capm * C) * (1 - 1e-12)
+        P = (float(h[reach_cap].sum()) + capm) * (1 - 1e-12)
+        lost = max(1.0 - (float(h.sum()) + capm) * (1 - 1e-12), 0.0)
+        return S, (S + lost * C) * (1 + 1e-12) + 1e-300, P, min(P + lost * (1 + 1e-12), 1.0), lost
