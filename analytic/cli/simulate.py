@@ -10,6 +10,8 @@ path.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import json
 
 __all__ = ["add_parser", "run", "format_table"]
@@ -46,6 +48,8 @@ def add_parser(sub):
                    help="address of a running dask scheduler, e.g. tcp://host:8786")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--stake", default=None, type=Fraction,
+                   help="total stake per round in currency, for a win cap in currency (e.g. 250)")
     return p
 
 
@@ -96,6 +100,7 @@ def run(args) -> int:
         workers=args.workers,
         scheduler=args.scheduler,
         progress=False if args.no_progress else None,
+        stake=args.stake,
     )
     if args.format == "json":
         d = {"schema": "analytic.simulate/1", "model": str(args.model)}

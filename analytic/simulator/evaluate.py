@@ -263,12 +263,16 @@ class Tables:
         return out
 
 
-def compile_tables(game: Game) -> Tables:
+def compile_tables(game: Game, stake=None) -> Tables:
     """Build the batch evaluator's :class:`Tables` from a game.
 
     Parameters
     ----------
     game : Game
+    stake : number, optional
+        Total stake per round in currency: applies a currency win cap
+        (``cap.currency / stake`` total bets), together with any cap in
+        total-bet multiples (the smaller binds).
 
     Returns
     -------
@@ -299,6 +303,10 @@ def compile_tables(game: Game) -> Tables:
     cap_lb = None
     if game.cap is not None and game.cap.total_bet_multiple is not None:
         cap_lb = _as_fraction(game.cap.total_bet_multiple) * game.total_bet
+    if stake is not None and game.cap is not None and game.cap.currency is not None:
+        cur = _as_fraction(game.cap.currency) / _as_fraction(stake) * game.total_bet
+        cap_lb = cur if cap_lb is None else min(cap_lb, cur)
+    if cap_lb is not None:
         den = lcm(den, cap_lb.denominator)
     prepared = {}
     for fname, spec in game.features.items():

@@ -4,8 +4,8 @@ A *round* is what one bet buys: a base spin of the mode's reel set plus every
 feature it starts, or, for a feature-buy mode, the bought feature alone (the
 trigger count drawn from the mode's ``buy_counts`` weights, no base spin
 win).  The round's total win is capped at the game's win cap in total-bet
-multiples (the currency cap depends on the stake and is not applied here;
-a prepared feature saying ``uncapped`` -- Book of Christmas Eve's rule
+multiples (a currency cap depends on the stake: it is compiled into the
+tables when ``simulate(..., stake=...)`` is given; a prepared feature saying ``uncapped`` -- Book of Christmas Eve's rule
 ``boce_max_win = "theoretical"`` -- lifts it).  A prepared feature may also
 pre-empt other features triggered by the same window (``preempts``) and
 carry a gamble played before it (``gamble``), see :func:`_preempt` and

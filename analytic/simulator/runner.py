@@ -276,6 +276,7 @@ def simulate(
     chunk: int = CHUNK,
     progress: bool | None = None,
     max_spins: int = DEFAULT_MAX_SPINS,
+    stake=None,
 ) -> SimulationResult:
     """Play ``rounds`` rounds of a bet mode and estimate its figures.
 
@@ -301,6 +302,10 @@ def simulate(
     max_spins : int
         Spin limit of one feature instance; rounds that reach it are counted
         in ``limited_rounds``.
+    stake : number, optional
+        Total stake per round in currency, for a model whose win cap is in
+        currency (``cap.currency``): the round win is capped at
+        ``cap.currency / stake`` total bets.
 
     Returns
     -------
@@ -320,7 +325,7 @@ def simulate(
         raise ModelError(game.path, "modes", f"no bet mode {mode!r}; the model has {', '.join(game.modes)}")
     if rounds < 1 or chunk < 1:
         raise ValueError(f"rounds and chunk must be positive, got rounds={rounds}, chunk={chunk}")
-    tables = compile_tables(game)
+    tables = compile_tables(game, stake)
     chunks = [(i, min(chunk, rounds - i * chunk)) for i in range((rounds + chunk - 1) // chunk)]
     t0 = time.perf_counter()
     total = ChunkStats()

@@ -349,3 +349,19 @@ def test_caps_applied_and_theoretical_reading():
     boce = _variant("book_of_christmas_eve", cap=True, boce_max_win="theoretical")
     assert compile_tables(boce).features["free_spins"].uncapped
     assert not compile_tables(_variant("book_of_christmas_eve", cap=True)).features["free_spins"].uncapped
+
+
+def test_currency_cap_applies_at_the_stake():
+    """A currency cap binds at a stake where cap / stake is small (here 5 total bets)."""
+    from fractions import Fraction as _F
+
+    from analytic.model.loader import load_model as _load
+    from analytic.simulator.runner import simulate as _sim
+
+    game = _load(MODELS / "secrets_of_christmas.toml")
+    stake = _F(game.cap.currency) / 5
+    res = _sim(game, "base", rounds=20_000, seed=3, progress=False, stake=stake)
+    assert res.capped_rounds > 0
+    assert res.max_win <= 5
+    free = _sim(game, "base", rounds=20_000, seed=3, progress=False)
+    assert free.capped_rounds == 0 and free.max_win > 5
