@@ -728,12 +728,7 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False):
     """
     m = game.modes[res.mode]
     cache: dict = {}
-    law = pw = None
-    if exact_power:
-        from analytic.features.book_of_power_cap import power_cap_law
-
-        _, pw = _regular_and_power(game)
-        law = power_cap_law(game, pw)
+    pw = _regular_and_power(game)[1] if exact_power else None
 
     def mom(f, n):
         if (f, n) not in cache:
@@ -742,7 +737,10 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False):
 
     def one(f, n, B):
         """(excess_hi, p_hi, excess_lo, p_lo) of one outcome."""
-        if law is not None and f == pw:
+        if pw is not None and f == pw:
+            from analytic.features.book_of_power_cap import power_cap_law
+
+            law = power_cap_law(game, pw)  # built once per game (cached), only where the feature occurs
             n0 = game.features[f].trigger.counts[n]
             e_lo, e_hi, p_lo, p_hi, _ = law.capped(n0, B)
             m1_lo, m1_hi = solve_feature(game, f, n).details["mean_interval"]
