@@ -9,6 +9,11 @@ expected number of spins from the moments of one spin
 symbol is a mixture (law of total variance).  The trigger count fixes the
 initial number of spins ``n = trigger.counts[count]``.
 
+The win distribution (retriggers make the number of spins unbounded) is the
+certified grid law of :mod:`analytic.features.retrigger_law` (branching
+fixed point on the Fourier grid), mixed over the drawn state; the exact
+``P(win = 0)`` comes with it when every retriggering spin pays.
+
 :func:`spins_left_graph` builds the equivalent Markov chain on the number of
 spins left (:mod:`analytic.features.chain`), truncated at a bound, for
 cross-checks and for features whose state does change.
@@ -22,6 +27,7 @@ import networkx as nx
 
 from analytic.features import chain
 from analytic.features.result import FeatureResult, register_solver
+from analytic.features.retrigger_law import mix_laws, retrigger_law, zero_probability
 from analytic.features.spin_outcomes import SpinOutcomes, award_of, free_spin_outcomes
 from analytic.features.wald import WaldMoments, check_finite, mixture, wald_moments
 from analytic.model.game import Game
@@ -76,7 +82,9 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
     Returns
     -------
     FeatureResult
-        Wins in total-bet multiples, exact (Wald closed forms, rational).
+        Wins in total-bet multiples, moments exact (Wald closed forms,
+        rational); ``law`` the certified win distribution, ``p_zero`` exact
+        when every retriggering spin pays.
 
     Raises
     ------
@@ -92,6 +100,11 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
         check_finite(feature, o.mean_award, game.path)
     per = [(w, s, _state_moments(o, n)) for w, s, o in states]
     mix = mixture((w, m) for w, _, m in per)
+    wsum = sum(w for w, _, _ in states)
+    law = mix_laws((Fraction(w, wsum), _state_law(game, feature, s, o, n)) for w, s, o in states)
+    zeros = [zero_probability(o.joint, o.cycle, n) for _, _, o in states]
+    p_zero = None if any(z is None for z in zeros) else sum(
+        (Fraction(w, wsum) * z for (w, _, _), z in zip(states, zeros)), Fraction(0))
     details = {
         "initial_spins": n,
         "per_state": {
@@ -113,9 +126,22 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
         second_moment=Figure(mix.second_moment),
         expected_spins=Figure(mix.expected_spins),
         end_probabilities={"spins exhausted": Figure(Fraction(1))},
-        method="Wald closed forms per fixed state (exact rationals), mixed over the drawn state",
+        method=("Wald closed forms per fixed state (exact rationals), mixed over the drawn state; win "
+                "distribution: branching fixed point on a Fourier grid, certified error " f"{law.error:.1e}"),
         details=details,
+        p_zero=p_zero,
+        law=law,
     )
+
+
+def _state_law(game: Game, feature: str, s, o: SpinOutcomes, n: int):
+    key = (id(game), feature, s, n, "law")
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is game:
+        return hit[1]
+    law = retrigger_law(o.joint, o.cycle, o.units, n, o.mean_award)
+    _CACHE[key] = (game, law)
+    return law
 
 
 def spins_left_graph(o: SpinOutcomes, n: int, max_left: int) -> nx.DiGraph:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from analytic.errors import UnsupportedMechanicError
 from analytic.solver.figures import Figure
@@ -53,6 +53,11 @@ class FeatureResult:
     p_zero : Fraction or None
         Exact probability that the feature wins nothing, when known without
         the whole distribution (used for hit frequencies).
+    law : GridLaw or None
+        The win law as float probabilities on a grid with a certified total
+        error (:class:`analytic.features.retrigger_law.GridLaw`), for
+        features whose law is too large for exact fractions (unbounded
+        retriggers); ``distribution`` is then None.
     """
 
     feature: str
@@ -66,10 +71,26 @@ class FeatureResult:
     method: str = ""
     details: Mapping = field(default_factory=dict)
     p_zero: Fraction | None = None
+    law: Any = None
 
     @property
     def variance(self) -> Fraction:
         return self.second_moment.value - self.mean.value ** 2
+
+    def zero_win(self) -> tuple[Fraction, Fraction] | None:
+        """``(z, w)`` with ``P(win = 0)`` in ``[z, z + w]``, from what is known, else None.
+
+        ``p_zero`` is exact (``w = 0``); a distribution gives its zero mass
+        and its missing mass, a grid law its zero mass within its error.
+        """
+        if self.p_zero is not None:
+            return self.p_zero, Fraction(0)
+        if self.distribution is not None:
+            return self.distribution.get(Fraction(0), Fraction(0)), self.distribution_mass_error
+        if self.law is not None:
+            e = Fraction(self.law.error)
+            return max(Fraction(float(self.law.probs[0])) - e, Fraction(0)), 2 * e
+        return None
 
 
 #: kind -> solver(game, feature_name, count, mode_name) -> FeatureResult

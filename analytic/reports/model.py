@@ -17,14 +17,12 @@ What is derived here (and nowhere else)
   limit theorem; ``sd`` per unit staked, ``z`` from
   :data:`analytic.solver.figures.Z_SCORES`).
 * Win distribution by multiple of the total bet, bucketed at
-  0, (0,1], (1,2], (2,5], (5,10], ... up to the win cap (or the top win).
-  For a round whose features all have a known distribution, the round's
-  law is the exact mixture over the base spin's trigger classes of the base
-  win shifted by the feature win (sums of ``k`` independent plays for line
-  triggered bonuses).  When a feature's distribution is unknown (or too
-  large to convolve here), the table shows the rounds without features
-  exactly and all feature rounds as one row, with their probability and
-  RTP share -- nothing is invented.
+  0, (0,1], (1,2], (2,5], (5,10], ... up to the win cap (or the top win),
+  from the round's law (:func:`analytic.solver.distribution.round_law`:
+  exact, or certified grid laws for features with unbounded retriggers).
+  When a feature's distribution is unknown, the table shows the rounds
+  without features exactly and all feature rounds as one row, with their
+  probability and RTP share -- nothing is invented.
 
 Units: wins in total-bet multiples; RTP figures per unit staked (``cost``).
 """
@@ -42,6 +40,7 @@ from typing import Any, Mapping
 from analytic import __version__
 from analytic.model.game import Game
 from analytic.solver.figures import Figure, Z_SCORES
+from analytic.solver.distribution import round_law
 from analytic.solver.round import RoundResult, solve_game
 
 __all__ = [
@@ -70,9 +69,6 @@ RANGE_LEVELS = (90, 95)
 RANGE_ROUNDS = tuple(10**k for k in range(3, 9))
 #: Finer grid (quarter decades) for the confidence-band plot.
 _BAND_ROUNDS = tuple(10 ** (3 + i / 4) for i in range(21))
-#: Largest number of (class x feature outcome) terms convolved exactly.
-_MAX_TERMS = 400_000
-_TOO_LARGE = "the feature distributions are too large to combine exactly for the sheet"
 
 
 @dataclass(frozen=True)
@@ -322,98 +318,33 @@ def _bucketise(points: Mapping[Fraction, Fraction], top: Fraction, cost: Fractio
     return out
 
 
-def _convolve(a: Mapping[Fraction, Fraction], b: Mapping[Fraction, Fraction]) -> dict:
-    out: dict = defaultdict(Fraction)
-    for x, p in a.items():
-        for y, q in b.items():
-            out[x + y] += p * q
-    return out
-
-
-def _round_points(r: RoundResult):
-    """Exact law of the round win (``win -> probability``), its missing mass,
-    and why it is unavailable (``None, 0, reason``).  A round solver's own
-    exact law (``r.extra["distribution"]``, e.g. a capped round) is used as is."""
-    own = r.extra.get("distribution") if r.extra else None
-    if own is not None:
-        return {Fraction(w): Fraction(p) for w, p in own.items()}, Fraction(0), ""
-    fr = r.feature_results
-    if r.base is None:  # a buy: mixture over the bought trigger counts
-        m = r.game.modes[r.mode]
-        total = sum(m.buy_counts.values())
-        pts: dict = defaultdict(Fraction)
-        err = Fraction(0)
-        for n, w in m.buy_counts.items():
-            if not w:
-                continue
-            res = fr.get((m.buys, n))
-            if res is None or res.distribution is None:
-                return None, Fraction(0), f"the distribution of feature '{m.buys}' is not available"
-            for x, p in res.distribution.items():
-                pts[Fraction(x)] += Fraction(w, total) * p
-            err += Fraction(w, total) * res.distribution_mass_error
-        return dict(pts), err, ""
-    base = r.base
-    u = Fraction(1, base.units)
-    cyc = base.cycle
-    line_bonus = [f for counts in r.game.line_triggers.values() for f in counts.values()]
-    line_bonus = list(dict.fromkeys(line_bonus))
-    pts = defaultdict(Fraction)
-    err = Fraction(0)
-    terms = 0
-    plays: dict = {}
-    for (feat, n, lt, win), cnt in base.joint.items():
-        p = Fraction(cnt, cyc)
-        parts = []
-        if feat is not None:
-            parts.append(((feat, n), 1))
-        if lt:
-            parts.extend(((b, 0), lt) for b in line_bonus)
-        law: dict = {Fraction(0): Fraction(1)}
-        for key, k in parts:
-            res = fr.get(key)
-            if res is None or res.distribution is None:
-                return None, Fraction(0), f"the distribution of feature '{key[0]}' is not available"
-            for j in range(1, k + 1):  # j-fold sums of independent plays, cached
-                if (key, j) not in plays:
-                    if j > 1:
-                        terms += len(plays[(key, j - 1)]) * len(res.distribution)
-                        if terms > _MAX_TERMS:
-                            return None, Fraction(0), _TOO_LARGE
-                        plays[(key, j)] = _convolve(plays[(key, j - 1)], res.distribution)
-                    else:
-                        plays[(key, j)] = {Fraction(x): Fraction(q) for x, q in res.distribution.items()}
-            terms += len(law) * len(plays[(key, k)])
-            if terms > _MAX_TERMS:
-                return None, Fraction(0), _TOO_LARGE
-            law = _convolve(law, plays[(key, k)])
-            err += p * k * res.distribution_mass_error
-        b = win * u
-        terms += len(law)
-        if terms > _MAX_TERMS:
-            return None, Fraction(0), _TOO_LARGE
-        for x, q in law.items():
-            pts[b + Fraction(x)] += p * q
-    return dict(pts), err, ""
-
-
 def _distribution(r: RoundResult, top_cap: Fraction | None):
     cost = r.cost
     rtp = r.rtp.value
-    pts, err, why = _round_points(r)
+    law = round_law(r)
+    pts, err, why = law.points, law.error, law.reason
     if pts is not None:
         top = max((w for w, p in pts.items() if p > 0), default=Fraction(0))
         buckets = _bucketise(pts, max(top, top_cap or 0), cost, rtp)
         has_feat = bool(r.features)
-        note = ("Exact law of the whole round" + (" (base spin plus features)" if has_feat else "")
-                + ", wins in multiples of the total bet.")
+        if law.method == "grid":
+            note = ("Law of the whole round (base spin plus features), wins in multiples of the total bet: "
+                    "rounds without a feature exactly, feature rounds from the features' certified grid laws "
+                    f"(total variation error at most {float(err):.3g}; retriggers are unbounded, so the top "
+                    "row ends at the largest win whose probability exceeds 1e-18).")
+        else:
+            note = ("Exact law of the whole round" + (" (base spin plus features)" if has_feat else "")
+                    + ", wins in multiples of the total bet.")
+            if err:
+                note += f" Probability mass missing from feature distributions: at most {float(err):.3g}."
         lab = "exact" if err == 0 and r.rtp.label == "exact" else "bounded"
-        if err:
-            note += f" Probability mass missing from feature distributions: at most {float(err):.3g}."
         tp = pts.get(top, Fraction(0))
         capp = None
         if top_cap is not None:
             capp = sum((p for w, p in pts.items() if w >= top_cap), Fraction(0))
+        if law.method == "grid":  # unbounded retriggers: no finite top win to show
+            return (DistributionTable("round", note, lab, err, tuple(buckets)), None, None,
+                    "no finite top win (unbounded retriggers)", capp)
         return (DistributionTable("round", note, lab, err, tuple(buckets)), top, tp,
                 "top win of the round (exact law)", capp)
     if r.base is None:

@@ -60,6 +60,8 @@ class ChunkStats:
         largest round win (ticks).
     features : dict of str -> list of int
         Feature -> [instances, spins, win in ticks].
+    win_counts : dict of int -> int
+        Round win (ticks) -> number of rounds (the simulated win distribution).
     """
 
     rounds: int = 0
@@ -73,6 +75,7 @@ class ChunkStats:
     limited: int = 0
     max_win: int = 0
     features: dict = field(default_factory=dict)
+    win_counts: dict = field(default_factory=dict)
 
     def add(self, other: "ChunkStats") -> "ChunkStats":
         """Add ``other`` into ``self`` (returns ``self``)."""
@@ -83,6 +86,8 @@ class ChunkStats:
             s = self.features.setdefault(f, [0, 0, 0])
             for i in range(3):
                 s[i] += v[i]
+        for w, c in other.win_counts.items():
+            self.win_counts[w] = self.win_counts.get(w, 0) + c
         return self
 
 
@@ -102,6 +107,7 @@ def _chunk_stats(tables: Tables, mode: str, index: int, n: int, seed: int, max_s
         limited=int(b.limited.sum()),
         max_win=int(vals[-1]) if len(vals) else 0,
         features={f: list(v) for f, v in b.features.items()},
+        win_counts={int(v): int(c) for v, c in zip(vals, cnt)},
     )
 
 
@@ -158,6 +164,9 @@ class SimulationResult:
         "win_per_instance"} (win in total-bet multiples).
     seconds, rounds_per_second : float
     workers, chunk : int
+    win_counts : dict of Fraction -> int
+        Round win (total-bet multiples) -> rounds; left out of :meth:`to_dict`
+        (use :meth:`bucket_counts`).
     """
 
     game: str
@@ -188,6 +197,17 @@ class SimulationResult:
     rounds_per_second: float
     workers: int
     chunk: int
+    win_counts: dict = field(default_factory=dict, repr=False)
+
+    def bucket_counts(self, edges) -> list[int]:
+        """Rounds per bucket ``(edges[i-1], edges[i]]`` (the first bucket: wins ``<= edges[0]``;
+        wins above the last edge are counted in one more bucket)."""
+        import bisect
+
+        out = [0] * (len(edges) + 1)
+        for w, c in self.win_counts.items():
+            out[bisect.bisect_left(edges, w)] += c
+        return out
 
     def interval(self, level: str = "99.9%") -> tuple:
         """RTP confidence interval at ``level`` (``"95%"``, ``"99%"``, ``"99.9%"``)."""
@@ -196,6 +216,7 @@ class SimulationResult:
     def to_dict(self) -> dict:
         """JSON-ready dict (exact fractions as strings next to floats)."""
         d = asdict(self)
+        d.pop("win_counts", None)
         for k in ("cost", "total_cost", "total_win", "max_win"):
             d[k] = str(getattr(self, k))
         d["max_win_float"] = float(self.max_win)
@@ -255,6 +276,7 @@ class SimulationResult:
             rounds_per_second=n / seconds if seconds > 0 else math.inf,
             workers=workers,
             chunk=chunk,
+            win_counts={Fraction(w, tb): c for w, c in s.win_counts.items()},
         )
 
 

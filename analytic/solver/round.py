@@ -327,14 +327,13 @@ def _round_hit_frequency(base: BaseResult, cache: dict, line_bonus) -> Figure:
         if not parts:
             continue
         for fr, k in parts:
-            if fr.distribution is None and fr.p_zero is not None:
-                z = fr.p_zero
-            elif fr.distribution is None:
+            zw = fr.zero_win()
+            if zw is None:
                 z = Fraction(0) if fr.mean.value > 0 else Fraction(1)
                 err += q
             else:
-                z = fr.distribution.get(Fraction(0), Fraction(0))
-                err += q * fr.distribution_mass_error
+                z, e = zw
+                err += q * k * e
             zero *= z**k
         p += q * (1 - zero)
     # p assumed every unknown feature play wins: the truth lies in [p - err, p]
@@ -367,13 +366,12 @@ def _solve_buy(game: Game, m, cache: dict, shared: dict | None = None) -> RoundR
         e2 += p * fr.second_moment.error
         spins += p * fr.expected_spins.value
         exact &= fr.mean.label == "exact" and fr.second_moment.label == "exact"
-        if fr.distribution is not None:
-            zero += p * fr.distribution.get(Fraction(0), Fraction(0))
-            unknown += p * fr.distribution_mass_error
-        elif fr.p_zero is not None:
-            zero += p * fr.p_zero
-        else:
+        zw = fr.zero_win()
+        if zw is None:
             unknown += p
+        else:
+            zero += p * zw[0]
+            unknown += p * zw[1]
     lab = "exact" if exact else "bounded"
     mean = Figure(s1, lab, e1)
     var = s2 - s1 * s1
