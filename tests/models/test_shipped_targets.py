@@ -40,10 +40,15 @@ def test_book_of_christmas_eve_declared_target_and_cap():
     assert abs(res.rtp.value - Fraction(96, 100)) <= TOL
 
 
-@pytest.mark.xfail(strict=True, reason="Book of Power not yet tuned to its published RTPs (issues 5 and 6 open)")
-@pytest.mark.parametrize("mode, target", [("base", Fraction(94, 100)), ("power_bet", Fraction(94, 100)),
-                                          ("buy_free_spins", Fraction(9461, 10000)),
-                                          ("buy_power_free_spins", Fraction(9461, 10000))])
+_OPEN = pytest.mark.xfail(strict=True, reason="regular Free Spins' cap still moment-bounded (issues 5 and 6 open)")
+
+
+@pytest.mark.parametrize("mode, target", [
+    pytest.param("base", Fraction(94, 100), marks=_OPEN),
+    pytest.param("power_bet", Fraction(94, 100), marks=_OPEN),
+    pytest.param("buy_free_spins", Fraction(9461, 10000), marks=_OPEN),
+    ("buy_power_free_spins", Fraction(9461, 10000)),
+])
 def test_book_of_power_published_rtps(mode, target):
     game = load_model(MODELS / "book_of_power.toml")
     res = solve_round(game, mode)
