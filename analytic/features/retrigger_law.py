@@ -62,6 +62,8 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from analytic.features.capped import grid_of
+
 __all__ = ["GridLaw", "retrigger_law", "mix_laws", "zero_probability"]
 
 U = 2.0 ** -53
@@ -250,10 +252,7 @@ def retrigger_law(joint: Mapping[tuple[int, int], int], cycle: int, units: int, 
 def mix_laws(parts: Iterable[tuple[Fraction, GridLaw]]) -> GridLaw:
     """Mixture ``sum w_i law_i`` (weights summing to 1) on the common grid (gcd of the steps)."""
     parts = [(Fraction(w), L) for w, L in parts if w]
-    step = Fraction(0)
-    for _, L in parts:
-        step = Fraction(math.gcd(step.numerator * L.step.denominator, L.step.numerator * step.denominator),
-                        step.denominator * L.step.denominator) if step else L.step
+    step = grid_of(L.step for _, L in parts)
     size = max(len(L.probs) * int(L.step / step) for _, L in parts)
     out = np.zeros(size)
     err = 0.0

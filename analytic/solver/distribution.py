@@ -31,6 +31,8 @@ from typing import Mapping
 
 import numpy as np
 
+from analytic.features.capped import grid_of
+
 from analytic.solver.round import RoundResult
 
 __all__ = ["RoundLaw", "round_law", "MAX_TERMS", "FLOOR"]
@@ -72,15 +74,6 @@ def _convolve(a: Mapping[Fraction, Fraction], b: Mapping[Fraction, Fraction]) ->
         for y, q in b.items():
             out[x + y] += p * q
     return out
-
-
-def _frac_gcd(a: Fraction, b: Fraction) -> Fraction:
-    if not a:
-        return b
-    if not b:
-        return a
-    return Fraction(math.gcd(a.numerator * b.denominator, b.numerator * a.denominator),
-                    a.denominator * b.denominator)
 
 
 def _parts(r: RoundResult):
@@ -177,17 +170,13 @@ def _as_grid(res, step: Fraction) -> tuple[np.ndarray, float] | None:
 
 
 def _grid_law(classes) -> RoundLaw:
-    step = Fraction(0)
+    values = []
     for _, b, parts in classes:
         if parts:
-            step = _frac_gcd(step, b)
+            values.append(b)
         for res, _ in parts:
-            if res.law is not None:
-                step = _frac_gcd(step, res.law.step)
-            else:
-                for x in res.distribution:
-                    step = _frac_gcd(step, Fraction(x))
-    step = step or Fraction(1)
+            values.extend([res.law.step] if res.law is not None else res.distribution)
+    step = grid_of(values)
     pts: dict = defaultdict(Fraction)
     laws: dict = {}
     err = 0.0
