@@ -101,7 +101,8 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
     per = [(w, s, _state_moments(o, n)) for w, s, o in states]
     mix = mixture((w, m) for w, _, m in per)
     wsum = sum(w for w, _, _ in states)
-    law = mix_laws((Fraction(w, wsum), _state_law(game, feature, s, o, n)) for w, s, o in states)
+    laws = [(Fraction(w, wsum), _state_law(game, feature, s, o, n)) for w, s, o in states]
+    law = None if any(L is None for _, L in laws) else mix_laws(laws)
     zeros = [zero_probability(o.joint, o.cycle, n) for _, _, o in states]
     p_zero = None if any(z is None for z in zeros) else sum(
         (Fraction(w, wsum) * z for (w, _, _), z in zip(states, zeros)), Fraction(0))
@@ -127,7 +128,8 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
         expected_spins=Figure(mix.expected_spins),
         end_probabilities={"spins exhausted": Figure(Fraction(1))},
         method=("Wald closed forms per fixed state (exact rationals), mixed over the drawn state; win "
-                "distribution: branching fixed point on a Fourier grid, certified error " f"{law.error:.1e}"),
+                + (f"distribution: branching fixed point on a Fourier grid, certified error {law.error:.1e}"
+                   if law is not None else "distribution not certifiable on the grid (too wide or heavy-tailed)")),
         details=details,
         p_zero=p_zero,
         law=law,

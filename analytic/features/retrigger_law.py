@@ -33,7 +33,8 @@ invert (one inverse FFT).  The result is the law of ``W`` *folded* modulo
 ``M``: entry ``k`` holds ``sum_j P(W = (k + j M) g)``.  No truncation of the
 series is needed, and all of the error is accounted:
 
-* **Aliasing** (the folded tail): at most ``P(W >= M g)``, bounded by
+* **Aliasing** (the folded tail): that mass sits in wrong entries and is
+  missing beyond the grid, so it counts twice: ``2 P(W >= M g)``, bounded by
   Chernoff: ``P(W >= M g) <= H(r) r^-M`` for any ``r > 1`` with finite
   ``H(r) = G(r)^n``.  An upper bound of ``G(r)`` is *verified*, not assumed:
   a ``y`` with ``F(y) <= y`` (``F`` the fixed-point map, monotone on
@@ -46,7 +47,7 @@ series is needed, and all of the error is accounted:
   Algorithms*, s.24.1, with a wide margin), turned into a bound on the sum
   of absolute errors by ``sqrt(M)``.
 
-The sum of these is :attr:`GridLaw.error`: the total variation distance
+The sum of these is :attr:`GridLaw.error`: a bound of the total variation distance
 between the returned probabilities and the true law restricted to
 ``[0, M g)``, plus the true mass beyond.  Values are clamped at 0.
 
@@ -71,6 +72,8 @@ U = 2.0 ** -53
 M_MAX = 1 << 20
 #: Aliased tail mass aimed at when choosing the FFT length.
 TAIL_TARGET = 1e-13
+#: A law whose certified error would exceed this is not returned (None).
+MAX_ERROR = 1e-6
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,7 @@ def _mgf_bounds(joint, cycle: int, g: int, xmax: int) -> list[tuple[float, float
         ws.append(c / cycle)
     arrs = {a: (np.array(xs, dtype=float), np.array(ws)) for a, (xs, ws) in by_a.items()}
     out = []
-    for t in np.geomspace(1e-6, min(50.0 / max(xmax, 1), 5.0), 24):
+    for t in np.geomspace(1e-3, 50.0, 32) / max(xmax, 1):
         P = {a: float(np.dot(w, np.exp(t * x))) * (1 + 1e-12) for a, (x, w) in arrs.items()}
 
         def F(y: float) -> float:
@@ -143,7 +146,7 @@ def _mgf_bounds(joint, cycle: int, g: int, xmax: int) -> list[tuple[float, float
                 return math.inf
 
         y = 0.0
-        for _ in range(400):
+        for _ in range(3000):
             ny = F(y)
             if not ny < 1e300:
                 break
@@ -176,7 +179,7 @@ def _ipow(z: np.ndarray, k: int) -> np.ndarray:
 
 
 def retrigger_law(joint: Mapping[tuple[int, int], int], cycle: int, units: int, n: int,
-                  mean_award: Fraction) -> GridLaw:
+                  mean_award: Fraction) -> GridLaw | None:
     """Certified law of a feature's total win: ``n`` starting spins, i.i.d. spins with retriggers.
 
     Parameters
@@ -195,8 +198,11 @@ def retrigger_law(joint: Mapping[tuple[int, int], int], cycle: int, units: int, 
 
     Returns
     -------
-    GridLaw
+    GridLaw or None
         Wins in total-bet multiples; ``error`` as in the module docstring.
+        None when the law cannot be certified within :data:`MAX_ERROR` on at
+        most :data:`M_MAX` grid points (a single pay of half the grid or more,
+        or a tail too heavy for the Chernoff bound, e.g. a mean award near 1).
     """
     g = 0
     for (_, x) in joint:
@@ -209,16 +215,18 @@ def retrigger_law(joint: Mapping[tuple[int, int], int], cycle: int, units: int, 
     m = float(mean_award)
     if not m < 1:
         raise ValueError("retrigger_law: expected award per spin must be below 1")
-    if m == 0:
-        M = 1 << max(4, (n * xmax + 1).bit_length())
-        tail = 0.0
-    else:
-        bounds = _mgf_bounds(joint, cycle, g, xmax)
-        M = 1 << max(4, (4 * xmax).bit_length())
-        tail = _tail_bound(bounds, n, M)
-        while tail > TAIL_TARGET and M < M_MAX:
-            M *= 2
-            tail = _tail_bound(bounds, n, M)
+    if xmax >= M_MAX // 2:
+        return None
+    bounds = _mgf_bounds(joint, cycle, g, xmax)
+    M = 1 << max(4, (4 * xmax).bit_length())
+    while True:
+        # a law without retriggers never reaches n * xmax: nothing to alias
+        tail = 0.0 if (m == 0 and n * xmax < M) else _tail_bound(bounds, n, M)
+        if tail <= TAIL_TARGET or M >= M_MAX:
+            break
+        M *= 2
+    if 2 * tail > MAX_ERROR:
+        return None
     arrays = _grid_arrays(joint, cycle, g, M)
     hats = {a: np.fft.fft(v) for a, v in arrays.items()}
     G = np.zeros(M, dtype=complex)
@@ -243,7 +251,10 @@ def retrigger_law(joint: Mapping[tuple[int, int], int], cycle: int, units: int, 
     round_err = math.sqrt(M) * (3 * gamma + n * (fp_err + 8 * U * (n + 10)))
     neg = float(-probs[probs < 0].sum())
     probs = np.clip(probs, 0.0, None)
-    err = tail + round_err + neg
+    # the aliased mass sits in wrong entries AND is missing from its true place: twice
+    err = 2 * tail + round_err + neg
+    if err > MAX_ERROR:
+        return None
     method = (f"branching fixed point G = sum_a P_a G^a on {M} Fourier points (grid {float(step):g}x bet), "
               f"aliased tail <= {tail:.1e} (Chernoff, verified MGF bound), total error <= {err:.1e}")
     return GridLaw(step, probs, err, method)

@@ -2,7 +2,9 @@
 
 Every exact number is written as ``{"exact": "p/q", "float": x, "label":
 "exact"}`` (bounded ones add ``"error"``), so a reader can check figures to
-the last digit and a diff shows any change.  Keys keep the order of the data
+the last digit and a diff shows any change.  The rows of a bounded win
+distribution are ``{"float": x, "label": "bounded"}`` (the probability with
+the table's total-variation ``"error"``).  Keys keep the order of the data
 model (:mod:`analytic.reports.model`); there are no timestamps.
 """
 
@@ -65,6 +67,12 @@ def to_data(sheet: ParSheet) -> dict:
         md["scatter_counts"] = [{"cells": k, "combinations": n, "probability": _frac(p)}
                                 for k, n, p in m.scatter_counts]
         md["extra"] = {k: _conv(v) for k, v in m.extra}
+        if m.distribution.mass_error > 0:  # rows of a law with an error are not exact fractions
+            e = float(m.distribution.mass_error)
+            for b, bd in zip(m.distribution.buckets, md["distribution"]["buckets"]):
+                for key in ("probability", "rtp", "share"):
+                    bd[key] = {"float": float(getattr(b, key)), "label": "bounded"}
+                bd["probability"]["error"] = e
         md["methods"] = dict(m.methods)
     for rs, rd in zip(sheet.reel_sets, d["reel_sets"]):
         rd["counts"] = [{"symbol": s, "per_reel": list(per), "total": t} for s, per, t in rs.counts]

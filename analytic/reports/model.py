@@ -343,6 +343,10 @@ def _distribution(r: RoundResult, top_cap: Fraction | None):
         if top_cap is not None:
             capp = sum((p for w, p in pts.items() if w >= top_cap), Fraction(0))
         if law.method == "grid":  # unbounded retriggers: no finite top win to show
+            gap = rtp - sum((bk.rtp for bk in buckets), Fraction(0))
+            note += (f" The rows' probabilities and RTP shares are grid figures (floats, not exact fractions); "
+                     f"their RTP column adds up to the exact RTP within {abs(float(gap)) * 100:.2g} percentage "
+                     "points.")
             return (DistributionTable("round", note, lab, err, tuple(buckets)), None, None,
                     "no finite top win (unbounded retriggers)", capp)
         return (DistributionTable("round", note, lab, err, tuple(buckets)), top, tp,

@@ -92,3 +92,24 @@ def test_law_mean_matches_wald(name):
 def test_unbounded_mean_award_is_refused():
     with pytest.raises(ValueError):
         retrigger_law({(0, 1): 1, (2, 0): 1}, 2, 1, 1, Fraction(1))
+
+
+def test_aliased_tail_counts_twice():
+    # a rare big pay so that 5 of them pass the largest grid: the folded mass sits in wrong
+    # entries AND is missing from its place, so the true total variation is about 2 P(W >= M)
+    Y = 209716
+    joint = {(0, Y): 50, (0, 1): 949, (1, 1): 1}
+    law = retrigger_law(joint, 1000, 1, 5, Fraction(1, 1000))
+    assert law is not None and len(law.probs) == 1 << 20 and 5 * Y >= len(law.probs)
+    # W >= M iff all 5 subtrees hold a big spin; one subtree holds one with probability 50/999
+    p_alias = Fraction(50, 999) ** 5
+    tv_lower = abs(law.probs.sum() - (1 - float(p_alias))) + float(p_alias)
+    assert tv_lower <= law.error
+
+
+@pytest.mark.parametrize("joint, cycle, ea", [
+    ({(0, 1 << 20): 1, (0, 1): 9}, 10, Fraction(0)),  # a pay beyond half the largest grid
+    ({(0, 3): 1, (1, 1): 99}, 100, Fraction(99, 100)),  # mean award near 1: tail too heavy
+])
+def test_uncertifiable_laws_are_refused_quickly(joint, cycle, ea):
+    assert retrigger_law(joint, cycle, 1, 10, ea) is None
