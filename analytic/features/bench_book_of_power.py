@@ -22,10 +22,12 @@ def main(path: str = "models/book_of_power.toml") -> float:
         print(f"{mode:22s} RTP {float(u.value):.8f} +- {float(u.error):.1e} ({u.label}) "
               f"sd {r.sd:.3f} m2 +- {float(r.second_moment.error / r.cost**2):.2g} "
               f"capped [{float(cp.value - cp.error):.6f}, {float(cp.value + cp.error):.6f}] "
-              f"P(cap) <= {float(pc.value + pc.error):.2e}")
+              f"(width {float(2 * cp.error):.2g}) P(cap) <= {float(pc.value + pc.error):.2e}")
     r = solve_book_of_power(game, "power_bet", gamble="always")
-    print(f"{'power_bet (always)':24s} RTP {float(r.rtp.value):.10f} +- {float(r.rtp.error):.1e} "
-          f"q={float(r.extra['gamble_probability']):.6f}")
+    cp, pc = r.extra["capped_rtp"], r.extra["p_reach_cap"]
+    print(f"{'power_bet (always)':22s} q={float(r.extra['gamble_probability']):.6f} "
+          f"capped [{float(cp.value - cp.error):.8f}, {float(cp.value + cp.error):.8f}] "
+          f"P(cap) in [{float(pc.value - pc.error):.3e}, {float(pc.value + pc.error):.3e}]")
     q = fair_gamble_probability(game)
     print(f"fair gamble probability {float(q.value):.12f} +- {float(q.error):.1e}")
     dt = time.perf_counter() - t0

@@ -63,22 +63,33 @@ The cap (15,000x)
 -----------------
 ``E[min(R, C)] = E[R] - E[(R - C)+]`` for the round win ``R``.  A base spin
 alone never reaches ``C``; a spin of base win ``B`` that starts a feature
-with ``n`` books has ``R = B + W_n``.  For every such outcome of the base
-walk (``BaseResult.joint``) and every ``k`` with a certified upper moment,
-``(r - C)+ <= c_k r^k / C^(k-1)`` (``c_k = (k-1)^(k-1) / k^k``, tangent
-at ``r = kC/(k-1)``) and ``P(R >= C) <= E[R^k] / C^k``, with
-``E[(B + W)^k] = sum_i binom(k, i) B^(k-i) E[W^i]``; the smallest bound is
-kept per outcome and summed (:func:`_cap_excess`).  ``k = 2`` for regular
-Free Spins (under the gamble, the round's second moment).
-Power Free Spins (no gamble) use the exact law of the feature win on the
-cap's grid instead (:mod:`analytic.features.book_of_power_cap`: backward
-over (ladder level, golden mask, spins left), certified lower-bound masses
-plus the lost mass times ``C``), giving both bounds of
-``E[(B + F - C)+] = B + E[F] - E[min(B + F, C)]`` and of ``P(B + F >= C)``
-per base outcome.  So ``capped_rtp = [E[R] - U, E[R] - U_lo] / cost``;
-``cap_method`` states its width.  The regular feature's moment bound is
-still wide where it matters (buy_free_spins, the Power Bet's regular
-triggers).
+with ``n`` books has ``R = B + W_n``.  Per outcome of the base walk
+(``BaseResult.joint``):
+
+* Power Free Spins: the exact law of the feature win on the cap's grid
+  (:mod:`analytic.features.book_of_power_cap`: backward over (ladder level,
+  golden mask, spins left), certified lower-bound masses plus the lost mass
+  times ``C``), giving both bounds of ``E[(B + F - C)+] = B + E[F] -
+  E[min(B + F, C)]`` and of ``P(B + F >= C)``.
+* Power Bet with "always gamble": a regular trigger with ``n`` books is
+  Power Free Spins with ``n`` books with probability ``q``, else the base win
+  alone, so the round holds no regular feature and its capped mean comes
+  from the exact Power law only (width about 1e-6 RTP).
+* Regular Free Spins (base, Power Bet "never", buy_free_spins): upper bounds
+  only (lower bound 0), from the certified moments (:func:`_tail_bounds`):
+  the sharp mean-variance bounds ``E[(R - C)+] <= (sqrt(s^2 + d^2) - d) / 2``
+  (Scarf; Lo) and ``P(R >= C) <= s^2 / (s^2 + d^2)`` (Cantelli), ``s^2 =
+  Var W``, ``d = C - B - E[W]``, or the tangent bounds ``c_k E[R^k] /
+  C^(k-1)`` (``c_k = (k-1)^(k-1) / k^k``), the smallest kept.  These are
+  the best possible from two moments and still 1e-3..3e-3 RTP wide; a
+  simulation of 2e7 bought regular features met the cap once (P about
+  5e-8, excess about 1e-5 per feature), so the true capped RTP sits near the
+  interval's upper end.  An exact law over (drawn multiset, spins left) on
+  the cap grid needs millions of states at the mass that certifies 1e-6
+  (pruned mass 4e-4 at reach 1e-9 with 1.2M states kept); not done.
+
+So ``capped_rtp = [E[R] - U, E[R] - U_lo] / cost``; ``cap_method`` states
+its width.
 
 References
 ----------
@@ -666,18 +677,18 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
     rtp = Figure(mean.value / m.cost, mean.label, mean.error / m.cost)
     if cap is not None:
         C = Fraction(cap)
-        if gamble == "always" and m.params.get("power"):
-            # the gamble mixes features inside one trigger class: round second moment only
-            m2_hi = float(res.second_moment.value + res.second_moment.error)
-            excess, pcap = m2_hi / (4 * float(C)), min(m2_hi / float(C) ** 2, 1.0)
-            how = "E[R^2] / (4C) on the round (gamble 'always')"
-            excess_lo, pcap_lo = 0.0, 0.0
-        else:
-            excess, pcap, excess_lo, pcap_lo = _cap_excess(game, res, float(C), exact_power=True)
-            how = ("Power Free Spins: exact law of the win on the cap's grid, backward over (ladder level, "
-                   "golden reels, spins left), lower-bound masses, lost mass times C "
-                   "(book_of_power_cap); regular Free Spins per base outcome (feature, books, base win B): "
-                   "E[(B + W - C)+] <= c_2 E[(B + W)^2] / C, P(B + W >= C) <= E[(B + W)^2] / C^2")
+        gq = None
+        if gamble == "always" and m.params.get("power") and res.base is not None:
+            # every regular trigger becomes Power Free Spins (same books) with probability q, else nothing
+            gq = game.features[_regular_and_power(game)[0]].params["gamble_probability"]
+        excess, pcap, excess_lo, pcap_lo = _cap_excess(game, res, float(C), exact_power=True, gamble_q=gq)
+        how = ("Power Free Spins: exact law of the win on the cap's grid, backward over (ladder level, "
+               "golden reels, spins left), lower-bound masses, lost mass times C (book_of_power_cap)"
+               + ("; gamble 'always': a regular trigger is Power Free Spins with probability q (that law), "
+                  "else the base win alone" if gq is not None else
+                  "; regular Free Spins per base outcome (feature, books, base win B): the sharp "
+                  "mean-variance bounds E[(B + W - C)+] <= (sqrt(s^2 + d^2) - d) / 2 and "
+                  "P(B + W >= C) <= s^2 / (s^2 + d^2) (d = C - B - E[W]), or c_k E[(B + W)^k] / C^(k-1)"))
         ex = Fraction(excess) * Fraction(1 + 10**-12)
         ex_lo = Fraction(excess_lo) * Fraction(1 - 10**-12)
         lo = (mean.value - mean.error - ex) / m.cost
@@ -687,7 +698,8 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
         extra["p_reach_cap"] = _interval(Fraction(pcap_lo) * Fraction(1 - 10**-12),
                                          min(Fraction(pcap) * Fraction(1 + 10**-12), Fraction(1)))
         extra["uncapped_rtp"] = rtp
-        extra["cap_method"] = (f"E[min(R,C)] in [E[R] - U, E[R]] with U: {how} (C = {C} total bets); "
+        extra["cap_method"] = (f"E[min(R,C)] in [E[R] - U, E[R] - U_lo] with U, U_lo bounds of E[(R - C)+]: "
+                               f"{how} (C = {C} total bets); "
                                f"width {float(hi - lo):.3g} of RTP")
         rtp = capped
     return replace(res, mean_win=mean, rtp=rtp, extra=extra)
@@ -705,8 +717,19 @@ def _feature_upper_moments(game: Game, feature: str, n: int) -> list[float]:
     return out
 
 
-def _tail_bounds(B: float, mom: list[float], C: float) -> tuple[float, float]:
-    """Upper bounds of ``E[(B + W - C)+]`` and ``P(B + W >= C)`` from upper moments of ``W``."""
+def _tail_bounds(B: float, mom: list[float], C: float, m1_lo: float = 0.0) -> tuple[float, float]:
+    """Upper bounds of ``E[(B + W - C)+]`` and ``P(B + W >= C)`` from moment bounds of ``W``.
+
+    ``mom[k]`` bounds ``E[W^k]`` from above, ``m1_lo <= E[W]``.  Two families,
+    the smaller kept:
+
+    * tangent bounds ``c_k E[(B + W)^k] / C^(k-1)`` and Markov ``E[(B + W)^k] / C^k``;
+    * the sharp mean-variance bounds (Scarf 1958; Lo 1987; Cantelli):
+      ``E[(R - C)+] <= (sqrt(s^2 + d^2) - d) / 2`` and, for ``d > 0``,
+      ``P(R >= C) <= s^2 / (s^2 + d^2)``, with ``s^2 = Var R`` and ``d = C - E[R]``.
+      Both grow with ``s^2`` and fall with ``d``, so ``s^2 <= mom[2] - m1_lo^2``
+      (``Var(B + W) = Var W``) and ``d >= C - B - mom[1]`` give valid bounds.
+    """
     from math import comb
 
     ex, pc = math.inf, 1.0
@@ -714,29 +737,51 @@ def _tail_bounds(B: float, mom: list[float], C: float) -> tuple[float, float]:
         rk = sum(comb(k, i) * B ** (k - i) * mom[i] for i in range(k + 1))
         ex = min(ex, _CK[k] * rk / C ** (k - 1))
         pc = min(pc, rk / C ** k)
+    # variance bound in exact arithmetic (no cancellation error), nudged up
+    s2 = float(Fraction(mom[2]) - Fraction(max(m1_lo, 0.0)) ** 2) * (1 + 1e-12)
+    s2 = max(s2, 0.0)
+    d = (C - B - mom[1]) - 1e-12 * (abs(C) + abs(B) + abs(mom[1]))
+    if d > 0:
+        root = math.sqrt(s2 + d * d)
+        ex = min(ex, s2 / (2 * (root + d)))  # (root - d) / 2 without cancellation
+        pc = min(pc, s2 / (s2 + d * d))
+    else:
+        ex = min(ex, (math.sqrt(s2 + d * d) - d) / 2)
     return ex * (1 + 1e-12), pc * (1 + 1e-12)
 
 
-def _cap_excess(game: Game, res, C: float, exact_power: bool = False):
+def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: Fraction | None = None):
     """Bounds of the round's ``E[(R - C)+]`` and ``P(R >= C)`` (total-bet multiples).
 
     Returns ``(excess_hi, pcap_hi)``, or with ``exact_power``
     ``(excess_hi, pcap_hi, excess_lo, pcap_lo)``: Power Free Spins outcomes
     then use the exact capped law (:mod:`book_of_power_cap`),
     ``E[(B + F - C)+] = B + E[F] - E[min(B + F, C)]``, the others the moment
-    bounds (lower bound 0).
+    bounds of :func:`_tail_bounds` (lower bound 0).  With ``gamble_q`` (the
+    Power Bet's "always gamble", needs ``exact_power``) a regular trigger with
+    ``n`` books is Power Free Spins with ``n`` books with probability ``q``
+    and the base win alone otherwise, so no regular feature is played.
     """
     m = game.modes[res.mode]
     cache: dict = {}
-    pw = _regular_and_power(game)[1] if exact_power else None
+    reg, pw = _regular_and_power(game) if exact_power else (None, None)
+    if gamble_q is not None and not exact_power:
+        raise ValueError("gamble_q needs exact_power")
 
     def mom(f, n):
         if (f, n) not in cache:
             cache[(f, n)] = _feature_upper_moments(game, f, n)
         return cache[(f, n)]
 
+    def alone(B):
+        return (B - C, 1.0, B - C, 1.0) if B >= C else (0.0, 0.0, 0.0, 0.0)
+
     def one(f, n, B):
         """(excess_hi, p_hi, excess_lo, p_lo) of one outcome."""
+        if gamble_q is not None and f == reg:
+            q = float(gamble_q)
+            won, lost = one(pw, n, B), alone(B)
+            return tuple(q * x + (1 - q) * y for x, y in zip(won, lost))
         if pw is not None and f == pw:
             from analytic.features.book_of_power_cap import power_cap_law
 
@@ -746,7 +791,8 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False):
             m1_lo, m1_hi = solve_feature(game, f, n).details["mean_interval"]
             return (max(B + float(m1_hi) - e_lo, 0.0) * (1 + 1e-12), p_hi,
                     max(B + float(m1_lo) - e_hi, 0.0) * (1 - 1e-12), p_lo)
-        e, q = _tail_bounds(B, mom(f, n), C)
+        m1_lo = float(solve_feature(game, f, n).details["mean_interval"][0])
+        e, q = _tail_bounds(B, mom(f, n), C, m1_lo)
         return e, q, 0.0, 0.0
 
     acc = [0.0, 0.0, 0.0, 0.0]
@@ -765,9 +811,8 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False):
             B = win / b.units
             p = cnt / b.cycle
             if feat is None:
-                if B >= C:
-                    for i, v in enumerate((B - C, 1.0, B - C, 1.0)):
-                        acc[i] += p * v
+                for i, v in enumerate(alone(B)):
+                    acc[i] += p * v
                 continue
             for i, v in enumerate(one(feat, n, B)):
                 acc[i] += p * v
