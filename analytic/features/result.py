@@ -71,7 +71,7 @@ class FeatureResult:
     method: str = ""
     details: Mapping = field(default_factory=dict)
     p_zero: Fraction | None = None
-    law: Any = None
+    law: Any = field(default=None, compare=False)
 
     @property
     def variance(self) -> Fraction:

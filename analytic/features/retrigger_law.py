@@ -76,7 +76,7 @@ TAIL_TARGET = 1e-13
 MAX_ERROR = 1e-6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # holds an array: identity equality, hashable
 class GridLaw:
     """A win law on the grid ``k * step`` (``k = 0 .. len(probs) - 1``).
 
