@@ -125,9 +125,13 @@ def format_table(res) -> str:
     w(f"  {'RTP':<34}{_pct(res.rtp)}   [{res.rtp.label}]")
     for c in res.components:
         w(f"    {c.name:<32}{_pct(c.rtp)}")
-    hf = float(res.hit_frequency.value)
-    w(f"  {'hit frequency':<34}{hf * 100:.6f} %   (1 in {1 / hf:.4f})   [{res.hit_frequency.label}]"
-      if hf else f"  hit frequency 0   [{res.hit_frequency.label}]")
+    hf, he = float(res.hit_frequency.value), float(res.hit_frequency.error)
+    if he >= 0.01:  # an interval too wide to print as a number (a feature whose zero-win probability is unknown)
+        w(f"  {'hit frequency':<34}between {max(hf - he, 0) * 100:.4f} % and {min(hf + he, 1) * 100:.4f} %"
+          "   [bounded]")
+    else:
+        w(f"  {'hit frequency':<34}{_pct(res.hit_frequency)}   (1 in {1 / hf:.4f})   [{res.hit_frequency.label}]"
+          if hf else f"  hit frequency 0   [{res.hit_frequency.label}]")
     for f in res.features:
         w(f"  feature {f.name:<26}1 in {f.one_in:,.4f}   average win {float(f.average_win.value):,.6f}x"
           f"   expected spins {float(f.expected_spins.value):.6f}   [{f.average_win.label}]")
