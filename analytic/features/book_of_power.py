@@ -119,6 +119,7 @@ __all__ = [
     "solve_feature",
     "fair_gamble_probability",
     "solve_book_of_power",
+    "zero_win_bound",
     "PREC",
 ]
 
@@ -565,7 +566,8 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None)
         bounds of :mod:`analytic.features.book_of_power_solve`.
     """
     m = feature_moments(game, feature, count)
-    variant = game.features[feature].params["variant"]
+    spec = game.features[feature]
+    variant = spec.params["variant"]
     method = ("E[X_t X_u] over (spins left, awards) with exact draw moments, truncation bounded by Wald "
               "(MATH.md s.3-4)" if variant == "regular" else
               "sparse absorbing chain over (ladder level, golden reels, spins left), residual-certified, "
@@ -580,7 +582,25 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None)
         method=method,
         details={"mean_interval": (Fraction(max(m.m1_lo, 0)), Fraction(m.m1_hi)),
                  "second_moment_interval": (Fraction(max(m.m2_lo, 0)), Fraction(m.m2_hi)), **m.info},
+        p_zero_max=zero_win_bound(game, feature) ** spec.trigger.counts[count],
     )
+
+
+def zero_win_bound(game: Game, feature: str) -> Fraction:
+    """``q`` with ``P(a spin of the feature wins nothing | any state) <= q`` (exact fraction).
+
+    A spin wins nothing only if its normal line win is 0 and its expanding
+    symbol ``s`` (a state always has one) pays no expansion, which needs
+    ``s`` on fewer reels than its minimum count (golden reels only add
+    reels).  So ``q = max_s P(L = 0, E_s = 0)`` over the windows, and a
+    feature starting with ``n`` spins wins nothing with probability at most
+    ``q^n`` (each of the first ``n`` spins must win nothing; given the past,
+    each does so with probability at most ``q``).
+    """
+    from analytic.features.book_of_power_spin import spin_stats as new_stats
+
+    st = new_stats(game, feature)
+    return Fraction(max(st.zero_weight.values()), st.cycle)
 
 
 register_solver("book_of_power", solve_feature)

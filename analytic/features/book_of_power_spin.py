@@ -176,8 +176,13 @@ class SpinStats:
         self.sEE: dict = {}
         self.sLE: dict = {}
         first = True
+        #: per symbol: stop combinations with no line win and no expansion pay of s on its own
+        #: reels (golden reels only add reels, so this bounds every state's zero-win weight)
+        self.zero_weight: dict = {}
         for s in self.ordered:
             rows, lw, cnt = per_s[s]
+            self.zero_weight[s] = sum(n for r, L, n in zip(rows, lw, cnt)
+                                      if L == 0 and self._epay(s, int(r[1 + ng])) == 0)
             E = [[0] * self.nmask for _ in range(nc)]
             EE = [[0] * self.nmask for _ in range(nc)]
             LE = [[0] * self.nmask for _ in range(nc)]

@@ -53,6 +53,8 @@ class FeatureResult:
     p_zero : Fraction or None
         Exact probability that the feature wins nothing, when known without
         the whole distribution (used for hit frequencies).
+    p_zero_max : Fraction or None
+        An upper bound of ``P(win = 0)`` when nothing better is known.
     law : GridLaw or None
         The win law as float probabilities on a grid with a certified total
         error (:class:`analytic.features.retrigger_law.GridLaw`), for
@@ -72,6 +74,7 @@ class FeatureResult:
     details: Mapping = field(default_factory=dict)
     p_zero: Fraction | None = None
     law: Any = field(default=None, compare=False)
+    p_zero_max: Fraction | None = None
 
     @property
     def variance(self) -> Fraction:
@@ -90,6 +93,8 @@ class FeatureResult:
         if self.law is not None:
             e = Fraction(self.law.error)
             return max(Fraction(float(self.law.probs[0])) - e, Fraction(0)), 2 * e
+        if self.p_zero_max is not None:
+            return Fraction(0), self.p_zero_max
         return None
 
 

@@ -484,3 +484,46 @@ def test_power_cap_law_against_brute_force(n0):
         e, q = power_capped_oracle(game, n0, C, w0=B)
         e_lo, e_hi, p_lo, p_hi, _ = law.capped(n0, float(B))
         assert e_lo <= e <= e_hi and p_lo <= q <= p_hi and e_hi - e_lo < 1e-8
+
+
+def test_zero_win_bound_against_path_recursion():
+    """``q^n`` bounds P(feature wins nothing): the window-by-window zero probability per
+    symbol, and a recursion over (spins left, draw counts) giving a lower bound of the true
+    P(W = 0) (paths cut after ``jmax`` awards count 0)."""
+    from analytic.features.book_of_power import zero_win_bound
+
+    game = tiny()
+    pays = _pays(game)
+    wins = _windows(game, "free")
+    tot = len(wins)
+    # q: the largest share of windows with no line win and no expansion pay of one symbol
+    q = max(Fraction(sum(1 for w in wins if _line(pays, w) == 0 and _expand(pays, s, w.count(s)) == 0), tot)
+            for s in ORDER)
+    assert zero_win_bound(game, "free_spins") == q
+
+    table = Counter()
+    for w in wins:
+        table[(_award(w), _line(pays, w), tuple(w.count(s) for s in ORDER))] += 1
+
+    @lru_cache(maxsize=None)
+    def zero(K, counts, jmax=5):
+        if K == 0:
+            return Fraction(1)
+        if sum(counts) > jmax + 1:
+            return Fraction(0)
+        mult = [min(c, 9) for c in counts]
+        out = Fraction(0)
+        for (a, L, ns), c in table.items():
+            if L + sum(m * _expand(pays, s, n) for m, s, n in zip(mult, ORDER, ns) if m):
+                continue
+            if a:
+                nxt = sum((zero(K - 1 + a, tuple(x + (i == d) for i, x in enumerate(counts)))
+                           for d in range(9)), Fraction(0)) / 9
+            else:
+                nxt = zero(K - 1, counts)
+            out += Fraction(c, tot) * nxt
+        return out
+
+    n0 = 3
+    p0 = sum((zero(n0, tuple(int(i == d) for i in range(9))) for d in range(9)), Fraction(0)) / 9
+    assert 0 < p0 <= q**n0 < 1
