@@ -62,6 +62,20 @@ MULTS = {1: 2, 2: 1, 5: 1}
 FREE = [["a", "b", "a", "b"], ["a", "book", "b", "book"], ["b", "book", "a"]]
 
 
+def _line_pay(cells) -> int:
+    """Base-game line pay of the one-line toy: leftmost run of a symbol or books, best symbol."""
+    win = 0
+    for c, pays in PAYS.items():
+        run = 0
+        for x in cells:
+            if x in (c, "book"):
+                run += 1
+            else:
+                break
+        win = max(win, pays.get(run, 0))
+    return win
+
+
 def toy(rule: str = "pays"):
     return load_model_text(TOY.replace("RULE", rule), path="toy_boce.toml")
 
@@ -160,15 +174,7 @@ def brute_base_classes(g):
     out = []
     for stops in itertools.product(*(range(len(r)) for r in base)):
         cells = [base[k][stops[k]] for k in range(3)]
-        win = 0
-        for c, pays in PAYS.items():
-            run = 0
-            for x in cells:
-                if x in (c, "book"):
-                    run += 1
-                else:
-                    break
-            win = max(win, pays.get(run, 0))
+        win = _line_pay(cells)
         out.append((Fraction(1, tot), win, sum(x == "book" for x in cells) >= 2))
     return out
 
@@ -224,15 +230,7 @@ def test_theoretical_max_win_and_cap_bracket():
         cells = [base[k][stops[k]] for k in range(3)]
         if sum(c == "book" for c in cells) < 2:
             continue
-        win = 0
-        for c, pays in PAYS.items():
-            run = 0
-            for x in cells:
-                if x in (c, "book"):
-                    run += 1
-                else:
-                    break
-            win = max(win, pays.get(run, 0))
+        win = _line_pay(cells)
         best_base = max(best_base, win)
     best_spin = max(max(brute_spin(s, "pays")) for s in "ab")
     assert boce.max_round_win(g, "base") == best_base + 3 * best_spin
