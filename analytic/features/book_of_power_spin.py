@@ -158,6 +158,11 @@ class SpinStats:
             per_s[s] = (rows, lw, cnt)
         # classes from the first walk (all walks share the class law)
         rows, lw, cnt = per_s[self.ordered[0]]
+        #: joint law of (awarded spins, line win) over the cycle: {(A, L): stop combinations}
+        self.line_law: dict = {}
+        for r, L, n in zip(rows, lw, cnt):
+            key = (self._award(int(r[0])), int(L))
+            self.line_law[key] = self.line_law.get(key, 0) + n
         for r in rows:
             b = int(r[0])
             P = sum(int(r[1 + k]) << k for k in range(ng))

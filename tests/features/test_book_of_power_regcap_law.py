@@ -1,0 +1,197 @@
+"""Book of Power: the grouped forward law that bounds the cap's cut on regular Free Spins.
+
+Oracles written here, on the tiny one-row game of ``test_book_of_power_oracles``:
+
+* the joint (award, group expansion pays) table against a window-by-window count;
+* the law of the expansion win (singleton groups, unit grid) against a recursion
+  over (spins left, draw counts of all 9 symbols) that enumerates every draw;
+* ``E[(X - c)+]`` against that law to 1e-8 (sharp, not only valid);
+* the cut ``E[(B + W - C)+]`` and ``P(B + W >= C)`` (line wins included) against the
+  same recursion carrying the whole win: the bound must hold, with the default
+  grouping and with coarser ones;
+* the award-visit polynomial ``V(n) = alpha n^2 + beta n`` against value iteration;
+* the round: the capped RTP interval of the buy mode holds the brute-force value and
+  is narrower than with the moment bounds alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from functools import lru_cache
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from test_book_of_power_oracles import (
+    ORDER,
+    WILD,
+    _expand,
+    _line,
+    _pays,
+    tiny,
+)
+
+
+def _table(game):
+    """(award, line pay, reels showing each symbol) -> probability, by brute force over windows."""
+    pays = _pays(game)
+    tab = Counter()
+    wins = list(itertools.product(*game.reel_sets["free"]))
+    for w in wins:
+        b = sum(c in WILD for c in w)
+        a = b - 1 if b >= 2 else 0
+        tab[(a, _line(pays, w), tuple(sum(x == s for x in w) for s in ORDER))] += 1
+    return [(a, L, ns, n / len(wins)) for (a, L, ns), n in tab.items()], pays
+
+
+def test_expansion_table_against_windows():
+    from analytic.features.book_of_power_regcap import expansion_table
+    from analytic.features.book_of_power_spin import spin_stats
+
+    game = tiny()
+    st = spin_stats(game, "free_spins")
+    groups = [("explorer",), ("pharaoh", "ten"), ("beetle", "statue", "jack", "queen", "king", "ace")]
+    keys, cnt = expansion_table(st, groups)
+    got = {tuple(int(x) for x in k): int(c) for k, c in zip(keys, cnt)}
+    pays = _pays(game)
+    want = Counter()
+    for w in itertools.product(*game.reel_sets["free"]):
+        b = sum(c in WILD for c in w)
+        key = [b - 1 if b >= 2 else 0]
+        for g in groups:
+            key.append(sum(_expand(pays, s, sum(x == s for x in w)) for s in g))
+        want[tuple(key)] += 1
+    assert got == dict(want)
+
+
+def _oracle(game, n0, *, lines: bool, limit: int, jmax: int = 4):
+    """Law of the feature win (with or without line wins), values >= limit lumped at limit.
+
+    Recursion over (spins left, draw counts of the 9 symbols), every draw enumerated
+    (1/9 each); paths with more than ``jmax`` awards are dropped (returned as lost mass).
+    """
+    table, pays = _table(game)
+
+    @lru_cache(maxsize=None)
+    def go(K, counts):
+        if K == 0:
+            return {0: 1.0}
+        if sum(counts) > jmax + 1:
+            return {}
+        mult = [min(c, 9) for c in counts]
+        merged: dict = {}
+        for a, L, ns, p in table:
+            x = sum(m * _expand(pays, s, n) for m, s, n in zip(mult, ORDER, ns) if m) + (L if lines else 0)
+            merged[(a, x)] = merged.get((a, x), 0.0) + p
+        out: dict = {}
+        for (a, x), p in merged.items():
+            if a:
+                nxt: dict = {}
+                for d in range(9):
+                    nc = list(counts)
+                    nc[d] += 1
+                    for w, q in go(K - 1 + a, tuple(nc)).items():
+                        nxt[w] = nxt.get(w, 0) + q / 9
+            else:
+                nxt = go(K - 1, counts)
+            for w, q in nxt.items():
+                v = min(w + x, limit)
+                out[v] = out.get(v, 0) + p * q
+        return out
+
+    law: dict = {}
+    for d in range(9):
+        c = [0] * 9
+        c[d] = 1
+        for w, q in go(n0, tuple(c)).items():
+            law[w] = law.get(w, 0) + q / 9
+    return law
+
+
+@pytest.mark.parametrize("n0", [2, 3])
+def test_expansion_law_is_exact_with_singleton_groups(n0):
+    """Singleton groups, unit grid, pruning at 1e-14: the final law is the exact law of the expansion win."""
+    from analytic.features.book_of_power_regcap import regular_cap_bound
+
+    C = 30
+    game = tiny(C)
+    b = regular_cap_bound(game, "free_spins", n0, u=1, eps=1e-14, groups=[(s,) for s in ORDER])
+    assert b.u == 1 and b.N == C + 1 and b.pr_mass < 1e-10
+    full = _oracle(game, n0, lines=False, limit=10**9)
+    law: dict = {}
+    for w, q in full.items():
+        law[min(w, b.N)] = law.get(min(w, b.N), 0.0) + q
+    lost = 1 - sum(law.values()) + 1e-13
+    assert lost < 1e-7
+    for k in range(b.N):
+        exact = float(law.get(k, 0))
+        assert exact - b.pr_mass - 1e-12 <= b.law[k] <= exact + float(lost) + 1e-12
+    # the overflow mass: between the bounds kept by the solver
+    over = float(law.get(b.N, 0))
+    assert b.over_p_lo - 1e-12 <= over + float(lost) and over - b.pr_mass - 1e-12 <= b.over_p_hi
+    # not only valid but sharp: E[(X - c)+] to 1e-6 relative (the overflow carries its exact mean;
+    # the oracle drops paths beyond 4 awards)
+    for c in (5, 12, 25):
+        exact = sum(q * max(w - c, 0) for w, q in full.items())
+        assert exact - 1e-12 <= b.x_excess(float(c)) <= exact * (1 + 1e-6) + 1e-8
+
+
+@pytest.mark.parametrize("groups", [
+    None,  # the default grouping
+    [("explorer",), ("pharaoh", "statue", "beetle"), ("ten", "jack", "queen", "king", "ace")],
+    [tuple(ORDER)],
+])
+def test_cut_bounds_hold_against_path_recursion(groups):
+    from analytic.features.book_of_power_regcap import regular_cap_bound
+
+    C = 40
+    game = tiny(C)
+    n0 = 3
+    b = regular_cap_bound(game, "free_spins", n0, eps=1e-9, groups=groups)
+    law = _oracle(game, n0, lines=True, limit=400)  # wins beyond 400 counted as 400: a lower bound
+    for B in (0, 5, 17, 33):
+        ex = sum(q * max(B + w - C, 0) for w, q in law.items())
+        pc = sum(q for w, q in law.items() if B + w >= C)
+        assert float(ex) <= b.excess(float(B), float(C))
+        assert float(pc) <= b.p_reach(float(B), float(C))
+
+
+def test_award_visit_polynomial_against_value_iteration():
+    """V(n) = E[sum over award spins of the spins left after them] = alpha n^2 + beta n."""
+    from analytic.features.book_of_power_regcap import later_award_coefficients
+
+    law = {0: Fraction(7, 10), 1: Fraction(2, 10), 3: Fraction(1, 10)}
+    alpha, beta = later_award_coefficients(law)
+    top = 600
+    V = np.zeros(top + 4)
+    for _ in range(3000):
+        W = np.zeros_like(V)
+        for n in range(1, top):
+            W[n] = sum(float(p) * ((n - 1 + a if a else 0) + V[n - 1 + a]) for a, p in law.items())
+        V = W
+    for n in (1, 2, 5, 10, 30):
+        assert abs(V[n] - float(alpha * n * n + beta * n)) < 1e-9 * max(1.0, V[n])
+
+
+def test_round_interval_holds_brute_force_and_is_narrower(monkeypatch):
+    from analytic.features import book_of_power as bop
+
+    C = 40
+    game = tiny(C)
+    mode = game.modes["buy_free_spins"]
+    counts = game.features["free_spins"].trigger.counts
+    tot = sum(mode.buy_counts.values())
+    capped = 0.0
+    for n, w in mode.buy_counts.items():
+        law = _oracle(game, counts[n], lines=True, limit=10**9)
+        capped += w / tot * float(sum(q * min(x, C) for x, q in law.items()))
+    rtp = capped / float(mode.cost)
+    r = bop.solve_book_of_power(game, "buy_free_spins")
+    cp = r.extra["capped_rtp"]
+    assert float(cp.value - cp.error) - 1e-9 <= rtp <= float(cp.value + cp.error) + 1e-9
+    monkeypatch.setattr(bop, "REGULAR_CAP_LAW", False)
+    r0 = bop.solve_book_of_power(game, "buy_free_spins")
+    assert cp.error < r0.extra["capped_rtp"].error
