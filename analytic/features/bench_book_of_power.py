@@ -12,8 +12,18 @@ def main(path: str = "models/book_of_power.toml") -> float:
     from analytic.features.book_of_power import fair_gamble_probability, solve_book_of_power
     from analytic.model.loader import load_model
 
+    from analytic.features.book_of_power import _regular_and_power
+    from analytic.features.book_of_power_regcap import regular_cap_bound
+
     t0 = time.perf_counter()
     game = load_model(path)
+    reg = _regular_and_power(game)[0]
+    C = float(game.cap.total_bet_multiple)
+    for n0 in sorted(set(game.features[reg].trigger.counts.values())):
+        t = time.perf_counter()
+        b = regular_cap_bound(game, reg, n0)
+        print(f"regular cap law, {n0:3d} spins: {b.states} states, {time.perf_counter() - t:.1f} s, "
+              f"E[(W - C)+] <= {b.excess(0.0, C):.3g} bet, P(W >= C) <= {b.p_reach(0.0, C):.2g}")
     for mode in game.modes:
         r = solve_book_of_power(game, mode)
         u = r.extra.get("uncapped_rtp", r.rtp)

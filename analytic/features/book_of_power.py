@@ -76,17 +76,25 @@ with ``n`` books has ``R = B + W_n``.  Per outcome of the base walk
   alone, so the round holds no regular feature and its capped mean comes
   from the exact Power law only (width about 1e-6 RTP).
 * Regular Free Spins (base, Power Bet "never", buy_free_spins): upper bounds
-  only (lower bound 0), from the certified moments (:func:`_tail_bounds`):
-  the sharp mean-variance bounds ``E[(R - C)+] <= (sqrt(s^2 + d^2) - d) / 2``
-  (Scarf; Lo) and ``P(R >= C) <= s^2 / (s^2 + d^2)`` (Cantelli), ``s^2 =
-  Var W``, ``d = C - B - E[W]``, or the tangent bounds ``c_k E[R^k] /
-  C^(k-1)`` (``c_k = (k-1)^(k-1) / k^k``), the smallest kept.  These are
-  the best possible from two moments and still 1e-3..3e-3 RTP wide; a
-  simulation of 2e7 bought regular features met the cap once (P about
-  5e-8, excess about 1e-5 per feature), so the true capped RTP sits near the
-  interval's upper end.  An exact law over (drawn multiset, spins left) on
-  the cap grid needs millions of states at the mass that certifies 1e-6
-  (pruned mass 4e-4 at reach 1e-9 with 1.2M states kept); not done.
+  only (lower bound 0), the smaller of two:
+
+  - the grouped forward law of :mod:`analytic.features.book_of_power_regcap`
+    (line wins split off and bounded by Chernoff; multipliers dominated by
+    group draw counts; a convex-order spread of the expansion win on a grid
+    of ``C / 150``; dropped states charged their true expected remaining
+    win): about 1e-5 bet per regular trigger on the shipped model, which
+    puts the three modes' capped intervals within 0.001-0.004 RTP points;
+  - the sharp mean-variance bounds from the certified moments
+    (:func:`_tail_bounds`): ``E[(R - C)+] <= (sqrt(s^2 + d^2) - d) / 2``
+    (Scarf; Lo) and ``P(R >= C) <= s^2 / (s^2 + d^2)`` (Cantelli), ``s^2 =
+    Var W``, ``d = C - B - E[W]``, or the tangent bounds ``c_k E[R^k] /
+    C^(k-1)``; 1e-3..3e-3 RTP wide on their own.
+
+  A simulation of 2e7 bought regular features met the cap once (P about
+  5e-8), so the truth sits near the upper end.  An exact law over (drawn
+  multiset, spins left) on the cap grid needs millions of states at the mass
+  that certifies 1e-6 bet; not done, so the interval's width stays above the
+  1e-6 bet that #5 asks.
 
 So ``capped_rtp = [E[R] - U, E[R] - U_lo] / cost``; ``cap_method`` states
 its width.
@@ -125,6 +133,9 @@ __all__ = [
 
 #: Fixed-point precision (bits) of the visit sweep.
 PREC = 160
+#: Bound the regular feature's cap cut with the grouped forward law (book_of_power_regcap) as well
+#: as with its two moments (the smaller bound is kept).
+REGULAR_CAP_LAW = True
 #: Target certified truncation error of a feature mean, total-bet multiples.
 TAIL_TARGET = Fraction(1, 10**13)
 
@@ -706,9 +717,12 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
                "golden reels, spins left), lower-bound masses, lost mass times C (book_of_power_cap)"
                + ("; gamble 'always': a regular trigger is Power Free Spins with probability q (that law), "
                   "else the base win alone" if gq is not None else
-                  "; regular Free Spins per base outcome (feature, books, base win B): the sharp "
-                  "mean-variance bounds E[(B + W - C)+] <= (sqrt(s^2 + d^2) - d) / 2 and "
-                  "P(B + W >= C) <= s^2 / (s^2 + d^2) (d = C - B - E[W]), or c_k E[(B + W)^k] / C^(k-1)"))
+                  "; regular Free Spins per base outcome (feature, books, base win B): upper bounds only, "
+                  "the smaller of the grouped forward law (book_of_power_regcap: line wins by Chernoff, "
+                  "multipliers dominated by group draw counts, convex-order spread on the cap's grid, "
+                  "dropped states charged their expected remaining win) and the sharp mean-variance "
+                  "bounds E[(B + W - C)+] <= (sqrt(s^2 + d^2) - d) / 2, P(B + W >= C) <= s^2 / (s^2 + d^2) "
+                  "(d = C - B - E[W])"))
         ex = Fraction(excess) * Fraction(1 + 10**-12)
         ex_lo = Fraction(excess_lo) * Fraction(1 - 10**-12)
         lo = (mean.value - mean.error - ex) / m.cost
@@ -813,6 +827,15 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
                     max(B + float(m1_lo) - e_hi, 0.0) * (1 - 1e-12), p_lo)
         m1_lo = float(solve_feature(game, f, n).details["mean_interval"][0])
         e, q = _tail_bounds(B, mom(f, n), C, m1_lo)
+        if REGULAR_CAP_LAW and game.features[f].params.get("variant") == "regular":
+            from analytic.features.book_of_power_regcap import regular_cap_bound
+
+            try:
+                law = regular_cap_bound(game, f, game.features[f].trigger.counts[n])
+            except ValueError:  # too many states: the moment bounds stand alone
+                law = None
+            if law is not None:
+                e, q = min(e, law.excess(B, C)), min(q, law.p_reach(B, C))
         return e, q, 0.0, 0.0
 
     acc = [0.0, 0.0, 0.0, 0.0]
