@@ -411,6 +411,20 @@ def test_power_chain_against_exact_graph_solve():
 
 def power_capped_oracle(game, n0: int, C: int, jmax: int = 22, w0: int = 0):
     """``E[min(w0 + W, C)]`` and ``P(w0 + W >= C)`` of the Power feature, recursion over (..., accumulated win)."""
+    go = _power_capped_recursion(game, C, jmax)
+    res = [go(r, 0, 0, n0, w0) for r in range(1, 10)]
+    return sum(r[0] for r in res) / 9, sum(r[1] for r in res) / 9
+
+
+_RECURSIONS: dict = {}
+
+
+def _power_capped_recursion(game, C: int, jmax: int):
+    """The memoised recursion of :func:`power_capped_oracle`, shared by every start and base win."""
+    key = (id(game), C, jmax)
+    hit = _RECURSIONS.get(key)
+    if hit is not None and hit[0] is game:
+        return hit[1]
     tabs, pays = _power_table(game)
 
     @lru_cache(maxsize=None)
@@ -437,8 +451,8 @@ def power_capped_oracle(game, n0: int, C: int, jmax: int = 22, w0: int = 0):
             pr += p * q
         return e, pr
 
-    res = [go(r, 0, 0, n0, w0) for r in range(1, 10)]
-    return sum(r[0] for r in res) / 9, sum(r[1] for r in res) / 9
+    _RECURSIONS[key] = (game, go)
+    return go
 
 
 def test_capped_rtp_against_brute_force():
