@@ -44,12 +44,13 @@ bound stays 0).  Every step below can only make the bound larger.
    transition goes to a lower spin count at the same award level or to the
    next level: a DAG, processed level by level, spins left descending.  Each
    state carries the law of the accumulated spread win on ``0..N-1``
-   (``N u`` above every threshold) plus the mass and first moment beyond it
+   (``(N - 1) u`` at or above the cap, so every value beyond the grid is above
+   every threshold) plus the mass and first moment beyond it
    (there ``(x - c)+`` is linear, so they are exact for the bound); a spin is
    an FFT convolution per award class, every entry raised by the a-priori
-   error bound ``gamma ||h||_2 ||x||_2`` (``gamma = 50 log2(M) 2^-53``;
-   Higham, *Accuracy and Stability of Numerical Algorithms*, s.24.1, with a
-   wide margin) and the raised mass tracked, so masses are upper bounds and
+   error bound ``gamma ||h||_2 ||x||_2`` (``gamma = 50 log2(M) sqrt(M)
+   2^-53``; Higham, *Accuracy and Stability of Numerical Algorithms*, s.24.1,
+   with a wide margin) and twice the raised mass tracked, so masses are upper bounds and
    the mass beyond the grid also has a lower bound.
 6. **Dropped states.**  A state reached with probability below ``eps`` is
    dropped and charged ``E[(A - c)+]`` (its carried law) plus its mass times
@@ -182,10 +183,11 @@ class RegularCapBound:
     groups: list = field(default_factory=list)
 
     def x_excess(self, c: float) -> float:
-        """Upper bound of ``E[(X - c)+]`` (line bets) for ``0 <= c < N u``."""
+        """Upper bound of ``E[(X - c)+]`` (line bets) for ``0 <= c <= (N - 1) u`` (the cap and below)."""
         k = np.maximum(np.arange(self.N) * float(self.u) - c, 0.0)
         kept = float(np.sum((self.law + self.pr_law) * k))
-        over = max(self.over_mom - max(c, 0.0) * self.over_p_lo, 0.0)
+        # overflowed values are >= (N - 1) u, where (x - c)+ is linear for c below it
+        over = max(self.over_mom - min(max(c, 0.0), (self.N - 1) * float(self.u)) * self.over_p_lo, 0.0)
         return (kept + over + self.pr_rbar) * (1 + 1e-12)
 
     def x_tail(self, c: float) -> float:
@@ -329,9 +331,9 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     g0 = g0 or 1
     if u is None:
         u = max(g0, int(Cl // 150) // g0 * g0)
-    N = int(Cl // u) + 1
+    N = math.ceil(Cl / u) + 1  # (N - 1) u >= the cap: every overflowed value is above any threshold
     M = 1 << (2 * N - 1).bit_length()
-    gamma = 50 * math.log2(M) * U
+    gamma = 50 * math.log2(M) * math.sqrt(M) * U  # with sqrt(M) for the norm conversions
     cyc = float(st.cycle)
     prob = cnt / cyc
     award = keys[:, 0]
@@ -345,8 +347,10 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     # remaining-win bound of a state (m, n): f(c + D) <= f(c) + D, D_g(t) the later draws of group g,
     # independent of spin t's window; E[T] = n / (1 - abar) spins, and
     # V(n) = E[sum over award spins s of (spins left after s)] = alpha n^2 + beta n exactly
-    alpha, beta = (float(v) for v in later_award_coefficients(
-        {int(a): Fraction(int(c), st.cycle) for a, c in zip(award, cnt)}))
+    award_law: dict = {}
+    for a, c in zip(award, cnt):
+        award_law[int(a)] = award_law.get(int(a), 0) + Fraction(int(c), st.cycle)
+    alpha, beta = (float(v) for v in later_award_coefficients(award_law))
     # the charge is the TRUE feature's expected remaining expansion win: given the group draw counts,
     # a group's draws split uniformly over its symbols (independent of the windows), so symbol s of
     # group g has count ~ Bin(c_g, 1/|g|); later draws add E[D_s] = (awards later) / 9
@@ -387,13 +391,12 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     XM = np.zeros((64, nc))  # kept mass of the spin law
     X1 = np.zeros((64, nc))  # first moment of the class (E[x; class])
     S1 = np.zeros(64)  # charge coefficient of the state
-    S1B = np.zeros(64)  # its mean after one draw
     BUMP = np.zeros((64, ng), dtype=np.int64)
     done = np.zeros(64, dtype=bool)
 
     def prepare(ids):
         """Fill the per-id tables (spin law per class, charge coefficients, ids after a draw)."""
-        nonlocal SPEC, XN, BP, BM, XM, X1, S1, S1B, BUMP, done
+        nonlocal SPEC, XN, BP, BM, XM, X1, S1, BUMP, done
         ids = np.asarray(ids)
         inside = ids < len(done)
         todo = [int(i) for i in ids[~inside]] + [int(i) for i in ids[inside][~done[ids[inside]]]]
@@ -408,7 +411,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
                 SPEC = np.concatenate([SPEC, np.zeros((size - len(done), nc, M // 2 + 1), np.complex128)])
                 XN, BP, BM, XM, X1 = (np.concatenate([t, np.zeros((size - len(done), nc))])
                                       for t in (XN, BP, BM, XM, X1))
-                S1, S1B = (np.concatenate([t, np.zeros(size - len(done))]) for t in (S1, S1B))
+                S1 = np.concatenate([S1, np.zeros(size - len(done))])
                 BUMP = np.concatenate([BUMP, np.zeros((size - len(done), ng), np.int64)])
                 done = np.concatenate([done, np.zeros(size - len(done), bool)])
             x = E @ mult[np.array(m)].astype(np.float64)
@@ -427,18 +430,16 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
                 XM[i, ci] = float(h.sum())
                 X1[i, ci] = float(np.sum(pp * xx))
             S1[i] = sum(mu_grp[g] * split[(g, m[g])] for g in range(ng))
-            S1B[i] = sum(wg[g] * sum(mu_grp[h] * split[(h, tuples[b][h])] for h in range(ng))
-                         for g, b in enumerate(bumps))
             BUMP[i] = bumps
             done[i] = True
 
-    def charge(ids, w, n, drawn):
+    def charge(ids, w, n):
         """sum_r w_r * (upper bound of the true remaining expansion win) after the spin."""
         if n <= 0 or not np.any(w > 0):
             return 0.0
         spins = n / (1 - abar)
         later = (alpha * n * n + beta * n) / (1 - abar)
-        s1 = (S1B if drawn else S1)[ids]
+        s1 = S1[ids]
         return float(np.sum(w * (s1 * spins + s2 * later))) * (1 + 1e-9)
 
     law = np.zeros(N)
@@ -481,7 +482,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
                 pr_mass += float(mass[drop].sum())
                 pr_law += H[drop, :N].sum(axis=0)
                 tot += [H[drop, N].sum(), H[drop, N + 1].sum(), H[drop, N + 2].sum(),
-                        charge(uid[drop], mass[drop], n, False)]
+                        charge(uid[drop], mass[drop], n)]
             if not keep.any():
                 continue
             uid, H, gmass = uid[keep], H[keep], gmass[keep]
@@ -507,7 +508,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
                 new[:, N] = out[:, N:].sum(axis=1) + gmass * big_p + po * cm
                 new[:, N + 1] = (out[:, N:] @ grid[N:] + mean * big_p + gmass * big_m
                                  + so * cm + po * x1)
-                new[:, N + 2] = (raise_in * cm + delta * (2 * N - 1)) * (1 + 1e-12) \
+                new[:, N + 2] = (raise_in * cm + 2 * delta * (2 * N - 1)) * (1 + 1e-12) \
                     + 1e-15 * ((gmass + po) * cm)
                 n2 = n - 1 + a
                 if a == 0:

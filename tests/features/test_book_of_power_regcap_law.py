@@ -195,3 +195,37 @@ def test_round_interval_holds_brute_force_and_is_narrower(monkeypatch):
     monkeypatch.setattr(bop, "REGULAR_CAP_LAW", False)
     r0 = bop.solve_book_of_power(game, "buy_free_spins")
     assert cp.error < r0.extra["capped_rtp"].error
+
+
+@pytest.mark.parametrize("u, C", [(11, 20), (3, 25)])
+def test_spread_on_a_coarse_grid_still_bounds_the_expansion_excess(u, C):
+    """A grid unit that does not divide the cap (the spread and the overflow near the cap in use)."""
+    from analytic.features.book_of_power_regcap import regular_cap_bound
+
+    game = tiny(C)
+    n0 = 2
+    b = regular_cap_bound(game, "free_spins", n0, u=u, eps=1e-14, groups=[(s,) for s in ORDER])
+    assert (b.N - 1) * b.u >= C
+    full = _oracle(game, n0, lines=False, limit=10**9)
+    for c in range(0, C + 1):
+        exact = sum(q * max(w - c, 0) for w, q in full.items())
+        assert exact <= b.x_excess(float(c)) * (1 + 1e-12) + 1e-15
+
+
+@pytest.mark.parametrize("eps", [0.2, 0.05])
+def test_dropped_states_are_charged_enough(eps):
+    """Dropping most states leaves the bound valid: their charge covers the remaining win."""
+    from analytic.features.book_of_power_regcap import regular_cap_bound
+
+    C = 24
+    game = tiny(C)
+    n0 = 3
+    full = _oracle(game, n0, lines=False, limit=10**9)
+    mean = sum(q * w for w, q in full.items())
+    for groups in (None, [(s,) for s in ORDER]):
+        b = regular_cap_bound(game, "free_spins", n0, eps=eps, groups=groups)
+        assert b.pr_mass > 0.01  # the charge is exercised
+        assert mean <= b.x_excess(0.0) * (1 + 1e-12)
+        for c in (4, 10, 20):
+            exact = sum(q * max(w - c, 0) for w, q in full.items())
+            assert exact <= b.x_excess(float(c)) * (1 + 1e-12)
