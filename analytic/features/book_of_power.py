@@ -83,7 +83,7 @@ with ``n`` books has ``R = B + W_n``.  Per outcome of the base walk
     group draw counts; a convex-order spread of the expansion win on a grid
     of ``C / 150``; dropped states charged their true expected remaining
     win): about 1e-5 bet per regular trigger on the shipped model, which
-    puts the three modes' capped intervals within 0.001-0.004 RTP points;
+    puts the three modes' capped intervals within 0.0009-0.0047 RTP points;
   - the sharp mean-variance bounds from the certified moments
     (:func:`_tail_bounds`): ``E[(R - C)+] <= (sqrt(s^2 + d^2) - d) / 2``
     (Scarf; Lo) and ``P(R >= C) <= s^2 / (s^2 + d^2)`` (Cantelli), ``s^2 =
