@@ -22,7 +22,8 @@ def main(path: str = "models/book_of_power.toml") -> float:
     for n0 in sorted(set(game.features[reg].trigger.counts.values())):
         t = time.perf_counter()
         b = regular_cap_bound(game, reg, n0)
-        print(f"regular cap law, {n0:3d} spins: {b.states} states, {time.perf_counter() - t:.1f} s, "
+        print(f"regular cap law, {n0:3d} spins: {b.states} grid + {b.mgf_states} MGF states, "
+              f"{time.perf_counter() - t:.1f} s, "
               f"E[(W - C)+] <= {b.excess(0.0, C):.3g} bet, P(W >= C) <= {b.p_reach(0.0, C):.2g}")
     for mode in game.modes:
         r = solve_book_of_power(game, mode)

@@ -81,9 +81,11 @@ with ``n`` books has ``R = B + W_n``.  Per outcome of the base walk
   - the grouped forward law of :mod:`analytic.features.book_of_power_regcap`
     (line wins split off and bounded by Chernoff; multipliers dominated by
     group draw counts; a convex-order spread of the expansion win on a grid
-    of ``C / 150``; dropped states charged their true expected remaining
-    win): about 1e-5 bet per regular trigger on the shipped model, which
-    puts the three modes' capped intervals within 0.0009-0.0047 RTP points;
+    of ``C / 150``; rare states carried on as exponential moments and bounded
+    by Chernoff per award count; the rarest charged their true expected
+    remaining win): at most 0.0013 / 0.0024 / 0.0044 bet per regular trigger
+    with 10 / 15 / 20 spins on the shipped model, which puts the three
+    modes' capped intervals within 0.0003-0.0014 RTP points;
   - the sharp mean-variance bounds from the certified moments
     (:func:`_tail_bounds`): ``E[(R - C)+] <= (sqrt(s^2 + d^2) - d) / 2``
     (Scarf; Lo) and ``P(R >= C) <= s^2 / (s^2 + d^2)`` (Cantelli), ``s^2 =
@@ -712,7 +714,9 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
         if gamble == "always" and m.params.get("power") and res.base is not None:
             # every regular trigger becomes Power Free Spins (same books) with probability q, else nothing
             gq = game.features[_regular_and_power(game)[0]].params["gamble_probability"]
-        excess, pcap, excess_lo, pcap_lo = _cap_excess(game, res, float(C), exact_power=True, gamble_q=gq)
+        refused: list = []
+        excess, pcap, excess_lo, pcap_lo = _cap_excess(game, res, float(C), exact_power=True, gamble_q=gq,
+                                                       refused=refused)
         how = ("Power Free Spins: exact law of the win on the cap's grid, backward over (ladder level, "
                "golden reels, spins left), lower-bound masses, lost mass times C (book_of_power_cap)"
                + ("; gamble 'always': a regular trigger is Power Free Spins with probability q (that law), "
@@ -720,7 +724,8 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
                   "; regular Free Spins per base outcome (feature, books, base win B): upper bounds only, "
                   "the smaller of the grouped forward law (book_of_power_regcap: line wins by Chernoff, "
                   "multipliers dominated by group draw counts, convex-order spread on the cap's grid, "
-                  "dropped states charged their expected remaining win) and the sharp mean-variance "
+                  "rare states by Chernoff per award count, the rarest charged their expected remaining "
+                  "win) and the sharp mean-variance "
                   "bounds E[(B + W - C)+] <= (sqrt(s^2 + d^2) - d) / 2, P(B + W >= C) <= s^2 / (s^2 + d^2) "
                   "(d = C - B - E[W])"))
         ex = Fraction(excess) * Fraction(1 + 10**-12)
@@ -732,6 +737,10 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
         extra["p_reach_cap"] = _interval(Fraction(pcap_lo) * Fraction(1 - 10**-12),
                                          min(Fraction(pcap) * Fraction(1 + 10**-12), Fraction(1)))
         extra["uncapped_rtp"] = rtp
+        if refused:
+            how += ("; the grouped forward law refused (too many states) for "
+                    + ", ".join(f"{n} spins" for n in sorted(set(refused)))
+                    + ": the mean-variance bounds alone there")
         extra["cap_method"] = (f"E[min(R,C)] in [E[R] - U, E[R] - U_lo] with U, U_lo bounds of E[(R - C)+]: "
                                f"{how} (C = {C} total bets); "
                                f"width {float(hi - lo):.3g} of RTP")
@@ -784,7 +793,8 @@ def _tail_bounds(B: float, mom: list[float], C: float, m1_lo: float = 0.0) -> tu
     return ex * (1 + 1e-12), pc * (1 + 1e-12)
 
 
-def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: Fraction | None = None):
+def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: Fraction | None = None,
+                refused: list | None = None):
     """Bounds of the round's ``E[(R - C)+]`` and ``P(R >= C)`` (total-bet multiples).
 
     Returns ``(excess_hi, pcap_hi)``, or with ``exact_power``
@@ -795,6 +805,9 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
     Power Bet's "always gamble", needs ``exact_power``) a regular trigger with
     ``n`` books is Power Free Spins with ``n`` books with probability ``q``
     and the base win alone otherwise, so no regular feature is played.
+    ``refused`` (a list, optional) collects the start spin counts for which
+    the grouped forward law refused (too many states) and the moment bounds
+    stood alone.
     """
     m = game.modes[res.mode]
     cache: dict = {}
@@ -830,10 +843,15 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
         if REGULAR_CAP_LAW and game.features[f].params.get("variant") == "regular":
             from analytic.features.book_of_power_regcap import regular_cap_bound
 
-            try:
-                law = regular_cap_bound(game, f, game.features[f].trigger.counts[n])
-            except ValueError:  # too many states: the moment bounds stand alone
-                law = None
+            n0 = game.features[f].trigger.counts[n]
+            if ("regcap", f, n0) not in cache:
+                try:
+                    cache[("regcap", f, n0)] = regular_cap_bound(game, f, n0)
+                except ValueError:  # too many states: the moment bounds stand alone, and the caller is told
+                    cache[("regcap", f, n0)] = None
+                    if refused is not None:
+                        refused.append(n0)
+            law = cache[("regcap", f, n0)]
             if law is not None:
                 e, q = min(e, law.excess(B, C)), min(q, law.p_reach(B, C))
         return e, q, 0.0, 0.0

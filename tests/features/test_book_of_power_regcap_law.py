@@ -212,9 +212,9 @@ def test_spread_on_a_coarse_grid_still_bounds_the_expansion_excess(u, C):
         assert exact <= b.x_excess(float(c)) * (1 + 1e-12) + 1e-15
 
 
-@pytest.mark.parametrize("eps", [0.2, 0.05])
-def test_dropped_states_are_charged_enough(eps):
-    """Dropping most states leaves the bound valid: their charge covers the remaining win."""
+@pytest.mark.parametrize("eps, eps_mgf", [(0.2, None), (0.05, None), (0.2, 0.02), (0.05, 0.005)])
+def test_dropped_states_are_charged_enough(eps, eps_mgf):
+    """Most states leave the grid (MGF mode), some also MGF mode: the bounds stay valid."""
     from analytic.features.book_of_power_regcap import regular_cap_bound
 
     C = 24
@@ -223,9 +223,52 @@ def test_dropped_states_are_charged_enough(eps):
     full = _oracle(game, n0, lines=False, limit=10**9)
     mean = sum(q * w for w, q in full.items())
     for groups in (None, [(s,) for s in ORDER]):
-        b = regular_cap_bound(game, "free_spins", n0, eps=eps, groups=groups)
-        assert b.pr_mass > 0.01  # the charge is exercised
+        b = regular_cap_bound(game, "free_spins", n0, eps=eps, groups=groups, eps_mgf=eps_mgf)
+        assert b.pr_mass > 0.01  # most mass leaves the grid
+        if eps_mgf is None:
+            assert b.mgf_states > 0  # MGF mode is exercised
+        else:
+            assert b.pr_rbar > 0  # states dropped from MGF mode are charged
         assert mean <= b.x_excess(0.0) * (1 + 1e-12)
-        for c in (4, 10, 20):
+        for c in (4, 10, 20, 24):
             exact = sum(q * max(w - c, 0) for w, q in full.items())
             assert exact <= b.x_excess(float(c)) * (1 + 1e-12)
+            tail = sum(q for w, q in full.items() if w >= c)
+            assert tail <= b.x_tail(float(c)) * (1 + 1e-12)
+
+
+def test_mgf_mode_is_sharper_than_mean_charge_in_the_tail():
+    """With most mass in MGF mode, the Chernoff part stays far below the mass times the mean."""
+    from analytic.features.book_of_power_regcap import regular_cap_bound
+
+    C = 24
+    game = tiny(C)
+    n0 = 3
+    full = _oracle(game, n0, lines=False, limit=10**9)
+    b = regular_cap_bound(game, "free_spins", n0, eps=0.2, groups=[(s,) for s in ORDER])
+    exact = sum(q * max(w - C, 0) for w, q in full.items())
+    mgf = float(b._mgf_excess(np.array([float(C)]))[0])
+    assert exact <= b.x_excess(float(C))
+    assert mgf < 0.5 * b.mgf_T[:, 1].sum()  # Chernoff beats charging every MGF path its whole mean
+
+
+def test_a_refused_forward_law_is_said_in_cap_method(monkeypatch):
+    """When the grouped forward law refuses (too many states), the moment bounds stand and cap_method says so."""
+    from analytic.features import book_of_power as bop
+    from analytic.features import book_of_power_regcap as rc
+
+    game = tiny(40)
+    calls = []
+
+    def refuse(game, feature, n0, **kw):
+        calls.append(n0)
+        raise ValueError("regular_cap_bound: more than 0 states")
+
+    monkeypatch.setattr(rc, "regular_cap_bound", refuse)
+    r = bop.solve_book_of_power(game, "buy_free_spins")
+    assert "refused" in r.extra["cap_method"]
+    assert len(calls) == len(set(calls))  # tried once per start, not once per outcome
+    monkeypatch.setattr(bop, "REGULAR_CAP_LAW", False)
+    r0 = bop.solve_book_of_power(game, "buy_free_spins")
+    assert r.extra["capped_rtp"] == r0.extra["capped_rtp"]
+    assert "refused" not in r0.extra["cap_method"]
