@@ -63,10 +63,14 @@ bound stays 0).  Every step below can only make the bound larger.
    and ``E[exp(theta x); class]`` of the grouped (unspread) pay.  Finished
    paths add up to ``T_l(theta)`` per award count ``l``; ``(z)+ <= exp(theta z
    - 1) / theta`` gives ``E[(X - c)+; MGF paths] <= sum_l min_theta
-   exp(-theta c) T_l(theta) / (e theta)`` and ``P(X >= c; MGF paths) <=
-   sum_l min_theta exp(-theta c) T_l(theta)`` (a bound per part of a
-   partition of the paths, each with its own ``theta``: the long chains, whose
-   MGF explodes early, do not force a small ``theta`` on the short ones).
+   exp(-theta c) T_l(theta) / (e theta)`` (a bound per part of a partition
+   of the paths, each with its own ``theta``: the long chains, whose MGF
+   explodes early, do not force a small ``theta`` on the short ones).
+   Probabilities come from Markov on the whole excess bound,
+   ``P(X >= c) <= E[(X - c + d)+] / d``, with ``d = 1 / theta`` among the
+   candidates (which gives back Chernoff's tail); a separate Chernoff tail
+   of ``T`` would be wrong, since the paths of item 7 carry only their win
+   so far in it.
 7. **Dropped MGF states.**  Below ``eps_mgf`` a state stops:
    ``(A + R - c)+ <= (A - c)+ + R``, so its ``E[exp(theta A)]`` joins
    ``T_l(theta)`` and it is charged its mass times an upper bound of the
@@ -116,6 +120,8 @@ EPS = 3e-11
 EPS_MGF = 1e-13
 #: Chernoff parameters of MGF mode, times the cap in line bets.
 MGF_THETAS = tuple(float(t) for t in np.geomspace(1.0, 5.5, 16))
+#: MGF-mode states allowed per grid state of ``max_states``.
+MGF_STATE_FACTOR = 20
 #: Largest number of (group counts, spins left) states solved before refusing.
 MAX_STATES = 4_000_000
 _CACHE: dict = {}
@@ -218,8 +224,9 @@ class RegularCapBound:
         k = np.maximum(np.arange(self.N)[None, :] * float(self.u) - cs[:, None], 0.0)
         kept = k @ self.law
         # overflowed values are >= (N - 1) u, where (x - c)+ is linear for c below it
-        cc = np.minimum(np.maximum(cs, 0.0), (self.N - 1) * float(self.u))
-        over = np.maximum(self.over_mom - cc * self.over_p_lo, 0.0)
+        cc = np.minimum(cs, (self.N - 1) * float(self.u))
+        over = np.where(cc >= 0, np.maximum(self.over_mom - cc * self.over_p_lo, 0.0),
+                        self.over_mom - cc * self.over_p_hi)
         return kept + over + self.pr_rbar
 
     def _mgf_excess(self, cs: np.ndarray) -> np.ndarray:
@@ -239,22 +246,6 @@ class RegularCapBound:
             out += part
         return out
 
-    def _mgf_tail(self, cs: np.ndarray) -> np.ndarray:
-        """MGF-mode part of ``P(X >= c)`` (Chernoff)."""
-        cs = np.asarray(cs, dtype=np.float64)
-        out = np.zeros(cs.shape)
-        for T in self.mgf_T:
-            if T[0] <= 0:
-                continue
-            part = np.full(cs.shape, T[0])
-            if len(self.mgf_thetas):
-                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                    v = np.log(T[2:])[None, :] - self.mgf_thetas[None, :] * np.maximum(cs, 0.0)[:, None]
-                v = np.where(np.isnan(v), np.inf, v)
-                part = np.minimum(part, np.exp(np.min(v, axis=1)))
-            out += part
-        return out
-
     def x_excess_vec(self, cs) -> np.ndarray:
         """Upper bounds of ``E[(X - c)+]`` (line bets) for each ``c <= (N - 1) u``."""
         return (self._grid_excess(cs) + self._mgf_excess(cs)) * (1 + 1e-12)
@@ -264,18 +255,24 @@ class RegularCapBound:
         return float(self.x_excess_vec(np.array([c]))[0])
 
     def x_tail_vec(self, cs) -> np.ndarray:
-        """Upper bounds of ``P(X >= c)``: Markov ``min_d E[(X - c + d)+] / d`` on the grid part, Chernoff on MGF mode."""
+        """Upper bounds of ``P(X >= c)``: Markov ``min_d E[(X - c + d)+] / d`` on the whole excess bound.
+
+        The candidates for ``d`` include ``1 / theta`` for the MGF thetas, where
+        Markov on the Chernoff excess gives back the Chernoff tail.  (A
+        separate Chernoff tail of the MGF paths would be wrong: the paths
+        dropped from MGF mode carry only their win so far in ``T``.)
+        """
         cs = np.asarray(cs, dtype=np.float64)
         out = np.ones(cs.shape)
         pos = cs > 0
         if pos.any():
             c = cs[pos]
             fr = np.geomspace(1.0 / 4096, 1.0, 24)
-            d = np.maximum(np.concatenate([c[:, None] * fr[None, :],
-                                           np.minimum(self.u / 4, c)[:, None] * np.ones((1, 1))], axis=1), 1e-300)
-            ex = self._grid_excess((c[:, None] - d).ravel()).reshape(d.shape)
-            grid_tail = np.min(ex / d, axis=1) * (1 + 1e-12)
-            out[pos] = np.minimum(1.0, grid_tail + self._mgf_tail(c) * (1 + 1e-12))
+            d = np.concatenate([c[:, None] * fr[None, :], np.minimum(self.u / 4, c)[:, None],
+                                np.minimum(1.0 / self.mgf_thetas[None, :], c[:, None])], axis=1)
+            d = np.maximum(d, 1e-300)
+            ex = self.x_excess_vec((c[:, None] - d).ravel()).reshape(d.shape)
+            out[pos] = np.minimum(1.0, np.min(ex / d, axis=1) * (1 + 1e-12))
         return out
 
     def x_tail(self, c: float) -> float:
@@ -400,7 +397,9 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     Raises
     ------
     ValueError
-        Without a cap, for the Power variant, or beyond ``max_states``.
+        Without a cap, for the Power variant, for ``eps`` or ``eps_mgf`` not
+        positive, beyond ``max_states`` grid states or
+        ``MGF_STATE_FACTOR * max_states`` MGF-mode states.
     """
     from analytic.features.book_of_power import multiplier_of_count
     from analytic.features.book_of_power_spin import spin_stats
@@ -413,6 +412,8 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     groups = [tuple(g) for g in (groups or default_groups(st))]
     eps = EPS if eps is None else eps
     eps_mgf = min(EPS_MGF if eps_mgf is None else eps_mgf, eps)
+    if not (eps > 0 and eps_mgf > 0):
+        raise ValueError("regular_cap_bound: eps and eps_mgf must be positive (the chain has no last state)")
     key = (_fingerprint(game, feature), n0, u, eps, eps_mgf, tuple(groups))
     hit = _CACHE.get(key)
     if hit is not None:
@@ -505,9 +506,8 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     WC = np.zeros((nc, len(prob)))  # class masses as a matrix: WC @ v sums v per award class
     for ci, sl in enumerate(cls_sl):
         WC[ci, sl] = prob[sl]
-    with np.errstate(over="ignore"):  # exp(theta f E_g) per group, count and theta
-        PEX = [np.exp(np.minimum(multf[:, None, None] * E[None, :, g, None] * thetas_x[None, None, :], 700.0))
-               for g in range(ng)]
+    with np.errstate(over="ignore"):  # exp(theta f E_g) per group, count and theta (inf where it overflows)
+        PEX = [np.exp(multf[:, None, None] * E[None, :, g, None] * thetas_x[None, None, :]) for g in range(ng)]
 
     def prepare(ids):
         """Fill the per-id tables (ids after a draw, charge coefficient, per-class MGF of the spin)."""
@@ -700,6 +700,9 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
                     tot[3] += charge(uid[low], Z[low, 0], n)
                     uid, Z = uid[~low], Z[~low]
                 mgf_states += len(uid)
+                if mgf_states > MGF_STATE_FACTOR * max_states:
+                    raise ValueError(f"regular_cap_bound: more than {MGF_STATE_FACTOR * max_states} MGF-mode "
+                                     f"states at eps_mgf = {eps_mgf:g}; raise eps_mgf")
                 if len(uid) == 0:
                     continue
                 for ci, a in enumerate(classes):

@@ -272,3 +272,49 @@ def test_a_refused_forward_law_is_said_in_cap_method(monkeypatch):
     r0 = bop.solve_book_of_power(game, "buy_free_spins")
     assert r.extra["capped_rtp"] == r0.extra["capped_rtp"]
     assert "refused" not in r0.extra["cap_method"]
+
+
+def _explorer_game(free: str, C: int):
+    """The tiny game with its free strips replaced (a review's adversarial case)."""
+    import re
+
+    from test_book_of_power_oracles import TINY
+
+    from analytic.model import load_model_text
+
+    text = re.sub(r"\nfree = \[.*?\n\]", free, TINY, count=1, flags=re.S).replace("CAP", str(C))
+    return load_model_text(text, path="adversarial_bop.toml")
+
+
+def test_tail_holds_when_states_are_dropped_mid_path():
+    """States dropped from MGF mode carry only their win so far: the tail must still cover them.
+
+    Found in review: a separate Chernoff tail of the MGF paths gave P(X >= 40) <= 0.064
+    where the truth is 0.091 (explorer-only strips, a book on two reels).
+    """
+    from analytic.features.book_of_power_regcap import regular_cap_bound
+
+    strip = "[" + ", ".join(['"explorer"'] * 19 + ['"book"']) + "]"
+    singles = [(s,) for s in ORDER]
+    # expansion only
+    game = _explorer_game(f"\nfree = [\n  {strip},\n  {strip},\n  [\"explorer\"], [\"explorer\"], [\"explorer\"],\n]", 40)
+    law = _oracle(game, 2, lines=False, limit=10**9, jmax=6)
+    b = regular_cap_bound(game, "free_spins", 2, u=1, eps=1.0, eps_mgf=0.111, groups=singles)
+    assert b.pr_rbar > 0  # states were dropped from MGF mode
+    for c in (10, 24, 40):
+        assert sum(q for w, q in law.items() if w >= c) <= b.x_tail(float(c))
+        assert sum(q * max(w - c, 0) for w, q in law.items()) <= b.x_excess(float(c))
+    # the round's view, no line wins on these strips
+    game = _explorer_game(f"\nfree = [\n  [\"explorer\"], [\"ten\"], [\"explorer\"],\n  {strip},\n  {strip},\n]", 24)
+    law = _oracle(game, 2, lines=True, limit=10**9, jmax=6)
+    b = regular_cap_bound(game, "free_spins", 2, u=1, eps=1.0, eps_mgf=0.111, groups=singles)
+    for B in range(0, 8):
+        assert sum(q for w, q in law.items() if B + w >= 24) <= b.p_reach(float(B), 24.0)
+        assert sum(q * max(B + w - 24, 0) for w, q in law.items()) <= b.excess(float(B), 24.0)
+
+
+def test_eps_must_be_positive():
+    from analytic.features.book_of_power_regcap import regular_cap_bound
+
+    with pytest.raises(ValueError, match="positive"):
+        regular_cap_bound(tiny(30), "free_spins", 2, eps=0.1, eps_mgf=0.0)
