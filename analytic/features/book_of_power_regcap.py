@@ -414,7 +414,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     eps_mgf = min(EPS_MGF if eps_mgf is None else eps_mgf, eps)
     if not (eps > 0 and eps_mgf > 0):
         raise ValueError("regular_cap_bound: eps and eps_mgf must be positive (the chain has no last state)")
-    key = (_fingerprint(game, feature), n0, u, eps, eps_mgf, tuple(groups))
+    key = (_fingerprint(game, feature), n0, u, eps, eps_mgf, tuple(groups), tuple(MGF_THETAS), max_states)
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
