@@ -144,7 +144,9 @@ def format_table(res) -> str:
         w(f"  {'top base-spin win':<34}{float(tw):,.4f}x total bet   ({b.figures.top_weight:,} combinations, "
           f"1 in {b.cycle / b.figures.top_weight:,.0f})")
     for k, v in res.extra.items():
-        if isinstance(v, Figure):
+        if isinstance(v, Figure) and v.error:  # an interval: print its ends, not a centre that looks like a value
+            w(f"  {k:<34}between {float(v.value - v.error):.10g} and {float(v.value + v.error):.10g}   [{v.label}]")
+        elif isinstance(v, Figure):
             w(f"  {k:<34}{float(v.value):.10g}   [{v.label}]")
         elif isinstance(v, Fraction):
             w(f"  {k:<34}{float(v):.10g}   (exact {v})" if v.denominator < 10**12 else f"  {k:<34}{float(v):.10g}")
