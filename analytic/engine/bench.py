@@ -80,13 +80,15 @@ def brute_force_vectorised(game: Game) -> dict[tuple[int, int], int]:
     cands = [c for c in names if c in game.paytable]
     book = sid["book"]
     support = np.zeros((len(cands), len(names)), dtype=bool)
-    # the benchmark's pays are bounded (10 lines x 5000), so int64 cannot overflow here
+    # int64 is safe: a spin's win is at most max pay x lines, checked below against the 40-bit key
     pay = np.zeros((len(cands), game.reels + 1), dtype=np.int64)
     for i, c in enumerate(cands):
         support[i, sid[c]] = True
         support[i, book] = True
         for n, p in game.paytable[c].items():
             pay[i, n] = p
+    if int(pay.max(initial=0)) * len(game.lines) >= 1 << 40:  # the key below packs the win in 40 bits
+        raise ValueError("engine benchmark: a spin's line win can reach 2^40 line bets; int64 keys would overflow")
     l3, l4, l5 = (len(s) for s in strips[2:])
     i3, i4, i5 = np.meshgrid(np.arange(l3), np.arange(l4), np.arange(l5), indexing="ij")
     tail = [wins[2][i3.ravel()], wins[3][i4.ravel()], wins[4][i5.ravel()]]  # each (M, rows)
