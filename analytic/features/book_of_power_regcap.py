@@ -25,13 +25,17 @@ bound stays 0).  Every step below can only make the bound larger.
 3. **Group domination of the multipliers.**  The 9 drawn-count state is
    replaced by the draw counts of *groups* of symbols (default: the two most
    valuable symbols alone, the other high symbols, the low symbols in twos
-   and threes); every symbol of a group with ``k >= 1`` draws gets
-   multiplier ``f(k)``, ``f`` the multiplier of a count (rule
-   ``bop_repeat_multiplier``).  A symbol's count is at most its group's,
-   ``f`` is increasing, and a group none of whose symbols was drawn expands
-   nothing, so along every path (same windows, same draws) the grouped
-   ``X_g`` is at least the true ``X``.  A draw lands in group ``g`` with
-   probability ``|g| / 9``.
+   and threes).  Given a group's count ``k``, its symbols' counts ``c_s``
+   split ``k`` in an unknown way, and the group's expansion pay in a spin is
+   at most ``min(f(k) sum_s E_s, F_g(k) max_s E_s)``, ``f`` the multiplier
+   of a count (rule ``bop_repeat_multiplier``; increasing, ``f(0) = 0``) and
+   ``F_g(k)`` the largest ``sum_s f(c_s)`` over the splits (``min(k, 9 |g|)``
+   for the rule 'count'): ``sum_s f(c_s) E_s`` is below both because
+   ``f(c_s) <= f(k)`` and ``E_s <= max E``.  So along every path (same
+   windows, same draws) the grouped ``X_g`` is at least the true ``X``.
+   The second form matters when several symbols of a group expand in one
+   spin (a group's count is kept up to where ``F_g`` stops growing).  A draw
+   lands in group ``g`` with probability ``|g| / 9``.
 4. **A mean-preserving spread onto the grid.**  Each spin's grouped pay
    ``x = (k + f) u`` is put at ``k u`` with mass ``1 - f`` and at ``(k + 1) u``
    with mass ``f``, independently of everything else.  Conditionally on the
@@ -86,14 +90,16 @@ Then ``E[(X - c)+] <= sum_k F_k (k u - c)+ + (M_over - c P_over_lo) +
 R_charged + sum_l min_theta exp(-theta c) T_l(theta) / (e theta)`` with ``F`` the
 final grid law and ``M_over`` the first moment beyond the grid.
 
-How far from the truth: on the shipped model the grid part and the charges
-give about 2.4e-4 bet per 10-spin trigger, the MGF part about 1e-3.  The MGF
-paths are the long retrigger chains (10-20 awards; their grouped mean win
-is about 7,500x bet), where the grouping inflates most: every symbol of a
-drawn group expands at the group's count.  A sharp answer there needs the
-9-symbol count vector (tens of millions of states at 15-25 draws), so the
-requirement of #5 (an interval no wider than 1e-6 bet) is not met by this
-bound; the lower bound of the cut stays 0.
+How far from the truth: on the shipped model (``python -m
+analytic.features.bench_book_of_power``) the grid part and the charges give
+about 3e-4 bet per 10-spin trigger and the MGF part about 2e-4, while the lower
+bound (:mod:`book_of_power_reglow`, the two most valuable symbols alone) is
+about 1.7e-5.  The gap is the grouping: a group's count is given to whichever
+of its symbols expands, so the grouped mean of the untracked symbols' win is
+about twice the true one, and its tail much heavier (the long retrigger chains,
+10-25 awards).  A sharp answer there needs the 9-symbol count vector (tens of
+millions of states at 15-25 draws), so the requirement of #5 (an interval no
+wider than 1e-6 bet) is not met by these bounds.
 
 References: MATH.md s.4 (the draws are independent of the windows);
 Wald's identity; Chernoff's bound for branching sums; convex order.
@@ -115,7 +121,7 @@ __all__ = ["RegularCapBound", "regular_cap_bound", "expansion_table", "default_g
 
 U = 2.0 ** -53
 #: States reached with less probability are dropped (charged their expected remaining win).
-EPS = 3e-11
+EPS = 3e-12
 #: MGF-mode states reached with less probability are charged their mean.
 EPS_MGF = 1e-13
 #: Chernoff parameters of MGF mode, times the cap in line bets.
@@ -138,11 +144,12 @@ def default_groups(st) -> list[tuple[str, ...]]:
     return [(s,) for s in reversed(top)] + [tuple(high)] * bool(high) + chunks
 
 
-def expansion_table(st, groups) -> tuple[np.ndarray, np.ndarray]:
+def expansion_table(st, groups, maxima: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Joint law of (awarded spins, expansion pay of each group) over the feature's cycle.
 
     Returns ``(keys, counts)``: ``keys[i] = (A, E_g1, E_g2, ...)`` with ``E_g =
-    sum_{s in g} E_s`` (line-bet units, multiplier 1), ``counts[i]`` the stop
+    sum_{s in g} E_s`` (line-bet units, multiplier 1), followed, with
+    ``maxima``, by ``max_{s in g} E_s`` for each group; ``counts[i]`` the stop
     combinations (int64, summing to the cycle).  Reels are combined one at a
     time over (books, reels showing each symbol), exact integer counts.
     """
@@ -167,12 +174,19 @@ def expansion_table(st, groups) -> tuple[np.ndarray, np.ndarray]:
     books = digits[:, 0]
     award = np.where(books >= 2, st.spb * (books - 1), 0)
     cols = [award]
+    tops = []
     for g in groups:
         e = np.zeros(len(codes), dtype=np.int64)
+        top = np.zeros(len(codes), dtype=np.int64)
         for s in g:
             table = np.array([st._epay(s, k) for k in range(radix)], dtype=np.int64)
-            e += table[digits[:, 1 + syms.index(s)]]
+            es = table[digits[:, 1 + syms.index(s)]]
+            e += es
+            np.maximum(top, es, out=top)
         cols.append(e)
+        tops.append(top)
+    if maxima:
+        cols.extend(tops)
     keys = np.stack(cols, axis=1)
     uk, inv = np.unique(keys, axis=0, return_inverse=True)
     cnt = np.bincount(inv.ravel(), weights=weights.astype(np.float64))
@@ -423,7 +437,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     mult = np.array([0] + [multiplier_of_count(c, reading) for c in range(1, cmax + 1)], dtype=np.int64)
     tb = float(st.tb)
     Cl = float(game.cap.total_bet_multiple) * tb  # cap in line bets
-    keys, cnt = expansion_table(st, groups)
+    keys, cnt = expansion_table(st, groups, maxima=True)
     g0 = 0
     for col in keys[:, 1:].T:
         g0 = math.gcd(g0, int(np.gcd.reduce(col)))
@@ -438,12 +452,32 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     keys, cnt = keys[by_class], cnt[by_class]
     prob = cnt / cyc
     award = keys[:, 0]
-    E = keys[:, 1:].astype(np.float64)
+    nsym = len(st.ordered)
+    ng = len(groups)
+    E = keys[:, 1:1 + ng].astype(np.float64)  # sum of the group's expansion pays (multiplier 1)
+    EM = keys[:, 1 + ng:].astype(np.float64)  # the largest of them
+    # a group with k draws, split c_s over its symbols: sum_s f(c_s) E_s <= min(f(k) sum_s E_s,
+    # F_g(k) max_s E_s), F_g(k) = max of sum_s f(c_s) over the splits (f increasing, f(0) = 0)
+    MS, MM, kcap = [], [], []
+    for g in groups:
+        Fg = [int(mult[min(k, cmax)]) for k in range(9 * len(g) * (cmax + 1) + 1)]
+        for _ in range(len(g) - 1):
+            Fg = [max(int(mult[min(c, cmax)]) + Fg[k - c] for c in range(k + 1)) for k in range(len(Fg))]
+        top = next(k for k in range(len(Fg)) if Fg[k] == 9 * len(g) and k >= cmax)
+        kcap.append(top)
+        MS.append(np.array([float(mult[min(k, cmax)]) for k in range(top + 1)]))
+        MM.append(np.array([float(Fg[k]) for k in range(top + 1)]))
+
+    def group_pay(F):
+        """Bound of the spin's expansion pay per row (rows x states) for group counts ``F`` (states x groups)."""
+        x = np.zeros((len(E), len(F)))
+        for g in range(ng):
+            x += np.minimum(E[:, g, None] * MS[g][F[:, g]][None, :], EM[:, g, None] * MM[g][F[:, g]][None, :])
+        return x
     classes = sorted(set(int(a) for a in award))
     cls_sl = [slice(int(np.searchsorted(award, a, "left")), int(np.searchsorted(award, a, "right")))
               for a in classes]
     abar = float(sum(a * c for a, c in zip(award, cnt))) / cyc
-    nsym = len(st.ordered)
     wg = np.array([len(g) / nsym for g in groups])
     if abs(wg.sum() - 1) > 1e-12:
         raise ValueError("regular_cap_bound: groups must partition the regular symbols")
@@ -462,15 +496,13 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     split = {}
     for gi, g in enumerate(groups):
         q = 1.0 / len(g)
-        for c in range(cmax + 1):
+        for c in range(kcap[gi] + 1):
             split[(gi, c)] = sum(math.comb(c, k) * q ** k * (1 - q) ** (c - k) * fmult[min(k, cmax)]
                                  for k in range(c + 1))
-        if len(g) > 1:  # a group's count is capped at cmax: beyond it only f <= 9 is known
-            split[(gi, cmax)] = 9.0
+        if len(g) > 1:  # a group's count is capped at kcap: beyond it only f <= 9 is known
+            split[(gi, kcap[gi])] = 9.0
     mu_grp = [sum(mu_s[s] for s in g) for g in groups]
 
-
-    ng = len(groups)
     # group-count tuples get global ids; per id: the spin law per award class, the charge
     # coefficient s1 (per spin, this state), the ids after one draw into each group and s1 there
     tid: dict = {}
@@ -494,6 +526,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     S1 = np.zeros(64)  # charge coefficient of the state
     BUMP = np.zeros((64, ng), dtype=np.int64)
     done = np.zeros(64, dtype=bool)
+    gz_done = np.zeros(64, dtype=bool)
     slot = np.full(64, -1, dtype=np.int64)
     SPEC = np.zeros((64, nc, M // 2 + 1), dtype=np.complex128)
     XN = np.zeros((64, nc))  # l2 norm of the spin law
@@ -502,23 +535,20 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     XM = np.zeros((64, nc))  # kept mass of the spin law
     X1 = np.zeros((64, nc))  # first moment of the class (E[x; class])
     nslots = 0
-    multf = mult.astype(np.float64)
     WC = np.zeros((nc, len(prob)))  # class masses as a matrix: WC @ v sums v per award class
     for ci, sl in enumerate(cls_sl):
         WC[ci, sl] = prob[sl]
     with np.errstate(over="ignore"):  # exp(theta f E_g) per group, count and theta (inf where it overflows)
-        PEX = [np.exp(multf[:, None, None] * E[None, :, g, None] * thetas_x[None, None, :]) for g in range(ng)]
+        PEX = [np.exp(np.minimum(MS[g][:, None] * E[None, :, g], MM[g][:, None] * EM[None, :, g])[:, :, None]
+                      * thetas_x[None, None, :]) for g in range(ng)]
 
-    def prepare(ids):
-        """Fill the per-id tables (ids after a draw, charge coefficient, per-class MGF of the spin)."""
-        nonlocal GZ, S1, BUMP, done, slot
+    def prepare(ids, mgf: bool = True):
+        """Fill the per-id tables: ids after a draw, charge coefficient, and (``mgf``) the per-class MGF of the spin."""
+        nonlocal GZ, S1, BUMP, done, slot, gz_done
         ids = np.unique(np.asarray(ids, dtype=np.int64))
-        ids = ids[~done[ids]]
-        if len(ids) == 0:
-            return
-        for i in ids:
+        for i in ids[~done[ids]]:
             m = tuples[int(i)]
-            BUMP[i] = [ident(_bump(m, g, cmax)) for g in range(ng)]
+            BUMP[i] = [ident(_bump(m, g, kcap[g])) for g in range(ng)]
             S1[i] = sum(mu_grp[g] * split[(g, m[g])] for g in range(ng))
             if len(tuples) > len(done):
                 extra = 2 * len(tuples) - len(done)
@@ -526,11 +556,16 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
                 S1 = np.concatenate([S1, np.zeros(extra)])
                 BUMP = np.concatenate([BUMP, np.zeros((extra, ng), np.int64)])
                 done = np.concatenate([done, np.zeros(extra, bool)])
+                gz_done = np.concatenate([gz_done, np.zeros(extra, bool)])
                 slot = np.concatenate([slot, np.full(extra, -1, np.int64)])
+        done[ids] = True
+        if not mgf:
+            return
+        ids = ids[~gz_done[ids]]
         for j in range(0, len(ids), 64):
             part = ids[j:j + 64]
             F = np.array([tuples[int(i)] for i in part])  # counts per group
-            x = E @ multf[F].T  # rows x ids
+            x = group_pay(F)  # rows x ids
             ex = PEX[0][F[:, 0]]  # ids x rows x thetas: exp(theta x) as a product over the groups
             for g in range(1, ng):
                 ex = ex * PEX[g][F[:, g]]
@@ -538,7 +573,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
             GZ[part, :, 0] = WC.sum(axis=1)[None, :]
             GZ[part, :, 1] = (WC @ x).T
             GZ[part, :, 2:] = (WC @ ex.transpose(1, 0, 2).reshape(len(prob), b * K)).reshape(nc, b, K).transpose(1, 0, 2)
-        done[ids] = True
+        gz_done[ids] = True
 
     def prepare_grid(ids):
         """Give each id a grid slot with its spin laws per award class (spread on the grid, FFT'd)."""
@@ -551,7 +586,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
             k_ = nslots
             slot[i] = k_
             nslots += 1
-            x = E @ multf[np.array(tuples[int(i)])]
+            x = group_pay(np.array([tuples[int(i)]]))[:, 0]
             k = np.floor(x / u).astype(np.int64)
             f = x / u - k  # x = (k + f) u: mass 1 - f at k, f at k + 1 (a mean-preserving spread)
             for ci, sl in enumerate(cls_sl):
@@ -648,7 +683,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
                 keep = mass >= eps
                 drop = ~keep & (mass > 0)
                 if drop.any():
-                    prepare(uid[drop])
+                    prepare(uid[drop], mgf=False)
                     pr_mass += float(mass[drop].sum())
                     # beyond the grid (x - c)+ is linear: mass, moment, plus the mean remaining win
                     tot += [H[drop, N].sum(), H[drop, N + 1].sum(), H[drop, N + 2].sum(),
@@ -660,7 +695,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
                     mpending.setdefault(n, []).append((uid[drop], Z, 1.0))
                 if keep.any():
                     uid, H, gmass = uid[keep], H[keep], gmass[keep]
-                    prepare(uid)
+                    prepare(uid, mgf=False)
                     prepare_grid(uid)
                     sl_ = slot[uid]
                     po, so, raise_in = H[:, N], H[:, N + 1], H[:, N + 2]
