@@ -13,18 +13,22 @@ def main(path: str = "models/book_of_power.toml") -> float:
     from analytic.model.loader import load_model
 
     from analytic.features.book_of_power import _regular_and_power
-    from analytic.features.book_of_power_regcap import regular_cap_bound
+    from analytic.features.book_of_power_regbounds import regular_cap_bounds, workers
 
     t0 = time.perf_counter()
     game = load_model(path)
     reg = _regular_and_power(game)[0]
     C = float(game.cap.total_bet_multiple)
-    for n0 in sorted(set(game.features[reg].trigger.counts.values())):
-        t = time.perf_counter()
-        b = regular_cap_bound(game, reg, n0)
-        print(f"regular cap law, {n0:3d} spins: {b.states} grid + {b.mgf_states} MGF states, "
-              f"{time.perf_counter() - t:.1f} s, "
-              f"E[(W - C)+] <= {b.excess(0.0, C):.3g} bet, P(W >= C) <= {b.p_reach(0.0, C):.2g}")
+    starts = sorted(set(game.features[reg].trigger.counts.values()))
+    t = time.perf_counter()
+    bounds = regular_cap_bounds(game, reg, starts)
+    print(f"regular cap bounds (upper and lower, {len(starts)} starts, {workers(2 * len(starts))} "
+          f"worker processes): {time.perf_counter() - t:.1f} s")
+    for n0 in starts:
+        b, lo = bounds[n0]
+        print(f"  {n0:3d} spins: {b.states} grid + {b.mgf_states} MGF states, "
+              f"E[(W - C)+] in [{lo.excess(0.0, C):.3g}, {b.excess(0.0, C):.3g}] bet, "
+              f"P(W >= C) in [{lo.p_reach(0.0, C):.2g}, {b.p_reach(0.0, C):.2g}]")
     for mode in game.modes:
         r = solve_book_of_power(game, mode)
         u = r.extra.get("uncapped_rtp", r.rtp)

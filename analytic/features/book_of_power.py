@@ -721,13 +721,15 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
                "golden reels, spins left), lower-bound masses, lost mass times C (book_of_power_cap)"
                + ("; gamble 'always': a regular trigger is Power Free Spins with probability q (that law), "
                   "else the base win alone" if gq is not None else
-                  "; regular Free Spins per base outcome (feature, books, base win B): upper bounds only, "
+                  "; regular Free Spins per base outcome (feature, books, base win B): upper bounds "
                   "the smaller of the grouped forward law (book_of_power_regcap: line wins by Chernoff, "
                   "multipliers dominated by group draw counts, convex-order spread on the cap's grid, "
                   "rare states by Chernoff per award count, the rarest charged their expected remaining "
                   "win) and the sharp mean-variance "
                   "bounds E[(B + W - C)+] <= (sqrt(s^2 + d^2) - d) / 2, P(B + W >= C) <= s^2 / (s^2 + d^2) "
-                  "(d = C - B - E[W])"))
+                  "(d = C - B - E[W]); lower bounds from the law of the two most valuable symbols' "
+                  "expansions alone (book_of_power_reglow: exact draw counts, pays rounded down, "
+                  "lower-bound masses, rare states dropped)"))
         ex = Fraction(excess) * Fraction(1 + 10**-12)
         ex_lo = Fraction(excess_lo) * Fraction(1 - 10**-12)
         lo = (mean.value - mean.error - ex) / m.cost
@@ -840,21 +842,19 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
                     max(B + float(m1_lo) - e_hi, 0.0) * (1 - 1e-12), p_lo)
         m1_lo = float(solve_feature(game, f, n).details["mean_interval"][0])
         e, q = _tail_bounds(B, mom(f, n), C, m1_lo)
+        e_lo = q_lo = 0.0
         if REGULAR_CAP_LAW and game.features[f].params.get("variant") == "regular":
-            from analytic.features.book_of_power_regcap import regular_cap_bound
+            from analytic.features.book_of_power_regbounds import regular_cap_bounds
 
-            n0 = game.features[f].trigger.counts[n]
-            if ("regcap", f, n0) not in cache:
-                try:
-                    cache[("regcap", f, n0)] = regular_cap_bound(game, f, n0)
-                except ValueError:  # too many states: the moment bounds stand alone, and the caller is told
-                    cache[("regcap", f, n0)] = None
-                    if refused is not None:
-                        refused.append(n0)
-            law = cache[("regcap", f, n0)]
-            if law is not None:
-                e, q = min(e, law.excess(B, C)), min(q, law.p_reach(B, C))
-        return e, q, 0.0, 0.0
+            if ("regcap", f) not in cache:  # every start at once: the solves run in parallel
+                cache[("regcap", f)] = regular_cap_bounds(game, f, game.features[f].trigger.counts.values())
+                if refused is not None:
+                    refused.extend(n0 for n0, (up, _lo) in cache[("regcap", f)].items() if up is None)
+            up, low = cache[("regcap", f)][game.features[f].trigger.counts[n]]
+            if up is not None:  # None: too many states, the moment bounds stand alone (the caller is told)
+                e, q = min(e, up.excess(B, C)), min(q, up.p_reach(B, C))
+            e_lo, q_lo = low.excess(B, C), low.p_reach(B, C)
+        return e, q, e_lo, q_lo
 
     acc = [0.0, 0.0, 0.0, 0.0]
     if res.base is None:

@@ -1,0 +1,100 @@
+"""Book of Power: both certified bounds of the cap's cut on regular Free Spins, per start.
+
+For every start (spins awarded by the trigger) the upper bound
+(:func:`~analytic.features.book_of_power_regcap.regular_cap_bound`) and the
+lower bound (:func:`~analytic.features.book_of_power_reglow.regular_cap_lower`)
+are independent solves, so the missing ones run in worker processes
+(``concurrent.futures`` over a ``fork`` context: the workers inherit the game
+and its spin tables and send back only the bounds; each worker keeps one BLAS
+thread, via ``threadpoolctl``, so that the workers do not oversubscribe the cores).  The number of workers is
+the number of cores, or ``ANALYTIC_WORKERS`` (``1``: in this process, no pool).
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["regular_cap_bounds", "workers"]
+
+_DONE: dict = {}
+_GAME = None  # the game the forked workers read (set only around a pool)
+_LIMITS = None
+
+
+def _one_thread() -> None:
+    """Worker initializer: one BLAS thread per worker (the workers already fill the cores)."""
+    global _LIMITS
+    from threadpoolctl import threadpool_limits
+
+    _LIMITS = threadpool_limits(limits=1)
+
+
+def workers(jobs: int) -> int:
+    """Worker processes for ``jobs`` independent solves: ``ANALYTIC_WORKERS`` or the core count, at most ``jobs``."""
+    env = os.environ.get("ANALYTIC_WORKERS", "").strip()
+    if env:
+        try:
+            n = int(env)
+        except ValueError:
+            raise ValueError(f"ANALYTIC_WORKERS={env!r} is not a whole number") from None
+        if n < 1:
+            raise ValueError(f"ANALYTIC_WORKERS={env!r} must be at least 1")
+    else:
+        n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(n, jobs))
+
+
+def _solve(job):
+    """One bound: ``(kind, feature, n0) -> (job, bound or None)`` (``None``: the upper bound refused)."""
+    from analytic.features.book_of_power_regcap import regular_cap_bound
+    from analytic.features.book_of_power_reglow import regular_cap_lower
+
+    kind, feature, n0 = job
+    if kind == "lower":
+        return job, regular_cap_lower(_GAME, feature, n0)
+    try:
+        return job, regular_cap_bound(_GAME, feature, n0)
+    except ValueError:  # too many states: the caller falls back on the moment bounds
+        return job, None
+
+
+def regular_cap_bounds(game, feature: str, starts) -> dict:
+    """``{n0: (upper, lower)}`` for the regular feature's starts ``n0`` (spins).
+
+    ``upper`` is a :class:`~analytic.features.book_of_power_regcap.RegularCapBound`
+    or ``None`` where the forward law refused (too many states); ``lower`` a
+    :class:`~analytic.features.book_of_power_reglow.RegularCapLower`.  Results
+    are kept per model fingerprint (and solver settings), so each start is
+    solved once per process.
+    """
+    global _GAME
+    from analytic.features import book_of_power_regcap as rc
+    from analytic.features import book_of_power_reglow as rl
+
+    # the model, and what the solves read besides it (patched in tests, so part of the key)
+    fp = (rc._fingerprint(game, feature), id(rc.regular_cap_bound), id(rl.regular_cap_lower), rc.EPS,
+          rc.EPS_MGF, rc.MAX_STATES, tuple(rc.MGF_THETAS), rl.EPS_LOW)
+    starts = sorted(set(int(n) for n in starts), reverse=True)  # longest solves first
+    jobs = [(kind, feature, n0) for kind in ("upper", "lower") for n0 in starts
+            if (fp, kind, n0) not in _DONE]
+    if jobs:
+        _GAME = game
+        try:
+            nw = workers(len(jobs))
+            if nw == 1:
+                results = [_solve(job) for job in jobs]
+            else:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
+                from analytic.features.book_of_power_spin import spin_stats
+
+                spin_stats(game, feature)  # built once here, inherited by the workers
+                with ProcessPoolExecutor(nw, mp_context=multiprocessing.get_context("fork"),
+                                         initializer=_one_thread) as pool:
+                    results = list(pool.map(_solve, jobs))
+        finally:
+            _GAME = None
+        for (kind, _f, n0), res in results:
+            _DONE[(fp, kind, n0)] = res
+    return {n0: (_DONE[(fp, "upper", n0)], _DONE[(fp, "lower", n0)]) for n0 in starts}

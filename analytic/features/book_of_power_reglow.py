@@ -1,0 +1,269 @@
+"""Book of Power: a certified lower bound of the 15,000x cap's cut on regular Free Spins.
+
+Units: line-bet units inside (``u``, pays); :meth:`RegularCapLower.excess` and
+:meth:`RegularCapLower.p_reach` take the base win ``B`` and the cap ``C`` in
+total-bet multiples and return total-bet multiples / probabilities.
+
+The upper bound (:mod:`book_of_power_regcap`) makes the win larger; this
+module makes it smaller, so the two enclose ``E[(B + W - C)+]`` and
+``P(B + W >= C)``.  Every step below can only make the bound smaller.
+
+1. **Keep the tracked symbols' expansions only.**  ``W = L + sum_s m_s E_s``
+   with every term ``>= 0``; dropping the line wins ``L`` and the expansions
+   of the untracked symbols gives ``X <= W`` on every path.  The tracked
+   symbols (default: the two most valuable, which carry the cap: five
+   expanded explorers pay 5,000x bet at x1) keep their exact draw counts:
+   each award draws a tracked symbol ``s`` with probability ``1/9`` and an
+   untracked one (no count changes, the award level still rises) otherwise.
+2. **Pays rounded down to the grid** ``u``: ``floor(x / u) u <= x``.
+3. **Forward law over (awards so far, tracked counts, spins left).**  The
+   same DAG as the upper bound, level by level, spins left descending; each
+   state carries the law of the accumulated win on ``0..N-1`` (``(N - 1) u
+   >= C``) plus the mass and the (rounded-down) first moment beyond it.  A
+   spin is an FFT convolution per award class; every entry is *lowered* by
+   the a-priori error bound ``gamma ||h||_2 ||x||_2`` (Higham, *Accuracy and
+   Stability of Numerical Algorithms*, s.24.1, with the upper bound's margin)
+   and clipped at 0, so all masses are lower bounds.
+4. **States below ``eps`` are dropped** (their mass is lost: a lower bound).
+
+Then ``E[(X - c)+] >= sum_k F_k (k u - c)+ + (M_over - c P_over)+`` and
+``P(X >= c) >= sum_{k u >= c} F_k + P_over`` (for ``c <= (N - 1) u``), times
+``1 - 1e-9`` for the floating-point sums of non-negative terms.
+
+References: MATH.md s.6 (the cap); convex order is not needed here (only
+monotonicity of ``(x - c)+`` and of the indicator).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["RegularCapLower", "regular_cap_lower"]
+
+U = 2.0 ** -53
+#: States reached with less probability are dropped (their mass is lost).
+EPS_LOW = 1e-11
+_CACHE: dict = {}
+
+
+@dataclass
+class RegularCapLower:
+    """Lower bounds of the cap's cut on regular Free Spins started with ``n0`` spins.
+
+    Attributes (line-bet units): ``u`` grid unit, ``N`` grid length, ``law``
+    lower-bound masses of the rounded tracked expansion win at ``k u``
+    (``k < N``), ``over_p``/``over_mom`` mass and first moment beyond the
+    grid (lower bounds), ``lost`` the mass dropped below ``eps``, ``states``
+    solved, ``tb`` total bet in line bets, ``tracked`` the symbols kept.
+    """
+
+    n0: int
+    u: int
+    N: int
+    tb: float
+    law: np.ndarray
+    over_p: float
+    over_mom: float
+    lost: float
+    states: int
+    tracked: tuple
+
+    def x_excess_vec(self, cs) -> np.ndarray:
+        """Lower bounds of ``E[(X - c)+]`` (line bets) for each ``c``."""
+        cs = np.asarray(cs, dtype=np.float64)
+        k = np.maximum(np.arange(self.N)[None, :] * float(self.u) - cs[:, None], 0.0)
+        kept = k @ self.law
+        over = np.maximum(self.over_mom - cs * self.over_p, 0.0)  # (x - c)+ >= x - c and >= 0
+        return (kept + over) * (1 - 1e-9)
+
+    def x_tail_vec(self, cs) -> np.ndarray:
+        """Lower bounds of ``P(X >= c)`` for each ``c`` (line bets)."""
+        cs = np.asarray(cs, dtype=np.float64)
+        vals = np.arange(self.N) * float(self.u)
+        kept = (vals[None, :] >= cs[:, None]).astype(np.float64) @ self.law
+        over = np.where(cs <= (self.N - 1) * float(self.u), self.over_p, 0.0)
+        return np.minimum((kept + over) * (1 - 1e-9), 1.0)
+
+    def excess(self, B: float, C: float) -> float:
+        """Lower bound of ``E[(B + W - C)+]`` (total-bet multiples)."""
+        return float(self.x_excess_vec(np.array([(C - B) * self.tb]))[0]) / self.tb
+
+    def p_reach(self, B: float, C: float) -> float:
+        """Lower bound of ``P(B + W >= C)``."""
+        if B >= C:
+            return 1.0
+        return float(self.x_tail_vec(np.array([(C - B) * self.tb]))[0])
+
+
+def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: float | None = None,
+                      tracked=None) -> RegularCapLower:
+    """Certified lower bounds of the cap's cut for regular Free Spins started with ``n0`` spins.
+
+    Parameters
+    ----------
+    game, feature : the model and its regular Book of Power feature.
+    n0 : int
+        Starting spins (10/15/20 for 3/4/5 books on the shipped model).
+    u : int, optional
+        Grid unit in line-bet units (default: the cap's line-bet value / 150,
+        rounded down to a multiple of the tracked pays' gcd).
+    eps : float
+        States reached with less probability are dropped (default ``EPS_LOW``).
+    tracked : sequence of symbol names, optional
+        Symbols whose expansions are kept (default: the two most valuable).
+
+    Raises
+    ------
+    ValueError
+        Without a cap, for the Power variant, for ``eps`` not positive.
+    """
+    from analytic.features.book_of_power import multiplier_of_count
+    from analytic.features.book_of_power_regcap import _fingerprint, expansion_table
+    from analytic.features.book_of_power_spin import spin_stats
+
+    if game.cap is None:
+        raise ValueError("regular_cap_lower: the model has no win cap")
+    st = spin_stats(game, feature)
+    if st.variant != "regular":
+        raise ValueError("regular_cap_lower: regular Free Spins only")
+    eps = EPS_LOW if eps is None else eps
+    if not eps > 0:
+        raise ValueError("regular_cap_lower: eps must be positive (the chain has no last state)")
+    tracked = tuple(tracked) if tracked is not None else tuple(reversed(st.ordered[-2:]))
+    if not tracked or any(s not in st.ordered for s in tracked) or len(set(tracked)) != len(tracked):
+        raise ValueError(f"regular_cap_lower: tracked symbols {tracked!r} must be distinct regular symbols")
+    key = (_fingerprint(game, feature), n0, u, eps, tracked)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
+    reading = game.rules.get("bop_repeat_multiplier", "count")
+    cmax = next(c for c in range(1, 100) if multiplier_of_count(c, reading) >= 9)
+    mult = np.array([0] + [multiplier_of_count(c, reading) for c in range(1, cmax + 1)], dtype=np.float64)
+    tb = float(st.tb)
+    Cl = float(game.cap.total_bet_multiple) * tb
+    rest = tuple(s for s in st.ordered if s not in tracked)
+    keys, cnt = expansion_table(st, [(s,) for s in tracked] + ([rest] if rest else []))
+    nt = len(tracked)
+    keys = keys[:, :1 + nt]
+    uk, inv = np.unique(keys, axis=0, return_inverse=True)
+    icnt = np.zeros(len(uk), dtype=object)  # exact integer sums, then one rounding each
+    for i, c in zip(inv.ravel(), cnt):
+        icnt[i] += int(c)
+    prob = np.array([int(c) / st.cycle for c in icnt], dtype=np.float64)
+    award = uk[:, 0]
+    E = uk[:, 1:].astype(np.int64)
+    g0 = int(np.gcd.reduce(E.ravel())) if E.size else 0
+    g0 = g0 or 1
+    if u is None:
+        u = max(g0, int(Cl // 150) // g0 * g0)
+    N = math.ceil(Cl / u) + 1
+    M = 1 << (2 * N - 1).bit_length()
+    gamma = 50 * math.log2(M) * math.sqrt(M) * U
+    classes = sorted(set(int(a) for a in award))
+    nsym = len(st.ordered)
+    pdraw = 1.0 / nsym
+    grid = np.arange(2 * N - 1, dtype=np.float64) * u
+
+    tid: dict = {}
+    tuples: list = []
+    spec: list = []  # per tuple id: (spectra per class, l2 norms, over mass, over moment, class mass, moment)
+
+    def ident(m):
+        i = tid.get(m)
+        if i is None:
+            i = tid[m] = len(spec)
+            tuples.append(m)
+            f = mult[np.minimum(np.array(m), cmax)]
+            x = E @ f  # exact in float: integers below 2^53
+            k = (x // u).astype(np.int64)
+            S, XN, BP, BM, CM, X1 = [], [], [], [], [], []
+            for a in classes:
+                sel = award == a
+                kk, pp = k[sel], prob[sel]
+                small = kk < N
+                h = np.bincount(kk[small], weights=pp[small], minlength=N)[:N]
+                S.append(np.fft.rfft(h, M))
+                XN.append(float(np.linalg.norm(h)))
+                BP.append(float(pp[~small].sum()))
+                BM.append(float(np.sum(pp[~small] * kk[~small] * u)))
+                CM.append(float(pp.sum()))
+                X1.append(float(np.sum(pp * kk * u)))
+            spec.append((np.array(S), np.array(XN), np.array(BP), np.array(BM), np.array(CM), np.array(X1)))
+        return i
+
+    def bump(m, j):
+        m2 = list(m)
+        m2[j] = min(m2[j] + 1, cmax)
+        return tuple(m2)
+
+    W = N + 2  # grid masses, over mass, over first moment
+    law = np.zeros(N)
+    over = np.zeros(2)
+    lost = 0.0
+    states = 0
+
+    zero = tuple([0] * nt)
+    pending: dict = {}
+    start = [(bump(zero, j), pdraw) for j in range(nt)] + ([(zero, 1.0 - nt * pdraw)] if rest else [])
+    for m, w in start:
+        row = np.zeros(W)
+        row[0] = w
+        pending.setdefault(n0, {}).setdefault(ident(m), []).append(row)
+    while pending:
+        nxt: dict = {}
+        for n in range(max(pending), 0, -1):
+            bucket = pending.pop(n, None)
+            if not bucket:
+                continue
+            ids = np.array(sorted(bucket), dtype=np.int64)
+            H = np.array([np.sum(bucket[i], axis=0) for i in ids])
+            mass = H[:, :N].sum(axis=1) + H[:, N]
+            keep = mass >= eps
+            lost += float(mass[~keep].sum())
+            if not keep.any():
+                continue
+            ids, H = ids[keep], H[keep]
+            states += len(ids)
+            G = H[:, :N]
+            gmass = G.sum(axis=1)
+            mean = G @ grid[:N]
+            po, so = H[:, N], H[:, N + 1]
+            F = np.fft.rfft(G, M, axis=1)
+            hn = np.linalg.norm(G, axis=1)
+            tabs = [spec[i] for i in ids]
+            for ci, a in enumerate(classes):
+                S = np.array([t[0][ci] for t in tabs])
+                xn, bp, bm, cm, x1 = (np.array([t[j][ci] for t in tabs]) for j in range(1, 6))
+                out = np.fft.irfft(F * S, M, axis=1)[:, :2 * N - 1]
+                out -= (gamma * hn * xn)[:, None]
+                np.maximum(out, 0.0, out=out)
+                new = np.empty((len(ids), W))
+                new[:, :N] = out[:, :N]
+                new[:, N] = out[:, N:].sum(axis=1) + gmass * bp + po * cm
+                new[:, N + 1] = out[:, N:] @ grid[N:] + mean * bp + gmass * bm + so * cm + po * x1
+                n2 = n - 1 + a
+                if a == 0:
+                    if n2 == 0:
+                        law[:] += new[:, :N].sum(axis=0)
+                        over[:] += new[:, N:].sum(axis=0)
+                    else:
+                        for i, r in zip(ids, new):
+                            pending.setdefault(n2, {}).setdefault(int(i), []).append(r)
+                    continue
+                tgt = nxt.setdefault(n2, {})
+                for i, r in zip(ids, new):
+                    m = tuples[int(i)]
+                    for j in range(nt):
+                        tgt.setdefault(ident(bump(m, j)), []).append(r * pdraw)
+                    if rest:
+                        tgt.setdefault(int(i), []).append(r * (1.0 - nt * pdraw))
+        pending = nxt
+    f = 1 - 1e-9
+    res = RegularCapLower(n0=n0, u=u, N=N, tb=tb, law=law * f, over_p=float(over[0]) * f,
+                          over_mom=float(over[1]) * f, lost=lost, states=states, tracked=tracked)
+    _CACHE[key] = res
+    return res
+

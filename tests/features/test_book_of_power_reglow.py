@@ -1,0 +1,126 @@
+"""Book of Power: the lower bound of the cap's cut on regular Free Spins, and the parallel solves.
+
+Oracles: the path recursion of ``test_book_of_power_regcap_law`` (every draw of the
+9 symbols enumerated, on the tiny one-row game), which carries the whole win or
+the expansion win alone.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from test_book_of_power_oracles import ORDER, tiny
+from test_book_of_power_regcap_law import _oracle
+
+
+@pytest.mark.parametrize("n0", [2, 3])
+def test_all_symbols_tracked_on_a_unit_grid_is_the_exact_expansion_law(n0):
+    """Every symbol tracked, unit grid: the law is the expansion win's, less only the dropped mass."""
+    from analytic.features.book_of_power_reglow import regular_cap_lower
+
+    C = 30
+    game = tiny(C)
+    b = regular_cap_lower(game, "free_spins", n0, u=1, eps=1e-15, tracked=ORDER)
+    assert b.u == 1 and b.N == C + 1 and b.lost < 1e-9
+    full = _oracle(game, n0, lines=False, limit=10**9)
+    lost = 1 - sum(full.values())  # the oracle drops paths beyond 4 awards
+    assert lost < 1e-7
+    for k in range(b.N):
+        exact = float(full.get(k, 0.0))
+        assert exact - b.lost - 1e-12 <= b.law[k] <= exact + lost + 1e-12
+    over = sum(q for w, q in full.items() if w >= b.N)
+    assert over - b.lost - 1e-12 <= b.over_p <= over + lost + 1e-12
+    for c in (0, 5, 12, 25):  # sharp, not only valid
+        exact = sum(q * max(w - c, 0) for w, q in full.items())
+        got = float(b.x_excess_vec([float(c)])[0])
+        assert exact * (1 - 1e-6) - 1e-7 <= got <= exact + lost * 100 + 1e-12
+
+
+@lru_cache(maxsize=None)
+def _whole_win_law(C: int, n0: int) -> dict:
+    """The whole feature win's law by the path recursion (paths beyond 5 awards dropped)."""
+    return _oracle(tiny(C), n0, lines=True, limit=10**9, jmax=5)
+
+
+@pytest.mark.parametrize("tracked", [None, ("explorer",), ("pharaoh", "ten", "beetle")])
+def test_cut_lower_bounds_hold_against_path_recursion(tracked):
+    from analytic.features.book_of_power_reglow import regular_cap_lower
+
+    C = 40
+    game = tiny(C)
+    n0 = 3
+    b = regular_cap_lower(game, "free_spins", n0, eps=1e-12, tracked=tracked)
+    law = _whole_win_law(C, n0)
+    lost = 1 - sum(law.values())  # paths beyond 5 awards: the oracle is below the truth by about this
+    assert lost < 1e-9
+    for B in (0, 5, 17, 33, 45):
+        ex = sum(q * max(B + w - C, 0) for w, q in law.items())
+        pc = sum(q for w, q in law.items() if B + w >= C)
+        lo_e, lo_p = b.excess(float(B), float(C)), b.p_reach(float(B), float(C))
+        assert 0 <= lo_e <= ex + 1e4 * lost + 1e-12
+        assert 0 <= lo_p <= pc + lost + 1e-12
+        assert lo_e > 0 and lo_p > 0  # not vacuous (sharpness: the all-tracked test above)
+
+
+def test_lower_bound_rejects_bad_settings():
+    from analytic.features.book_of_power_reglow import regular_cap_lower
+
+    game = tiny(40)
+    with pytest.raises(ValueError, match="eps"):
+        regular_cap_lower(game, "free_spins", 3, eps=0.0)
+    with pytest.raises(ValueError, match="tracked"):
+        regular_cap_lower(game, "free_spins", 3, tracked=("explorer", "book"))
+    with pytest.raises(ValueError, match="regular Free Spins only"):
+        regular_cap_lower(game, "power_free_spins", 3)
+
+
+def test_parallel_solves_equal_the_sequential_ones(monkeypatch):
+    """Two worker processes give the very same bounds as solving in this process."""
+    from analytic.features import book_of_power_regbounds as rb
+
+    game = tiny(40)
+    monkeypatch.setattr(rb, "_DONE", {})
+    monkeypatch.setenv("ANALYTIC_WORKERS", "2")
+    par = rb.regular_cap_bounds(game, "free_spins", [2, 3])
+    monkeypatch.setattr(rb, "_DONE", {})
+    monkeypatch.setenv("ANALYTIC_WORKERS", "1")
+    seq = rb.regular_cap_bounds(game, "free_spins", [3, 2])
+    assert sorted(par) == sorted(seq) == [2, 3]
+    for n0 in (2, 3):
+        (up_p, lo_p), (up_s, lo_s) = par[n0], seq[n0]
+        assert np.array_equal(up_p.law, up_s.law) and up_p.excess(5.0, 40.0) == up_s.excess(5.0, 40.0)
+        assert np.array_equal(lo_p.law, lo_s.law) and lo_p.excess(5.0, 40.0) == lo_s.excess(5.0, 40.0)
+
+
+@pytest.mark.parametrize("value", ["0", "two", "-1"])
+def test_worker_count_setting_is_checked(monkeypatch, value):
+    from analytic.features.book_of_power_regbounds import workers
+
+    monkeypatch.setenv("ANALYTIC_WORKERS", value)
+    with pytest.raises(ValueError, match="ANALYTIC_WORKERS"):
+        workers(3)
+
+
+def test_round_interval_is_two_sided_and_holds_brute_force():
+    """Buy mode of the tiny game: the cut's lower bound lowers the interval's upper end below the uncapped RTP."""
+    from analytic.features import book_of_power as bop
+
+    C = 40
+    game = tiny(C)
+    mode = game.modes["buy_free_spins"]
+    counts = game.features["free_spins"].trigger.counts
+    tot = sum(mode.buy_counts.values())
+    capped = 0.0
+    for n, w in mode.buy_counts.items():
+        law = _oracle(game, counts[n], lines=True, limit=10**9)
+        capped += w / tot * float(sum(q * min(x, C) for x, q in law.items()))
+    rtp = capped / float(mode.cost)
+    r = bop.solve_book_of_power(game, "buy_free_spins")
+    cp, un = r.extra["capped_rtp"], r.extra["uncapped_rtp"]
+    assert float(cp.value - cp.error) - 1e-9 <= rtp <= float(cp.value + cp.error) + 1e-9
+    assert cp.value + cp.error < un.value - un.error  # the cut is certainly positive
+    pc = r.extra["p_reach_cap"]
+    assert pc.value - pc.error > 0
