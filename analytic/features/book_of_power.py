@@ -853,7 +853,8 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
             up, low = cache[("regcap", f)][game.features[f].trigger.counts[n]]
             if up is not None:  # None: too many states, the moment bounds stand alone (the caller is told)
                 e, q = min(e, up.excess(B, C)), min(q, up.p_reach(B, C))
-            e_lo, q_lo = low.excess(B, C), low.p_reach(B, C)
+            if low is not None:  # None: too many states, the cut's lower bound stays 0
+                e_lo, q_lo = low.excess(B, C), low.p_reach(B, C)
         return e, q, e_lo, q_lo
 
     acc = [0.0, 0.0, 0.0, 0.0]

@@ -45,16 +45,16 @@ def workers(jobs: int) -> int:
 
 
 def _solve(job):
-    """One bound: ``(kind, feature, n0) -> (job, bound or None)`` (``None``: the upper bound refused)."""
+    """One bound: ``(kind, feature, n0) -> (job, bound or None)`` (``None``: the solve refused, too many states)."""
     from analytic.features.book_of_power_regcap import regular_cap_bound
     from analytic.features.book_of_power_reglow import regular_cap_lower
 
     kind, feature, n0 = job
-    if kind == "lower":
-        return job, regular_cap_lower(_GAME, feature, n0)
     try:
+        if kind == "lower":
+            return job, regular_cap_lower(_GAME, feature, n0)
         return job, regular_cap_bound(_GAME, feature, n0)
-    except ValueError:  # too many states: the caller falls back on the moment bounds
+    except ValueError:  # too many states: the caller falls back on the moment bounds (upper) or 0 (lower)
         return job, None
 
 
@@ -62,8 +62,8 @@ def regular_cap_bounds(game, feature: str, starts) -> dict:
     """``{n0: (upper, lower)}`` for the regular feature's starts ``n0`` (spins).
 
     ``upper`` is a :class:`~analytic.features.book_of_power_regcap.RegularCapBound`
-    or ``None`` where the forward law refused (too many states); ``lower`` a
-    :class:`~analytic.features.book_of_power_reglow.RegularCapLower`.  Results
+    and ``lower`` a :class:`~analytic.features.book_of_power_reglow.RegularCapLower`,
+    either ``None`` where its solve refused (too many states).  Results
     are kept per model fingerprint (and solver settings), so each start is
     solved once per process.
     """
@@ -73,7 +73,7 @@ def regular_cap_bounds(game, feature: str, starts) -> dict:
 
     # the model, and what the solves read besides it (patched in tests, so part of the key)
     fp = (rc._fingerprint(game, feature), id(rc.regular_cap_bound), id(rl.regular_cap_lower), rc.EPS,
-          rc.EPS_MGF, rc.MAX_STATES, tuple(rc.MGF_THETAS), rl.EPS_LOW)
+          rc.EPS_MGF, rc.MAX_STATES, tuple(rc.MGF_THETAS), rl.EPS_LOW, rl.MAX_STATES)
     starts = sorted(set(int(n) for n in starts), reverse=True)  # longest solves first
     jobs = [(kind, feature, n0) for kind in ("upper", "lower") for n0 in starts
             if (fp, kind, n0) not in _DONE]

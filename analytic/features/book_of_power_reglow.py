@@ -46,6 +46,8 @@ __all__ = ["RegularCapLower", "regular_cap_lower"]
 U = 2.0 ** -53
 #: States reached with less probability are dropped (their mass is lost).
 EPS_LOW = 1e-11
+#: Largest number of (tracked counts, spins left) states solved before refusing.
+MAX_STATES = 4_000_000
 _CACHE: dict = {}
 
 
@@ -99,7 +101,7 @@ class RegularCapLower:
 
 
 def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: float | None = None,
-                      tracked=None) -> RegularCapLower:
+                      tracked=None, max_states: int | None = None) -> RegularCapLower:
     """Certified lower bounds of the cap's cut for regular Free Spins started with ``n0`` spins.
 
     Parameters
@@ -114,11 +116,15 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
         States reached with less probability are dropped (default ``EPS_LOW``).
     tracked : sequence of symbol names, optional
         Symbols whose expansions are kept (default: the two most valuable).
+    max_states : int, optional
+        Refuse (``ValueError``) rather than solve more states (default ``MAX_STATES``).
 
     Raises
     ------
     ValueError
-        Without a cap, for the Power variant, for ``eps`` not positive.
+        Without a cap, for the Power variant, for ``eps`` not positive, for
+        tracked names that are not distinct regular symbols, beyond
+        ``max_states`` states.
     """
     from analytic.features.book_of_power import multiplier_of_count
     from analytic.features.book_of_power_regcap import _fingerprint, expansion_table
@@ -135,7 +141,8 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     tracked = tuple(tracked) if tracked is not None else tuple(reversed(st.ordered[-2:]))
     if not tracked or any(s not in st.ordered for s in tracked) or len(set(tracked)) != len(tracked):
         raise ValueError(f"regular_cap_lower: tracked symbols {tracked!r} must be distinct regular symbols")
-    key = (_fingerprint(game, feature), n0, u, eps, tracked)
+    max_states = MAX_STATES if max_states is None else max_states
+    key = (_fingerprint(game, feature), n0, u, eps, tracked, max_states)
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
@@ -227,6 +234,9 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
                 continue
             ids, H = ids[keep], H[keep]
             states += len(ids)
+            if states > max_states:
+                raise ValueError(f"regular_cap_lower: more than {max_states} states at eps = {eps:g}; "
+                                 "raise eps or track fewer symbols")
             G = H[:, :N]
             gmass = G.sum(axis=1)
             mean = G @ grid[:N]

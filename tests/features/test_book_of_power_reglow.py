@@ -124,3 +124,22 @@ def test_round_interval_is_two_sided_and_holds_brute_force():
     assert cp.value + cp.error < un.value - un.error  # the cut is certainly positive
     pc = r.extra["p_reach_cap"]
     assert pc.value - pc.error > 0
+
+
+def test_lower_bound_refuses_beyond_its_state_limit_and_the_round_falls_back(monkeypatch):
+    """Too many states: a ValueError from the solve; in a round, the cut's lower bound is then 0."""
+    from analytic.features import book_of_power as bop
+    from analytic.features import book_of_power_regbounds as rb
+    from analytic.features import book_of_power_reglow as rl
+
+    game = tiny(40)
+    with pytest.raises(ValueError, match="more than 5 states"):
+        rl.regular_cap_lower(game, "free_spins", 3, max_states=5)
+    r = bop.solve_book_of_power(game, "buy_free_spins")
+    monkeypatch.setattr(rb, "_DONE", {})
+    monkeypatch.setattr(rl, "MAX_STATES", 5)
+    r0 = bop.solve_book_of_power(game, "buy_free_spins")
+    cp, cp0 = r.extra["capped_rtp"], r0.extra["capped_rtp"]
+    assert cp.value - cp.error == cp0.value - cp0.error  # the upper bound of the cut is unchanged
+    assert cp0.value + cp0.error == r0.extra["uncapped_rtp"].value + r0.extra["uncapped_rtp"].error
+    assert cp.value + cp.error < cp0.value + cp0.error
