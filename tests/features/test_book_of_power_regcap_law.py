@@ -176,11 +176,8 @@ def test_award_visit_polynomial_against_value_iteration():
         assert abs(V[n] - float(alpha * n * n + beta * n)) < 1e-9 * max(1.0, V[n])
 
 
-def test_round_interval_holds_brute_force_and_is_narrower(monkeypatch):
-    from analytic.features import book_of_power as bop
-
-    C = 40
-    game = tiny(C)
+def _buy_capped_rtp(game, C: int) -> float:
+    """Capped RTP of the tiny game's Free Spins buy, by the path recursion (whole win, capped at C)."""
     mode = game.modes["buy_free_spins"]
     counts = game.features["free_spins"].trigger.counts
     tot = sum(mode.buy_counts.values())
@@ -188,7 +185,15 @@ def test_round_interval_holds_brute_force_and_is_narrower(monkeypatch):
     for n, w in mode.buy_counts.items():
         law = _oracle(game, counts[n], lines=True, limit=10**9)
         capped += w / tot * float(sum(q * min(x, C) for x, q in law.items()))
-    rtp = capped / float(mode.cost)
+    return capped / float(mode.cost)
+
+
+def test_round_interval_holds_brute_force_and_is_narrower(monkeypatch):
+    from analytic.features import book_of_power as bop
+
+    C = 40
+    game = tiny(C)
+    rtp = _buy_capped_rtp(game, C)
     r = bop.solve_book_of_power(game, "buy_free_spins")
     cp = r.extra["capped_rtp"]
     assert float(cp.value - cp.error) - 1e-9 <= rtp <= float(cp.value + cp.error) + 1e-9

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from test_book_of_power_oracles import ORDER, tiny
-from test_book_of_power_regcap_law import _oracle
+from test_book_of_power_regcap_law import _buy_capped_rtp, _oracle
 
 
 @pytest.mark.parametrize("n0", [2, 3])
@@ -110,14 +110,7 @@ def test_round_interval_is_two_sided_and_holds_brute_force():
 
     C = 40
     game = tiny(C)
-    mode = game.modes["buy_free_spins"]
-    counts = game.features["free_spins"].trigger.counts
-    tot = sum(mode.buy_counts.values())
-    capped = 0.0
-    for n, w in mode.buy_counts.items():
-        law = _oracle(game, counts[n], lines=True, limit=10**9)
-        capped += w / tot * float(sum(q * min(x, C) for x, q in law.items()))
-    rtp = capped / float(mode.cost)
+    rtp = _buy_capped_rtp(game, C)
     r = bop.solve_book_of_power(game, "buy_free_spins")
     cp, un = r.extra["capped_rtp"], r.extra["uncapped_rtp"]
     assert float(cp.value - cp.error) - 1e-9 <= rtp <= float(cp.value + cp.error) + 1e-9
