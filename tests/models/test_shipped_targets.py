@@ -53,7 +53,7 @@ def _book_of_power_game():
 
 
 # one xdist worker solves the shipped Book of Power (its regular cap bounds take minutes), once
-@pytest.mark.xdist_group("book_of_power_shipped")
+@pytest.mark.xdist_group(name="book_of_power_shipped")
 @pytest.mark.parametrize("mode, target", [
     ("base", Fraction(94, 100)),
     ("power_bet", Fraction(94, 100)),
@@ -66,7 +66,7 @@ def test_book_of_power_published_rtps(mode, target):
     assert abs(res.rtp.value - target) + res.rtp.error <= TOL
 
 
-@pytest.mark.xdist_group("book_of_power_shipped")
+@pytest.mark.xdist_group(name="book_of_power_shipped")
 @pytest.mark.parametrize("mode, target", [("base", Fraction(94, 100)), ("power_bet", Fraction(94, 100)),
                                           ("buy_free_spins", Fraction(9461, 10000))])
 def test_book_of_power_published_rtp_inside_the_certified_capped_interval(mode, target):
