@@ -480,8 +480,9 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
               for a in classes]
     abar = float(sum(a * c for a, c in zip(award, cnt))) / cyc
     wg = np.array([len(g) / nsym for g in groups])
-    if abs(wg.sum() - 1) > 1e-12:
-        raise ValueError("regular_cap_bound: groups must partition the regular symbols")
+    flat = [x for g in groups for x in g]
+    if sorted(flat) != sorted(st.ordered) or abs(wg.sum() - 1) > 1e-12:
+        raise ValueError(f"regular_cap_bound: groups {groups!r} must partition the regular symbols")
     # remaining-win bound of a state (m, n): f(c + D) <= f(c) + D, D_g(t) the later draws of group g,
     # independent of spin t's window; E[T] = n / (1 - abar) spins, and
     # V(n) = E[sum over award spins s of (spins left after s)] = alpha n^2 + beta n exactly

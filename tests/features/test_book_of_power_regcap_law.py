@@ -325,3 +325,13 @@ def test_eps_must_be_positive():
 
     with pytest.raises(ValueError, match="positive"):
         regular_cap_bound(tiny(30), "free_spins", 2, eps=0.1, eps_mgf=0.0)
+
+
+@pytest.mark.parametrize("groups", [[("ten",), ("ten",), ("jack", "queen", "king", "ace", "beetle", "statue", "pharaoh")],
+                                    [("ten", "ten"), ("jack", "queen", "king", "ace", "beetle", "statue", "pharaoh")]])
+def test_groups_that_are_not_a_partition_are_refused(groups):
+    """Found in review: sizes adding up to 9 passed the check while explorer was left out (bound far too low)."""
+    from analytic.features.book_of_power_regcap import regular_cap_bound
+
+    with pytest.raises(ValueError, match="partition"):
+        regular_cap_bound(tiny(30), "free_spins", 3, groups=groups)
