@@ -46,7 +46,7 @@ def workers(jobs: int) -> int:
 
 def _solve(job):
     """One bound: ``(kind, feature, n0) -> (job, bound or None)`` (``None``: the solve refused, too many states)."""
-    from analytic.features.book_of_power_regcap import regular_cap_bound
+    from analytic.features.book_of_power_regcap import TooManyStates, regular_cap_bound
     from analytic.features.book_of_power_reglow import regular_cap_lower
 
     kind, feature, n0 = job
@@ -54,7 +54,7 @@ def _solve(job):
         if kind == "lower":
             return job, regular_cap_lower(_GAME, feature, n0)
         return job, regular_cap_bound(_GAME, feature, n0)
-    except ValueError:  # too many states: the caller falls back on the moment bounds (upper) or 0 (lower)
+    except TooManyStates:  # too many states: the caller falls back on the moment bounds (upper) or 0 (lower)
         return job, None
 
 

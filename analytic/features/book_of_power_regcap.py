@@ -134,6 +134,10 @@ MAX_STATES = 4_000_000
 _CACHE: dict = {}
 
 
+class TooManyStates(ValueError):
+    """A regular cap bound refused: its chain has more states than allowed (the caller may fall back)."""
+
+
 def default_groups(st) -> list[tuple[str, ...]]:
     """Default grouping: the two highest-ranked symbols alone, the other high ones, the low ones."""
     order = list(st.ordered)
@@ -413,7 +417,10 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     ------
     ValueError
         Without a cap, for the Power variant, for ``eps`` or ``eps_mgf`` not
-        positive, beyond ``max_states`` grid states or
+        positive, for groups that are not a partition of the regular
+        symbols, for ``u`` not a positive integer.
+    TooManyStates
+        (a ``ValueError``) beyond ``max_states`` grid states or
         ``MGF_STATE_FACTOR * max_states`` MGF-mode states.
     """
     from analytic.features.book_of_power import multiplier_of_count
@@ -429,6 +436,11 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     eps_mgf = min(EPS_MGF if eps_mgf is None else eps_mgf, eps)
     if not (eps > 0 and eps_mgf > 0):
         raise ValueError("regular_cap_bound: eps and eps_mgf must be positive (the chain has no last state)")
+    if sorted(x for g in groups for x in g) != sorted(st.ordered) or not all(groups):
+        raise ValueError(f"regular_cap_bound: groups {groups!r} must partition the regular symbols "
+                         f"{tuple(st.ordered)!r}")
+    if u is not None and (not isinstance(u, (int, np.integer)) or isinstance(u, bool) or u < 1):
+        raise ValueError(f"regular_cap_bound: grid unit u = {u!r} must be a positive integer (line bets)")
     key = (_fingerprint(game, feature), n0, u, eps, eps_mgf, tuple(groups), tuple(MGF_THETAS), max_states)
     hit = _CACHE.get(key)
     if hit is not None:
@@ -480,9 +492,6 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
               for a in classes]
     abar = float(sum(a * c for a, c in zip(award, cnt))) / cyc
     wg = np.array([len(g) / nsym for g in groups])
-    flat = [x for g in groups for x in g]
-    if sorted(flat) != sorted(st.ordered) or abs(wg.sum() - 1) > 1e-12:
-        raise ValueError(f"regular_cap_bound: groups {groups!r} must partition the regular symbols")
     # remaining-win bound of a state (m, n): f(c + D) <= f(c) + D, D_g(t) the later draws of group g,
     # independent of spin t's window; E[T] = n / (1 - abar) spins, and
     # V(n) = E[sum over award spins s of (spins left after s)] = alpha n^2 + beta n exactly
@@ -705,7 +714,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
                     mean = G @ grid[:N]
                     states += len(uid)
                     if states > max_states:
-                        raise ValueError(f"regular_cap_bound: more than {max_states} states at eps = {eps:g}; "
+                        raise TooManyStates(f"regular_cap_bound: more than {max_states} states at eps = {eps:g}; "
                                          "raise eps or coarsen the groups")
                     F = np.fft.rfft(G, M, axis=1)
                     hn = np.linalg.norm(G, axis=1)
@@ -738,7 +747,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
                     uid, Z = uid[~low], Z[~low]
                 mgf_states += len(uid)
                 if mgf_states > MGF_STATE_FACTOR * max_states:
-                    raise ValueError(f"regular_cap_bound: more than {MGF_STATE_FACTOR * max_states} MGF-mode "
+                    raise TooManyStates(f"regular_cap_bound: more than {MGF_STATE_FACTOR * max_states} MGF-mode "
                                      f"states at eps_mgf = {eps_mgf:g}; raise eps_mgf")
                 if len(uid) == 0:
                     continue

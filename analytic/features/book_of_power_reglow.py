@@ -123,11 +123,14 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     ------
     ValueError
         Without a cap, for the Power variant, for ``eps`` not positive, for
-        tracked names that are not distinct regular symbols, beyond
+        tracked names that are not distinct regular symbols, for ``u`` not a
+        positive integer.
+    TooManyStates
+        (from :mod:`book_of_power_regcap`, a ``ValueError``) beyond
         ``max_states`` states.
     """
     from analytic.features.book_of_power import multiplier_of_count
-    from analytic.features.book_of_power_regcap import _fingerprint, expansion_table
+    from analytic.features.book_of_power_regcap import TooManyStates, _fingerprint, expansion_table
     from analytic.features.book_of_power_spin import spin_stats
 
     if game.cap is None:
@@ -141,6 +144,8 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     tracked = tuple(tracked) if tracked is not None else tuple(reversed(st.ordered[-2:]))
     if not tracked or any(s not in st.ordered for s in tracked) or len(set(tracked)) != len(tracked):
         raise ValueError(f"regular_cap_lower: tracked symbols {tracked!r} must be distinct regular symbols")
+    if u is not None and (not isinstance(u, (int, np.integer)) or isinstance(u, bool) or u < 1):
+        raise ValueError(f"regular_cap_lower: grid unit u = {u!r} must be a positive integer (line bets)")
     max_states = MAX_STATES if max_states is None else max_states
     key = (_fingerprint(game, feature), n0, u, eps, tracked, max_states)
     hit = _CACHE.get(key)
@@ -235,7 +240,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
             ids, H = ids[keep], H[keep]
             states += len(ids)
             if states > max_states:
-                raise ValueError(f"regular_cap_lower: more than {max_states} states at eps = {eps:g}; "
+                raise TooManyStates(f"regular_cap_lower: more than {max_states} states at eps = {eps:g}; "
                                  "raise eps or track fewer symbols")
             G = H[:, :N]
             gmass = G.sum(axis=1)

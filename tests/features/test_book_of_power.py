@@ -102,7 +102,8 @@ def test_new_moments_agree_with_fixed_point_sweep(game):
 
 def test_rounds_carry_labels_and_cap(game, monkeypatch):
     # labels and the cap's direction only: the regular feature's forward cap law (minutes on this
-    # model) is checked in tests/models/test_shipped_targets.py and on the tiny game
+    # model) is solved by tests/reports/test_committed.py (fresh sheet = committed sheet), whose
+    # figures tests/models/test_shipped_targets.py holds to the published RTPs; and on the tiny game
     monkeypatch.setattr(bop, "REGULAR_CAP_LAW", False)
     for mode in game.modes:
         r = bop.solve_book_of_power(game, mode)

@@ -267,7 +267,7 @@ def test_a_refused_forward_law_is_said_in_cap_method(monkeypatch):
 
     def refuse(game, feature, n0, **kw):
         calls.append(n0)
-        raise ValueError("regular_cap_bound: more than 0 states")
+        raise rc.TooManyStates("regular_cap_bound: more than 0 states")
 
     monkeypatch.setattr(rc, "regular_cap_bound", refuse)
     r = bop.solve_book_of_power(game, "buy_free_spins")
@@ -279,6 +279,19 @@ def test_a_refused_forward_law_is_said_in_cap_method(monkeypatch):
     assert cp.value - cp.error == cp0.value - cp0.error  # the upper bound of the cut: moments alone
     assert cp.value + cp.error < cp0.value + cp0.error  # the lower bound (its own law) still applies
     assert "refused" not in r0.extra["cap_method"]
+
+
+def test_other_errors_of_the_forward_law_are_not_taken_for_a_refusal(monkeypatch):
+    """Found in review: any ValueError of the bound's solve was read as 'too many states'."""
+    from analytic.features import book_of_power as bop
+    from analytic.features import book_of_power_regcap as rc
+
+    def broken(game, feature, n0, **kw):
+        raise ValueError("regular_cap_bound: something else went wrong")
+
+    monkeypatch.setattr(rc, "regular_cap_bound", broken)
+    with pytest.raises(ValueError, match="something else"):
+        bop.solve_book_of_power(tiny(41), "buy_free_spins")
 
 
 def _explorer_game(free: str, C: int):
@@ -328,10 +341,27 @@ def test_eps_must_be_positive():
 
 
 @pytest.mark.parametrize("groups", [[("ten",), ("ten",), ("jack", "queen", "king", "ace", "beetle", "statue", "pharaoh")],
-                                    [("ten", "ten"), ("jack", "queen", "king", "ace", "beetle", "statue", "pharaoh")]])
+                                    [("ten", "ten"), ("jack", "queen", "king", "ace", "beetle", "statue", "pharaoh")],
+                                    # found in review: a book in a group was a KeyError deep in the table
+                                    [("book",), ("ten", "jack", "queen", "king", "ace", "beetle", "statue",
+                                                 "pharaoh", "explorer")],
+                                    [(), ("ten", "jack", "queen", "king", "ace", "beetle", "statue",
+                                          "pharaoh", "explorer")]])
 def test_groups_that_are_not_a_partition_are_refused(groups):
     """Found in review: sizes adding up to 9 passed the check while explorer was left out (bound far too low)."""
     from analytic.features.book_of_power_regcap import regular_cap_bound
 
     with pytest.raises(ValueError, match="partition"):
         regular_cap_bound(tiny(30), "free_spins", 3, groups=groups)
+
+
+@pytest.mark.parametrize("u", [0, -5, 2.5, float("nan"), True])
+def test_a_grid_unit_that_is_not_a_positive_integer_is_refused(u):
+    """Found in review: u <= 0 or NaN gave numpy errors far from the cause."""
+    from analytic.features.book_of_power_regcap import regular_cap_bound
+    from analytic.features.book_of_power_reglow import regular_cap_lower
+
+    with pytest.raises(ValueError, match="grid unit"):
+        regular_cap_bound(tiny(30), "free_spins", 3, u=u)
+    with pytest.raises(ValueError, match="grid unit"):
+        regular_cap_lower(tiny(30), "free_spins", 3, u=u)
