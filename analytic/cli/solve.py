@@ -10,6 +10,7 @@ schema (``"schema": "analytic.solve/1"``) is documented in
 from __future__ import annotations
 
 import json
+import os
 import sys
 from fractions import Fraction
 
@@ -25,6 +26,10 @@ def add_parser(sub):
     p.add_argument("model", help="model file (TOML)")
     p.add_argument("--mode", default=None, help="bet mode name, or 'all' (default: the first mode)")
     p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--cap-precision", choices=("standard", "certify"), default=None,
+                   help="precision of the certified cap interval where a feature's cap cut is bounded "
+                        "(Book of Power's regular Free Spins): standard (default) or certify (narrower, "
+                        "about 3x the time); also ANALYTIC_CAP_PRECISION")
     return p
 
 
@@ -164,6 +169,8 @@ def run(args) -> int:
     from analytic.model.loader import load_model
     from analytic.solver.round import solve_round
 
+    if args.cap_precision:  # read by the solvers that bound a cap cut (a process-wide setting)
+        os.environ["ANALYTIC_CAP_PRECISION"] = args.cap_precision
     game = load_model(args.model)
     modes = list(game.modes) if args.mode == "all" else [args.mode or game.default_mode.name]
     for m in modes:

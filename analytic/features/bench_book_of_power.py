@@ -1,4 +1,4 @@
-"""Benchmark: solve every Book of Power bet mode (``python -m analytic.features.bench_book_of_power``)."""
+"""Benchmark: solve every Book of Power bet mode (``python -m analytic.features.bench_book_of_power [certify]``)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ def main(path: str = "models/book_of_power.toml") -> float:
 
     from analytic.features.book_of_power import _regular_and_power
     from analytic.features.book_of_power_regbounds import regular_cap_bounds, workers
+    from analytic.features.book_of_power_regcap import precision_preset
 
     t0 = time.perf_counter()
     game = load_model(path)
@@ -22,11 +23,14 @@ def main(path: str = "models/book_of_power.toml") -> float:
     starts = sorted(set(game.features[reg].trigger.counts.values()))
     t = time.perf_counter()
     bounds = regular_cap_bounds(game, reg, starts)
-    print(f"regular cap bounds (upper and lower, {len(starts)} starts, {workers(2 * len(starts))} "
-          f"worker processes): {time.perf_counter() - t:.1f} s")
+    name, eps, levels = precision_preset()
+    jobs = len(starts) * (len(levels) + 1)
+    print(f"regular cap bounds, precision '{name}' ({len(starts)} starts: {len(levels)} comonotone levels "
+          f"at eps {eps:g} and the lower bound each, {workers(jobs)} worker processes): "
+          f"{time.perf_counter() - t:.1f} s")
     for n0 in starts:
         b, lo = bounds[n0]
-        print(f"  {n0:3d} spins: {b.states} grid + {b.mgf_states} MGF states, "
+        print(f"  {n0:3d} spins: {b.states} grid + {b.mgf_states} MGF states over the levels, "
               f"E[(W - C)+] in [{lo.excess(0.0, C):.3g}, {b.excess(0.0, C):.3g}] bet, "
               f"P(W >= C) in [{lo.p_reach(0.0, C):.2g}, {b.p_reach(0.0, C):.2g}]")
     for mode in game.modes:
@@ -37,7 +41,7 @@ def main(path: str = "models/book_of_power.toml") -> float:
         print(f"{mode:22s} RTP {float(u.value):.8f} +- {float(u.error):.1e} ({u.label}) "
               f"sd {r.sd:.3f} m2 +- {float(r.second_moment.error / r.cost**2):.2g} "
               f"capped [{float(cp.value - cp.error):.6f}, {float(cp.value + cp.error):.6f}] "
-              f"(width {float(2 * cp.error):.2g}) P(cap) <= {float(pc.value + pc.error):.2e}")
+              f"(width {float(2 * cp.error):.3g}) P(cap) <= {float(pc.value + pc.error):.2e}")
     r = solve_book_of_power(game, "power_bet", gamble="always")
     cp, pc = r.extra["capped_rtp"], r.extra["p_reach_cap"]
     print(f"{'power_bet (always)':22s} q={float(r.extra['gamble_probability']):.6f} "
@@ -51,4 +55,9 @@ def main(path: str = "models/book_of_power.toml") -> float:
 
 
 if __name__ == "__main__":
+    import os
+    import sys
+
+    if len(sys.argv) > 1:  # the precision preset: standard (default) or certify
+        os.environ["ANALYTIC_CAP_PRECISION"] = sys.argv[1]
     main()

@@ -76,16 +76,17 @@ with ``n`` books has ``R = B + W_n``.  Per outcome of the base walk
   alone, so the round holds no regular feature and its capped mean comes
   from the exact Power law only (width about 1e-6 RTP).
 * Regular Free Spins (base, Power Bet "never", buy_free_spins): upper bounds
-  only (lower bound 0), the smaller of two:
+  the smaller of two:
 
-  - the grouped forward law of :mod:`analytic.features.book_of_power_regcap`
-    (line wins split off and bounded by Chernoff; multipliers dominated by
-    group draw counts; a convex-order spread of the expansion win on a grid
-    of ``C / 150``; rare states carried on as exponential moments and bounded
-    by Chernoff per award count; the rarest charged their true expected
-    remaining win): at most 0.0013 / 0.0024 / 0.0044 bet per regular trigger
-    with 10 / 15 / 20 spins on the shipped model, which puts the three
-    modes' capped intervals within 0.0003-0.0014 RTP points;
+  - the comonotone mixture of :mod:`analytic.features.book_of_power_regcap`
+    (:func:`~analytic.features.book_of_power_regcap.regular_cap_mixture`:
+    the two most valuable symbols' draw counts exact, the other seven's
+    split replaced by its comonotone quantile at 10 or 19 levels (precision
+    'standard' or 'certify'); line wins inside
+    the spin law from one joint line walk; a convex-order spread of the win
+    on a grid of ``C / 150``, exact direct convolutions; rare states carried
+    on as exponential moments and bounded by Chernoff per award count; the
+    rarest charged their expected remaining win);
   - the sharp mean-variance bounds from the certified moments
     (:func:`_tail_bounds`): ``E[(R - C)+] <= (sqrt(s^2 + d^2) - d) / 2``
     (Scarf; Lo) and ``P(R >= C) <= s^2 / (s^2 + d^2)`` (Cantelli), ``s^2 =
@@ -717,19 +718,24 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
         refused: list = []
         excess, pcap, excess_lo, pcap_lo = _cap_excess(game, res, float(C), exact_power=True, gamble_q=gq,
                                                        refused=refused)
+        from analytic.features.book_of_power_regcap import precision_preset
+
+        preset = precision_preset()
         how = ("Power Free Spins: exact law of the win on the cap's grid, backward over (ladder level, "
                "golden reels, spins left), lower-bound masses, lost mass times C (book_of_power_cap)"
                + ("; gamble 'always': a regular trigger is Power Free Spins with probability q (that law), "
                   "else the base win alone" if gq is not None else
                   "; regular Free Spins per base outcome (feature, books, base win B): upper bounds "
-                  "the smaller of the grouped forward law (book_of_power_regcap: line wins by Chernoff, "
-                  "multipliers dominated by group draw counts, convex-order spread on the cap's grid, "
-                  "rare states by Chernoff per award count, the rarest charged their expected remaining "
-                  "win) and the sharp mean-variance "
+                  "the smaller of the comonotone mixture (book_of_power_regcap: explorer and pharaoh "
+                  "draw counts exact, the other symbols' split by its comonotone quantile at "
+                  f"{len(preset[2])} levels, precision '{preset[0]}', eps {preset[1]:g}; "
+                  "line wins in the spin law, convex-order spread on the cap's grid, rare states by "
+                  "Chernoff per award count, the rarest charged their expected remaining win) and the "
+                  "sharp mean-variance "
                   "bounds E[(B + W - C)+] <= (sqrt(s^2 + d^2) - d) / 2, P(B + W >= C) <= s^2 / (s^2 + d^2) "
-                  "(d = C - B - E[W]); lower bounds from the law of the two most valuable symbols' "
-                  "expansions alone (book_of_power_reglow: exact draw counts, pays rounded down, "
-                  "lower-bound masses, rare states dropped)"))
+                  "(d = C - B - E[W]); lower bounds from the two most valuable symbols' expansions "
+                  "plus the others' conditional mean (book_of_power_reglow: Jensen, exact draw counts, "
+                  "pays rounded down, lower-bound masses, rare states dropped)"))
         ex = Fraction(excess) * Fraction(1 + 10**-12)
         ex_lo = Fraction(excess_lo) * Fraction(1 - 10**-12)
         lo = (mean.value - mean.error - ex) / m.cost
@@ -740,7 +746,7 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
                                          min(Fraction(pcap) * Fraction(1 + 10**-12), Fraction(1)))
         extra["uncapped_rtp"] = rtp
         if refused:
-            how += ("; the grouped forward law refused (too many states) for "
+            how += ("; the comonotone mixture refused (too many states) for "
                     + ", ".join(f"{n} spins" for n in sorted(set(refused)))
                     + ": the mean-variance bounds alone there")
         extra["cap_method"] = (f"E[min(R,C)] in [E[R] - U, E[R] - U_lo] with U, U_lo bounds of E[(R - C)+]: "
@@ -808,7 +814,7 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
     ``n`` books is Power Free Spins with ``n`` books with probability ``q``
     and the base win alone otherwise, so no regular feature is played.
     ``refused`` (a list, optional) collects the start spin counts for which
-    the grouped forward law refused (too many states) and the moment bounds
+    the comonotone mixture refused (too many states) and the moment bounds
     stood alone.
     """
     m = game.modes[res.mode]

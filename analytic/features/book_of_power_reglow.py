@@ -8,22 +8,28 @@ The upper bound (:mod:`book_of_power_regcap`) makes the win larger; this
 module makes it smaller, so the two enclose ``E[(B + W - C)+]`` and
 ``P(B + W >= C)``.  Every step below can only make the bound smaller.
 
-1. **Keep the tracked symbols' expansions only.**  ``W = L + sum_s m_s E_s``
-   with every term ``>= 0``; dropping the line wins ``L`` and the expansions
-   of the untracked symbols gives ``X <= W`` on every path.  The tracked
-   symbols (default: the two most valuable, which carry the cap: five
-   expanded explorers pay 5,000x bet at x1) keep their exact draw counts:
-   each award draws a tracked symbol ``s`` with probability ``1/9`` and an
-   untracked one (no count changes, the award level still rises) otherwise.
-2. **Pays rounded down to the grid** ``u``: ``floor(x / u) u <= x``.
+1. **Keep the tracked symbols' expansions, and the others' conditional mean.**
+   ``W = L + sum_s m_s E_s`` with every term ``>= 0``.  The tracked symbols
+   (default: the two most valuable, which carry the cap: five expanded
+   explorers pay 5,000x bet at x1) keep their exact draw counts: each award
+   draws a tracked symbol ``s`` with probability ``1/9``, an untracked one
+   otherwise, and the state counts the untracked draws ``K``.  Given the
+   windows and those counts (call it ``F``), the untracked draws split
+   uniformly over the untracked symbols, so each has count ``Bin(K, 1/7)``
+   and the untracked pay's conditional mean is ``phi(K) sum E_s`` with
+   ``phi(K) = E f(Bin(K, 1/7))``.  ``(x + y - c)+`` is convex in ``y``, so
+   ``E[(X + Y - c)+] >= E[(X + E[Y | F] - c)+]`` (Jensen); the line wins
+   are dropped (``>= 0``).  ``rest_mean=False`` drops the untracked pays too.
+2. **Pays rounded down to the grid** ``u`` (default ``C / LOW_GRID``): ``floor(x / u) u <= x``.
 3. **Forward law over (awards so far, tracked counts, spins left).**  The
    same DAG as the upper bound, level by level, spins left descending; each
    state carries the law of the accumulated win on ``0..N-1`` (``(N - 1) u
    >= C``) plus the mass and the (rounded-down) first moment beyond it.  A
-   spin is an FFT convolution per award class; every entry is *lowered* by
-   the a-priori error bound ``gamma ||h||_2 ||x||_2`` (Higham, *Accuracy and
-   Stability of Numerical Algorithms*, s.24.1, with the upper bound's margin)
-   and clipped at 0, so all masses are lower bounds.
+   spin is a direct convolution of nonnegative laws per award class
+   (:func:`~analytic.features.book_of_power_regcap.convolve_nonnegative`);
+   every entry is *lowered* by its relative error bound ``gamma_{N+1}``
+   (Higham, *Accuracy and Stability of Numerical Algorithms*, s.3.1) and the
+   underflow allowance, and clipped at 0, so all masses are lower bounds.
 4. **States below ``eps`` are dropped** (their mass is lost: a lower bound).
 
 Then ``E[(X - c)+] >= sum_k F_k (k u - c)+ + (M_over - c P_over)+`` and
@@ -38,6 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -46,6 +53,11 @@ __all__ = ["RegularCapLower", "regular_cap_lower"]
 U = 2.0 ** -53
 #: States reached with less probability are dropped (their mass is lost).
 EPS_LOW = 1e-11
+#: Grid cells below the cap: pays are rounded down to ``C / LOW_GRID`` (finer is sharper; on the
+#: shipped model 150 -> 600 raises the bound 1.78e-5 -> 2.28e-5 bet per 10-spin trigger, ~1.5x time).
+LOW_GRID = 600
+#: Untracked draws followed (beyond, the multiplier of this many stands: a lower bound).
+KMAX_LOW = 30
 #: Largest number of (tracked counts, spins left) states solved before refusing.
 MAX_STATES = 4_000_000
 _CACHE: dict = {}
@@ -101,7 +113,7 @@ class RegularCapLower:
 
 
 def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: float | None = None,
-                      tracked=None, max_states: int | None = None) -> RegularCapLower:
+                      tracked=None, max_states: int | None = None, rest_mean: bool = True) -> RegularCapLower:
     """Certified lower bounds of the cap's cut for regular Free Spins started with ``n0`` spins.
 
     Parameters
@@ -110,7 +122,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     n0 : int
         Starting spins (10/15/20 for 3/4/5 books on the shipped model).
     u : int, optional
-        Grid unit in line-bet units (default: the cap's line-bet value / 150,
+        Grid unit in line-bet units (default: the cap's line-bet value / 600,
         rounded down to a multiple of the tracked pays' gcd).
     eps : float
         States reached with less probability are dropped (default ``EPS_LOW``).
@@ -130,7 +142,8 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
         ``max_states`` states.
     """
     from analytic.features.book_of_power import multiplier_of_count
-    from analytic.features.book_of_power_regcap import TooManyStates, _fingerprint, expansion_table
+    from analytic.features.book_of_power_regcap import (TooManyStates, _fingerprint, _gamma,
+                                                        convolve_nonnegative, expansion_table)
     from analytic.features.book_of_power_spin import spin_stats
 
     if game.cap is None:
@@ -147,7 +160,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     if u is not None and (not isinstance(u, (int, np.integer)) or isinstance(u, bool) or u < 1):
         raise ValueError(f"regular_cap_lower: grid unit u = {u!r} must be a positive integer (line bets)")
     max_states = MAX_STATES if max_states is None else max_states
-    key = (_fingerprint(game, feature), n0, u, eps, tracked, max_states)
+    key = (_fingerprint(game, feature), n0, u, eps, tracked, max_states, rest_mean, KMAX_LOW, LOW_GRID)
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
@@ -159,21 +172,31 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     rest = tuple(s for s in st.ordered if s not in tracked)
     keys, cnt = expansion_table(st, [(s,) for s in tracked] + ([rest] if rest else []))
     nt = len(tracked)
-    keys = keys[:, :1 + nt]
+    rest_mean = rest_mean and bool(rest)
+    keys = keys[:, :2 + nt] if rest_mean else keys[:, :1 + nt]
     uk, inv = np.unique(keys, axis=0, return_inverse=True)
     icnt = np.zeros(len(uk), dtype=object)  # exact integer sums, then one rounding each
     for i, c in zip(inv.ravel(), cnt):
         icnt[i] += int(c)
     prob = np.array([int(c) / st.cycle for c in icnt], dtype=np.float64)
     award = uk[:, 0]
-    E = uk[:, 1:].astype(np.int64)
+    E = uk[:, 1:1 + nt].astype(np.int64)
+    ER = uk[:, 1 + nt].astype(np.float64) if rest_mean else None  # sum of the untracked E_s
+    if rest_mean:
+        # phi(K) = E[f(Bin(K, 1/|rest|))], exactly, then to the nearest float: each untracked symbol's
+        # multiplier given K untracked draws (the draws split uniformly, independently of the windows)
+        qr = Fraction(1, len(rest))
+        phi = []
+        for k in range(KMAX_LOW + 1):
+            v = sum(math.comb(k, x) * qr ** x * (1 - qr) ** (k - x) * int(mult[min(x, cmax)]) for x in range(k + 1))
+            phi.append(float(v))
     g0 = int(np.gcd.reduce(E.ravel())) if E.size else 0
     g0 = g0 or 1
     if u is None:
-        u = max(g0, int(Cl // 150) // g0 * g0)
+        u = max(g0, int(Cl // LOW_GRID) // g0 * g0)
     N = math.ceil(Cl / u) + 1
-    M = 1 << (2 * N - 1).bit_length()
-    gamma = 50 * math.log2(M) * math.sqrt(M) * U
+    gam = _gamma(N + 1)  # relative error of a direct convolution of nonnegative numbers
+    tiny = (N + 1) * 2.0 ** -1074  # and the absolute error of underflowed products
     classes = sorted(set(int(a) for a in award))
     nsym = len(st.ordered)
     pdraw = 1.0 / nsym
@@ -188,8 +211,11 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
         if i is None:
             i = tid[m] = len(spec)
             tuples.append(m)
-            f = mult[np.minimum(np.array(m), cmax)]
+            f = mult[np.minimum(np.array(m[:nt]), cmax)]
             x = E @ f  # exact in float: integers below 2^53
+            if rest_mean:  # the untracked pays' conditional mean, lowered past its float rounding
+                y = ER * phi[m[nt]]
+                x = np.where(y > 0, (x + y) * (1 - 2.0 ** -50), x)  # x alone is an exact integer
             k = (x // u).astype(np.int64)
             S, XN, BP, BM, CM, X1 = [], [], [], [], [], []
             for a in classes:
@@ -197,8 +223,8 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
                 kk, pp = k[sel], prob[sel]
                 small = kk < N
                 h = np.bincount(kk[small], weights=pp[small], minlength=N)[:N]
-                S.append(np.fft.rfft(h, M))
-                XN.append(float(np.linalg.norm(h)))
+                S.append(h)
+                XN.append(0.0)
                 BP.append(float(pp[~small].sum()))
                 BM.append(float(np.sum(pp[~small] * kk[~small] * u)))
                 CM.append(float(pp.sum()))
@@ -207,8 +233,9 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
         return i
 
     def bump(m, j):
+        """One more draw of tracked symbol ``j``, or (``j = nt``) of an untracked one."""
         m2 = list(m)
-        m2[j] = min(m2[j] + 1, cmax)
+        m2[j] = min(m2[j] + 1, cmax if j < nt else KMAX_LOW)
         return tuple(m2)
 
     W = N + 2  # grid masses, over mass, over first moment
@@ -217,9 +244,10 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     lost = 0.0
     states = 0
 
-    zero = tuple([0] * nt)
+    zero = tuple([0] * (nt + rest_mean))
     pending: dict = {}
-    start = [(bump(zero, j), pdraw) for j in range(nt)] + ([(zero, 1.0 - nt * pdraw)] if rest else [])
+    start = [(bump(zero, j), pdraw) for j in range(nt)] + (
+        [(bump(zero, nt) if rest_mean else zero, 1.0 - nt * pdraw)] if rest else [])
     for m, w in start:
         row = np.zeros(W)
         row[0] = w
@@ -246,14 +274,13 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
             gmass = G.sum(axis=1)
             mean = G @ grid[:N]
             po, so = H[:, N], H[:, N + 1]
-            F = np.fft.rfft(G, M, axis=1)
-            hn = np.linalg.norm(G, axis=1)
             tabs = [spec[i] for i in ids]
             for ci, a in enumerate(classes):
                 S = np.array([t[0][ci] for t in tabs])
                 xn, bp, bm, cm, x1 = (np.array([t[j][ci] for t in tabs]) for j in range(1, 6))
-                out = np.fft.irfft(F * S, M, axis=1)[:, :2 * N - 1]
-                out -= (gamma * hn * xn)[:, None]
+                out = convolve_nonnegative(G, S)
+                out *= 1 - gam
+                out -= tiny
                 np.maximum(out, 0.0, out=out)
                 new = np.empty((len(ids), W))
                 new[:, :N] = out[:, :N]
@@ -274,7 +301,8 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
                     for j in range(nt):
                         tgt.setdefault(ident(bump(m, j)), []).append(r * pdraw)
                     if rest:
-                        tgt.setdefault(int(i), []).append(r * (1.0 - nt * pdraw))
+                        j = ident(bump(m, nt)) if rest_mean else int(i)
+                        tgt.setdefault(j, []).append(r * (1.0 - nt * pdraw))
         pending = nxt
     f = 1 - 1e-9
     res = RegularCapLower(n0=n0, u=u, N=N, tb=tb, law=law * f, over_p=float(over[0]) * f,

@@ -65,6 +65,28 @@ def test_cut_lower_bounds_hold_against_path_recursion(tracked):
         assert lo_e > 0 and lo_p > 0  # not vacuous (sharpness: the all-tracked test above)
 
 
+@pytest.mark.parametrize("tracked", [("explorer",), ("pharaoh", "ten", "beetle")])
+def test_the_untracked_conditional_mean_only_raises_the_bound(tracked):
+    """Jensen's term (the untracked symbols at their conditional mean) adds pay: with nothing
+    dropped (tiny eps, unit grid) the bound with it is at least the bound without, and it
+    still holds against the whole win's law (the test above, on the default grid)."""
+    from analytic.features.book_of_power_reglow import regular_cap_lower
+
+    C = 40
+    game = tiny(C)
+    with_mean = regular_cap_lower(game, "free_spins", 3, u=1, eps=1e-15, tracked=tracked)
+    without = regular_cap_lower(game, "free_spins", 3, u=1, eps=1e-15, tracked=tracked, rest_mean=False)
+    law = _whole_win_law(C, 3)
+    lost = 1 - sum(law.values())
+    gained = False
+    for B in (0, 5, 17, 33):
+        ex = sum(q * max(B + w - C, 0) for w, q in law.items())
+        a, b = with_mean.excess(float(B), float(C)), without.excess(float(B), float(C))
+        assert b * (1 - 1e-9) - 1e-12 <= a <= ex + 1e4 * lost + 1e-12
+        gained |= a > b * (1 + 1e-6)
+    assert gained
+
+
 def test_lower_bound_rejects_bad_settings():
     from analytic.features.book_of_power_reglow import regular_cap_lower
 

@@ -1,0 +1,124 @@
+"""Book of Power: the pieces of the comonotone upper bound of the cap's cut.
+
+Oracles written here:
+
+* the binomial quantile against an enumeration of every draw sequence;
+* the direct convolution of nonnegative laws against exact rational arithmetic,
+  within the relative error it claims;
+* the joint line walk (award, each symbol's expansion pay, line win) against a
+  window-by-window count of the tiny game;
+* the comonotone mixture (and each level's chain) against the path recursion
+  that carries the whole win (``test_book_of_power_regcap_law._oracle``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from test_book_of_power_oracles import ORDER, WILD, _expand, _line, _pays, tiny
+from test_book_of_power_regcap_law import _oracle
+
+
+@pytest.mark.parametrize("members", [2, 3, 7])
+def test_binomial_quantile_against_enumerated_draws(members):
+    from analytic.features.book_of_power_regcap import binomial_quantile
+
+    q = Fraction(1, members)
+    for k in range(0, 6 if members == 7 else 8):
+        hits = Counter(sum(1 for d in seq if d == 0) for seq in itertools.product(range(members), repeat=k))
+        total = members ** k
+        cdf, acc = [], 0
+        for x in range(k + 1):
+            acc += hits.get(x, 0)
+            cdf.append(Fraction(acc, total))
+        # the levels at the jumps themselves, and between them
+        levels = set(cdf) | {(a + b) / 2 for a, b in zip([Fraction(0)] + cdf, cdf) if a < b}
+        for lv in levels:
+            if not 0 < lv <= 1:
+                continue
+            want = next(x for x in range(k + 1) if cdf[x] >= lv)
+            assert binomial_quantile(lv, k, q) == want, (k, lv)
+
+
+def test_direct_convolution_is_within_its_relative_error():
+    from analytic.features.book_of_power_regcap import _gamma, convolve_nonnegative
+
+    rng = random.Random(5)
+    R, N = 4, 37
+    G = np.array([[rng.choice([0.0, rng.random(), rng.random() * 1e-300, 1e-320]) for _ in range(N)] for _ in range(R)])
+    H = np.array([[rng.choice([0.0, 0.0, rng.random()]) for _ in range(N)] for _ in range(R)])
+    out = convolve_nonnegative(G, H)
+    assert out.shape == (R, 2 * N - 1)
+    gam, tiny_ = _gamma(N + 1), (N + 1) * 2.0 ** -1074
+    for r in range(R):
+        exact = [sum((Fraction(G[r, i]) * Fraction(H[r, k - i]) for i in range(N) if 0 <= k - i < N), Fraction(0))
+                 for k in range(2 * N - 1)]
+        for k in range(2 * N - 1):
+            assert abs(Fraction(out[r, k]) - exact[k]) <= Fraction(gam) * exact[k] + Fraction(tiny_)
+            if exact[k] == 0:
+                assert out[r, k] == 0  # no mass where there is none (what the FFT could not promise)
+
+
+def test_line_walk_table_against_windows():
+    from analytic.features.book_of_power_regcap import line_expansion_rows
+    from analytic.features.book_of_power_spin import spin_stats
+
+    game = tiny()
+    st = spin_stats(game, "free_spins")
+    A, E, L, cnt = line_expansion_rows(st)
+    got = Counter()
+    for a, e, l_, c in zip(A, E, L, cnt):
+        got[(int(a), tuple(int(x) for x in e), int(l_))] += int(c)
+    pays = _pays(game)
+    want = Counter()
+    for w in itertools.product(*game.reel_sets["free"]):
+        b = sum(c in WILD for c in w)
+        e = tuple(_expand(pays, s, sum(x == s for x in w)) for s in st.ordered)
+        want[(b - 1 if b >= 2 else 0, e, _line(pays, w))] += 1
+    assert got == want
+
+
+@pytest.mark.parametrize("n0", [2, 3])
+def test_comonotone_mixture_holds_against_path_recursion(n0):
+    from analytic.features.book_of_power_regcap import regular_cap_bound, regular_cap_mixture
+
+    C = 40
+    game = tiny(C)
+    law = _oracle(game, n0, lines=True, limit=400)  # wins beyond 400 counted as 400: a lower bound
+    groups = [("explorer",), ("pharaoh",), ("ten", "jack", "queen", "king", "ace", "beetle", "statue")]
+    levels = (0.3, 0.7, 0.95, 1.0)
+    mx = regular_cap_mixture(game, "free_spins", n0, levels=levels, eps=1e-9, groups=groups)
+    parts = [regular_cap_bound(game, "free_spins", n0, eps=1e-9, groups=groups, level=lv) for lv in levels]
+    for B in (0, 5, 17, 33):
+        ex = sum(q * max(B + w - C, 0) for w, q in law.items())
+        pc = sum(q for w, q in law.items() if B + w >= C)
+        assert ex <= mx.excess(float(B), float(C))
+        assert pc <= mx.p_reach(float(B), float(C))
+        # a level's chain grows with the level (its multipliers do)
+        per = [b.excess(float(B), float(C)) for b in parts]
+        assert all(a <= b * (1 + 1e-9) for a, b in zip(per, per[1:]))
+        # and the mixture is the weighted sum of the parts
+        w = np.diff((0.0,) + levels)
+        assert mx.excess(float(B), float(C)) == pytest.approx(float(np.dot(w, per)), rel=1e-9)
+
+
+@pytest.mark.parametrize("levels", [(), (0.5,), (0.5, 0.4, 1.0), (0.0, 1.0), (0.5, 1.5)])
+def test_bad_levels_are_refused(levels):
+    from analytic.features.book_of_power_regcap import regular_cap_mixture
+
+    with pytest.raises(ValueError, match="levels"):
+        regular_cap_mixture(tiny(30), "free_spins", 2, levels=levels)
+
+
+@pytest.mark.parametrize("level", [0.0, -0.5, 1.01, float("nan")])
+def test_a_bad_level_is_refused(level):
+    from analytic.features.book_of_power_regcap import regular_cap_bound
+
+    with pytest.raises(ValueError, match="level"):
+        regular_cap_bound(tiny(30), "free_spins", 2, level=level)
