@@ -427,7 +427,8 @@ class RegularCapBound:
         """Upper bound of ``E[(B + W - C)+]`` (total-bet multiples; ``B``, ``C`` total-bet multiples)."""
         c = (C - B) * self.tb
         if c <= 0:
-            return (B - C) + (self.line_mean + self.x_excess(0.0)) / self.tb
+            # (the 1e-9 margin covers the input tables' round-to-nearest, as in the other branches)
+            return ((B - C) + (self.line_mean + self.x_excess(0.0)) / self.tb) * (1 + 1e-9)
         if self.lines_in:
             return self.x_excess(c) / self.tb * (1 + 1e-9)
         cl = self._splits(c)
@@ -943,8 +944,8 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     ez = np.exp(np.outer(grid[:N], thetas_x))  # exp(theta k u) on the grid
     # A state's row: masses of the accumulated (spread) win at 0..N-1 (upper bounds); column N the
     # mass beyond the grid and N+1 its first moment (there (x - c)+ is linear, so mass and mean say
-    # all); column N+2 an upper bound of how much the row's mass exceeds the truth (raised FFT
-    # errors), which turns the overflow mass into a lower bound too.  Transitions are stored as
+    # all); column N+2 an upper bound of how much the row's mass exceeds the truth (convolution
+    # rounding raised), which turns the overflow mass into a lower bound too.  Transitions are stored as
     # blocks (target ids, rows, weight) per spin count and summed per target when it is processed.
     # A state below eps goes on in MGF mode: its row is (mass, E[X], E[exp(theta X)]) (upper bounds
     # of the grouped win: exp is convex and increasing), every spin multiplies by the spin's

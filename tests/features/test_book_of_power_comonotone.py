@@ -122,3 +122,26 @@ def test_a_bad_level_is_refused(level):
 
     with pytest.raises(ValueError, match="level"):
         regular_cap_bound(tiny(30), "free_spins", 2, level=level)
+
+
+def test_precision_presets(monkeypatch):
+    from analytic.features.book_of_power_regcap import LEVELS, PRESETS, check_levels, precision_preset
+
+    monkeypatch.delenv("ANALYTIC_CAP_PRECISION", raising=False)
+    assert precision_preset()[0] == "standard"
+    monkeypatch.setenv("ANALYTIC_CAP_PRECISION", "certify")
+    name, eps, levels = precision_preset()
+    assert name == "certify" and levels == LEVELS and eps < PRESETS["standard"][0]
+    monkeypatch.setenv("ANALYTIC_CAP_PRECISION", "sloppy")
+    with pytest.raises(ValueError, match="sloppy"):
+        precision_preset()
+    for _name, (eps, levels) in PRESETS.items():  # every preset is a valid mixture
+        assert eps > 0 and check_levels(levels) == levels
+
+
+def test_cli_cap_precision_flag_is_checked():
+    from analytic.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["solve", "models/book_of_power.toml", "--cap-precision", "sloppy"])
+    assert e.value.code == 2
