@@ -2,9 +2,19 @@
 
 The suite already runs in parallel (``pytest -n 2``), so the Book of Power cap
 bounds are solved in the test process itself (``ANALYTIC_WORKERS=1``) unless a
-test asks for workers (``tests/features/test_book_of_power_reglow.py`` does).
+test asks for workers (``tests/features/test_book_of_power_reglow.py`` does,
+and the committed Book of Power sheet's fresh solve in
+``tests/reports/test_committed.py``).
+
+Tests marked ``early`` are collected first: the longest one (that fresh solve,
+minutes) then starts at once on one xdist worker instead of last, when the
+other worker would sit idle.
 """
 
 import os
 
 os.environ.setdefault("ANALYTIC_WORKERS", "1")
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: item.get_closest_marker("early") is None)  # stable: order kept otherwise

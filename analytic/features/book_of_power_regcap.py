@@ -114,8 +114,8 @@ R_charged + sum_l min_theta exp(-theta c) T_l(theta) / (e theta)`` with ``F`` th
 final grid law and ``M_over`` the first moment beyond the grid.
 
 How far from the truth, on the shipped model (``python -m
-analytic.features.bench_book_of_power``; per 10-spin trigger, bet): the
-mixture gives 1.4e-4 (its level 0.5 alone 4.6e-5, the top level 0.12),
+analytic.features.bench_book_of_power certify``; per 10-spin trigger, bet):
+the mixture gives 1.0e-4 (its level 0.5 alone 3.1e-5, the top level 0.115),
 against the lower bound's 2.3e-5.  The old default, item 3 with the FFT and
 the line split, gave 1.1e-3; with direct convolutions (line split kept) it
 gives 1.0e-3, most of it its MGF part (6e-4: its finer state falls below

@@ -13,8 +13,8 @@ ranked by the linear prediction of the weighted squared error, and the best
 few are solved exactly; the best improvement is taken.  The search stops when
 every target is within tolerance, or when no candidate improves (it then
 reports the closest result it found).  Symbols are only ever placed on reels
-whose strip already shows them (the rules' placement is kept), and locked
-``reel/symbol`` counts never change.
+whose strip already shows them, and never taken off a reel entirely (the
+rules' placement is kept); locked ``reel/symbol`` counts never change.
 """
 
 from __future__ import annotations
@@ -248,7 +248,9 @@ def tune(
                 return False
             if any(v < 0 for v in c.values()):
                 return False
-            if any(start[r][s] > 0 and c[s] == 0 and s not in free[r] for s in c):
+            # a symbol the strip showed keeps at least one stop (found in review: the top symbol
+            # could be tuned off a reel, which changes the game, not its weights)
+            if any(start[r].get(s, 0) > 0 and c.get(s, 0) == 0 for s in c):
                 return False
         return True
 

@@ -44,8 +44,8 @@ def test_tune_reaches_a_reachable_target_and_respects_locks():
         assert strip_counts(a)["star"] == strip_counts(b)["star"]
         if r == 0:
             assert strip_counts(a)["seven"] == strip_counts(b)["seven"]
-        # symbols only where the original strip had them
-        assert set(b) <= set(a)
+        # symbols only where the original strip had them, and none taken off a reel
+        assert set(b) == set(a)
 
 
 def test_cli_writes_new_file_and_leaves_input(tmp_path):
@@ -58,6 +58,16 @@ def test_cli_writes_new_file_and_leaves_input(tmp_path):
     tuned = load_model(out)
     assert abs(solve_round(tuned).rtp.value - Fraction(95, 100)) <= Fraction(5, 100000)
     assert "tuned by analytic tune" in out.read_text()
+
+
+def test_a_low_target_never_takes_a_symbol_off_a_reel():
+    """Found in review: the tuner could tune a valuable symbol off a reel entirely (that changes
+    the game, not its weights).  A target far below pulls every high symbol down."""
+    game = load_model(SIZZLING)
+    res = tune(game, "base", Targets(Fraction(70, 100)), max_steps=40)
+    for a, b in zip(game.reel_sets["base"], res.game.reel_sets["base"]):
+        assert set(b) == set(a)
+        assert all(strip_counts(b)[s] >= 1 for s in set(a))
 
 
 def test_unreachable_target_says_so(tmp_path, capsys):
