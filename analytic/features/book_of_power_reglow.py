@@ -50,7 +50,6 @@ import numpy as np
 
 __all__ = ["RegularCapLower", "regular_cap_lower"]
 
-U = 2.0 ** -53
 #: States reached with less probability are dropped (their mass is lost).
 EPS_LOW = 1e-11
 #: Grid cells below the cap: pays are rounded down to ``C / LOW_GRID`` (finer is sharper; on the
@@ -204,7 +203,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
 
     tid: dict = {}
     tuples: list = []
-    spec: list = []  # per tuple id: (spectra per class, l2 norms, over mass, over moment, class mass, moment)
+    spec: list = []  # per tuple id, per class: (spin law, over mass, over moment, class mass, moment)
 
     def ident(m):
         i = tid.get(m)
@@ -217,19 +216,18 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
                 y = ER * phi[m[nt]]
                 x = np.where(y > 0, (x + y) * (1 - 2.0 ** -50), x)  # x alone is an exact integer
             k = (x // u).astype(np.int64)
-            S, XN, BP, BM, CM, X1 = [], [], [], [], [], []
+            S, BP, BM, CM, X1 = [], [], [], [], []
             for a in classes:
                 sel = award == a
                 kk, pp = k[sel], prob[sel]
                 small = kk < N
                 h = np.bincount(kk[small], weights=pp[small], minlength=N)[:N]
                 S.append(h)
-                XN.append(0.0)
                 BP.append(float(pp[~small].sum()))
                 BM.append(float(np.sum(pp[~small] * kk[~small] * u)))
                 CM.append(float(pp.sum()))
                 X1.append(float(np.sum(pp * kk * u)))
-            spec.append((np.array(S), np.array(XN), np.array(BP), np.array(BM), np.array(CM), np.array(X1)))
+            spec.append((np.array(S), np.array(BP), np.array(BM), np.array(CM), np.array(X1)))
         return i
 
     def bump(m, j):
@@ -277,7 +275,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
             tabs = [spec[i] for i in ids]
             for ci, a in enumerate(classes):
                 S = np.array([t[0][ci] for t in tabs])
-                xn, bp, bm, cm, x1 = (np.array([t[j][ci] for t in tabs]) for j in range(1, 6))
+                bp, bm, cm, x1 = (np.array([t[j][ci] for t in tabs]) for j in range(1, 5))
                 out = convolve_nonnegative(G, S)
                 out *= 1 - gam
                 out -= tiny

@@ -21,7 +21,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from test_book_of_power_oracles import ORDER, WILD, _expand, _line, _pays, tiny
+from test_book_of_power_oracles import WILD, _expand, _line, _pays, tiny
 from test_book_of_power_regcap_law import _oracle
 
 

@@ -11,7 +11,6 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-import pytest
 
 from analytic.model.loader import load_model
 from analytic.solver.round import solve_round
