@@ -140,8 +140,8 @@ __all__ = [
 
 #: Fixed-point precision (bits) of the visit sweep.
 PREC = 160
-#: Bound the regular feature's cap cut with the grouped forward law (book_of_power_regcap) as well
-#: as with its two moments (the smaller bound is kept).
+#: Bound the regular feature's cap cut with the comonotone mixture (book_of_power_regcap) and the
+#: lower-bound law (book_of_power_reglow) as well as with its two moments (the tighter is kept).
 REGULAR_CAP_LAW = True
 #: Target certified truncation error of a feature mean, total-bet multiples.
 TAIL_TARGET = Fraction(1, 10**13)
