@@ -638,14 +638,25 @@ def convolve_nonnegative(G: np.ndarray, H: np.ndarray) -> np.ndarray:
     return out
 
 
+def binomial_pmf(k: int, q: Fraction) -> list[Fraction]:
+    """``[P(Bin(k, q) = x) for x in 0..k]``, exact fractions."""
+    return [math.comb(k, x) * q ** x * (1 - q) ** (k - x) for x in range(k + 1)]
+
+
 def binomial_quantile(level: Fraction, k: int, q: Fraction) -> int:
     """``min{x : P(Bin(k, q) <= x) >= level}``, exactly (Fraction arithmetic), for ``0 < level <= 1``."""
     acc = Fraction(0)
-    for x in range(k + 1):
-        acc += math.comb(k, x) * q ** x * (1 - q) ** (k - x)
+    for x, px in enumerate(binomial_pmf(k, q)):
+        acc += px
         if acc >= level:
             return x
     return k
+
+
+def check_grid_unit(u, who: str) -> None:
+    """``ValueError`` unless the grid unit ``u`` is None (the default) or a positive integer (line bets)."""
+    if u is not None and (not isinstance(u, (int, np.integer)) or isinstance(u, bool) or u < 1):
+        raise ValueError(f"{who}: grid unit u = {u!r} must be a positive integer (line bets)")
 
 
 def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: float | None = None,
@@ -709,8 +720,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     if sorted(x for g in groups for x in g) != sorted(st.ordered) or not all(groups):
         raise ValueError(f"regular_cap_bound: groups {groups!r} must partition the regular symbols "
                          f"{tuple(st.ordered)!r}")
-    if u is not None and (not isinstance(u, (int, np.integer)) or isinstance(u, bool) or u < 1):
-        raise ValueError(f"regular_cap_bound: grid unit u = {u!r} must be a positive integer (line bets)")
+    check_grid_unit(u, "regular_cap_bound")
     if level is not None and not (isinstance(level, (int, float)) and 0 < level <= 1):
         raise ValueError(f"regular_cap_bound: level = {level!r} must lie in (0, 1]")
     key = (_fingerprint(game, feature), n0, u, eps, eps_mgf, tuple(groups), tuple(MGF_THETAS), max_states,

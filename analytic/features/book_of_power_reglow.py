@@ -141,8 +141,9 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
         ``max_states`` states.
     """
     from analytic.features.book_of_power import multiplier_of_count
-    from analytic.features.book_of_power_regcap import (TooManyStates, _fingerprint, _gamma,
-                                                        convolve_nonnegative, expansion_table)
+    from analytic.features.book_of_power_regcap import (TooManyStates, _fingerprint, _gamma, binomial_pmf,
+                                                        check_grid_unit, convolve_nonnegative,
+                                                        expansion_table)
     from analytic.features.book_of_power_spin import spin_stats
 
     if game.cap is None:
@@ -156,8 +157,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     tracked = tuple(tracked) if tracked is not None else tuple(reversed(st.ordered[-2:]))
     if not tracked or any(s not in st.ordered for s in tracked) or len(set(tracked)) != len(tracked):
         raise ValueError(f"regular_cap_lower: tracked symbols {tracked!r} must be distinct regular symbols")
-    if u is not None and (not isinstance(u, (int, np.integer)) or isinstance(u, bool) or u < 1):
-        raise ValueError(f"regular_cap_lower: grid unit u = {u!r} must be a positive integer (line bets)")
+    check_grid_unit(u, "regular_cap_lower")
     max_states = MAX_STATES if max_states is None else max_states
     key = (_fingerprint(game, feature), n0, u, eps, tracked, max_states, rest_mean, KMAX_LOW, LOW_GRID)
     hit = _CACHE.get(key)
@@ -187,7 +187,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
         qr = Fraction(1, len(rest))
         phi = []
         for k in range(KMAX_LOW + 1):
-            v = sum(math.comb(k, x) * qr ** x * (1 - qr) ** (k - x) * int(mult[min(x, cmax)]) for x in range(k + 1))
+            v = sum(px * int(mult[min(x, cmax)]) for x, px in enumerate(binomial_pmf(k, qr)))
             phi.append(float(v))
     g0 = int(np.gcd.reduce(E.ravel())) if E.size else 0
     g0 = g0 or 1
