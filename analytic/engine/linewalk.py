@@ -22,6 +22,16 @@ are first grouped per joint id, and only distinct outcomes are crossed with
 the states.  The work grows with the number of distinct partial states and
 outcomes, never with the cycle.
 
+Equal partial states are merged by sorting.  Each state is packed into one
+int64 key, each field (next joint id, counters, triggers, settled pay) as
+wide as the largest state + outcome sum it can hold, so a crossed state's key
+is the sum of its state's and its outcome's keys; when key and count fit
+together in 63 bits one plain sort of ``key << bits | count`` groups them.
+When the fields do not fit in 62 bits the crossed states' columns are sorted
+lexically (or merged through a dict when pays are Python integers).
+:func:`walk_arrays` returns the final states as arrays; :func:`walk` builds
+its dict table from them.
+
 Exactness: counts are int64 only when the cycle is below 2**62 and pays are
 bounded well below 2**62 (checked up front); otherwise the walk runs on
 Python integers (object arrays).  Nothing is ever a float.
@@ -35,7 +45,7 @@ import numpy as np
 
 from analytic.engine.linewin import DEAD, CellRole, LinePaytable, LineStateMachine
 
-__all__ = ["ReelWindows", "SpinSpec", "SpinDistribution", "walk"]
+__all__ = ["ReelWindows", "SpinSpec", "SpinDistribution", "SpinArrays", "walk", "walk_arrays"]
 
 _SAFE = 1 << 62
 
@@ -114,6 +124,35 @@ class SpinDistribution:
     cycle: int
 
 
+@dataclass(frozen=True)
+class SpinArrays:
+    """Exact joint law of (counters, line triggers, line win) of one spin, as arrays.
+
+    The rows of :class:`SpinDistribution`'s table, one per distinct key.
+
+    Attributes
+    ----------
+    counter_names : tuple of str
+        Names of the counters, then ``"line_triggers"`` last.
+    counters : ndarray of int64, shape (n, len(counter_names))
+        ``counters[i]``: the counters, then the line triggers, of row ``i``.
+    line_win : ndarray, shape (n,)
+        Line win of row ``i`` in credits (line-bet units); int64, or object
+        (Python ints) when the walk's pay bound reaches 2**62.
+    count : ndarray, shape (n,)
+        Number of stop combinations of row ``i``; int64 when the cycle is
+        below 2**62, else object (Python ints).  Sums to ``cycle``.
+    cycle : int
+        Product of the reels' total weights.
+    """
+
+    counter_names: tuple[str, ...]
+    counters: np.ndarray
+    line_win: np.ndarray
+    count: np.ndarray
+    cycle: int
+
+
 def _group(cols: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Group rows of equal values; returns (order, starts) of the sorted rows.
 
@@ -155,24 +194,83 @@ def _segment_sum(values: np.ndarray, order: np.ndarray, starts: np.ndarray) -> n
     return np.add.reduceat(values[order], starts) if len(order) else values[:0]
 
 
-def walk(spec: SpinSpec) -> SpinDistribution:
-    """Exact joint distribution of counters, line triggers and line win of a spin.
+def _pack_crossing(o_next, s_cnt, s_acc, o_inc, o_pay):
+    """Packed int64 keys of partial states and outcomes, or ``None`` if they do not fit.
 
-    Parameters
-    ----------
-    spec : SpinSpec
+    Fields from the lowest bits up: next joint id, counters..., line triggers,
+    settled pay -- the field order of :func:`_group` on the columns
+    ``[jid, counters..., triggers, pay]``.  Each field is as wide as the
+    largest sum (state + outcome) it can hold, so the key of a crossed state
+    is ``s_key + o_key`` with no carry between fields, and sorted keys give
+    the lexical order (pay, triggers, counters reversed, jid) that
+    :func:`_group` gives.  ``None`` when a value is negative or the widths
+    exceed 62 bits.  Returns ``(s_key, o_key, widths)``.
+    """
+    if not len(s_acc) or not len(o_next):
+        return None
+    lows = (o_next.min(), s_cnt.min(), o_inc.min(), s_acc.min(), o_pay.min())
+    if min(int(x) for x in lows) < 0:
+        return None
+    tops = [int(o_next.max())]
+    tops += [int(a) + int(b) for a, b in zip(s_cnt.max(axis=0).tolist(), o_inc.max(axis=0).tolist())]
+    tops.append(int(s_acc.max()) + int(o_pay.max()))
+    widths = [t.bit_length() for t in tops]
+    if sum(widths) > 62:
+        return None
+    s_key = np.zeros(len(s_acc), dtype=np.int64)
+    o_key = np.zeros(len(o_next), dtype=np.int64)
+    s_cols = [None] + [s_cnt[:, i] for i in range(s_cnt.shape[1])] + [s_acc]
+    o_cols = [o_next] + [o_inc[:, i] for i in range(o_inc.shape[1])] + [o_pay]
+    shift = 0
+    for sc, oc, b in zip(s_cols, o_cols, widths):
+        if b:
+            if sc is not None:
+                s_key |= sc.astype(np.int64, copy=False) << shift
+            o_key |= oc.astype(np.int64, copy=False) << shift
+            shift += b
+    return s_key, o_key, widths
 
-    Returns
-    -------
-    SpinDistribution
-        Counts over the cycle (product of reel weights); line wins in credits,
-        already multiplied by ``spec.line_multiplier``.
 
-    Notes
-    -----
-    See the module docstring for the method.  Cost: the sum over reels of
-    (distinct joint line states x windows) for the transition tables plus
-    (partial states x distinct outcomes per joint state) for the crossing.
+def _unpack(keys: np.ndarray, widths: list[int], ncol: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Inverse of :func:`_pack_crossing`'s packing: ``(jid, counters (n, ncol), pay)``."""
+    shifts = np.cumsum([0] + widths[:-1]).astype(np.int64)
+    masks = np.array([(1 << b) - 1 for b in widths], dtype=np.int64)
+    jid = (keys >> shifts[0]) & masks[0]
+    cnt = (keys[:, None] >> shifts[None, 1:1 + ncol]) & masks[None, 1:1 + ncol]  # row-major (n, ncol)
+    pay = (keys >> shifts[-1]) & masks[-1]
+    return jid, cnt, pay
+
+
+def _merge_keys(key: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ``key`` values in increasing order and the sum of ``w`` over each (exact integers).
+
+    ``key`` non-negative int64; ``w`` int64 or Python ints (object), same
+    length.  When key and a non-negative int64 weight fit together in 63
+    bits, one plain sort of ``key << bits(w) | w`` replaces the (much slower)
+    argsort and its gathers.
+    """
+    if not len(key):
+        return key[:0], w[:0]
+    if w.dtype == np.int64:
+        wb = int(w.max()).bit_length()
+        if int(key.max()).bit_length() + wb <= 63 and int(w.min()) >= 0:
+            kw = key << wb
+            kw |= w
+            kw.sort()
+            ks = kw >> wb
+            starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+            return ks[starts], np.add.reduceat(kw & ((1 << wb) - 1), starts)
+    order = np.argsort(key)
+    ks = key[order]
+    starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+    return ks[starts], np.add.reduceat(w[order], starts)
+
+
+def _walk_states(spec: SpinSpec):
+    """The walk itself: final partial states ``(counters+triggers, settled pay, count)``.
+
+    Rows are distinct.  Pays are not yet multiplied by ``spec.line_multiplier``.
+    Returns ``(s_cnt, s_acc, s_w, pdtype)`` (see :func:`walk_arrays` for the dtypes).
     """
     nreels = len(spec.reels)
     machine = LineStateMachine(spec.paytable, spec.roles, spec.reading)
@@ -264,14 +362,21 @@ def walk(spec: SpinSpec) -> SpinDistribution:
         si = np.repeat(np.arange(len(s_jid)), reps)
         base = np.repeat(off[s_jid] - np.r_[0, np.cumsum(reps)[:-1]], reps)
         oi = base + np.arange(total)
+        # merge equal partial states
+        packed = _pack_crossing(o_next, s_cnt, s_acc, o_inc, o_pay) if pdtype is np.int64 else None
+        if packed is not None:  # one int64 key per crossed state (s_key + o_key), sorted once
+            s_key, o_key, widths = packed
+            key = s_key[si]
+            key += o_key[oi]
+            keys, s_w = _merge_keys(key, s_w[si] * o_w[oi])
+            s_jid, s_cnt, s_acc = _unpack(keys, widths, ncount + 1)
+            continue
         s_jid = o_next[oi]
         s_cnt = s_cnt[si] + o_inc[oi]
         s_acc = s_acc[si] + o_pay[oi]
         s_w = s_w[si] * o_w[oi]
-        # merge equal partial states
-        acc_col = s_acc if pdtype is np.int64 else None
-        if acc_col is not None:
-            order, starts = _group([s_jid] + [s_cnt[:, i] for i in range(ncount + 1)] + [acc_col])
+        if pdtype is np.int64:  # too wide to pack: lexical sort of the columns
+            order, starts = _group([s_jid] + [s_cnt[:, i] for i in range(ncount + 1)] + [s_acc])
             first = order[starts]
             s_w = _segment_sum(s_w, order, starts)
             s_jid, s_cnt, s_acc = s_jid[first], s_cnt[first], s_acc[first]
@@ -286,9 +391,67 @@ def walk(spec: SpinSpec) -> SpinDistribution:
             s_acc = np.array([k[2] for k in keys], dtype=object)
             s_w = np.array([merged[k] for k in keys], dtype=wdtype)
 
+    return s_cnt, s_acc, s_w, pdtype
+
+
+def walk_arrays(spec: SpinSpec) -> SpinArrays:
+    """Exact joint distribution of counters, line triggers and line win of a spin, as arrays.
+
+    The same law as :func:`walk` (which is built from it), without the dict.
+
+    Parameters
+    ----------
+    spec : SpinSpec
+
+    Returns
+    -------
+    SpinArrays
+        One row per distinct (counters, line triggers, line win), in an
+        unspecified but deterministic order; counts over the cycle (product
+        of reel weights), line wins in credits, already multiplied by
+        ``spec.line_multiplier``.
+
+    Notes
+    -----
+    See the module docstring for the method and :func:`walk` for the cost.
+    """
+    s_cnt, s_acc, s_w, pdtype = _walk_states(spec)
     lm = spec.line_multiplier
-    table: dict[tuple[int, ...], int] = {}
-    for c, a, w in zip(map(tuple, s_cnt.tolist()), s_acc.tolist(), s_w.tolist()):
-        key = c + (int(a) * lm,)
-        table[key] = table.get(key, 0) + int(w)
-    return SpinDistribution(spec.counter_names + ("line_triggers",), table, cycle)
+    top = int(np.abs(s_acc).max()) if pdtype is np.int64 and len(s_acc) else 0
+    if pdtype is np.int64 and isinstance(lm, (int, np.integer)) and top * abs(int(lm)) < _SAFE:
+        win = s_acc * int(lm)
+    else:
+        win = np.array([int(a) * lm for a in s_acc.tolist()], dtype=object)
+    return SpinArrays(spec.counter_names + ("line_triggers",), s_cnt, win, s_w, spec.cycle)
+
+
+def walk(spec: SpinSpec) -> SpinDistribution:
+    """Exact joint distribution of counters, line triggers and line win of a spin.
+
+    Parameters
+    ----------
+    spec : SpinSpec
+
+    Returns
+    -------
+    SpinDistribution
+        Counts over the cycle (product of reel weights); line wins in credits,
+        already multiplied by ``spec.line_multiplier``.
+
+    Notes
+    -----
+    See the module docstring for the method.  Cost: the sum over reels of
+    (distinct joint line states x windows) for the transition tables plus
+    (partial states x distinct outcomes per joint state) for the crossing.
+    The table is built from :func:`walk_arrays`.
+    """
+    arr = walk_arrays(spec)
+    cols = [c.tolist() for c in arr.counters.T] + [[int(a) for a in arr.line_win.tolist()]
+                                                   if arr.line_win.dtype == object else arr.line_win.tolist()]
+    vals = arr.count.tolist() if arr.count.dtype != object else [int(w) for w in arr.count.tolist()]
+    table: dict[tuple[int, ...], int] = dict(zip(zip(*cols), vals))
+    if len(table) != len(vals):  # rows collide only when line_multiplier == 0
+        table = {}
+        for key, w in zip(zip(*cols), vals):
+            table[key] = table.get(key, 0) + w
+    return SpinDistribution(arr.counter_names, table, arr.cycle)
