@@ -14,7 +14,9 @@ def main(path: str = "models/book_of_power.toml") -> float:
 
     from analytic.features.book_of_power import _regular_and_power
     from analytic.features.book_of_power_regbounds import regular_cap_bounds, workers
+    from analytic.features import book_of_power_regcap as rc
     from analytic.features.book_of_power_regcap import precision_preset
+    from analytic.features.book_of_power_spin import spin_stats
 
     t0 = time.perf_counter()
     game = load_model(path)
@@ -22,26 +24,36 @@ def main(path: str = "models/book_of_power.toml") -> float:
     C = float(game.cap.total_bet_multiple)
     starts = sorted(set(game.features[reg].trigger.counts.values()))
     t = time.perf_counter()
+    rc.line_expansion_rows(spin_stats(game, reg))
+    print(f"regular free spins: spin tables and the joint line walk: {time.perf_counter() - t:.1f} s")
+    t = time.perf_counter()
     bounds = regular_cap_bounds(game, reg, starts)
     name, eps, levels = precision_preset()
     jobs = len(starts) * (len(levels) + 1)
     print(f"regular cap bounds, precision '{name}' ({len(starts)} starts: {len(levels)} comonotone levels "
           f"at eps {eps:g} and the lower bound each, {workers(jobs)} worker processes): "
           f"{time.perf_counter() - t:.1f} s")
+    from analytic.features.book_of_power_regbounds import JOB_SECONDS
+
+    for (kind, n0, chunk), sec in sorted(JOB_SECONDS.items(), key=lambda kv: -kv[1]):
+        what = "lower bound" if kind == "lower" else f"upper bound, levels {chunk[0]}..{chunk[-1]}"
+        print(f"    {sec:6.1f} s  {n0:3d} spins: {what}")
     for n0 in starts:
         b, lo = bounds[n0]
         print(f"  {n0:3d} spins: {b.states} grid + {b.mgf_states} MGF states over the levels, "
               f"E[(W - C)+] in [{lo.excess(0.0, C):.3g}, {b.excess(0.0, C):.3g}] bet, "
               f"P(W >= C) in [{lo.p_reach(0.0, C):.2g}, {b.p_reach(0.0, C):.2g}]")
     for mode in game.modes:
+        t = time.perf_counter()
         r = solve_book_of_power(game, mode)
+        dt_mode = time.perf_counter() - t
         u = r.extra.get("uncapped_rtp", r.rtp)
         cp = r.extra.get("capped_rtp")
         pc = r.extra.get("p_reach_cap")
         print(f"{mode:22s} RTP {float(u.value):.8f} +- {float(u.error):.1e} ({u.label}) "
               f"sd {r.sd:.3f} m2 +- {float(r.second_moment.error / r.cost**2):.2g} "
               f"capped [{float(cp.value - cp.error):.6f}, {float(cp.value + cp.error):.6f}] "
-              f"(width {float(2 * cp.error):.3g}) P(cap) <= {float(pc.value + pc.error):.2e}")
+              f"(width {float(2 * cp.error):.3g}) P(cap) <= {float(pc.value + pc.error):.2e}  [{dt_mode:.1f} s]")
     r = solve_book_of_power(game, "power_bet", gamble="always")
     cp, pc = r.extra["capped_rtp"], r.extra["p_reach_cap"]
     print(f"{'power_bet (always)':22s} q={float(r.extra['gamble_probability']):.6f} "

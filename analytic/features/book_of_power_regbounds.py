@@ -2,9 +2,11 @@
 
 For every start (spins awarded by the trigger) the upper bound (the comonotone
 mixture of :func:`~analytic.features.book_of_power_regcap.regular_cap_mixture`:
-one :func:`~analytic.features.book_of_power_regcap.regular_cap_bound` per level)
-and the lower bound (:func:`~analytic.features.book_of_power_reglow.regular_cap_lower`)
-are independent solves, so the missing ones run in worker processes
+its levels share one chain run,
+:func:`~analytic.features.book_of_power_regcap.regular_cap_bound_levels`, cut
+into one run per worker) and the lower bound
+(:func:`~analytic.features.book_of_power_reglow.regular_cap_lower`) are
+independent solves, so the missing ones run in worker processes
 (``concurrent.futures`` over a ``fork`` context: the workers inherit the game
 and its spin tables and send back only the bounds; each worker keeps one BLAS
 thread, via ``threadpoolctl``, so that the workers do not oversubscribe the cores).  The number of workers is
@@ -14,10 +16,14 @@ the number of cores, or ``ANALYTIC_WORKERS`` (``1``: in this process, no pool).
 from __future__ import annotations
 
 import os
+import time
 
-__all__ = ["regular_cap_bounds", "workers"]
+__all__ = ["regular_cap_bounds", "workers", "level_chunks", "JOB_SECONDS"]
 
 _DONE: dict = {}
+#: Seconds each solve of the last :func:`regular_cap_bounds` call took: ``{(kind, n0, levels): seconds}``
+#: (for the benchmark's breakdown).
+JOB_SECONDS: dict = {}
 _GAME = None  # the game the forked workers read (set only around a pool)
 _LIMITS = None
 
@@ -46,19 +52,35 @@ def workers(jobs: int) -> int:
 
 
 def _solve(job):
-    """One bound: ``(kind, feature, n0, level, eps) -> (job, bound or None)`` (``None``: the solve refused, too many states)."""
-    from analytic.features.book_of_power_regcap import TooManyStates, mixture_groups, regular_cap_bound
+    """One solve: ``(kind, feature, n0, levels, eps) -> (job, bounds or None, seconds)``.
+
+    ``kind`` 'upper': one chain run for the tuple ``levels``, a list of
+    bounds back; 'lower': the lower bound.  ``None``: the solve refused (too
+    many states).
+    """
+    from analytic.features.book_of_power_regcap import TooManyStates, mixture_groups, regular_cap_bound_levels
     from analytic.features.book_of_power_reglow import regular_cap_lower
     from analytic.features.book_of_power_spin import spin_stats
 
-    kind, feature, n0, level, eps = job
+    kind, feature, n0, levels, eps = job
+    t0 = time.perf_counter()
     try:
         if kind == "lower":
-            return job, regular_cap_lower(_GAME, feature, n0)
-        groups = mixture_groups(spin_stats(_GAME, feature))
-        return job, regular_cap_bound(_GAME, feature, n0, level=level, groups=groups, eps=eps)
+            res = regular_cap_lower(_GAME, feature, n0)
+        else:
+            groups = mixture_groups(spin_stats(_GAME, feature))
+            res = regular_cap_bound_levels(_GAME, feature, n0, list(levels), groups=groups, eps=eps)
     except TooManyStates:  # too many states: the caller falls back on the moment bounds (upper) or 0 (lower)
-        return job, None
+        res = None
+    return job, res, time.perf_counter() - t0
+
+
+def level_chunks(levels, parts: int) -> list[tuple]:
+    """``levels`` cut into ``parts`` contiguous runs of near-equal length (each run is one chain solve)."""
+    levels = tuple(levels)
+    parts = max(1, min(parts, len(levels)))
+    cut = [round(i * len(levels) / parts) for i in range(parts + 1)]
+    return [levels[a:b] for a, b in zip(cut, cut[1:])]
 
 
 def regular_cap_bounds(game, feature: str, starts) -> dict:
@@ -77,13 +99,16 @@ def regular_cap_bounds(game, feature: str, starts) -> dict:
 
     # the model, and what the solves read besides it (patched in tests, so part of the key)
     _name, eps, levels = rc.precision_preset()
-    fp = (rc._fingerprint(game, feature), id(rc.regular_cap_bound), id(rl.regular_cap_lower), rc.EPS_MGF,
+    fp = (rc._fingerprint(game, feature), id(rc.regular_cap_bound_levels), id(rl.regular_cap_lower), rc.EPS_MGF,
           rc.MAX_STATES, tuple(rc.MGF_THETAS), rc.LEVEL_KMAX, rl.EPS_LOW, rl.MAX_STATES, rl.KMAX_LOW,
           rl.LOW_GRID)
     starts = sorted(set(int(n) for n in starts), reverse=True)  # longest solves first
-    jobs = [("upper", feature, n0, lv, eps) for n0 in starts for lv in levels]
-    jobs += [("lower", feature, n0, None, None) for n0 in starts]
-    jobs = [job for job in jobs if (fp,) + job not in _DONE]
+    # the levels of a start share one chain run; with several workers, cut into a run per worker
+    missing = [n0 for n0 in starts if any((fp, "upper", feature, n0, lv, eps) not in _DONE for lv in levels)]
+    parts = 1 if workers(len(starts) * len(levels)) == 1 else workers(len(starts) * len(levels))
+    jobs = [("upper", feature, n0, chunk, eps) for n0 in missing for chunk in level_chunks(levels, parts)]
+    jobs += [("lower", feature, n0, None, None) for n0 in starts
+             if (fp, "lower", feature, n0, None, None) not in _DONE]
     if jobs:
         _GAME = game
         try:
@@ -102,8 +127,15 @@ def regular_cap_bounds(game, feature: str, starts) -> dict:
                     results = list(pool.map(_solve, jobs))
         finally:
             _GAME = None
-        for job, res in results:
-            _DONE[(fp,) + job] = res
+        JOB_SECONDS.clear()
+        for job, res, sec in results:
+            kind, _f, n0, chunk, _e = job
+            JOB_SECONDS[(kind, n0, chunk)] = sec
+            if kind == "lower":
+                _DONE[(fp,) + job] = res
+            else:  # one entry per level
+                for i, lv in enumerate(chunk):
+                    _DONE[(fp, kind, feature, n0, lv, eps)] = None if res is None else res[i]
     out = {}
     for n0 in starts:
         parts = [_DONE[(fp, "upper", feature, n0, lv, eps)] for lv in levels]

@@ -21,7 +21,9 @@ bound larger.  The round uses :func:`regular_cap_mixture` (item 0).
    Dhaene et al. 2002, Theorem 7).  So the cut is at most
    ``int_0^1 E[(W_U - C)+] dU``, bounded by an upper Riemann sum over
    :data:`LEVELS`; each level is one chain of items 3-7 with the level's
-   multipliers (``level``).  Items 1-2 are the older treatment of the line
+   multipliers (``level``).  The levels' chains have the same states and
+   masses (the draws do not depend on the level), so they run as one
+   (:func:`regular_cap_bound_levels`): one row per level in every state.  Items 1-2 are the older treatment of the line
    wins (``lines=False``); by default they are inside the spin law.
 1. **Split off the line wins** (``lines=False``).  ``W = L + X``: ``L`` the
    normal line wins, ``X = sum_s m_s E_s`` the expansion pays.  For any ``c_L``,
@@ -139,7 +141,7 @@ from scipy.sparse import csc_matrix
 
 from analytic.engine.spin import strip_windows
 
-__all__ = ["RegularCapBound", "regular_cap_bound", "expansion_table", "default_groups",
+__all__ = ["RegularCapBound", "regular_cap_bound", "regular_cap_bound_levels", "expansion_table", "default_groups",
            "later_award_coefficients", "RegularCapMixture", "regular_cap_mixture", "binomial_quantile",
            "combine_levels", "mixture_groups", "LEVELS", "line_expansion_rows", "convolve_nonnegative"]
 
@@ -238,12 +240,14 @@ def line_expansion_rows(st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     Returns ``(A, E, L, count)``: ``E[i, j]`` the expansion pay (multiplier
     1, line bets) of symbol ``st.ordered[j]`` in outcome ``i``, ``L[i]`` its
     line win (line bets), ``count[i]`` its stop combinations (summing to the
-    cycle).  One line walk (:func:`analytic.engine.linewalk.walk`) with the
+    cycle).  Rows are distinct and sorted lexicographically on
+    ``(A, E[:, 0], ..., E[:, -1], L)`` (as ``np.unique(axis=0)`` sorts them).
+    One line walk (:func:`analytic.engine.linewalk.walk_arrays`) with the
     books and the reels showing each symbol as counters; kept per model.
     """
     from dataclasses import replace as _replace
 
-    from analytic.engine.linewalk import ReelWindows, walk
+    from analytic.engine.linewalk import ReelWindows, _merge_keys, walk_arrays
     from analytic.engine.spin import build_spin
 
     key = _fingerprint(st.game, st.feature)
@@ -256,19 +260,39 @@ def line_expansion_rows(st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
         items = sorted(ws.items())
         ctr = tuple((st._wb[i][w][0],) + tuple(int(s in w) for s in st.ordered) for w, _ in items)
         reels.append(ReelWindows(cells=base.reels[i].cells, weights=base.reels[i].weights, counters=ctr))
-    dist = walk(_replace(base, reels=tuple(reels), counter_names=("books",) + tuple(st.ordered)))
+    law = walk_arrays(_replace(base, reels=tuple(reels), counter_names=("books",) + tuple(st.ordered)))
     ns = len(st.ordered)
-    raw = np.array(list(dist.table.keys()), dtype=np.int64)  # books, shows per symbol, triggers, L
-    cnt = np.array(list(dist.table.values()), dtype=np.int64)
+    raw = law.counters  # books, shows per symbol, triggers
+    cnt = np.asarray(law.count, dtype=np.int64)
     books = raw[:, 0]
-    cols = [np.where(books >= 2, st.spb * (books - 1), 0)]
-    for j, s in enumerate(st.ordered):
-        table = np.array([st._epay(s, k) for k in range(st.nreels + 1)], dtype=np.int64)
-        cols.append(table[raw[:, 1 + j]])
-    cols.append(raw[:, -1])
-    keys, inv = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)
-    counts = np.zeros(len(keys), dtype=np.int64)
-    np.add.at(counts, inv.ravel(), cnt)
+    line = np.asarray(law.line_win, dtype=np.int64)
+    b_all = np.arange(max(int(books.max()), 0) + 1, dtype=books.dtype)
+    tabs = [np.where(b_all >= 2, st.spb * (b_all - 1), 0)]  # A as a function of the books
+    tabs += [np.array([st._epay(s, k) for k in range(st.nreels + 1)], dtype=np.int64) for s in st.ordered]
+    # np.unique(rows, axis=0) through one packed int64 key per row: A and each E as their ranks
+    # in their small tables (order-preserving dense codes), L as is, the first column in the top
+    # bits -- the same lexicographic order; np.unique itself when that does not fit
+    ok = all(t.dtype == np.int64 for t in tabs) and int(raw[:, :1 + ns].min()) >= 0 and int(line.min()) >= 0
+    if ok:
+        ranked = [np.unique(t, return_inverse=True) for t in tabs]  # (distinct values, rank of each)
+        codes = [inv.ravel()[raw[:, i]] for i, (_, inv) in enumerate(ranked)] + [line]
+        widths = [int(c.max()).bit_length() for c in codes]
+        ok = sum(widths) <= 62
+    if ok:
+        shifts = np.cumsum([0] + widths[:0:-1])[::-1].tolist()  # column i sits at bit shifts[i]
+        pk = np.zeros(len(cnt), dtype=np.int64)
+        for c, sh in zip(codes, shifts):
+            pk |= c.astype(np.int64, copy=False) << sh
+        pk, counts = _merge_keys(pk, cnt)  # sorted distinct keys, exact integer sums
+        fields = [(pk >> sh) & ((1 << b) - 1) for sh, b in zip(shifts, widths)]
+        keys = np.column_stack([vals[f] for (vals, _), f in zip(ranked, fields)] + [fields[-1]])
+    else:
+        cols = [np.where(books >= 2, st.spb * (books - 1), 0)]
+        cols += [t[raw[:, 1 + j]] for j, t in enumerate(tabs[1:])]
+        cols.append(line)
+        keys, inv = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)
+        counts = np.zeros(len(keys), dtype=np.int64)
+        np.add.at(counts, inv.ravel(), cnt)
     if int(counts.sum()) != st.cycle:
         raise AssertionError("line_expansion_rows: counts do not sum to the cycle")
     res = (keys[:, 0], keys[:, 1:1 + ns], keys[:, 1 + ns], counts)
@@ -539,7 +563,8 @@ def regular_cap_mixture(game, feature: str, n0: int, levels=None, **kw) -> Regul
     win is ``F``-measurable.  So ``E[(W - c)+] <= int_0^1 E[(W_U - c)+] dU``;
     ``W_U`` grows with ``U``, so a bin ``(U_{b-1}, U_b]`` is bounded by its
     upper end, and for a fixed ``U`` the chain is the grouped chain of
-    :func:`regular_cap_bound` with the level's multipliers.  Every part is an
+    :func:`regular_cap_bound` with the level's multipliers (all levels in
+    one run: :func:`regular_cap_bound_levels`).  Every part is an
     upper bound of its level, so the weighted sum is one of the feature.
 
     Parameters: ``levels`` increasing, ending at 1 (default :data:`LEVELS`);
@@ -557,7 +582,7 @@ def regular_cap_mixture(game, feature: str, n0: int, levels=None, **kw) -> Regul
     levels = check_levels(LEVELS if levels is None else levels)
     if kw.get("groups") is None:
         kw["groups"] = mixture_groups(spin_stats(game, feature))
-    return combine_levels(levels, [regular_cap_bound(game, feature, n0, level=lv, **kw) for lv in levels])
+    return combine_levels(levels, regular_cap_bound_levels(game, feature, n0, list(levels), **kw))
 
 
 def later_award_coefficients(award_law) -> tuple:
@@ -624,17 +649,19 @@ def convolve_nonnegative(G: np.ndarray, H: np.ndarray) -> np.ndarray:
     underflow (``2^-1074`` per product): an error relative to each entry,
     where an FFT's error is relative to the whole law's norm and lands on
     entries whose exact value is 0 (that raised the old bound tenfold on
-    the shipped model).  Work is ``R N`` per nonzero column of ``H``.
+    the shipped model).  One ``numpy.convolve`` per row (numpy's direct
+    sum, about 8 us per row of 152 entries: the column-shifted
+    whole-array form it replaces was memory-bound, 10x slower), on each
+    row's used length.
     """
     R, N = G.shape
     out = np.zeros((R, 2 * N - 1))
-    used = np.flatnonzero(G.any(axis=0))
-    if len(used) == 0:
-        return out
-    top = int(used[-1]) + 1  # G is 0 beyond: only its used columns are shifted
-    Gu = G[:, :top]
-    for j in np.flatnonzero(H.any(axis=0)):
-        out[:, j:j + top] += H[:, j:j + 1] * Gu
+    # per row, the used lengths (up to the last nonzero entry): zeros beyond add nothing
+    tg = N - np.argmax(G[:, ::-1] > 0, axis=1)
+    th = N - np.argmax(H[:, ::-1] > 0, axis=1)
+    live = np.flatnonzero(G.any(axis=1) & H.any(axis=1))
+    for r, a, b in zip(live.tolist(), tg[live].tolist(), th[live].tolist()):
+        out[r, :a + b - 1] = np.convolve(G[r, :a], H[r, :b])  # numpy's direct sums (never an FFT)
     return out
 
 
@@ -704,6 +731,31 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
         (a ``ValueError``) beyond ``max_states`` grid states or
         ``MGF_STATE_FACTOR * max_states`` MGF-mode states.
     """
+    return regular_cap_bound_levels(game, feature, n0, [level], u=u, eps=eps, groups=groups,
+                                    max_states=max_states, eps_mgf=eps_mgf, lines=lines)[0]
+
+
+def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None = None,
+                             eps: float | None = None, groups=None, max_states: int = MAX_STATES,
+                             eps_mgf: float | None = None, lines: bool = True) -> list[RegularCapBound]:
+    """:func:`regular_cap_bound` for several levels at once: one chain run, one bound per level.
+
+    ``levels``: a list of comonotone levels in ``(0, 1]`` or ``None`` (the
+    domination of item 3), in any order; returns the bounds in that order,
+    each as :func:`regular_cap_bound` defines it.  The levels share the
+    chain's states and their masses (the draws and the spins left do not
+    depend on the level); only the spin laws and the charges differ.  So
+    every state carries one row per level, and the bookkeeping (summing
+    the transitions per target, the draws, the routing) is done once for
+    all of them.  The group counts are followed up to the largest of the
+    levels' caps (a level whose multiplier tops out earlier keeps its top
+    value beyond: exactly what merging the counts would give).  A state
+    leaves the grid (or MGF mode) when its largest mass over the levels is
+    below ``eps`` (``eps_mgf``); which states do is a choice of the method,
+    not a condition of the bound (items 6 and 7 hold for any choice).
+
+    Parameters and errors: as :func:`regular_cap_bound`.
+    """
     from analytic.features.book_of_power import multiplier_of_count
     from analytic.features.book_of_power_spin import spin_stats
 
@@ -721,13 +773,67 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
         raise ValueError(f"regular_cap_bound: groups {groups!r} must partition the regular symbols "
                          f"{tuple(st.ordered)!r}")
     check_grid_unit(u, "regular_cap_bound")
-    if level is not None and not (isinstance(level, (int, float)) and 0 < level <= 1):
-        raise ValueError(f"regular_cap_bound: level = {level!r} must lie in (0, 1]")
-    key = (_fingerprint(game, feature), n0, u, eps, eps_mgf, tuple(groups), tuple(MGF_THETAS), max_states,
-           level, LEVEL_KMAX, lines)
-    hit = _CACHE.get(key)
-    if hit is not None:
-        return hit
+    levels = list(levels)
+    if not levels:
+        raise ValueError("regular_cap_bound_levels: no level given")
+    for level in levels:
+        if level is not None and not (isinstance(level, (int, float)) and 0 < level <= 1):
+            raise ValueError(f"regular_cap_bound: level = {level!r} must lie in (0, 1]")
+    common = (_fingerprint(game, feature), n0, u, eps, eps_mgf, tuple(groups), tuple(MGF_THETAS), max_states)
+    keys = [common + (level, LEVEL_KMAX, lines) for level in levels]
+    todo = [lv for lv, key in zip(levels, keys) if key not in _CACHE]
+    todo = list(dict.fromkeys(todo))  # each level once
+    if todo:
+        res = _solve_levels(game, st, feature, n0, todo, u, eps, eps_mgf, groups, max_states, lines,
+                            multiplier_of_count)
+        for lv, r in zip(todo, res):
+            _CACHE[common + (lv, LEVEL_KMAX, lines)] = r
+    return [_CACHE[key] for key in keys]
+
+
+def _level_multipliers(groups, level, mult, cmax):
+    """Per group: ``(MS, MM, kcap)`` of one level (``None``: the domination of item 3).
+
+    A group with count ``k`` pays at most ``min(MS[k] sum_s E_s, MM[k] max_s E_s)``
+    (``k`` capped at ``kcap``: from there on the top value stands).
+    """
+    MS, MM, kcap = [], [], []
+    for g in groups:
+        if level is not None and len(g) > 1:
+            # comonotone level: every member pays as if its count were the level's quantile of
+            # Bin(k, 1/|g|); from kcap on (the quantile is then at f's top, or the count too large
+            # to follow) the top multiplier stands for every larger count
+            lv, qg = Fraction(level), Fraction(1, len(g))
+            ms = []
+            for k in range(LEVEL_KMAX + 1):
+                ms.append(float(mult[min(binomial_quantile(lv, k, qg), cmax)]))
+                if ms[-1] >= mult[cmax]:
+                    break
+            ms[-1] = float(mult[cmax])
+            kcap.append(len(ms) - 1)
+            MS.append(np.array(ms))
+            MM.append(np.full(len(ms), 1e300))  # no second form: min(.) picks f(Q_U(k)) sum E
+            continue
+        # a group with k draws, split c_s over its symbols: sum_s f(c_s) E_s <= min(f(k) sum_s E_s,
+        # F_g(k) max_s E_s), F_g(k) = max of sum_s f(c_s) over the splits (f increasing, f(0) = 0)
+        Fg = [int(mult[min(k, cmax)]) for k in range(9 * len(g) * (cmax + 1) + 1)]
+        for _ in range(len(g) - 1):
+            Fg = [max(int(mult[min(c, cmax)]) + Fg[k - c] for c in range(k + 1)) for k in range(len(Fg))]
+        top = next(k for k in range(len(Fg)) if Fg[k] == 9 * len(g) and k >= cmax)
+        kcap.append(top)
+        MS.append(np.array([float(mult[min(k, cmax)]) for k in range(top + 1)]))
+        MM.append(np.array([float(Fg[k]) for k in range(top + 1)]))
+    return MS, MM, kcap
+
+
+def _extend(a: np.ndarray, n: int) -> np.ndarray:
+    """``a`` padded to length ``n`` with its last value (a count beyond the cap pays the top)."""
+    return np.concatenate([a, np.full(n - len(a), a[-1])])
+
+
+def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_states, lines,
+                  multiplier_of_count) -> list[RegularCapBound]:
+    """The chain run of :func:`regular_cap_bound_levels` (arguments checked there)."""
     reading = game.rules.get("bop_repeat_multiplier", "count")
     cmax = next(c for c in range(1, 100) if multiplier_of_count(c, reading) >= 9)
     mult = np.array([0] + [multiplier_of_count(c, reading) for c in range(1, cmax + 1)], dtype=np.int64)
@@ -753,42 +859,22 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     award = keys[:, 0]
     nsym = len(st.ordered)
     ng = len(groups)
+    nl = len(levels)
     E = keys[:, 1:1 + ng].astype(np.float64)  # sum of the group's expansion pays (multiplier 1)
     EM = keys[:, 1 + ng:1 + 2 * ng].astype(np.float64)  # the largest of them
     LX = keys[:, 1 + 2 * ng].astype(np.float64) * u if lines else np.zeros(len(keys))  # spread line win
-    # a group with k draws, split c_s over its symbols: sum_s f(c_s) E_s <= min(f(k) sum_s E_s,
-    # F_g(k) max_s E_s), F_g(k) = max of sum_s f(c_s) over the splits (f increasing, f(0) = 0)
-    MS, MM, kcap = [], [], []
-    for g in groups:
-        if level is None or len(g) == 1:
-            Fg = [int(mult[min(k, cmax)]) for k in range(9 * len(g) * (cmax + 1) + 1)]
-            for _ in range(len(g) - 1):
-                Fg = [max(int(mult[min(c, cmax)]) + Fg[k - c] for c in range(k + 1)) for k in range(len(Fg))]
-            top = next(k for k in range(len(Fg)) if Fg[k] == 9 * len(g) and k >= cmax)
-        kcap.append(top if level is None or len(g) == 1 else 0)
-        if level is not None and len(g) > 1:
-            # comonotone level: every member pays as if its count were the level's quantile of
-            # Bin(k, 1/|g|); from kcap on (the quantile is then at f's top, or the count too large
-            # to follow) the top multiplier stands for every larger count
-            lv, qg = Fraction(level), Fraction(1, len(g))
-            ms = []
-            for k in range(LEVEL_KMAX + 1):
-                ms.append(float(mult[min(binomial_quantile(lv, k, qg), cmax)]))
-                if ms[-1] >= mult[cmax]:
-                    break
-            ms[-1] = float(mult[cmax])
-            kcap[-1] = len(ms) - 1
-            MS.append(np.array(ms))
-            MM.append(np.full(len(ms), 1e300))  # no second form: min(.) picks f(Q_U(k)) sum E
-            continue
-        MS.append(np.array([float(mult[min(k, cmax)]) for k in range(top + 1)]))
-        MM.append(np.array([float(Fg[k]) for k in range(top + 1)]))
+    per_level = [_level_multipliers(groups, lv, mult, cmax) for lv in levels]
+    # counts followed up to the largest cap over the levels; MS[g][b, k], MM[g][b, k] of level b
+    kcap = [max(pl[2][g] for pl in per_level) for g in range(ng)]
+    MS = [np.stack([_extend(pl[0][g], kcap[g] + 1) for pl in per_level]) for g in range(ng)]
+    MM = [np.stack([_extend(pl[1][g], kcap[g] + 1) for pl in per_level]) for g in range(ng)]
 
     def group_pay(F):
-        """Bound of the spin's expansion pay per row (rows x states) for group counts ``F`` (states x groups)."""
-        x = np.zeros((len(E), len(F)))
+        """Bound of the spin's expansion pay, rows x ids x levels, for group counts ``F`` (ids x groups)."""
+        x = np.zeros((len(E), len(F), nl))
         for g in range(ng):
-            x += np.minimum(E[:, g, None] * MS[g][F[:, g]][None, :], EM[:, g, None] * MM[g][F[:, g]][None, :])
+            ms, mm = MS[g][:, F[:, g]].T, MM[g][:, F[:, g]].T  # ids x levels
+            x += np.minimum(E[:, g, None, None] * ms[None], EM[:, g, None, None] * mm[None])
         return x
     classes = sorted(set(int(a) for a in award))
     cls_sl = [slice(int(np.searchsorted(award, a, "left")), int(np.searchsorted(award, a, "right")))
@@ -807,63 +893,69 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
     # group g has count ~ Bin(c_g, 1/|g|); later draws add E[D_s] = (awards later) / 9
     mu_s = {s: sum(st.sE[s][c][0] for c in range(len(st.classes))) / cyc for s in st.ordered}
     fmult = mult.astype(np.float64)
-    split = {}
+    SPL = []  # SPL[g][b, c]: the charge's multiplier of group g with count c at level b
     for gi, g in enumerate(groups):
         q = 1.0 / len(g)
-        for c in range(kcap[gi] + 1):
-            split[(gi, c)] = sum(math.comb(c, k) * q ** k * (1 - q) ** (c - k) * fmult[min(k, cmax)]
-                                 for k in range(c + 1))
-        if len(g) > 1:  # a group's count is capped at kcap: beyond it only f <= 9 is known
-            split[(gi, kcap[gi])] = 9.0
-        if level is not None and len(g) > 1:  # the level's process: each member at f(Q_U(c))
-            for c in range(kcap[gi] + 1):
-                split[(gi, c)] = float(MS[gi][c])
+        rows = []
+        for b, lv in enumerate(levels):
+            kc = per_level[b][2][gi]
+            if lv is not None and len(g) > 1:  # the level's process: each member at f(Q_U(c))
+                sp = list(MS[gi][b, :kc + 1])
+            else:
+                sp = [sum(math.comb(c, k) * q ** k * (1 - q) ** (c - k) * fmult[min(k, cmax)]
+                          for k in range(c + 1)) for c in range(kc + 1)]
+                if len(g) > 1:  # a group's count is capped at kcap: beyond it only f <= 9 is known
+                    sp[kc] = 9.0
+            rows.append(_extend(np.array(sp, dtype=np.float64), kcap[gi] + 1))
+        SPL.append(np.stack(rows))
     mu_grp = [sum(mu_s[s] for s in g) for g in groups]
     # with the line wins in the rows, a spin's line win joins the charge (its mean, per spin)
     mu_line = float(np.sum(prob * LX)) * (1 + 1e-12) if lines else 0.0
+    # per later award, per spin; at a level a later draw into g raises Q_U of every member by at most one
+    s2 = np.array([sum(len(g) / nsym * m for g, m in zip(groups, mu_grp)) if lv is not None
+                   else sum(mu_grp) / nsym for lv in levels])
 
     # group-count tuples get global ids; per id: the spin law per award class, the charge
-    # coefficient s1 (per spin, this state), the ids after one draw into each group and s1 there
+    # coefficient s1 (per spin, this state, per level), the ids after one draw into each group
     tid: dict = {}
     tuples: list = []
-    info: list = []
-    s2 = sum(mu_grp) / nsym  # per later award, per spin
-    if level is not None:  # a later draw into g raises Q_U of every member by at most one
-        s2 = sum(len(g) / nsym * m for g, m in zip(groups, mu_grp))
 
     def ident(m):
         i = tid.get(m)
         if i is None:
             i = tid[m] = len(tuples)
             tuples.append(m)
-            info.append(None)
         return i
 
     nc = len(classes)
     K = len(MGF_THETAS)
     thetas_x = np.asarray(MGF_THETAS, dtype=np.float64) / Cl  # per line bet
     # per tuple id: draws, charge and MGF tables; per grid slot (ids solved on the grid): spin laws
-    GZ = np.zeros((64, nc, K + 2))  # per class: mass, E[x; class], E[exp(theta x); class]
-    S1 = np.zeros(64)  # charge coefficient of the state
+    GZ = np.zeros((64, nl, nc, K + 2))  # per level and class: mass, E[x; class], E[exp(theta x); class]
+    S1 = np.zeros((64, nl))  # charge coefficient of the state
     BUMP = np.zeros((64, ng), dtype=np.int64)
     done = np.zeros(64, dtype=bool)
     gz_done = np.zeros(64, dtype=bool)
     slot = np.full(64, -1, dtype=np.int64)
-    HL = np.zeros((64, nc, N))  # the spin law per award class, spread on the grid
-    BP = np.zeros((64, nc))  # mass of single spins paying >= N u
-    BM = np.zeros((64, nc))  # their first moment
-    XM = np.zeros((64, nc))  # kept mass of the spin law
-    X1 = np.zeros((64, nc))  # first moment of the class (E[x; class])
+    HL = np.zeros((64, nl, nc, N))  # the spin law per level and award class, spread on the grid
+    BP = np.zeros((64, nl, nc))  # mass of single spins paying >= N u
+    BM = np.zeros((64, nl, nc))  # their first moment
+    XM = np.zeros((64, nl, nc))  # kept mass of the spin law
+    X1 = np.zeros((64, nl, nc))  # first moment of the class (E[x; class])
     nslots = 0
     WC = np.zeros((nc, len(prob)))  # class masses as a matrix: WC @ v sums v per award class
     for ci, sl in enumerate(cls_sl):
         WC[ci, sl] = prob[sl]
-    with np.errstate(over="ignore"):  # exp(theta f E_g) per group, count and theta (inf where it overflows)
-        PEX = [np.exp(np.minimum(MS[g][:, None] * E[None, :, g], MM[g][:, None] * EM[None, :, g])[:, :, None]
-                      * thetas_x[None, None, :]) for g in range(ng)]
-
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):  # exp(theta f E_g) per group, level, count, row, theta (inf: overflow)
+        PEX = [np.exp(np.minimum(MS[g][:, :, None] * E[None, None, :, g], MM[g][:, :, None] * EM[None, None, :, g])
+                      [..., None] * thetas_x) for g in range(ng)]
         PEXL = np.exp(LX[:, None] * thetas_x[None, :])  # exp(theta L) of the spread line win per row
+    same = [g for g in range(ng) if np.array_equal(MS[g], MS[g][:1].repeat(nl, 0))
+            and np.array_equal(MM[g], MM[g][:1].repeat(nl, 0))]  # groups whose pays the levels share
+    varies = [g for g in range(ng) if g not in same]
+
+    def grow(a, extra, fill=0):
+        return np.concatenate([a, np.full((extra,) + a.shape[1:], fill, dtype=a.dtype)])
 
     def prepare(ids, mgf: bool = True):
         """Fill the per-id tables: ids after a draw, charge coefficient, and (``mgf``) the per-class MGF of the spin."""
@@ -872,88 +964,97 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
         for i in ids[~done[ids]]:
             m = tuples[int(i)]
             BUMP[i] = [ident(_bump(m, g, kcap[g])) for g in range(ng)]
-            S1[i] = sum(mu_grp[g] * split[(g, m[g])] for g in range(ng)) + mu_line
+            S1[i] = sum(mu_grp[g] * SPL[g][:, m[g]] for g in range(ng)) + mu_line
             if len(tuples) > len(done):
                 extra = 2 * len(tuples) - len(done)
-                GZ = np.concatenate([GZ, np.zeros((extra, nc, K + 2))])
-                S1 = np.concatenate([S1, np.zeros(extra)])
-                BUMP = np.concatenate([BUMP, np.zeros((extra, ng), np.int64)])
-                done = np.concatenate([done, np.zeros(extra, bool)])
-                gz_done = np.concatenate([gz_done, np.zeros(extra, bool)])
-                slot = np.concatenate([slot, np.full(extra, -1, np.int64)])
+                GZ, S1, BUMP, done, gz_done = (grow(t, extra) for t in (GZ, S1, BUMP, done, gz_done))
+                slot = grow(slot, extra, -1)
         done[ids] = True
         if not mgf:
             return
         ids = ids[~gz_done[ids]]
-        for j in range(0, len(ids), 64):
-            part = ids[j:j + 64]
+        for j in range(0, len(ids), 16):
+            part = ids[j:j + 16]
             F = np.array([tuples[int(i)] for i in part])  # counts per group
-            x = group_pay(F) + LX[:, None]  # rows x ids
-            ex = PEX[0][F[:, 0]] * PEXL[None, :, :]  # ids x rows x thetas: exp(theta x), a product
-            for g in range(1, ng):
-                ex = ex * PEX[g][F[:, g]]
-            b = len(part)
-            GZ[part, :, 0] = WC.sum(axis=1)[None, :]
-            GZ[part, :, 1] = (WC @ x).T
-            GZ[part, :, 2:] = (WC @ ex.transpose(1, 0, 2).reshape(len(prob), b * K)).reshape(nc, b, K).transpose(1, 0, 2)
+            x = group_pay(F) + LX[:, None, None]  # rows x ids x levels
+            # exp(theta x) is a product over the groups: first the groups the levels share (ids x rows
+            # x thetas), then the others (levels x ids x rows x thetas)
+            ex = PEXL[None]
+            for g in same:
+                ex = ex * PEX[g][0, F[:, g]]
+            ex = ex[None]
+            for g in varies:
+                ex = ex * PEX[g][:, F[:, g]]
+            GZ[part, :, :, 0] = WC.sum(axis=1)[None, None, :]
+            GZ[part, :, :, 1] = np.einsum("cr,rib->ibc", WC, x)
+            GZ[part, :, :, 2:] = np.einsum("cr,birt->ibct", WC, ex)  # (levels or 1) broadcast over the levels
         gz_done[ids] = True
 
     def prepare_grid(ids):
-        """Give each id a grid slot with its spin laws per award class (spread on the grid)."""
+        """Give each id a grid slot with its spin laws per level and award class (spread on the grid)."""
         nonlocal HL, BP, BM, XM, X1, nslots
-        for i in ids[slot[ids] < 0]:
-            if nslots == len(BP):
-                extra = nslots
-                HL = np.concatenate([HL, np.zeros((extra, nc, N))])
-                BP, BM, XM, X1 = (np.concatenate([t, np.zeros((extra, nc))]) for t in (BP, BM, XM, X1))
-            k_ = nslots
-            slot[i] = k_
-            nslots += 1
-            x = group_pay(np.array([tuples[int(i)]]))[:, 0] + LX
+        new = ids[slot[ids] < 0]
+        if len(new) == 0:
+            return
+        if nslots + len(new) > len(BP):
+            extra = max(nslots, len(new))
+            HL, BP, BM, XM, X1 = (grow(t, extra) for t in (HL, BP, BM, XM, X1))
+        slot[new] = np.arange(nslots, nslots + len(new))
+        nslots += len(new)
+        for j in range(0, len(new), 32):
+            part = new[j:j + 32]
+            ks = slot[part]
+            x = group_pay(np.array([tuples[int(i)] for i in part])) + LX[:, None, None]  # rows x ids x levels
             k = np.floor(x / u).astype(np.int64)
             f = x / u - k  # x = (k + f) u: mass 1 - f at k, f at k + 1 (a mean-preserving spread)
+            small = k + 1 < N
+            lo_w = np.where(small, prob[:, None, None] * (1 - f), 0.0)
+            hi_w = np.where(small, prob[:, None, None] * f, 0.0)
+            kk = np.where(small, k, 0)
+            big_w = np.where(small, 0.0, prob[:, None, None])
+            nb = len(part) * nl  # one law per (id, level): flat index (id * nl + level) * N + cell
+            col = np.arange(nb).reshape(len(part), nl) * N
             for ci, sl in enumerate(cls_sl):
-                kk, pp, ff, xx = k[sl], prob[sl], f[sl], x[sl]
-                small = kk + 1 < N
-                h = (np.bincount(kk[small], weights=pp[small] * (1 - ff[small]), minlength=N)
-                     + np.bincount(kk[small] + 1, weights=pp[small] * ff[small], minlength=N))[:N]
-                HL[k_, ci] = h
-                BP[k_, ci] = float(pp[~small].sum())
-                BM[k_, ci] = float(np.sum(pp[~small] * xx[~small]))
-                XM[k_, ci] = float(h.sum())
-                X1[k_, ci] = float(np.sum(pp * xx))
+                h = (np.bincount((col + kk[sl]).ravel(), weights=lo_w[sl].ravel(), minlength=nb * N)
+                     + np.bincount((col + np.minimum(kk[sl] + 1, N - 1)).ravel(),
+                                   weights=hi_w[sl].ravel(), minlength=nb * N))
+                HL[ks, :, ci] = h.reshape(len(part), nl, N)
+                BP[ks, :, ci] = big_w[sl].sum(axis=0)
+                BM[ks, :, ci] = (big_w[sl] * x[sl]).sum(axis=0)
+                XM[ks, :, ci] = HL[ks, :, ci].sum(axis=-1)
+                X1[ks, :, ci] = (prob[sl, None, None] * x[sl]).sum(axis=0)
 
     def charge(ids, w, n):
-        """sum_r w_r * (upper bound of the true remaining expansion win) after the spin."""
+        """Per level: sum_r w_r * (upper bound of the true remaining expansion win) after the spin."""
         if n <= 0 or not np.any(w > 0):
-            return 0.0
+            return np.zeros(nl)
         spins = n / (1 - abar)
         later = (alpha * n * n + beta * n) / (1 - abar)
-        s1 = S1[ids]
-        return float(np.sum(w * (s1 * spins + s2 * later))) * (1 + 1e-9)
+        return np.sum(w * (S1[ids] * spins + s2[None, :] * later), axis=0) * (1 + 1e-9)
 
     def gather(blocks):
         """Sum the blocks' weighted rows per target id: ``(ids, rows)`` (one sparse product, no sort of rows)."""
         ids = np.concatenate([blk[0] for blk in blocks])
+        shape = blocks[0][1].shape[1:]
         if len(ids) == 0:
-            return ids, np.zeros((0, blocks[0][1].shape[1]))
+            return ids, np.zeros((0,) + shape)
         uniq = np.unique(ids)
-        rows = np.concatenate([blk[1] for blk in blocks])
+        rows = np.concatenate([blk[1] for blk in blocks]).reshape(len(ids), -1)
         w = np.concatenate([np.full(len(blk[0]), blk[2]) for blk in blocks])
         S = csc_matrix((w, np.searchsorted(uniq, ids), np.arange(len(ids) + 1)), shape=(len(uniq), len(ids)))
-        return uniq, np.asarray(S @ rows)
+        return uniq, np.asarray(S @ rows).reshape((len(uniq),) + shape)
 
-    law = np.zeros(N)
-    tot = np.zeros(4)  # over mass (upper), over first moment, excess-mass bound, charges
-    mgf_T = np.zeros((1, K + 2))  # finished MGF-mode paths per award count: mass, E[X], E[exp(theta X)]
-    level = 0
-    pr_mass = 0.0
+    law = np.zeros((nl, N))
+    tot = np.zeros((nl, 4))  # per level: over mass (upper), over first moment, excess-mass bound, charges
+    mgf_T = np.zeros((1, nl, K + 2))  # finished MGF-mode paths per award count: mass, E[X], E[exp(theta X)]
+    depth = 0
+    pr_mass = np.zeros(nl)
     states = 0
     mgf_states = 0
     grid = np.arange(2 * N - 1, dtype=np.float64) * u
     ez = np.exp(np.outer(grid[:N], thetas_x))  # exp(theta k u) on the grid
-    # A state's row: masses of the accumulated (spread) win at 0..N-1 (upper bounds); column N the
-    # mass beyond the grid and N+1 its first moment (there (x - c)+ is linear, so mass and mean say
+    # A state's row, per level: masses of the accumulated (spread) win at 0..N-1 (upper bounds); column N
+    # the mass beyond the grid and N+1 its first moment (there (x - c)+ is linear, so mass and mean say
     # all); column N+2 an upper bound of how much the row's mass exceeds the truth (convolution
     # rounding raised), which turns the overflow mass into a lower bound too.  Transitions are stored as
     # blocks (target ids, rows, weight) per spin count and summed per target when it is processed.
@@ -976,100 +1077,104 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
             later.setdefault(n2, []).append((bumps[:, g], new, wg[g]))
 
     def finish_grid(new):
-        law[:] += new[:, :N].sum(axis=0)
-        tot[:3] += new[:, N:].sum(axis=0)
+        law[:] += new[:, :, :N].sum(axis=0)
+        tot[:, :3] += new[:, :, N:].sum(axis=0)
 
     def finish_mgf(new):
         with np.errstate(over="ignore", invalid="ignore"):
-            mgf_T[level] += new.sum(axis=0)
+            mgf_T[depth] += new.sum(axis=0)
 
     pending: dict = {}
     mpending: dict = {}
     for g in range(ng):
-        row = np.zeros((1, W))
-        row[0, 0] = 1.0
+        row = np.zeros((1, nl, W))
+        row[0, :, 0] = 1.0
         pending.setdefault(n0, []).append((np.array([ident(tuple(int(i == g) for i in range(ng)))]),
                                            row, wg[g]))
     while pending or mpending:
-        if level == len(mgf_T):
-            mgf_T = np.concatenate([mgf_T, np.zeros((1, K + 2))])
+        if depth == len(mgf_T):
+            mgf_T = np.concatenate([mgf_T, np.zeros((1, nl, K + 2))])
         nxt: dict = {}
         mnxt: dict = {}
         top = max(list(pending) + list(mpending))
         for n in range(top, 0, -1):
             blocks = pending.pop(n, None)
             if blocks:
-                uid, H = gather(blocks)
-                gmass = H[:, :N].sum(axis=1)
-                mass = gmass + H[:, N]
-                keep = mass >= eps
-                drop = ~keep & (mass > 0)
+                uid, H = gather(blocks)  # ids x levels x W
+                gmass = H[:, :, :N].sum(axis=2)
+                mass = gmass + H[:, :, N]
+                big = mass.max(axis=1)
+                keep = big >= eps
+                drop = ~keep & (big > 0)
                 if drop.any():
                     prepare(uid[drop], mgf=False)
-                    pr_mass += float(mass[drop].sum())
+                    pr_mass += mass[drop].sum(axis=0)
                     # beyond the grid (x - c)+ is linear: mass, moment, plus the mean remaining win
-                    tot += [H[drop, N].sum(), H[drop, N + 1].sum(), H[drop, N + 2].sum(),
-                            charge(uid[drop], H[drop, N], n)]
-                    Z = np.empty((int(drop.sum()), K + 2))
-                    Z[:, 0] = gmass[drop]
-                    Z[:, 1] = H[drop, :N] @ grid[:N]
-                    Z[:, 2:] = H[drop, :N] @ ez
+                    Hd = H[drop]
+                    tot[:, 0] += Hd[:, :, N].sum(axis=0)
+                    tot[:, 1] += Hd[:, :, N + 1].sum(axis=0)
+                    tot[:, 2] += Hd[:, :, N + 2].sum(axis=0)
+                    tot[:, 3] += charge(uid[drop], Hd[:, :, N], n)
+                    Z = np.empty(Hd.shape[:2] + (K + 2,))
+                    Z[:, :, 0] = gmass[drop]
+                    Z[:, :, 1] = Hd[:, :, :N] @ grid[:N]
+                    Z[:, :, 2:] = Hd[:, :, :N] @ ez
                     mpending.setdefault(n, []).append((uid[drop], Z, 1.0))
                 if keep.any():
                     uid, H, gmass = uid[keep], H[keep], gmass[keep]
                     prepare(uid, mgf=False)
                     prepare_grid(uid)
                     sl_ = slot[uid]
-                    po, so, raise_in = H[:, N], H[:, N + 1], H[:, N + 2]
-                    G = H[:, :N]
+                    po, so, raise_in = H[:, :, N], H[:, :, N + 1], H[:, :, N + 2]
+                    G = H[:, :, :N]
                     mean = G @ grid[:N]
                     states += len(uid)
                     if states > max_states:
                         raise TooManyStates(f"regular_cap_bound: more than {max_states} states at eps = {eps:g}; "
-                                         "raise eps or coarsen the groups")
+                                            "raise eps or coarsen the groups")
+                    R = len(uid)
+                    Gf = G.reshape(R * nl, N)
                     for ci, a in enumerate(classes):
-                        big_p, big_m, xm, x1 = BP[sl_, ci], BM[sl_, ci], XM[sl_, ci], X1[sl_, ci]
+                        big_p, big_m, xm, x1 = BP[sl_, :, ci], BM[sl_, :, ci], XM[sl_, :, ci], X1[sl_, :, ci]
                         cm = xm + big_p  # class mass
-                        out = convolve_nonnegative(G, HL[sl_, ci])
-                        err = gam * out.sum(axis=1) + tiny * (2 * N - 1)  # what out may lack, per row
+                        out = convolve_nonnegative(Gf, HL[sl_, :, ci].reshape(R * nl, N)).reshape(R, nl, 2 * N - 1)
+                        err = gam * out.sum(axis=2) + tiny * (2 * N - 1)  # what out may lack, per row
                         out *= 1 + gam
                         out += tiny
-                        new = np.empty((len(uid), W))
-                        new[:, :N] = out[:, :N]
-                        new[:, N] = out[:, N:].sum(axis=1) + gmass * big_p + po * cm
-                        new[:, N + 1] = (out[:, N:] @ grid[N:] + mean * big_p + gmass * big_m
-                                         + so * cm + po * x1)
-                        new[:, N + 2] = (raise_in * cm + 2 * err) * (1 + 1e-12) \
+                        new = np.empty((R, nl, W))
+                        new[:, :, :N] = out[:, :, :N]
+                        new[:, :, N] = out[:, :, N:].sum(axis=2) + gmass * big_p + po * cm
+                        new[:, :, N + 1] = (out[:, :, N:] @ grid[N:] + mean * big_p + gmass * big_m
+                                            + so * cm + po * x1)
+                        new[:, :, N + 2] = (raise_in * cm + 2 * err) * (1 + 1e-12) \
                             + 1e-15 * ((gmass + po) * cm)
                         route(uid, new, a, n, pending, nxt, finish_grid)
             mblocks = mpending.pop(n, None)
             if mblocks:
-                uid, Z = gather(mblocks)
+                uid, Z = gather(mblocks)  # ids x levels x (K + 2)
                 prepare(uid)
-                low = Z[:, 0] < eps_mgf
+                low = Z[:, :, 0].max(axis=1) < eps_mgf
                 if low.any():  # (A + R - c)+ <= (A - c)+ + R: A joins the finished paths, R its mean
                     with np.errstate(over="ignore", invalid="ignore"):
-                        mgf_T[level] += Z[low].sum(axis=0)
-                    tot[3] += charge(uid[low], Z[low, 0], n)
+                        mgf_T[depth] += Z[low].sum(axis=0)
+                    tot[:, 3] += charge(uid[low], Z[low][:, :, 0], n)
                     uid, Z = uid[~low], Z[~low]
                 mgf_states += len(uid)
                 if mgf_states > MGF_STATE_FACTOR * max_states:
                     raise TooManyStates(f"regular_cap_bound: more than {MGF_STATE_FACTOR * max_states} MGF-mode "
-                                     f"states at eps_mgf = {eps_mgf:g}; raise eps_mgf")
+                                        f"states at eps_mgf = {eps_mgf:g}; raise eps_mgf")
                 if len(uid) == 0:
                     continue
                 for ci, a in enumerate(classes):
-                    g3 = GZ[uid, ci]
+                    g3 = GZ[uid, :, ci]
                     new = np.empty_like(Z)
-                    new[:, 0] = Z[:, 0] * g3[:, 0]
-                    new[:, 1] = Z[:, 1] * g3[:, 0] + Z[:, 0] * g3[:, 1]
+                    new[:, :, 0] = Z[:, :, 0] * g3[:, :, 0]
+                    new[:, :, 1] = Z[:, :, 1] * g3[:, :, 0] + Z[:, :, 0] * g3[:, :, 1]
                     with np.errstate(over="ignore", invalid="ignore"):
-                        new[:, 2:] = Z[:, 2:] * g3[:, 2:]
+                        new[:, :, 2:] = Z[:, :, 2:] * g3[:, :, 2:]
                     route(uid, new, a, n, mpending, mnxt, finish_mgf)
         pending, mpending = nxt, mnxt
-        level += 1
-    over_p_hi, over_mom, excess_mass, pr_rbar = (float(v) for v in tot)
-    over_p_lo = max(over_p_hi - excess_mass, 0.0) * (1 - 1e-12)
+        depth += 1
     mgf_T = np.where(np.isfinite(mgf_T), mgf_T, np.inf)
     # line wins: verified Chernoff points
     ll = st.line_law
@@ -1095,10 +1200,14 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
         if float(np.sum(lp * np.exp(t * lL) * yv ** la)) * (1 + 1e-10) <= yv:
             thetas.append(t)
             logy.append(math.log(yv) * (1 + 1e-12))
-    res = RegularCapBound(n0=n0, u=u, N=N, tb=tb, law=law, over_mom=over_mom, over_p_lo=over_p_lo,
-                          over_p_hi=over_p_hi, pr_mass=pr_mass, pr_rbar=pr_rbar,
-                          mgf_thetas=thetas_x, mgf_T=mgf_T, mgf_states=mgf_states,
-                          states=states, thetas=np.array(thetas), logy=np.array(logy),
-                          line_mean=0.0 if lines else line_mean, groups=groups, lines_in=lines)
-    _CACHE[key] = res
-    return res
+    out = []
+    for b in range(nl):
+        over_p_hi, over_mom, excess_mass, pr_rbar = (float(v) for v in tot[b])
+        over_p_lo = max(over_p_hi - excess_mass, 0.0) * (1 - 1e-12)
+        out.append(RegularCapBound(n0=n0, u=u, N=N, tb=tb, law=law[b].copy(), over_mom=over_mom,
+                                   over_p_lo=over_p_lo, over_p_hi=over_p_hi, pr_mass=float(pr_mass[b]),
+                                   pr_rbar=pr_rbar, mgf_thetas=thetas_x, mgf_T=mgf_T[:, b].copy(),
+                                   mgf_states=mgf_states, states=states, thetas=np.array(thetas),
+                                   logy=np.array(logy), line_mean=0.0 if lines else line_mean,
+                                   groups=groups, lines_in=lines))
+    return out

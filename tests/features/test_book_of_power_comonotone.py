@@ -108,6 +108,57 @@ def test_comonotone_mixture_holds_against_path_recursion(n0):
         assert mx.excess(float(B), float(C)) == pytest.approx(float(np.dot(w, per)), rel=1e-9)
 
 
+@pytest.mark.parametrize("eps,kmax", [(1e-14, None), (1e-14, 1), (1e-5, None)])
+def test_levels_in_one_run_match_one_run_per_level(eps, kmax, monkeypatch):
+    """The batched chain (levels share states and masses) against a separate chain per level.
+
+    At eps 1e-14 no state leaves the grid, so both are the same sums up to
+    float rounding; at 1e-5 the batch sends a state to MGF mode on its largest
+    mass over the levels, so the two may differ a little, and both must still
+    bound the path recursion's excess.  ``kmax`` 1 (the levels' counts followed
+    only to 1) makes the levels' count caps differ, so the batch pads a level's
+    multipliers beyond its own cap.
+    """
+    from analytic.features import book_of_power_regcap as rc
+
+    if kmax is not None:
+        monkeypatch.setattr(rc, "LEVEL_KMAX", kmax)
+    C, n0 = 40, 3
+    game = tiny(C)
+    groups = [("explorer",), ("pharaoh",), ("ten", "jack", "queen", "king", "ace", "beetle", "statue")]
+    levels = [1.0, 0.3, None, 0.9, 0.3]  # any order, the domination (None) among them, a repeat
+    rc._CACHE.clear()
+    batch = rc.regular_cap_bound_levels(game, "free_spins", n0, levels, eps=eps, groups=groups)
+    assert batch[1] is batch[4]
+    rc._CACHE.clear()
+    single = []
+    for lv in levels:
+        rc._CACHE.clear()
+        single.append(rc.regular_cap_bound(game, "free_spins", n0, eps=eps, groups=groups, level=lv))
+    rc._CACHE.clear()
+    law = _oracle(game, n0, lines=True, limit=400)
+    for B in (0.0, 9.0, 25.0):
+        ex = sum(q * max(B + w - C, 0) for w, q in law.items())
+        for lv, b, s in zip(levels, batch, single):
+            if eps < 1e-9:
+                assert b.excess(B, C) == pytest.approx(s.excess(B, C), rel=1e-12, abs=1e-300), lv
+                assert b.p_reach(B, C) == pytest.approx(s.p_reach(B, C), rel=1e-12, abs=1e-300), lv
+            if lv is None or lv == 1.0:  # these two bound the feature by themselves
+                assert ex <= b.excess(B, C) and ex <= s.excess(B, C)
+    if eps < 1e-9:
+        assert [b.states for b in batch] == [s.states for s in single]
+
+
+def test_level_chunks_cut_the_levels_in_order():
+    from analytic.features.book_of_power_regbounds import level_chunks
+
+    lv = (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999, 1.0)
+    for parts in (1, 2, 3, 4, 10, 11):
+        ch = level_chunks(lv, parts)
+        assert sum(ch, ()) == lv and len(ch) == min(parts, len(lv))
+        assert max(map(len, ch)) - min(map(len, ch)) <= 1
+
+
 @pytest.mark.parametrize("levels", [(), (0.5,), (0.5, 0.4, 1.0), (0.0, 1.0), (0.5, 1.5)])
 def test_bad_levels_are_refused(levels):
     from analytic.features.book_of_power_regcap import regular_cap_mixture

@@ -267,14 +267,14 @@ def test_a_refused_forward_law_is_said_in_cap_method(monkeypatch):
     game = tiny(40)
     calls = []
 
-    def refuse(game, feature, n0, **kw):
-        calls.append((n0, kw.get("level")))
+    def refuse(game, feature, n0, levels, **kw):
+        calls.append((n0, tuple(levels)))
         raise rc.TooManyStates("regular_cap_bound: more than 0 states")
 
-    monkeypatch.setattr(rc, "regular_cap_bound", refuse)
+    monkeypatch.setattr(rc, "regular_cap_bound_levels", refuse)
     r = bop.solve_book_of_power(game, "buy_free_spins")
     assert "refused" in r.extra["cap_method"]
-    assert len(calls) == len(set(calls))  # tried once per (start, level), not once per outcome
+    assert len(calls) == len(set(calls))  # tried once per (start, run of levels), not once per outcome
     monkeypatch.setattr(bop, "REGULAR_CAP_LAW", False)
     r0 = bop.solve_book_of_power(game, "buy_free_spins")
     cp, cp0 = r.extra["capped_rtp"], r0.extra["capped_rtp"]
@@ -288,10 +288,10 @@ def test_other_errors_of_the_forward_law_are_not_taken_for_a_refusal(monkeypatch
     from analytic.features import book_of_power as bop
     from analytic.features import book_of_power_regcap as rc
 
-    def broken(game, feature, n0, **kw):
+    def broken(game, feature, n0, levels, **kw):
         raise ValueError("regular_cap_bound: something else went wrong")
 
-    monkeypatch.setattr(rc, "regular_cap_bound", broken)
+    monkeypatch.setattr(rc, "regular_cap_bound_levels", broken)
     with pytest.raises(ValueError, match="something else"):
         bop.solve_book_of_power(tiny(41), "buy_free_spins")
 
