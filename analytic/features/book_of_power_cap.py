@@ -38,8 +38,11 @@ are dropped.  All of this only loses mass, and the lost mass
     E[min(B + F, C)] in [S, S + lost * C],   P(B + F >= C) in [P, P + lost],
 
 with ``S = sum_i h_i min(B + i u, C) + cap C`` and ``P`` the kept mass at
-``B + i u >= C`` plus ``cap`` (lowered / raised by ``1e-12`` for the final
-float sums).
+``B + i u >= C`` plus ``cap`` (lowered / raised for the final float sums
+by ``rel = gamma_{N+1} + 1e-12``: a float sum of ``n`` nonnegative terms is
+within ``gamma_n`` times itself of the exact one, Higham s.3.1; the norms'
+squares are raised by the same factor, and the sum of FFT entries of
+either sign by ``rel`` times the sum of their absolute values).
 """
 
 from __future__ import annotations
@@ -59,6 +62,11 @@ _CACHE: dict = {}
 
 
 def power_cap_law(game, feature: str, Kmax: int = 110, J: int = 8) -> "PowerCapLaw":
+    """The :class:`PowerCapLaw` of a Power feature (cached per game object, feature, ``Kmax``, ``J``).
+
+    ``Kmax``: largest number of spins left kept; ``J``: awards kept beyond the
+    ladder's top level.  Raises ValueError for a feature without golden reels.
+    """
     key = (id(game), feature, Kmax, J)
     hit = _CACHE.get(key)
     if hit is None or hit.game is not game:
@@ -70,6 +78,16 @@ class PowerCapLaw:
     """Lower-bound laws ``(h, cap)`` of the Power feature's win per start spin count (ranks averaged)."""
 
     def __init__(self, game, feature: str, Kmax: int = 110, J: int = 8):
+        from threadpoolctl import threadpool_limits
+
+        # one BLAS thread: the only BLAS calls are the norms ``h @ h`` of 30000-entry vectors, which a
+        # multi-threaded BLAS splits over its threads (waking them costs ~1 ms a call on a busy machine,
+        # and its threads then spin on the cores the FFTs and products need); with one thread the
+        # norms are also the same on every machine (a split sums in another order)
+        with threadpool_limits(limits=1, user_api="blas"):
+            self._build(game, feature, Kmax, J)
+
+    def _build(self, game, feature: str, Kmax: int, J: int) -> None:
         from analytic.features.book_of_power_solve import _ladder
         from analytic.features.book_of_power_spin import spin_stats
 
@@ -99,10 +117,11 @@ class PowerCapLaw:
         N = math.ceil(Cl / u)
         nfft = 1 << (2 * N - 1).bit_length()
         gamma = 50 * math.log2(nfft) * U
+        # margin of a float sum of at most N + 1 terms (Higham's gamma_{N+1}, s.3.1), plus 1e-12
+        rel = self.rel = 1e-12 + (N + 1) * U / (1 - (N + 1) * U) * (1 + 1e-6)
         self.u, self.N, self.tb, self.C = u, N, tb, Fraction(cap)
         self.Kmax, self.J = Kmax, J
         cyc = float(st.cycle)
-        cls_of = {k: i for i, k in enumerate(st.classes)}
         award = [c[0] for c in st.classes]
         pmask = [c[1] for c in st.classes]
 
@@ -110,58 +129,61 @@ class PowerCapLaw:
         prep = {}
         for s in st.ordered:
             rows, lw, cnt = rows_s[s]
-            b = rows[:, 0]
-            P = np.zeros(len(rows), dtype=np.int64)
-            for k in range(st.ng):
-                P |= rows[:, 1 + k].astype(np.int64) << k
-            ci = np.array([cls_of[(st._award(int(bb)), int(pp))] for bb, pp in zip(b, P)])
+            P = st._pmask(rows)
+            ci = st._class_index(rows)
             plain = rows[:, 1 + st.ng]
             gb = rows[:, 2 + st.ng: 2 + 2 * st.ng]
             table = np.array([st._epay(s, k) for k in range(st.nreels + 1)], dtype=np.int64)
-            prep[s] = (ci, np.array(lw, dtype=np.int64), np.array(cnt, dtype=float) / cyc, P, plain, gb, table)
+            prep[s] = (ci, np.array(lw, dtype=np.int64), np.array(cnt, dtype=float) / cyc, P, plain, gb, table,
+                       np.unique(ci))
+        award_c = np.array(award, dtype=np.int64)
+        pmask_c = np.array(pmask, dtype=np.int64)
 
         def edges(L: int, G: int) -> dict:
             """target key (a, G') -> (x array < N, lump mass >= N, ||x||_2) for level L's symbol at mask G."""
             si, m = lv[min(L, NL - 1)]
             s = st.ordered[si]
-            ci, lw, pr, P, plain, gb, table = prep[s]
-            H = (G | P) if st.immediate else np.full(len(P), G)
-            k = plain.copy()
-            for q in range(st.ng):
-                k = k + np.where((H >> q) & 1, 1, gb[:, q])
+            ci, lw, pr, P, plain, gb, table, present = prep[s]
+            k = st._reels_showing(G, P, plain, gb)
             x = (lw + m * table[k]) // u
             out: dict = {}
-            tgt = np.array([award[c] * NG + (G | pmask[c]) for c in range(len(award))])[ci]
-            ut, inv = np.unique(tgt, return_inverse=True)
+            tgt_c = award_c * NG + (G | pmask_c)  # target per class
+            ut = np.unique(tgt_c[present])        # = np.unique(tgt_c[ci])
+            inv = np.searchsorted(ut, tgt_c)[ci]
             below = x < N
             flat = np.bincount(inv[below] * N + x[below], weights=pr[below], minlength=len(ut) * N)
             lumps = np.bincount(inv[~below], weights=pr[~below], minlength=len(ut))
             for i, t in enumerate(ut):
                 arr = flat[i * N:(i + 1) * N]
-                out[(int(t) // NG, int(t) % NG)] = (arr, float(lumps[i]), float(np.sqrt(arr @ arr)) * (1 + 1e-12))
+                out[(int(t) // NG, int(t) % NG)] = (arr, float(lumps[i]),
+                                                    float(np.sqrt(float(arr @ arr) * (1 + rel))) * (1 + 1e-12))
             return out
 
-        # reach probabilities (forward, scalar) from every start state, to skip negligible states
+        # reach probabilities (forward, scalar) from every start state, to skip negligible states;
+        # one np.add.at per (pl, K): it accumulates in index order, i.e. in the (G, class) order of
+        # the plain loop over sources, so the sums are bitwise those of that loop
         starts = sorted(set(game.features[feature].trigger.counts.values()))
         p_cls = np.array(st.count, dtype=float) / cyc
         reach = np.zeros((NP, NG, Kmax + 1))
         for K0 in starts:
             reach[0:9, 0, K0] += 1.0 / 9
+        gidx = np.arange(NG)
         for pl in range(NP):
+            plp_c = pl + (award_c > 0)
             for K in range(Kmax, 0, -1):
-                for G in range(NG):
-                    r = reach[pl, G, K]
-                    if r < SKIP:
-                        continue
-                    for c, pc in enumerate(p_cls):
-                        a = award[c]
-                        Kp = K - 1 + a
-                        if Kp == 0 or Kp > Kmax:
-                            continue
-                        plp = pl + (a > 0)
-                        if plp >= NP:
-                            continue
-                        reach[plp, G | pmask[c], Kp] += r * pc
+                r = reach[pl, :, K]
+                gs = gidx[r >= SKIP]
+                if not len(gs):
+                    continue
+                Kp_c = K - 1 + award_c
+                ok = np.flatnonzero((Kp_c != 0) & (Kp_c <= Kmax) & (plp_c < NP))
+                if not len(ok):
+                    continue
+                vals = (r[gs][:, None] * p_cls[None, ok]).ravel()
+                tp = np.broadcast_to(plp_c[ok][None, :], (len(gs), len(ok))).ravel()
+                tg = (gs[:, None] | pmask_c[None, ok]).ravel()
+                tk = np.broadcast_to(Kp_c[ok][None, :], (len(gs), len(ok))).ravel()
+                np.add.at(reach, (tp, tg, tk), vals)
         self.reach = reach
 
         from scipy import fft as sfft
@@ -173,11 +195,13 @@ class PowerCapLaw:
             return sfft.irfft(a, nfft, axis=-1, workers=WORKERS)
 
         idx = np.arange(N, dtype=float)
+        nf = nfft // 2 + 1
         Hhat: dict = {}   # (pl, G, K) -> (rfft of h, l2 norm of h, mass of h, cap)
         ecache: dict = {}
         solved = 0
-        nf = nfft // 2 + 1
+        accbuf = np.empty((NG, nf), dtype=complex)  # the summed products of one (pl, K), reused
         tmp = np.empty(nf, dtype=complex)
+        zN = np.zeros(N)
         for pl in range(NP - 1, -1, -1):
             for key in [k for k in Hhat if k[0] > pl + 1]:
                 del Hhat[key]
@@ -188,52 +212,65 @@ class PowerCapLaw:
                 todo = [G for G in range(NG) if reach[pl, G, K] >= SKIP]
                 if not todo:
                     continue
-                accs, meta = [], []
+                meta = []
                 for G in todo:
                     if (Ls, G) not in ecache:
-                        ecache[(Ls, G)] = [(t, arr, lump, n2, rfft(arr), float(arr.sum()))
-                                           for t, (arr, lump, n2) in edges(pl, G).items()]
-                    acc = None
-                    direct = np.zeros(N)
+                        ed = list(edges(pl, G).items())
+                        xh = rfft(np.stack([arr for _, (arr, _, _) in ed]))  # row by row the same as one by one
+                        ecache[(Ls, G)] = [(t, arr, lump, n2, xh[j], float(arr.sum()))
+                                           for j, (t, (arr, lump, n2)) in enumerate(ed)]
+                    pairs = []
+                    direct = None
                     capm = eps = prod_mass = 0.0
                     for (a, Gp), arr, lump, n2, xh, xm in ecache[(Ls, G)]:
                         capm += lump
                         Kp = K - 1 + a
                         if Kp == 0:
-                            direct += arr
+                            if direct is None:
+                                direct = arr.copy()  # = 0 + arr
+                            else:
+                                direct += arr
                             continue
                         plp = pl + (a > 0)
                         tgt = Hhat.get((plp, Gp, Kp)) if (Kp <= Kmax and plp < NP) else None
                         if tgt is None:
                             continue  # lost mass (skipped, cut or award-truncated)
                         th, tn2, tmass, tcap = tgt
-                        if acc is None:
-                            acc = xh * th
-                        else:
-                            np.multiply(xh, th, out=tmp)
-                            acc += tmp
+                        pairs.append((xh, th))
                         eps += gamma * n2 * tn2
                         prod_mass += xm * tmass
-                        capm += xm * tcap * (1 - 1e-12)
-                    accs.append(acc)
-                    meta.append((G, direct, capm, eps, prod_mass))
-                live = [i for i, a in enumerate(accs) if a is not None]
-                fulls = irfft(np.stack([accs[i] for i in live]))[:, :N] if live else None
+                        capm += xm * tcap * (1 - rel)
+                    meta.append((G, direct, capm, eps, prod_mass, pairs))
+                # acc = sum over the edges of xh * th, in edge order
+                live = [j for j, mt in enumerate(meta) if mt[5]]
+                for row, j in enumerate(live):
+                    pairs = meta[j][5]
+                    acc = accbuf[row]
+                    xh, th = pairs[0]
+                    np.multiply(xh, th, out=acc)
+                    for xh, th in pairs[1:]:
+                        np.multiply(xh, th, out=tmp)
+                        acc += tmp
+                fulls = irfft(accbuf[:len(live)])[:, :N] if live else None
                 hs = []
-                for j, (G, direct, capm, eps, prod_mass) in enumerate(meta):
-                    if accs[j] is not None:
-                        full = fulls[live.index(j)]
-                        h = np.maximum(full - eps, 0.0)
-                        kept_hi = (float(full.sum()) + N * eps) * (1 + 1e-12)
-                        capm += max(prod_mass * (1 - 1e-12) - kept_hi, 0.0)
-                        h += direct
+                row = 0
+                for G, direct, capm, eps, prod_mass, pairs in meta:
+                    if pairs:
+                        full = fulls[row]
+                        row += 1
+                        h = full - eps
+                        np.maximum(h, 0.0, out=h)
+                        # the sum of entries of either sign: its error is within rel times the sum of |entries|
+                        kept_hi = (float(full.sum()) + rel * float(np.abs(full).sum()) + N * eps) * (1 + 1e-12)
+                        capm += max(prod_mass * (1 - rel) - kept_hi, 0.0)
+                        h += zN if direct is None else direct
                     else:
-                        h = direct
+                        h = np.zeros(N) if direct is None else direct
                     hs.append((G, h, capm))
                 hh = rfft(np.stack([h for _, h, _ in hs]))
                 for j, (G, h, capm) in enumerate(hs):
-                    hm = float(h.sum()) * (1 - 1e-12)
-                    Hhat[(pl, G, K)] = (hh[j], float(np.sqrt(h @ h)) * (1 + 1e-12), hm, capm)
+                    hm = float(h.sum()) * (1 - rel)
+                    Hhat[(pl, G, K)] = (hh[j], float(np.sqrt(float(h @ h) * (1 + rel))) * (1 + 1e-12), hm, capm)
                     solved += 1
                     if pl < 9 and G == 0 and K in starts:
                         self._starts.setdefault(K, {})[pl] = (h.copy(), capm)
@@ -255,7 +292,8 @@ class PowerCapLaw:
         w = B + self._idx * (self.u / self.tb)
         reach_cap = w >= C * (1 - 1e-15)
         val = np.minimum(w, C)
-        S = (float(h @ val) + capm * C) * (1 - 1e-12)
-        P = (float(h[reach_cap].sum()) + capm) * (1 - 1e-12)
-        lost = max(1.0 - (float(h.sum()) + capm) * (1 - 1e-12), 0.0)
-        return S, (S + lost * C) * (1 + 1e-12) + 1e-300, P, min(P + lost * (1 + 1e-12), 1.0), lost
+        rel = self.rel
+        S = (float(h @ val) + capm * C) * (1 - rel)
+        P = (float(h[reach_cap].sum()) + capm) * (1 - rel)
+        lost = max(1.0 - (float(h.sum()) + capm) * (1 - rel), 0.0)
+        return S, (S + lost * C) * (1 + rel) + 1e-300, P, min(P + lost * (1 + rel), 1.0), lost

@@ -41,10 +41,22 @@ from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
 __all__ = ["SpinStats", "spin_stats", "clear_cache"]
 
 _CACHE: dict = {}
+_I64 = 1 << 63
 
 
 def clear_cache() -> None:
     _CACHE.clear()
+
+
+def _gsum(idx: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
+    """Exact sums of ``w`` per group ``idx`` (``0 <= idx < size``), shape ``(size,)``.
+
+    ``w`` int64 (the caller guarantees every group sum is below 2^63) or
+    object (Python integers): the result has the same dtype.
+    """
+    out = np.zeros(size, dtype=w.dtype)
+    np.add.at(out, idx, w)
+    return out
 
 
 def spin_stats(game, feature: str) -> "SpinStats":
@@ -128,8 +140,6 @@ class SpinStats:
         game = self.game
         base = build_spin(game, self.reel_set, ())
         ng = self.ng
-        cls_index: dict = {}
-        self.classes: list = []
         per_s = {}
         for s in self.ordered:
             reels = []
@@ -152,107 +162,167 @@ class SpinStats:
                          counter_names=("books",) + tuple(f"pb{k}" for k in range(ng)) + ("plain",)
                          + tuple(f"g{k}" for k in range(ng)))
             dist = walk(sp)
-            rows = np.array([k[:-2] for k in dist.table], dtype=np.int64).reshape(len(dist.table), -1)
-            lw = [k[-1] for k in dist.table]
+            keys = list(dist.table)
+            rows = np.array([k[:-2] for k in keys], dtype=np.int64).reshape(len(keys), -1)
+            lw = [k[-1] for k in keys]
             cnt = list(dist.table.values())
             per_s[s] = (rows, lw, cnt)
+        # exact integer arithmetic: every sum below is a sum of counts ``n`` or of ``L n`` over rows
+        # (each at most ``cycle`` resp. ``max L * cycle``), taken in int64 only when that bound is
+        # below 2^63 (checked); else on Python integers (object arrays).  The products with the pays
+        # (E, E^2, L E, L^2) are then taken on the few group totals, in Python integers.
+        int64_ok = self.cycle < _I64 and all(
+            min(lw, default=0) >= 0 and max(lw, default=0) * self.cycle < _I64 for _, lw, _ in per_s.values())
+        arr = {}
+        for s, (rows, lw, cnt) in per_s.items():
+            if int64_ok:
+                L = np.array(lw, dtype=np.int64)
+                n = np.array(cnt, dtype=np.int64)
+                Ln = L * n
+            else:
+                L = np.array(lw, dtype=object)
+                n = np.array(cnt, dtype=object)
+                Ln = L * n
+            arr[s] = (L, n, Ln)
         # classes from the first walk (all walks share the class law)
         rows, lw, cnt = per_s[self.ordered[0]]
-        #: joint law of (awarded spins, line win) over the cycle: {(A, L): stop combinations}
-        self.line_law: dict = {}
-        for r, L, n in zip(rows, lw, cnt):
-            key = (self._award(int(r[0])), int(L))
-            self.line_law[key] = self.line_law.get(key, 0) + n
-        for r in rows:
-            b = int(r[0])
-            P = sum(int(r[1 + k]) << k for k in range(ng))
-            key = (self._award(b), P)
-            if key not in cls_index:
-                cls_index[key] = len(self.classes)
-                self.classes.append(key)
-        order = sorted(range(len(self.classes)), key=lambda i: self.classes[i])
-        self.classes = [self.classes[i] for i in order]
-        cls_index = {k: i for i, k in enumerate(self.classes)}
+        L, n, Ln = arr[self.ordered[0]]
+        b = rows[:, 0]
+        P = self._pmask(rows)
+        award_b = np.array([self._award(x) for x in range(int(b.max(initial=0)) + 1)], dtype=np.int64)
+        A = award_b[b]
+        AP = np.unique(np.stack([A, P], axis=1), axis=0) if len(rows) else np.zeros((0, 2), dtype=np.int64)
+        self.classes = sorted({(int(a), int(p)) for a, p in AP})
         nc = len(self.classes)
-        self.count = [0] * nc
-        self.sL = [0] * nc
-        self.sLL = [0] * nc
+        #: joint law of (awarded spins, line win) over the cycle: {(A, L): stop combinations}
+        #: (keys in order of first appearance in the walk's table)
+        Lu, Linv = np.unique(L, return_inverse=True)
+        Linv = Linv.reshape(-1)
+        Au, Ainv = np.unique(A, return_inverse=True)
+        code = Ainv.reshape(-1).astype(np.int64) * len(Lu) + Linv
+        ucode, first, inv = np.unique(code, return_index=True, return_inverse=True)
+        tot = _gsum(inv.reshape(-1), n, len(ucode))
+        self.line_law: dict = {}
+        for j in np.argsort(first, kind="stable"):
+            cd = int(ucode[j])
+            self.line_law[(int(Au[cd // len(Lu)]), int(Lu[cd % len(Lu)]))] = int(tot[j])
+        # count, sL, sLL per class from the (class, line win) group totals
+        ci = self._class_index(rows)
+        NcL = _gsum(ci.astype(np.int64) * len(Lu) + Linv, n, nc * len(Lu)).astype(object).reshape(nc, len(Lu))
+        Lo = np.array([int(x) for x in Lu], dtype=object)
+        self.count = [int(x) for x in NcL.sum(axis=1)] if nc else []
+        self.sL = [int(x) for x in (NcL * Lo).sum(axis=1)] if nc else []
+        self.sLL = [int(x) for x in (NcL * (Lo * Lo)).sum(axis=1)] if nc else []
         self.sE: dict = {}
         self.sEE: dict = {}
         self.sLE: dict = {}
-        first = True
         #: per symbol: stop combinations with no line win and no expansion pay of s on its own
         #: reels (golden reels only add reels, so this bounds every state's zero-win weight)
         self.zero_weight: dict = {}
+        R = self.nreels + 1
+        if ng:
+            self.mix: dict = {}
         for s in self.ordered:
             rows, lw, cnt = per_s[s]
-            self.zero_weight[s] = sum(n for r, L, n in zip(rows, lw, cnt)
-                                      if L == 0 and self._epay(s, int(r[1 + ng])) == 0)
-            E = [[0] * self.nmask for _ in range(nc)]
-            EE = [[0] * self.nmask for _ in range(nc)]
-            LE = [[0] * self.nmask for _ in range(nc)]
-            for r, L, n in zip(rows, lw, cnt):
-                b = int(r[0])
-                P = sum(int(r[1 + k]) << k for k in range(ng))
-                c = cls_index[(self._award(b), P)]
-                if first:
-                    self.count[c] += n
-                    self.sL[c] += L * n
-                    self.sLL[c] += L * L * n
-                plain = int(r[1 + ng])
-                gb = [int(r[2 + ng + k]) for k in range(ng)]
-                for G in range(self.nmask):
-                    H = G | P if self.immediate else G
-                    k = plain + sum(1 if ((H >> q) & 1) else gb[q] for q in range(ng))
-                    e = self._epay(s, k)
-                    if e:
-                        E[c][G] += e * n
-                        EE[c][G] += e * e * n
-                        LE[c][G] += L * e * n
-            first = False
-            self.sE[s], self.sEE[s], self.sLE[s] = E, EE, LE
+            L, n, Ln = arr[s]
+            epay = [self._epay(s, k) for k in range(R)]
+            eo = np.array(epay, dtype=object)
+            plain = rows[:, 1 + ng]
+            zero = np.array([e == 0 for e in epay], dtype=bool)[plain] & (L == 0)
+            self.zero_weight[s] = int(n[zero].sum()) if zero.any() else 0
+            ci = self._class_index(rows)
+            P = self._pmask(rows)
+            gb = rows[:, 2 + ng: 2 + 2 * ng]
+            E = np.zeros((nc, self.nmask), dtype=object)
+            EE = np.zeros((nc, self.nmask), dtype=object)
+            LE = np.zeros((nc, self.nmask), dtype=object)
+            ks = []
+            for G in range(self.nmask):
+                k = self._reels_showing(G, P, plain, gb)
+                ks.append(k)
+                idx = ci.astype(np.int64) * R + k
+                Nk = _gsum(idx, n, nc * R).astype(object).reshape(nc, R)
+                LNk = _gsum(idx, Ln, nc * R).astype(object).reshape(nc, R)
+                E[:, G] = (Nk * eo).sum(axis=1)
+                EE[:, G] = (Nk * (eo * eo)).sum(axis=1)
+                LE[:, G] = (LNk * eo).sum(axis=1)
+            self.sE[s] = [[int(x) for x in row] for row in E]
+            self.sEE[s] = [[int(x) for x in row] for row in EE]
+            self.sLE[s] = [[int(x) for x in row] for row in LE]
+            if ng:
+                self.mix[s] = self._mixed(L, n, ci, ks, epay)
         assert sum(self.count) == self.cycle
         if ng:
-            self._mixed(per_s, cls_index)
             #: per symbol: (counter rows, line wins, counts) of the walk, kept for the cap's exact law
             self.walk_rows = per_s
+
+    def _pmask(self, rows: np.ndarray) -> np.ndarray:
+        """Power Book mask ``P`` per walk row (int64, shape ``(rows,)``)."""
+        P = np.zeros(len(rows), dtype=np.int64)
+        for k in range(self.ng):
+            P |= rows[:, 1 + k].astype(np.int64) << k
+        return P
+
+    def _class_index(self, rows: np.ndarray) -> np.ndarray:
+        """Class index ``c`` of each walk row (int64, shape ``(rows,)``); KeyError for an unknown class."""
+        b = rows[:, 0]
+        P = self._pmask(rows)
+        nb = int(b.max(initial=0)) + 1
+        lut = np.full((nb, self.nmask), -1, dtype=np.int64)
+        pos = {k: i for i, k in enumerate(self.classes)}
+        for bb in range(nb):
+            for p in range(self.nmask):
+                lut[bb, p] = pos.get((self._award(bb), p), -1)
+        ci = lut[b, P]
+        if len(ci) and int(ci.min()) < 0:
+            j = int(np.flatnonzero(ci < 0)[0])
+            raise KeyError((self._award(int(b[j])), int(P[j])))
+        return ci
+
+    def _reels_showing(self, G: int, P: np.ndarray, plain: np.ndarray, gb: np.ndarray) -> np.ndarray:
+        """Reels counted for the expanding symbol per row with golden mask ``G`` (int64)."""
+        H = (G | P) if self.immediate else np.full(len(P), G, dtype=np.int64)
+        k = plain.astype(np.int64)
+        for q in range(self.ng):
+            k = k + np.where((H >> q) & 1, 1, gb[:, q])
+        return k
 
     #: highest order of the mixed sums ``L^a E_s^b`` kept for the Power variant
     ORDER = 4
 
-    def _mixed(self, per_s, cls_index) -> None:
+    def _mixed(self, L, n, cls, ks, epay) -> np.ndarray:
         """Float sums ``mix[s][a, b][c, G] = sum L^a E_s^b`` over class ``c`` (``a + b <= ORDER``).
+
+        ``L``, ``n``: line wins and counts per walk row, ``cls`` the row's class,
+        ``ks[G]`` the reels counted for ``s`` under golden mask ``G``, ``epay``
+        the expansion pay per count.  Returns shape ``(ORDER+1, ORDER+1, classes, 2^ng)``.
 
         Floats (the integers would overflow int64): every term is non-negative,
         so each sum carries a relative error below ``rows * 2^-53`` (rows < 10^7
-        here), far inside the solver's ``REL`` widening.
+        here), far inside the solver's ``REL`` widening.  Rows whose term is
+        exactly ``+0.0`` are left out of the sums (adding ``+0.0`` to a
+        non-negative sum changes nothing, so the sums are bitwise those over all rows).
         """
-        ng, nc = self.ng, len(self.classes)
+        nc = len(self.classes)
         K = self.ORDER
-        self.mix: dict = {}
-        for s in self.ordered:
-            rows, lw, cnt = per_s[s]
-            L = np.array(lw, dtype=float)
-            n = np.array([float(x) for x in cnt])
-            b = rows[:, 0]
-            P = np.zeros(len(rows), dtype=np.int64)
-            for k in range(ng):
-                P |= rows[:, 1 + k].astype(np.int64) << k
-            cls = np.array([cls_index[(self._award(int(bb)), int(pp))] for bb, pp in zip(b, P)])
-            plain = rows[:, 1 + ng]
-            gb = rows[:, 2 + ng: 2 + 2 * ng]
-            table = np.array([self._epay(s, k) for k in range(self.nreels + 1)], dtype=float)
-            out = np.zeros((K + 1, K + 1, nc, self.nmask))
-            for G in range(self.nmask):
-                H = (G | P) if self.immediate else np.full(len(rows), G)
-                k = plain.copy()
-                for q in range(ng):
-                    k = k + np.where((H >> q) & 1, 1, gb[:, q])
-                e = table[k]
-                for a in range(K + 1):
-                    for bb in range(K + 1 - a):
-                        out[a, bb, :, G] = np.bincount(cls, weights=n * L ** a * e ** bb, minlength=nc)
-            self.mix[s] = out
+        Lf = L.astype(float) if L.dtype != object else np.array([float(x) for x in L])
+        nf = n.astype(float) if n.dtype != object else np.array([float(x) for x in n])
+        table = np.array(epay, dtype=float)
+        nLa = [nf * Lf ** a for a in range(K + 1)]
+        out = np.zeros((K + 1, K + 1, nc, self.nmask))
+        for G in range(self.nmask):
+            e = table[ks[G]]
+            for a in range(K + 1):
+                out[a, 0, :, G] = np.bincount(cls, weights=nLa[a] * e ** 0, minlength=nc)
+            live = np.flatnonzero(e != 0)
+            if not len(live):
+                continue
+            cl, el = cls[live], e[live]
+            for a in range(K + 1):
+                w = nLa[a][live]
+                for bb in range(1, K + 1 - a):
+                    out[a, bb, :, G] = np.bincount(cl, weights=w * el ** bb, minlength=nc)
+        return out
 
     def moment_x(self, s: str, m: int, G: int, i: int) -> np.ndarray:
         """``E[X^i | c]`` per class, ``X = L + m E_s`` with golden mask ``G`` (total-bet multiples, floats)."""
