@@ -167,7 +167,7 @@ def format_table(res) -> str:
 
 def run(args) -> int:
     from analytic.model.loader import load_model
-    from analytic.solver.round import solve_round
+    from analytic.solver.round import solve_rounds
 
     if args.cap_precision:  # read by the solvers that bound a cap cut (a process-wide setting)
         os.environ["ANALYTIC_CAP_PRECISION"] = args.cap_precision
@@ -178,7 +178,7 @@ def run(args) -> int:
             print(f"error: {args.model}: modes: unknown bet mode '{m}' (known: {', '.join(game.modes)})",
                   file=sys.stderr)
             return 2
-    results = [solve_round(game, m) for m in modes]
+    results = solve_rounds(game, modes)
     if args.format == "json":
         doc = {"schema": "analytic.solve/1", "game": game.name, "model": str(args.model),
                "modes": [result_to_json(r) for r in results]}

@@ -9,32 +9,38 @@ __all__ = ["main"]
 
 def main(path: str = "models/book_of_power.toml") -> float:
     """Solve all modes (and the Power Bet with "always gamble"); print figures; return seconds."""
-    from analytic.features.book_of_power import fair_gamble_probability, solve_book_of_power
-    from analytic.model.loader import load_model
-
-    from analytic.features.book_of_power import _regular_and_power
-    from analytic.features.book_of_power_regbounds import regular_cap_bounds, workers
     from analytic.features import book_of_power_regcap as rc
+    from analytic.features.book_of_power import _regular_and_power, fair_gamble_probability, solve_book_of_power
+    from analytic.features.book_of_power_cap import power_cap_law
+    from analytic.features.book_of_power_regbounds import JOB_SECONDS, regular_cap_bounds, workers
     from analytic.features.book_of_power_regcap import precision_preset
     from analytic.features.book_of_power_spin import spin_stats
+    from analytic.model.loader import load_model
 
     t0 = time.perf_counter()
     game = load_model(path)
-    reg = _regular_and_power(game)[0]
+    reg, pw = _regular_and_power(game)
     C = float(game.cap.total_bet_multiple)
     starts = sorted(set(game.features[reg].trigger.counts.values()))
     t = time.perf_counter()
     rc.line_expansion_rows(spin_stats(game, reg))
     print(f"regular free spins: spin tables and the joint line walk: {time.perf_counter() - t:.1f} s")
     t = time.perf_counter()
-    bounds = regular_cap_bounds(game, reg, starts)
+    t_pw = []
+
+    def power_law():  # in this process while the workers solve the regular bounds (as solve_rounds does)
+        t1 = time.perf_counter()
+        power_cap_law(game, pw)
+        t_pw.append(time.perf_counter() - t1)
+
+    bounds = regular_cap_bounds(game, reg, starts, meanwhile=power_law)
     name, eps, levels = precision_preset()
     jobs = len(starts) * (len(levels) + 1)
     print(f"regular cap bounds, precision '{name}' ({len(starts)} starts: {len(levels)} comonotone levels "
           f"at eps {eps:g} and the lower bound each, {workers(jobs)} worker processes): "
           f"{time.perf_counter() - t:.1f} s")
-    from analytic.features.book_of_power_regbounds import JOB_SECONDS
-
+    if t_pw:
+        print(f"    {t_pw[0]:6.1f} s  meanwhile in this process: the Power Free Spins' spin tables and capped law")
     for (kind, n0, chunk), sec in sorted(JOB_SECONDS.items(), key=lambda kv: -kv[1]):
         what = "lower bound" if kind == "lower" else f"upper bound, levels {chunk[0]}..{chunk[-1]}"
         print(f"    {sec:6.1f} s  {n0:3d} spins: {what}")

@@ -121,7 +121,7 @@ from typing import Any, Mapping
 
 from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
 from analytic.features.kinds import register_kind
-from analytic.features.result import FeatureResult, register_round_solver, register_solver
+from analytic.features.result import FeatureResult, register_round_prefetch, register_round_solver, register_solver
 from analytic.model.game import Game
 from analytic.solver.figures import Figure
 
@@ -892,4 +892,29 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
     return out if exact_power else out[:2]
 
 
+def prefetch_modes(game: Game, modes) -> None:
+    """Before several modes are solved: the regular cap bounds and the Power cap law side by side.
+
+    The regular Free Spins' cap bounds run in worker processes
+    (:func:`~analytic.features.book_of_power_regbounds.regular_cap_bounds`);
+    meanwhile this process builds the Power Free Spins' capped law
+    (:func:`~analytic.features.book_of_power_cap.power_cap_law`).  Both are
+    cached, so the modes then find them.  Done only when ``modes`` (names)
+    need both: a mode with base spins or buying the regular feature, and a
+    Power Bet mode (``power`` flag) or one buying the Power feature.
+    """
+    if game.cap is None or not REGULAR_CAP_LAW:
+        return
+    reg, pw = _regular_and_power(game)
+    ms = [game.modes[name] for name in modes]
+    if not (any(m.buys in (None, reg) for m in ms) and any(m.buys == pw or m.params.get("power") for m in ms)):
+        return
+    from analytic.features.book_of_power_cap import power_cap_law
+    from analytic.features.book_of_power_regbounds import regular_cap_bounds
+
+    regular_cap_bounds(game, reg, game.features[reg].trigger.counts.values(),
+                       meanwhile=lambda: power_cap_law(game, pw))
+
+
 register_round_solver("book_of_power", lambda game, mode: solve_book_of_power(game, mode))
+register_round_prefetch("book_of_power", prefetch_modes)

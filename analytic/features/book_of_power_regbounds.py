@@ -2,9 +2,9 @@
 
 For every start (spins awarded by the trigger) the upper bound (the comonotone
 mixture of :func:`~analytic.features.book_of_power_regcap.regular_cap_mixture`:
-its levels share one chain run,
-:func:`~analytic.features.book_of_power_regcap.regular_cap_bound_levels`, cut
-into one run per worker) and the lower bound
+its levels share chain runs of
+:data:`~analytic.features.book_of_power_regcap.LEVEL_RUN` levels,
+:func:`~analytic.features.book_of_power_regcap.regular_cap_bound_levels`) and the lower bound
 (:func:`~analytic.features.book_of_power_reglow.regular_cap_lower`) are
 independent solves, so the missing ones run in worker processes
 (``concurrent.futures`` over a ``fork`` context: the workers inherit the game
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import time
 
-__all__ = ["regular_cap_bounds", "workers", "level_chunks", "JOB_SECONDS"]
+__all__ = ["regular_cap_bounds", "workers", "JOB_SECONDS"]
 
 _DONE: dict = {}
 #: Seconds each solve of the last :func:`regular_cap_bounds` call took: ``{(kind, n0, levels): seconds}``
@@ -75,15 +75,7 @@ def _solve(job):
     return job, res, time.perf_counter() - t0
 
 
-def level_chunks(levels, parts: int) -> list[tuple]:
-    """``levels`` cut into ``parts`` contiguous runs of near-equal length (each run is one chain solve)."""
-    levels = tuple(levels)
-    parts = max(1, min(parts, len(levels)))
-    cut = [round(i * len(levels) / parts) for i in range(parts + 1)]
-    return [levels[a:b] for a, b in zip(cut, cut[1:])]
-
-
-def regular_cap_bounds(game, feature: str, starts) -> dict:
+def regular_cap_bounds(game, feature: str, starts, meanwhile=None) -> dict:
     """``{n0: (upper, lower)}`` for the regular feature's starts ``n0`` (spins).
 
     ``upper`` is a :class:`~analytic.features.book_of_power_regcap.RegularCapBound`
@@ -92,6 +84,9 @@ def regular_cap_bounds(game, feature: str, starts) -> dict:
     are kept per model fingerprint (and solver settings), so each start is
     solved once per process.  The precision preset (levels and ``eps`` of the
     upper bound) is :func:`~analytic.features.book_of_power_regcap.precision_preset`'s.
+    ``meanwhile`` (optional, no arguments): other work that this process
+    does while the workers solve (its result is dropped; it should fill a
+    cache), e.g. the Power Free Spins' capped law when every mode is solved.
     """
     global _GAME
     from analytic.features import book_of_power_regcap as rc
@@ -100,13 +95,13 @@ def regular_cap_bounds(game, feature: str, starts) -> dict:
     # the model, and what the solves read besides it (patched in tests, so part of the key)
     _name, eps, levels = rc.precision_preset()
     fp = (rc._fingerprint(game, feature), id(rc.regular_cap_bound_levels), id(rl.regular_cap_lower), rc.EPS_MGF,
-          rc.MAX_STATES, tuple(rc.MGF_THETAS), rc.LEVEL_KMAX, rl.EPS_LOW, rl.MAX_STATES, rl.KMAX_LOW,
+          rc.MAX_STATES, tuple(rc.MGF_THETAS), rc.LEVEL_KMAX, rc.LEVEL_RUN, rl.EPS_LOW, rl.MAX_STATES, rl.KMAX_LOW,
           rl.LOW_GRID)
     starts = sorted(set(int(n) for n in starts), reverse=True)  # longest solves first
-    # the levels of a start share one chain run; with several workers, cut into a run per worker
+    # the levels of a start share chain runs of LEVEL_RUN levels (a cut that does not depend on the
+    # number of workers, so neither do the figures)
     missing = [n0 for n0 in starts if any((fp, "upper", feature, n0, lv, eps) not in _DONE for lv in levels)]
-    parts = 1 if workers(len(starts) * len(levels)) == 1 else workers(len(starts) * len(levels))
-    jobs = [("upper", feature, n0, chunk, eps) for n0 in missing for chunk in level_chunks(levels, parts)]
+    jobs = [("upper", feature, n0, run, eps) for n0 in missing for run in rc.level_runs(levels)]
     jobs += [("lower", feature, n0, None, None) for n0 in starts
              if (fp, "lower", feature, n0, None, None) not in _DONE]
     if jobs:
@@ -118,13 +113,18 @@ def regular_cap_bounds(game, feature: str, starts) -> dict:
             nw = workers(len(jobs))
             if nw == 1:
                 results = [_solve(job) for job in jobs]
+                if meanwhile is not None:
+                    meanwhile()
             else:
                 import multiprocessing
                 from concurrent.futures import ProcessPoolExecutor
 
                 with ProcessPoolExecutor(nw, mp_context=multiprocessing.get_context("fork"),
                                          initializer=_one_thread) as pool:
-                    results = list(pool.map(_solve, jobs))
+                    futures = [pool.submit(_solve, job) for job in jobs]  # the workers fork here
+                    if meanwhile is not None:
+                        meanwhile()
+                    results = [f.result() for f in futures]
         finally:
             _GAME = None
         JOB_SECONDS.clear()

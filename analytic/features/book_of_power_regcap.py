@@ -143,7 +143,7 @@ from analytic.engine.spin import strip_windows
 
 __all__ = ["RegularCapBound", "regular_cap_bound", "regular_cap_bound_levels", "expansion_table", "default_groups",
            "later_award_coefficients", "RegularCapMixture", "regular_cap_mixture", "binomial_quantile",
-           "combine_levels", "mixture_groups", "LEVELS", "line_expansion_rows", "convolve_nonnegative"]
+           "combine_levels", "mixture_groups", "LEVELS", "LEVEL_RUN", "level_runs", "line_expansion_rows", "convolve_nonnegative"]
 
 U = 2.0 ** -53
 #: States reached with less probability leave the grid for MGF mode.  On the shipped model
@@ -564,7 +564,7 @@ def regular_cap_mixture(game, feature: str, n0: int, levels=None, **kw) -> Regul
     ``W_U`` grows with ``U``, so a bin ``(U_{b-1}, U_b]`` is bounded by its
     upper end, and for a fixed ``U`` the chain is the grouped chain of
     :func:`regular_cap_bound` with the level's multipliers (all levels in
-    one run: :func:`regular_cap_bound_levels`).  Every part is an
+    runs of :data:`LEVEL_RUN`: :func:`regular_cap_bound_levels`).  Every part is an
     upper bound of its level, so the weighted sum is one of the feature.
 
     Parameters: ``levels`` increasing, ending at 1 (default :data:`LEVELS`);
@@ -582,7 +582,8 @@ def regular_cap_mixture(game, feature: str, n0: int, levels=None, **kw) -> Regul
     levels = check_levels(LEVELS if levels is None else levels)
     if kw.get("groups") is None:
         kw["groups"] = mixture_groups(spin_stats(game, feature))
-    return combine_levels(levels, regular_cap_bound_levels(game, feature, n0, list(levels), **kw))
+    bounds = [b for run in level_runs(levels) for b in regular_cap_bound_levels(game, feature, n0, list(run), **kw)]
+    return combine_levels(levels, bounds)
 
 
 def later_award_coefficients(award_law) -> tuple:
@@ -747,12 +748,15 @@ def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None 
     depend on the level); only the spin laws and the charges differ.  So
     every state carries one row per level, and the bookkeeping (summing
     the transitions per target, the draws, the routing) is done once for
-    all of them.  The group counts are followed up to the largest of the
-    levels' caps (a level whose multiplier tops out earlier keeps its top
-    value beyond: exactly what merging the counts would give).  A state
-    leaves the grid (or MGF mode) when its largest mass over the levels is
-    below ``eps`` (``eps_mgf``); which states do is a choice of the method,
-    not a condition of the bound (items 6 and 7 hold for any choice).
+    all of them.  The group counts are followed up to a cap that does not
+    depend on the levels of the run (a level whose multiplier tops out
+    earlier keeps its top value beyond: exactly what merging the counts
+    would give).  A state leaves the grid (or MGF mode) when its reach
+    probability, carried beside the rows, is below ``eps`` (``eps_mgf``);
+    which states do is a choice of the method, not a condition of the bound
+    (items 6 and 7 hold for any choice), and made this way it is the same
+    whatever levels share the run: a level's bound does not depend on how
+    the levels were cut into runs (the number of worker processes).
 
     Parameters and errors: as :func:`regular_cap_bound`.
     """
@@ -779,16 +783,35 @@ def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None 
     for level in levels:
         if level is not None and not (isinstance(level, (int, float)) and 0 < level <= 1):
             raise ValueError(f"regular_cap_bound: level = {level!r} must lie in (0, 1]")
-    common = (_fingerprint(game, feature), n0, u, eps, eps_mgf, tuple(groups), tuple(MGF_THETAS), max_states)
-    keys = [common + (level, LEVEL_KMAX, lines) for level in levels]
-    todo = [lv for lv, key in zip(levels, keys) if key not in _CACHE]
-    todo = list(dict.fromkeys(todo))  # each level once
-    if todo:
-        res = _solve_levels(game, st, feature, n0, todo, u, eps, eps_mgf, groups, max_states, lines,
-                            multiplier_of_count)
-        for lv, r in zip(todo, res):
-            _CACHE[common + (lv, LEVEL_KMAX, lines)] = r
-    return [_CACHE[key] for key in keys]
+    # one entry per run: a level's float sums may differ in their last bits with the run's other
+    # levels (array shapes), so a result is reused only for the same run
+    run = tuple(dict.fromkeys(levels))  # each level once, in order
+    key = (_fingerprint(game, feature), n0, u, eps, eps_mgf, tuple(groups), tuple(MGF_THETAS), max_states,
+           run, LEVEL_KMAX, lines)
+    hit = _CACHE.get(key)
+    if hit is None:
+        hit = _CACHE[key] = dict(zip(run, _solve_levels(game, st, feature, n0, list(run), u, eps, eps_mgf,
+                                                        groups, max_states, lines, multiplier_of_count)))
+    return [hit[lv] for lv in levels]
+
+
+#: Levels per chain run (:func:`level_runs`): fixed, so that the bounds do not depend on the number
+#: of worker processes (a run's float sums depend, in their last bits, on the levels it holds).
+LEVEL_RUN = 5
+
+
+def level_runs(levels, size: int = LEVEL_RUN) -> list[tuple]:
+    """``levels`` cut into contiguous runs of at most ``size`` levels, of near-equal length.
+
+    Each run is one :func:`regular_cap_bound_levels` solve; the cut depends only on the levels
+    (never on the machine), so the sheet's figures are the same on any number of cores.
+    """
+    levels = tuple(levels)
+    if not levels:
+        return []
+    parts = -(-len(levels) // max(1, size))
+    cut = [round(i * len(levels) / parts) for i in range(parts + 1)]
+    return [levels[a:b] for a, b in zip(cut, cut[1:])]
 
 
 def _level_multipliers(groups, level, mult, cmax):
@@ -864,8 +887,12 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     EM = keys[:, 1 + ng:1 + 2 * ng].astype(np.float64)  # the largest of them
     LX = keys[:, 1 + 2 * ng].astype(np.float64) * u if lines else np.zeros(len(keys))  # spread line win
     per_level = [_level_multipliers(groups, lv, mult, cmax) for lv in levels]
-    # counts followed up to the largest cap over the levels; MS[g][b, k], MM[g][b, k] of level b
-    kcap = [max(pl[2][g] for pl in per_level) for g in range(ng)]
+    # counts followed up to a cap that does not depend on which levels share the run (the
+    # domination's, or LEVEL_KMAX for a group of several symbols, whichever is larger), so a level's
+    # bound is the same whatever run it is solved in; MS[g][b, k], MM[g][b, k] of level b
+    top_dom = _level_multipliers(groups, None, mult, cmax)[2]
+    kcap = [max([top_dom[g], LEVEL_KMAX if len(groups[g]) > 1 else 0] + [pl[2][g] for pl in per_level])
+            for g in range(ng)]
     MS = [np.stack([_extend(pl[0][g], kcap[g] + 1) for pl in per_level]) for g in range(ng)]
     MM = [np.stack([_extend(pl[1][g], kcap[g] + 1) for pl in per_level]) for g in range(ng)]
 
@@ -1033,16 +1060,22 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
         return np.sum(w * (S1[ids] * spins + s2[None, :] * later), axis=0) * (1 + 1e-9)
 
     def gather(blocks):
-        """Sum the blocks' weighted rows per target id: ``(ids, rows)`` (one sparse product, no sort of rows)."""
+        """Sum the blocks' weighted rows and reach masses per target id: ``(ids, rows, reach)``.
+
+        One sparse product, no sort of rows.  ``reach`` (the float probability of reaching
+        the state, the same computation whatever levels share the run) decides grid or MGF
+        mode, so the decisions do not depend on how the levels were cut into runs.
+        """
         ids = np.concatenate([blk[0] for blk in blocks])
         shape = blocks[0][1].shape[1:]
         if len(ids) == 0:
-            return ids, np.zeros((0,) + shape)
+            return ids, np.zeros((0,) + shape), np.zeros(0)
         uniq = np.unique(ids)
         rows = np.concatenate([blk[1] for blk in blocks]).reshape(len(ids), -1)
+        reach = np.concatenate([blk[3] for blk in blocks])
         w = np.concatenate([np.full(len(blk[0]), blk[2]) for blk in blocks])
         S = csc_matrix((w, np.searchsorted(uniq, ids), np.arange(len(ids) + 1)), shape=(len(uniq), len(ids)))
-        return uniq, np.asarray(S @ rows).reshape((len(uniq),) + shape)
+        return uniq, np.asarray(S @ rows).reshape((len(uniq),) + shape), S @ reach
 
     law = np.zeros((nl, N))
     tot = np.zeros((nl, 4))  # per level: over mass (upper), over first moment, excess-mass bound, charges
@@ -1063,18 +1096,18 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     # (mass, first moment, MGF) per award class; below eps_mgf it is charged its mean.
     W = N + 3
 
-    def route(uid, new, a, n, same, later, finish):
+    def route(uid, new, reach, a, n, same, later, finish):
         """Send rows after a spin of award ``a``: finished, same level (no draw), or a draw into each group."""
         n2 = n - 1 + a
         if a == 0:
             if n2 == 0:
                 finish(new)
             else:
-                same.setdefault(n2, []).append((uid, new, 1.0))
+                same.setdefault(n2, []).append((uid, new, 1.0, reach))
             return
         bumps = BUMP[uid]
         for g in range(ng):
-            later.setdefault(n2, []).append((bumps[:, g], new, wg[g]))
+            later.setdefault(n2, []).append((bumps[:, g], new, wg[g], reach))
 
     def finish_grid(new):
         law[:] += new[:, :, :N].sum(axis=0)
@@ -1090,7 +1123,8 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
         row = np.zeros((1, nl, W))
         row[0, :, 0] = 1.0
         pending.setdefault(n0, []).append((np.array([ident(tuple(int(i == g) for i in range(ng)))]),
-                                           row, wg[g]))
+                                           row, wg[g], np.ones(1)))
+    cmass = WC.sum(axis=1)  # class probabilities (floats), for the reach masses
     while pending or mpending:
         if depth == len(mgf_T):
             mgf_T = np.concatenate([mgf_T, np.zeros((1, nl, K + 2))])
@@ -1100,12 +1134,11 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
         for n in range(top, 0, -1):
             blocks = pending.pop(n, None)
             if blocks:
-                uid, H = gather(blocks)  # ids x levels x W
+                uid, H, P = gather(blocks)  # ids x levels x W, reach per id
                 gmass = H[:, :, :N].sum(axis=2)
                 mass = gmass + H[:, :, N]
-                big = mass.max(axis=1)
-                keep = big >= eps
-                drop = ~keep & (big > 0)
+                keep = P >= eps
+                drop = ~keep & (P > 0)
                 if drop.any():
                     prepare(uid[drop], mgf=False)
                     pr_mass += mass[drop].sum(axis=0)
@@ -1119,9 +1152,9 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                     Z[:, :, 0] = gmass[drop]
                     Z[:, :, 1] = Hd[:, :, :N] @ grid[:N]
                     Z[:, :, 2:] = Hd[:, :, :N] @ ez
-                    mpending.setdefault(n, []).append((uid[drop], Z, 1.0))
+                    mpending.setdefault(n, []).append((uid[drop], Z, 1.0, P[drop]))
                 if keep.any():
-                    uid, H, gmass = uid[keep], H[keep], gmass[keep]
+                    uid, H, gmass, P = uid[keep], H[keep], gmass[keep], P[keep]
                     prepare(uid, mgf=False)
                     prepare_grid(uid)
                     sl_ = slot[uid]
@@ -1148,17 +1181,17 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                                             + so * cm + po * x1)
                         new[:, :, N + 2] = (raise_in * cm + 2 * err) * (1 + 1e-12) \
                             + 1e-15 * ((gmass + po) * cm)
-                        route(uid, new, a, n, pending, nxt, finish_grid)
+                        route(uid, new, P * cmass[ci], a, n, pending, nxt, finish_grid)
             mblocks = mpending.pop(n, None)
             if mblocks:
-                uid, Z = gather(mblocks)  # ids x levels x (K + 2)
+                uid, Z, P = gather(mblocks)  # ids x levels x (K + 2), reach per id
                 prepare(uid)
-                low = Z[:, :, 0].max(axis=1) < eps_mgf
+                low = P < eps_mgf
                 if low.any():  # (A + R - c)+ <= (A - c)+ + R: A joins the finished paths, R its mean
                     with np.errstate(over="ignore", invalid="ignore"):
                         mgf_T[depth] += Z[low].sum(axis=0)
                     tot[:, 3] += charge(uid[low], Z[low][:, :, 0], n)
-                    uid, Z = uid[~low], Z[~low]
+                    uid, Z, P = uid[~low], Z[~low], P[~low]
                 mgf_states += len(uid)
                 if mgf_states > MGF_STATE_FACTOR * max_states:
                     raise TooManyStates(f"regular_cap_bound: more than {MGF_STATE_FACTOR * max_states} MGF-mode "
@@ -1172,7 +1205,7 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                     new[:, :, 1] = Z[:, :, 1] * g3[:, :, 0] + Z[:, :, 0] * g3[:, :, 1]
                     with np.errstate(over="ignore", invalid="ignore"):
                         new[:, :, 2:] = Z[:, :, 2:] * g3[:, :, 2:]
-                    route(uid, new, a, n, mpending, mnxt, finish_mgf)
+                    route(uid, new, P * cmass[ci], a, n, mpending, mnxt, finish_mgf)
         pending, mpending = nxt, mnxt
         depth += 1
     mgf_T = np.where(np.isfinite(mgf_T), mgf_T, np.inf)

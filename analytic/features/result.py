@@ -138,6 +138,27 @@ def register_round_solver(kind: str, solver: Callable) -> None:
     ROUND_SOLVERS[kind] = solver
 
 
+#: kind -> prefetch(game, modes): work a round solver can share across several modes, done once
+#: before they are solved one by one (e.g. two independent solves run side by side).
+ROUND_PREFETCH: dict[str, Callable] = {}
+
+
+def register_round_prefetch(kind: str, prefetch: Callable) -> None:
+    """Run ``prefetch(game, modes)`` before :func:`analytic.solver.round.solve_rounds` solves
+    several modes of a game with a feature of ``kind`` (it should only fill caches)."""
+    ROUND_PREFETCH[kind] = prefetch
+
+
+def round_prefetch_for(game) -> Callable | None:
+    """The prefetch registered for one of ``game``'s feature kinds, if any."""
+    import analytic.features.catalog  # noqa: F401
+
+    for f in game.features.values():
+        if f.kind in ROUND_PREFETCH:
+            return ROUND_PREFETCH[f.kind]
+    return None
+
+
 def round_solver_for(game) -> Callable | None:
     """The round solver registered for one of ``game``'s feature kinds, if any."""
     import analytic.features.catalog  # noqa: F401

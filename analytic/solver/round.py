@@ -388,6 +388,24 @@ def _solve_buy(game: Game, m, cache: dict, shared: dict | None = None) -> RoundR
     )
 
 
+def solve_rounds(game: Game, modes) -> list[RoundResult]:
+    """Round figures of the bet modes ``modes`` (names), in that order.
+
+    With several modes, the prefetch registered for the game's feature kind
+    (:func:`analytic.features.result.register_round_prefetch`) runs first:
+    work the modes share, done once (Book of Power: the regular cap bounds'
+    worker processes and the Power Free Spins' capped law side by side).
+    Errors: as :func:`solve_round`.
+    """
+    from analytic.features.result import round_prefetch_for
+
+    modes = list(modes)
+    prefetch = round_prefetch_for(game) if len(modes) > 1 else None
+    if prefetch is not None:
+        prefetch(game, modes)
+    return [solve_round(game, m) for m in modes]
+
+
 def solve_game(game: Game) -> dict[str, RoundResult]:
     """Round figures of every bet mode, in model order."""
-    return {name: solve_round(game, name) for name in game.modes}
+    return dict(zip(game.modes, solve_rounds(game, list(game.modes))))

@@ -149,14 +149,65 @@ def test_levels_in_one_run_match_one_run_per_level(eps, kmax, monkeypatch):
         assert [b.states for b in batch] == [s.states for s in single]
 
 
-def test_level_chunks_cut_the_levels_in_order():
-    from analytic.features.book_of_power_regbounds import level_chunks
+@pytest.mark.parametrize("eps", [3e-13, 1e-5])
+def test_a_levels_bound_hardly_depends_on_the_run_it_shares(eps):
+    """Found in review: the grid/MGF decisions were taken on the largest mass over a run's levels,
+    so a level's bound moved with the levels it shared a run with.  Now they are taken on the
+    reach probability: every cut of the levels solves the same states, and the bounds agree up to
+    the float sums' last bits."""
+    from analytic.features import book_of_power_regcap as rc
 
-    lv = (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999, 1.0)
-    for parts in (1, 2, 3, 4, 10, 11):
-        ch = level_chunks(lv, parts)
-        assert sum(ch, ()) == lv and len(ch) == min(parts, len(lv))
-        assert max(map(len, ch)) - min(map(len, ch)) <= 1
+    game = tiny(40)
+    groups = [("explorer",), ("pharaoh",), ("ten", "jack", "queen", "king", "ace", "beetle", "statue")]
+    results = []
+    for size in (len(rc.LEVELS), 5, 2, 1):
+        rc._CACHE.clear()
+        got = []
+        for run in rc.level_runs(rc.LEVELS, size):
+            got += rc.regular_cap_bound_levels(game, "free_spins", 4, list(run), eps=eps, groups=groups)
+        results.append(got)
+    rc._CACHE.clear()
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            assert (a.states, a.mgf_states) == (b.states, b.mgf_states)
+            assert a.excess(0.0, 40.0) == pytest.approx(b.excess(0.0, 40.0), rel=1e-12)
+            assert a.p_reach(9.0, 40.0) == pytest.approx(b.p_reach(9.0, 40.0), rel=1e-12)
+
+
+def test_the_rounds_bounds_do_not_depend_on_the_worker_count(monkeypatch):
+    """Found in review: the levels were cut into one run per worker, so the sheet's last digits
+    changed with the number of cores.  The runs are now a fixed cut (LEVEL_RUN)."""
+    from analytic.features import book_of_power_regbounds as rb
+    from analytic.features import book_of_power_regcap as rc
+
+    game = tiny(40)
+    monkeypatch.setenv("ANALYTIC_CAP_PRECISION", "certify")
+    out = []
+    for w in ("1", "2", "3"):
+        monkeypatch.setenv("ANALYTIC_WORKERS", w)
+        rb._DONE.clear()
+        rc._CACHE.clear()
+        out.append(rb.regular_cap_bounds(game, "free_spins", [4, 2]))
+    rb._DONE.clear()
+    rc._CACHE.clear()
+    for other in out[1:]:
+        for n0 in (2, 4):
+            a, b = out[0][n0][0], other[n0][0]
+            for pa, pb in zip(a.parts, b.parts):
+                assert np.array_equal(pa[1].law, pb[1].law) and np.array_equal(pa[1].mgf_T, pb[1].mgf_T)
+            assert a.excess(0.0, 40.0) == b.excess(0.0, 40.0) and a.p_reach(9.0, 40.0) == b.p_reach(9.0, 40.0)
+
+
+def test_level_runs_cut_the_levels_in_order():
+    from analytic.features.book_of_power_regcap import LEVELS, LEVELS_STANDARD, level_runs
+
+    for lv in (LEVELS, LEVELS_STANDARD, (1.0,)):
+        for size in (1, 2, 3, 5, 19, 40):
+            runs = level_runs(lv, size)
+            assert sum(runs, ()) == lv and max(map(len, runs)) <= size
+            assert max(map(len, runs)) - min(map(len, runs)) <= 1
+            assert len(runs) == -(-len(lv) // size)
+    assert level_runs(()) == []
 
 
 @pytest.mark.parametrize("levels", [(), (0.5,), (0.5, 0.4, 1.0), (0.0, 1.0), (0.5, 1.5)])

@@ -1,0 +1,73 @@
+"""Book of Power: several modes solved together share work (the prefetch), and it changes no figure.
+
+Oracle: the same modes solved one by one in a fresh cache state (the prefetch
+only fills caches), plus call counts of the shared pieces.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from test_book_of_power_oracles import tiny
+
+
+def _fresh():
+    from analytic.features import book_of_power_cap as cap
+    from analytic.features import book_of_power_regbounds as rb
+    from analytic.features import book_of_power_regcap as rc
+    from analytic.features import book_of_power_reglow as rl
+
+    for c in (rb._DONE, rc._CACHE, rl._CACHE, cap._CACHE):
+        c.clear()
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_meanwhile_runs_once_and_changes_no_bound(workers, monkeypatch):
+    from analytic.features.book_of_power_regbounds import regular_cap_bounds
+
+    monkeypatch.setenv("ANALYTIC_WORKERS", workers)
+    game = tiny(40)
+    _fresh()
+    plain = regular_cap_bounds(game, "free_spins", [2, 3])
+    _fresh()
+    calls = []
+    shared = regular_cap_bounds(game, "free_spins", [2, 3], meanwhile=lambda: calls.append(1))
+    assert calls == [1]
+    for n0 in (2, 3):
+        for a, b in zip(plain[n0], shared[n0]):
+            assert a.excess(0.0, 40.0) == b.excess(0.0, 40.0) and a.p_reach(5.0, 40.0) == b.p_reach(5.0, 40.0)
+    calls.clear()
+    regular_cap_bounds(game, "free_spins", [2, 3], meanwhile=lambda: calls.append(1))
+    assert calls == []  # nothing left to solve: no pool, nothing meanwhile
+    _fresh()
+
+
+def test_solve_rounds_prefetches_for_several_modes_only(monkeypatch):
+    from analytic.features import book_of_power_regbounds as rb
+    from analytic.solver.round import solve_round, solve_rounds
+
+    monkeypatch.setenv("ANALYTIC_WORKERS", "2")
+    game = tiny(40)
+    modes = ["buy_free_spins", "buy_power_free_spins"]
+    _fresh()
+    one_by_one = [solve_round(game, m) for m in modes]
+    seen = []
+    real = rb.regular_cap_bounds
+
+    def spy(*a, meanwhile=None, **kw):
+        seen.append(meanwhile is not None)
+        return real(*a, meanwhile=meanwhile, **kw)
+
+    monkeypatch.setattr(rb, "regular_cap_bounds", spy)
+    _fresh()
+    together = solve_rounds(game, modes)
+    assert seen and seen[0]  # the first call came from the prefetch, with the Power law meanwhile
+    for a, b in zip(one_by_one, together):
+        for key in ("capped_rtp", "p_reach_cap"):
+            assert (a.extra[key].value, a.extra[key].error) == (b.extra[key].value, b.extra[key].error)
+        assert a.rtp.value == b.rtp.value
+    seen.clear()
+    _fresh()
+    solve_rounds(game, ["buy_free_spins"])  # one mode: no prefetch
+    assert seen == [False]
+    _fresh()
