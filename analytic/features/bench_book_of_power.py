@@ -35,9 +35,10 @@ def main(path: str = "models/book_of_power.toml") -> float:
 
     bounds = regular_cap_bounds(game, reg, starts, meanwhile=power_law)
     name, eps, levels = precision_preset()
-    jobs = len(starts) * (len(levels) + 1)
+    runs = rc.level_runs(levels)
+    jobs = len(starts) * (len(runs) + 1)
     print(f"regular cap bounds, precision '{name}' ({len(starts)} starts: {len(levels)} comonotone levels "
-          f"at eps {eps:g} and the lower bound each, {workers(jobs)} worker processes): "
+          f"in {len(runs)} runs at eps {eps:g} and the lower bound each, {workers(jobs)} worker processes): "
           f"{time.perf_counter() - t:.1f} s")
     if t_pw:
         print(f"    {t_pw[0]:6.1f} s  meanwhile in this process: the Power Free Spins' spin tables and capped law")
