@@ -25,14 +25,16 @@ added to ``cap``.  Products are FFT convolutions (numpy's pocketfft).
 
 Certification (no error analysis of the solution, only lower bounds)
 --------------------------------------------------------------------
-Every stored number is a *lower bound* of the true one: a convolution's
+Every stored number is a *lower bound* of the true one: a spin's law (sums of
+``count / cycle`` per cell) is lowered by its float sums' error; a convolution's
 entries are lowered by the a-priori FFT error bound ``gamma ||x||_2
 ||h||_2`` (``gamma = 50 log2(n) 2^-53``, n the FFT length; Higham,
 *Accuracy and Stability of Numerical Algorithms*, s.24.1, with a wide
 margin) and clamped at 0; the overflow mass is the (lowered) product mass
 minus the (raised) kept mass.  States whose probability of being reached is
 below ``SKIP`` are not solved (``h = 0``), paths beyond ``Kmax`` or ``J``
-are dropped.  All of this only loses mass, and the lost mass
+are dropped; the float sums that build a state's ``h`` and ``cap`` from
+these lower bounds are lowered by ``gamma`` of their term count.  All of this only loses mass, and the lost mass
 ``1 - sum h - cap`` of a start state is known, so
 
     E[min(B + F, C)] in [S, S + lost * C],   P(B + F >= C) in [P, P + lost],
@@ -52,6 +54,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from analytic.features.book_of_power_regcap import _gamma
+
 __all__ = ["PowerCapLaw", "power_cap_law"]
 
 U = 2.0 ** -53
@@ -61,7 +65,13 @@ WORKERS = 2
 _CACHE: dict = {}
 
 
-def power_cap_law(game, feature: str, Kmax: int = 110, J: int = 8) -> "PowerCapLaw":
+#: Awards kept beyond the ladder's top level.  On the shipped model the paths cut there were most
+#: of the lost mass: per 10-spin start 1.14e-8 at J = 8, 5.5e-9 at 12 (then mostly the FFT error
+#: bounds), for 8 % more states.
+J_AWARDS = 12
+
+
+def power_cap_law(game, feature: str, Kmax: int = 110, J: int = J_AWARDS) -> "PowerCapLaw":
     """The :class:`PowerCapLaw` of a Power feature (cached per game object, feature, ``Kmax``, ``J``).
 
     ``Kmax``: largest number of spins left kept; ``J``: awards kept beyond the
@@ -77,7 +87,7 @@ def power_cap_law(game, feature: str, Kmax: int = 110, J: int = 8) -> "PowerCapL
 class PowerCapLaw:
     """Lower-bound laws ``(h, cap)`` of the Power feature's win per start spin count (ranks averaged)."""
 
-    def __init__(self, game, feature: str, Kmax: int = 110, J: int = 8):
+    def __init__(self, game, feature: str, Kmax: int = 110, J: int = J_AWARDS):
         from threadpoolctl import threadpool_limits
 
         # one BLAS thread: the only BLAS calls are the norms ``h @ h`` of 30000-entry vectors, which a
@@ -118,7 +128,7 @@ class PowerCapLaw:
         nfft = 1 << (2 * N - 1).bit_length()
         gamma = 50 * math.log2(nfft) * U
         # margin of a float sum of at most N + 1 terms (Higham's gamma_{N+1}, s.3.1), plus 1e-12
-        rel = self.rel = 1e-12 + (N + 1) * U / (1 - (N + 1) * U) * (1 + 1e-6)
+        rel = self.rel = 1e-12 + _gamma(N + 1)
         self.u, self.N, self.tb, self.C = u, N, tb, Fraction(cap)
         self.Kmax, self.J = Kmax, J
         cyc = float(st.cycle)
@@ -140,10 +150,19 @@ class PowerCapLaw:
         pmask_c = np.array(pmask, dtype=np.int64)
 
         def edges(L: int, G: int) -> dict:
-            """target key (a, G') -> (x array < N, lump mass >= N, ||x||_2) for level L's symbol at mask G."""
+            """target key (a, G') -> (x array < N, lump mass >= N, ||x||_2) for level L's symbol at mask G.
+
+            ``x`` and the lump are lower bounds of the exact masses: each cell is a float sum of
+            at most ``rows`` probabilities ``count / cycle`` (each within three roundings: the two
+            conversions to float and the division), within ``gx = gamma_{rows + 4}`` of the exact
+            sum (Higham s.3.1), so the cells are lowered by ``2 gx`` (covering the product's own
+            rounding too).  The norm, an upper bound of the norm of the
+            array transformed (the FFT error bound's), is raised besides by ``4 gx``.
+            """
             si, m = lv[min(L, NL - 1)]
             s = st.ordered[si]
             ci, lw, pr, P, plain, gb, table, present = prep[s]
+            gx = _gamma(len(lw) + 4)
             k = st._reels_showing(G, P, plain, gb)
             x = (lw + m * table[k]) // u
             out: dict = {}
@@ -151,12 +170,12 @@ class PowerCapLaw:
             ut = np.unique(tgt_c[present])        # = np.unique(tgt_c[ci])
             inv = np.searchsorted(ut, tgt_c)[ci]
             below = x < N
-            flat = np.bincount(inv[below] * N + x[below], weights=pr[below], minlength=len(ut) * N)
-            lumps = np.bincount(inv[~below], weights=pr[~below], minlength=len(ut))
+            flat = np.bincount(inv[below] * N + x[below], weights=pr[below], minlength=len(ut) * N) * (1 - 2 * gx)
+            lumps = np.bincount(inv[~below], weights=pr[~below], minlength=len(ut)) * (1 - 2 * gx)
             for i, t in enumerate(ut):
                 arr = flat[i * N:(i + 1) * N]
-                out[(int(t) // NG, int(t) % NG)] = (arr, float(lumps[i]),
-                                                    float(np.sqrt(float(arr @ arr) * (1 + rel))) * (1 + 1e-12))
+                out[(int(t) // NG, int(t) % NG)] = (
+                    arr, float(lumps[i]), float(np.sqrt(float(arr @ arr) * (1 + rel))) * (1 + 1e-12) * (1 + 4 * gx))
             return out
 
         # reach probabilities (forward, scalar) from every start state, to skip negligible states;
@@ -240,7 +259,8 @@ class PowerCapLaw:
                         eps += gamma * n2 * tn2
                         prod_mass += xm * tmass
                         capm += xm * tcap * (1 - rel)
-                    meta.append((G, direct, capm, eps, prod_mass, pairs))
+                    # eps: a float sum of positive terms (each within 2 ulps), raised for its roundings
+                    meta.append((G, direct, capm, eps * (1 + 1e-12), prod_mass, pairs))
                 # acc = sum over the edges of xh * th, in edge order
                 live = [j for j, mt in enumerate(meta) if mt[5]]
                 for row, j in enumerate(live):
@@ -255,6 +275,11 @@ class PowerCapLaw:
                 hs = []
                 row = 0
                 for G, direct, capm, eps, prod_mass, pairs in meta:
+                    # h and capm below are float sums of lower bounds (h: the direct arrays and the
+                    # clamped difference; capm: a lump and a product per edge, and the overflow
+                    # mass), at most ``2 edges + 2`` terms, each addition within one ulp of its
+                    # result: lowered by gamma_{2 edges + 4}
+                    low = 1 - _gamma(2 * len(ecache[(Ls, G)]) + 4)
                     if pairs:
                         full = fulls[row]
                         row += 1
@@ -266,7 +291,7 @@ class PowerCapLaw:
                         h += zN if direct is None else direct
                     else:
                         h = np.zeros(N) if direct is None else direct
-                    hs.append((G, h, capm))
+                    hs.append((G, h * low, capm * low))
                 hh = rfft(np.stack([h for _, h, _ in hs]))
                 for j, (G, h, capm) in enumerate(hs):
                     hm = float(h.sum()) * (1 - rel)
@@ -279,8 +304,9 @@ class PowerCapLaw:
         self.start = {}
         for K0 in starts:
             d = self._starts.get(K0, {})
-            h = sum((d[r][0] for r in d), np.zeros(N)) / 9
-            c = sum(d[r][1] for r in d) / 9
+            # averages of nine lower bounds: float sums and a division, lowered by gamma_11
+            h = sum((d[r][0] for r in d), np.zeros(N)) / 9 * (1 - _gamma(11))
+            c = sum(d[r][1] for r in d) / 9 * (1 - _gamma(11))
             self.start[K0] = (h, c)
         del self._starts
         self._idx = idx
@@ -290,7 +316,9 @@ class PowerCapLaw:
         h, capm = self.start[K0]
         C = float(self.C)
         w = B + self._idx * (self.u / self.tb)
-        reach_cap = w >= C * (1 - 1e-15)
+        # the cells at or above the cap, decided exactly: i u / tb >= C - B (B a float, taken exactly)
+        first = math.ceil((self.C - Fraction(B)) * self.tb / self.u)
+        reach_cap = self._idx >= first
         val = np.minimum(w, C)
         rel = self.rel
         S = (float(h @ val) + capm * C) * (1 - rel)
