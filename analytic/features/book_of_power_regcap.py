@@ -20,8 +20,12 @@ bound larger.  The round uses :func:`regular_cap_mixture` (item 0).
    member paid as if its count were the ``U``-quantile of ``Bin(k, 1/7)``;
    Dhaene et al. 2002, Theorem 7).  So the cut is at most
    ``int_0^1 E[(W_U - C)+] dU``, bounded by an upper Riemann sum over
-   :data:`LEVELS`; each level is one chain of items 3-7 with the level's
-   multipliers (``level``).  The levels' chains have the same states and
+   :data:`LEVELS` (the integrand increases with ``U``); each level is one
+   chain of items 3-7 with the level's multipliers (``level``).  The
+   integrand depends on ``U`` only through the quantiles ``Q_U(k)``, so it
+   is a step function, constant between the steps of the quantiles: a level
+   placed at a step (:func:`binomial_step`) loses nothing to that step, and
+   the level study picks the steps where the bound jumps most.  The levels' chains have the same states and
    masses (the draws do not depend on the level), so they run as one
    (:func:`regular_cap_bound_levels`): one row per level in every state.  Items 1-2 are the older treatment of the line
    wins (``lines=False``); by default they are inside the spin law.
@@ -117,8 +121,10 @@ final grid law and ``M_over`` the first moment beyond the grid.
 
 How far from the truth, on the shipped model (``python -m
 analytic.features.bench_book_of_power certify``; per 10-spin trigger, bet):
-the mixture gives 1.0e-4 (its level 0.5 alone 3.1e-5, the top level 0.115),
-against the lower bound's 2.3e-5.  The old default, item 3 with the FFT and
+the mixture gives 9.0e-5 (1.0e-4 at 'standard'; its level 0.5 alone 3.3e-5,
+the top level 0.115), against the lower bound's 2.3e-5; with all 123
+candidate levels of :mod:`analytic.features.bench_book_of_power_levels` the
+comonotone integral lies in [7.2e-5, 8.7e-5] at eps 3e-12.  The old default, item 3 with the FFT and
 the line split, gave 1.1e-3; with direct convolutions (line split kept) it
 gives 1.0e-3, most of it its MGF part (6e-4: its finer state falls below
 ``eps`` far more often) and its charges (7e-5).  What is left in the mixture is the
@@ -143,7 +149,7 @@ from analytic.engine.spin import strip_windows
 
 __all__ = ["RegularCapBound", "regular_cap_bound", "regular_cap_bound_levels", "expansion_table", "default_groups",
            "later_award_coefficients", "RegularCapMixture", "regular_cap_mixture", "binomial_quantile",
-           "combine_levels", "mixture_groups", "LEVELS", "LEVEL_RUN", "level_runs", "line_expansion_rows", "convolve_nonnegative"]
+           "combine_levels", "mixture_groups", "LEVELS", "LEVELS_STANDARD", "binomial_step", "LEVEL_RUN", "level_runs", "line_expansion_rows", "convolve_nonnegative"]
 
 U = 2.0 ** -53
 #: States reached with less probability leave the grid for MGF mode.  On the shipped model
@@ -491,12 +497,48 @@ class RegularCapMixture(RegularCapBound):
         return out * (1 + 1e-12)
 
 
-#: Comonotone levels of the mixture: bin ``(U_{b-1}, U_b]`` is bounded by its upper end.  Chosen
-#: on the shipped model (10 spins, eps 3e-13): 1.00e-4 bet per trigger; 24 levels give 0.96e-4.
-LEVELS = (0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.997, 0.998, 0.999, 0.9995, 0.9997,
-          0.9999, 0.99995, 0.99999, 1.0)
-#: Fewer levels for the 'standard' precision (the designers' re-solve).
-LEVELS_STANDARD = (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999, 1.0)
+def binomial_pmf(k: int, q: Fraction) -> list[Fraction]:
+    """``[P(Bin(k, q) = x) for x in 0..k]``, exact fractions."""
+    return [math.comb(k, x) * q ** x * (1 - q) ** (k - x) for x in range(k + 1)]
+
+
+def binomial_step(k: int, j: int, q: Fraction = Fraction(1, 7)) -> float:
+    """The largest float ``<= P(Bin(k, q) <= j)``: a comonotone level at a step of ``Q_U(k)``.
+
+    ``Q_U(k)``, the ``U``-quantile of ``Bin(k, q)``, is ``j`` exactly on
+    ``(P(Bin <= j - 1), P(Bin <= j)]``; a level's bound depends on ``U`` only
+    through these quantiles, so it is constant between consecutive steps (of
+    every ``k``), and a level placed at a step loses nothing to the step it
+    sits on (rounding down keeps ``Q_U(k) = j``).  Raises ``ValueError`` when
+    no float has ``Q_U(k) = j`` (the step is narrower than a float's spacing,
+    e.g. ``k = 22, j = 21`` for ``q = 1/7``).
+    """
+    pmf = binomial_pmf(k, q)
+    acc = sum(pmf[:j + 1], Fraction(0))
+    x = float(acc)
+    x = math.nextafter(x, 0.0) if Fraction(x) > acc else x
+    if Fraction(x) <= acc - pmf[j]:
+        raise ValueError(f"binomial_step: no float level has the quantile {j} of Bin({k}, {q})")
+    return x
+
+
+#: Comonotone levels of the mixture: bin ``(U_{b-1}, U_b]`` is bounded by its upper end.  Most are
+#: steps of the quantiles of ``Bin(k, 1/7)`` (:func:`binomial_step`; the shipped group has seven
+#: symbols), picked among 123 candidates (the steps for k <= 12 and a grid of ``1 - 10^-x``) by a
+#: dynamic programme minimising the upper sum on the shipped model (10 and 20 spins, eps 3e-12;
+#: ``python -m analytic.features.bench_book_of_power_levels`` redoes it).  Any increasing levels
+#: ending at 1 give a valid bound; these make it small.  'certify': 22 levels, per 10-spin trigger
+#: 9.4e-5 bet at eps 3e-12 (all 123 candidates: 8.7e-5), 9.0e-5 at its eps 3e-13.
+LEVELS = (0.3, binomial_step(5, 0), binomial_step(9, 1), binomial_step(2, 0), binomial_step(10, 2),
+          binomial_step(4, 1), binomial_step(7, 2), 1 - 10 ** -1.35, binomial_step(9, 3), binomial_step(2, 1),
+          1 - 10 ** -1.8, binomial_step(4, 2), binomial_step(10, 4), binomial_step(6, 3), binomial_step(12, 5),
+          binomial_step(8, 4), binomial_step(10, 5), binomial_step(12, 6), binomial_step(11, 6),
+          binomial_step(5, 4), binomial_step(6, 5), 1.0)
+#: The 'standard' precision (the designers' re-solve): 16 levels, 1.0e-4 bet per 10-spin trigger at
+#: eps 3e-12 (the 10 round levels used before, 0.5 ... 0.9999, gave 1.34e-4).
+LEVELS_STANDARD = tuple(binomial_step(k, j) for k, j in (
+    (5, 0), (2, 0), (10, 2), (4, 1), (3, 1), (9, 3), (12, 4), (4, 2), (6, 3), (8, 4), (10, 5), (12, 6),
+    (11, 6), (5, 4), (6, 5))) + (1.0,)
 #: Precision presets of the round's regular cap bounds: ``(eps, levels)``.  'certify' is what
 #: issue 5 asks of a regulator's sheet (Buy Free Spins' interval within 1e-6 bet on the shipped
 #: model), at about 3x the time of 'standard'.  Chosen with ``ANALYTIC_CAP_PRECISION`` or the
@@ -619,7 +661,7 @@ def _fingerprint(game, feature: str) -> str:
         sorted((s, sorted(dict(p).items())) for s, p in game.paytable.items()),
         tuple(tuple(line) for line in game.lines),
         sorted((k, repr(v)) for k, v in game.rules.items()),
-        repr(game.cap.total_bet_multiple),
+        repr(game.cap.total_bet_multiple) if game.cap is not None else "no cap",
         sorted((k, repr(v)) for k, v in spec.params.items()),
         sorted((s.name, s.role, repr(getattr(s, "tier", None)), repr(getattr(s, "value_rank", None)))
                for s in game.symbols),
@@ -664,11 +706,6 @@ def convolve_nonnegative(G: np.ndarray, H: np.ndarray) -> np.ndarray:
     for r, a, b in zip(live.tolist(), tg[live].tolist(), th[live].tolist()):
         out[r, :a + b - 1] = np.convolve(G[r, :a], H[r, :b])  # numpy's direct sums (never an FFT)
     return out
-
-
-def binomial_pmf(k: int, q: Fraction) -> list[Fraction]:
-    """``[P(Bin(k, q) = x) for x in 0..k]``, exact fractions."""
-    return [math.comb(k, x) * q ** x * (1 - q) ** (k - x) for x in range(k + 1)]
 
 
 def binomial_quantile(level: Fraction, k: int, q: Fraction) -> int:
@@ -796,8 +833,10 @@ def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None 
 
 
 #: Levels per chain run (:func:`level_runs`): fixed, so that the bounds do not depend on the number
-#: of worker processes (a run's float sums depend, in their last bits, on the levels it holds).
-LEVEL_RUN = 5
+#: of worker processes (a run's float sums depend, in their last bits, on the levels it holds).  A
+#: run's time is mostly its bookkeeping, shared by its levels: on the shipped model (10 spins) 5
+#: levels take 22 s, 16 levels 48 s and 1.2 GB.
+LEVEL_RUN = 16
 
 
 def level_runs(levels, size: int = LEVEL_RUN) -> list[tuple]:

@@ -14,6 +14,7 @@ Oracles written here:
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections import Counter
 from fractions import Fraction
@@ -44,6 +45,48 @@ def test_binomial_quantile_against_enumerated_draws(members):
                 continue
             want = next(x for x in range(k + 1) if cdf[x] >= lv)
             assert binomial_quantile(lv, k, q) == want, (k, lv)
+
+
+@pytest.mark.parametrize("members", [3, 7])
+def test_binomial_step_is_the_last_float_of_its_quantile_bin(members):
+    """The levels sit on steps of the quantile: at the step ``Q_U(k) = j``, one float above it ``j + 1``
+    (the CDF from an enumeration of every draw sequence)."""
+    from analytic.features.book_of_power_regcap import binomial_step
+
+    q = Fraction(1, members)
+    for k in range(1, 6 if members == 7 else 7):
+        hits = Counter(sum(1 for d in seq if d == 0) for seq in itertools.product(range(members), repeat=k))
+        acc = 0
+        for j in range(k):
+            acc += hits.get(j, 0)
+            cdf = Fraction(acc, members ** k)
+            x = binomial_step(k, j, q)
+            assert Fraction(x) <= cdf < Fraction(math.nextafter(x, 2.0)), (k, j)
+    with pytest.raises(ValueError, match="no float level"):  # a step narrower than a float's spacing
+        binomial_step(22, 21, Fraction(1, 7))
+
+
+def test_a_levels_bound_is_constant_between_steps():
+    """A level enters the chain only through the quantiles ``Q_U(k)``: two levels with no step of any
+    followed count between them give the same bound, and a level just past a step a larger one."""
+    from analytic.features import book_of_power_regcap as rc
+
+    game = tiny(40)
+    groups = [("explorer",), ("pharaoh",), ("ten", "jack", "queen", "king", "ace", "beetle", "statue")]
+    q = Fraction(1, 7)
+    steps = sorted({sum(rc.binomial_pmf(k, q)[:j + 1], Fraction(0)) for k in range(1, rc.LEVEL_KMAX + 1)
+                    for j in range(k)})
+    top = rc.binomial_step(2, 1)  # P(Bin(2, 1/7) <= 1) = 48/49
+    below = max(s for s in steps if s < Fraction(top))
+    inside = math.nextafter(float(below), 2.0)
+    if Fraction(inside) <= below:
+        inside = math.nextafter(inside, 2.0)
+    past = math.nextafter(top, 2.0)
+    rc._CACHE.clear()
+    a, b, c = rc.regular_cap_bound_levels(game, "free_spins", 4, [inside, top, past], eps=1e-9, groups=groups)
+    rc._CACHE.clear()
+    assert a.excess(0.0, 40.0) == b.excess(0.0, 40.0) and np.array_equal(a.law, b.law)
+    assert c.excess(0.0, 40.0) > b.excess(0.0, 40.0)
 
 
 def test_direct_convolution_is_within_its_relative_error():
@@ -247,3 +290,24 @@ def test_cli_cap_precision_flag_is_checked():
     with pytest.raises(SystemExit) as e:
         main(["solve", "models/book_of_power.toml", "--cap-precision", "sloppy"])
     assert e.value.code == 2
+
+
+def test_best_levels_against_every_subset():
+    """The level study's dynamic programme against the upper Riemann sum of every subset."""
+    from analytic.features.bench_book_of_power_levels import best_levels
+
+    rng = random.Random(11)
+    for _ in range(20):
+        n = rng.randint(1, 8)
+        lv = sorted(rng.sample(range(1, 100), n - 1))
+        levels = [x / 100 for x in lv] + [1.0]
+        values = sorted(rng.random() for _ in range(n))
+        for m in range(1, n + 2):
+            best = min(
+                sum((levels[i] - (levels[p] if p is not None else 0.0)) * values[i]
+                    for p, i in zip((None,) + sub + (n - 1,), sub + (n - 1,)))
+                for r in range(0, min(m, n) )
+                for sub in itertools.combinations(range(n - 1), r))
+            got, chosen = best_levels(levels, values, m)
+            assert got == pytest.approx(best, rel=1e-12, abs=1e-15)
+            assert chosen[-1] == 1.0 and len(chosen) <= m and list(chosen) == sorted(chosen)
