@@ -81,8 +81,8 @@ with ``n`` books has ``R = B + W_n``.  Per outcome of the base walk
   - the comonotone mixture of :mod:`analytic.features.book_of_power_regcap`
     (:func:`~analytic.features.book_of_power_regcap.regular_cap_mixture`:
     the two most valuable symbols' draw counts exact, the other seven's
-    split replaced by its comonotone quantile at 10 or 19 levels (precision
-    'standard' or 'certify'); line wins inside
+    split replaced by its comonotone quantile at 16 or 22 levels placed at
+    the quantiles' steps (precision 'standard' or 'certify'); line wins inside
     the spin law from one joint line walk; a convex-order spread of the win
     on a grid of ``C / 150``, exact direct convolutions; rare states carried
     on as exponential moments and bounded by Chernoff per award count; the
@@ -98,10 +98,17 @@ with ``n`` books has ``R = B + W_n``.  Per outcome of the base walk
   their draw count (Jensen), pays rounded down, lower-bound masses
   (:mod:`analytic.features.book_of_power_reglow`).  Measured per trigger
   (10 / 15 / 20 spins, precision 'certify'): the cut lies in [2.29e-5,
-  1.0e-4] / [5.4e-5, 2.9e-4] / [1.08e-4, 7.5e-4] bet, and the capped RTP
-  intervals are 3.2e-7 / 5.7e-7 / 9.65e-7 / 9.7e-7 wide (base, Power Bet,
-  Buy Free Spins, Buy Power Free Spins); 'standard' gives 4.5e-7 / 6.4e-7 /
-  1.38e-6 / 9.7e-7 in about a third of the time.
+  9.0e-5] / [5.4e-5, 2.6e-4] / [1.08e-4, 6.6e-4] bet, and the capped RTP
+  intervals are 2.7e-7 / 3.4e-7 / 8.3e-7 / 4.6e-7 wide (base, Power Bet,
+  Buy Free Spins, Buy Power Free Spins); 'standard' gives 3.2e-7 / 3.6e-7 /
+  9.5e-7 / 4.6e-7 in about two thirds of the time.
+
+The hit frequency
+-----------------
+``P(a feature wins nothing)`` only needs which symbols expand (regular) or
+the expanding symbol and the golden reels (Power), not the multipliers:
+:mod:`analytic.features.book_of_power_zero` bounds it within about 1e-13,
+so every mode's hit frequency is certified to that width.
 
 So ``capped_rtp = [E[R] - U, E[R] - U_lo] / cost``; ``cap_method`` states
 its width.
@@ -582,6 +589,8 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None)
         intervals (label ``bounded``): truncation bounded by a dominating
         i.i.d. feature (Wald), floating point by the a-priori / residual
         bounds of :mod:`analytic.features.book_of_power_solve`.
+        ``p_zero_bounds``: ``P(the feature wins nothing)`` within about
+        1e-13 (:mod:`analytic.features.book_of_power_zero`).
     """
     m = feature_moments(game, feature, count)
     spec = game.features[feature]
@@ -601,7 +610,18 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None)
         details={"mean_interval": (Fraction(max(m.m1_lo, 0)), Fraction(m.m1_hi)),
                  "second_moment_interval": (Fraction(max(m.m2_lo, 0)), Fraction(m.m2_hi)), **m.info},
         p_zero_max=zero_win_bound(game, feature) ** spec.trigger.counts[count],
+        p_zero_bounds=_zero_bounds(game, feature, spec.trigger.counts[count]),
     )
+
+
+def _zero_bounds(game: Game, feature: str, spins: int):
+    """``(lo, hi)`` of P(the feature wins nothing) as fractions, or None where they cannot be had."""
+    from analytic.features.book_of_power_zero import zero_win_probabilities
+
+    try:
+        return tuple(Fraction(x) for x in zero_win_probabilities(game, feature)[spins])
+    except ValueError:  # (a cycle beyond int64 counts): the hit frequency falls back on p_zero_max
+        return None
 
 
 def zero_win_bound(game: Game, feature: str) -> Fraction:

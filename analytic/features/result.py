@@ -55,6 +55,8 @@ class FeatureResult:
         the whole distribution (used for hit frequencies).
     p_zero_max : Fraction or None
         An upper bound of ``P(win = 0)`` when nothing better is known.
+    p_zero_bounds : (Fraction, Fraction) or None
+        Certified lower and upper bounds of ``P(win = 0)`` (before ``p_zero_max``).
     law : GridLaw or None
         The win law as float probabilities on a grid with a certified total
         error (:class:`analytic.features.retrigger_law.GridLaw`), for
@@ -75,6 +77,7 @@ class FeatureResult:
     p_zero: Fraction | None = None
     law: Any = field(default=None, compare=False)
     p_zero_max: Fraction | None = None
+    p_zero_bounds: tuple | None = None
 
     @property
     def variance(self) -> Fraction:
@@ -93,6 +96,9 @@ class FeatureResult:
         if self.law is not None:
             e = Fraction(self.law.error)
             return max(Fraction(float(self.law.probs[0])) - e, Fraction(0)), 2 * e
+        if self.p_zero_bounds is not None:
+            lo, hi = self.p_zero_bounds
+            return lo, hi - lo
         if self.p_zero_max is not None:
             return Fraction(0), self.p_zero_max
         return None
