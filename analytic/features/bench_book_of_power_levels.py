@@ -7,8 +7,8 @@ a dynamic programme over the candidates.  This is how :data:`~analytic.features.
 and ``LEVELS_STANDARD`` were chosen; any increasing levels ending at 1 give a valid bound.
 
 Candidates: the steps of the quantiles of ``Bin(k, 1/g)`` for ``k <= 12`` at or above 0.45 (``g``
-the size of the mixture's group; between steps a level's bound is constant) and the grid
-``1 - 10^-x``, ``x = 0.3, 0.45, ..., 5.4``.  About ten minutes on the 2-core machine.
+the size of the mixture's group; between steps a level's bound is constant), the grid
+``1 - 10^-x``, ``x = 0.3, 0.45, ..., 5.4``, and the round levels used before (:data:`ROUND`).  About ten minutes on the 2-core machine.
 """
 
 from __future__ import annotations
@@ -19,15 +19,19 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["candidates", "best_levels", "main"]
+__all__ = ["candidates", "best_levels", "main", "ROUND"]
+
+#: The round levels used before the study (10 'standard', 19 'certify').
+ROUND = (0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.997, 0.998, 0.999, 0.9995, 0.9997, 0.9999,
+         0.99995, 0.99999)
 
 
 def candidates(members: int, kmax: int = 12, floor: float = 0.45) -> list[float]:
-    """Candidate levels (sorted floats in ``(0, 1]``, ending at 1): quantile steps and a log grid."""
+    """Candidate levels (sorted floats in ``(0, 1]``, ending at 1): quantile steps, a log grid, round levels."""
     from analytic.features.book_of_power_regcap import binomial_step
 
     q = Fraction(1, members)
-    pts = {1.0} | {float(1 - 10 ** -x) for x in np.arange(0.3, 5.41, 0.15)}
+    pts = {1.0} | {float(1 - 10 ** -x) for x in np.arange(0.3, 5.41, 0.15)} | set(ROUND)
     pts |= {x for k in range(1, kmax + 1) for j in range(k) if (x := binomial_step(k, j, q)) >= floor}
     return sorted(pts)
 
