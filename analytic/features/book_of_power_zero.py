@@ -66,7 +66,8 @@ def zero_win_probabilities(game, feature: str) -> dict:
     from analytic.features.book_of_power_regcap import _fingerprint
     from analytic.features.book_of_power_spin import spin_stats
 
-    key = (_fingerprint(game, feature), JMAX)
+    starts = sorted(set(game.features[feature].trigger.counts.values()))
+    key = (_fingerprint(game, feature), tuple(starts), JMAX)  # (the fingerprint holds no trigger)
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
@@ -75,7 +76,6 @@ def zero_win_probabilities(game, feature: str) -> dict:
         raise ValueError(f"zero_win_probabilities: the cycle of {feature!r} ({st.cycle}) exceeds 2^62")
     if st.variant == "power" and not st.ng:
         raise ValueError(f"zero_win_probabilities: Power feature {feature!r} without golden reels")
-    starts = sorted(set(game.features[feature].trigger.counts.values()))
     out = _power(st, starts) if st.variant == "power" else _regular(st, starts)
     _CACHE[key] = out
     return out
