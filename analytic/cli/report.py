@@ -26,7 +26,7 @@ def add_parser(sub):
     p.add_argument("--cap-precision", choices=("standard", "certify"), default=None,
                    help="precision of the certified cap interval where a feature's cap cut is bounded "
                         "(Book of Power's regular Free Spins): standard (default) or certify (narrower, "
-                        "about 3x the time); also ANALYTIC_CAP_PRECISION")
+                        "about 1.6x the time); also ANALYTIC_CAP_PRECISION")
     return p
 
 
