@@ -43,8 +43,9 @@ def main(path: str = "models/book_of_power.toml") -> float:
     if t_pw:
         print(f"    {t_pw[0]:6.1f} s  meanwhile in this process: the Power Free Spins' spin tables and capped law")
     for (kind, n0, chunk), sec in sorted(JOB_SECONDS.items(), key=lambda kv: -kv[1]):
-        what = "lower bound" if kind == "lower" else f"upper bound, levels {chunk[0]}..{chunk[-1]}"
-        print(f"    {sec:6.1f} s  {n0:3d} spins: {what}")
+        what = "lower bound" if kind == "lower" else f"upper bounds, levels {chunk[0]:.4g}..{chunk[-1]:.4g}"
+        spins = "/".join(str(n) for n in n0) if isinstance(n0, tuple) else str(n0)
+        print(f"    {sec:6.1f} s  {spins} spins: {what}")
     for n0 in starts:
         b, lo = bounds[n0]
         print(f"  {n0:3d} spins: {b.states} grid + {b.mgf_states} MGF states over the levels, "

@@ -54,9 +54,10 @@ def workers(jobs: int) -> int:
 def _solve(job):
     """One solve: ``(kind, feature, n0, levels, eps) -> (job, bounds or None, seconds)``.
 
-    ``kind`` 'upper': one chain run for the tuple ``levels``, a list of
-    bounds back; 'lower': the lower bound.  ``None``: the solve refused (too
-    many states).
+    ``kind`` 'upper': one chain run for the tuple ``levels`` per start of the
+    tuple ``n0`` (in that order, sharing the run's per-id tables), a list of
+    bounds back per start (``None``: the solve refused, too many states);
+    'lower': the lower bound of the start ``n0`` (``None``: refused).
     """
     from analytic.features.book_of_power_regcap import TooManyStates, mixture_groups, regular_cap_bound_levels
     from analytic.features.book_of_power_reglow import regular_cap_lower
@@ -67,11 +68,16 @@ def _solve(job):
     try:
         if kind == "lower":
             res = regular_cap_lower(_GAME, feature, n0)
-        else:
-            groups = mixture_groups(spin_stats(_GAME, feature))
-            res = regular_cap_bound_levels(_GAME, feature, n0, list(levels), groups=groups, eps=eps)
     except TooManyStates:  # too many states: the caller falls back on the moment bounds (upper) or 0 (lower)
         res = None
+    if kind == "upper":
+        groups = mixture_groups(spin_stats(_GAME, feature))
+        res = {}
+        for n in n0:
+            try:
+                res[n] = regular_cap_bound_levels(_GAME, feature, n, list(levels), groups=groups, eps=eps)
+            except TooManyStates:
+                res[n] = None
     return job, res, time.perf_counter() - t0
 
 
@@ -100,8 +106,9 @@ def regular_cap_bounds(game, feature: str, starts, meanwhile=None) -> dict:
     starts = sorted(set(int(n) for n in starts), reverse=True)  # longest solves first
     # the levels of a start share chain runs of LEVEL_RUN levels (a cut that does not depend on the
     # number of workers, so neither do the figures)
-    missing = [n0 for n0 in starts if any((fp, "upper", feature, n0, lv, eps) not in _DONE for lv in levels)]
-    jobs = [("upper", feature, n0, run, eps) for n0 in missing for run in rc.level_runs(levels)]
+    # the starts of a run are solved in one job, longest first (they share the run's per-id tables)
+    missing = tuple(n0 for n0 in starts if any((fp, "upper", feature, n0, lv, eps) not in _DONE for lv in levels))
+    jobs = [("upper", feature, missing, run, eps) for run in rc.level_runs(levels)] if missing else []
     jobs += [("lower", feature, n0, None, None) for n0 in starts
              if (fp, "lower", feature, n0, None, None) not in _DONE]
     if jobs:
@@ -133,9 +140,10 @@ def regular_cap_bounds(game, feature: str, starts, meanwhile=None) -> dict:
             JOB_SECONDS[(kind, n0, chunk)] = sec
             if kind == "lower":
                 _DONE[(fp,) + job] = res
-            else:  # one entry per level
-                for i, lv in enumerate(chunk):
-                    _DONE[(fp, kind, feature, n0, lv, eps)] = None if res is None else res[i]
+            else:  # one entry per start and level
+                for n, bounds in res.items():
+                    for i, lv in enumerate(chunk):
+                        _DONE[(fp, kind, feature, n, lv, eps)] = None if bounds is None else bounds[i]
     out = {}
     for n0 in starts:
         parts = [_DONE[(fp, "upper", feature, n0, lv, eps)] for lv in levels]

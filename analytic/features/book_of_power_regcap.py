@@ -138,12 +138,12 @@ comonotonicity (Dhaene, Denuit, Goovaerts, Kaas, Vyncke 2002).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
-from scipy.sparse import csc_matrix
 
 from analytic.engine.spin import strip_windows
 
@@ -167,6 +167,8 @@ LEVEL_KMAX = 40
 #: Largest number of (group counts, spins left) states solved before refusing.
 MAX_STATES = 4_000_000
 _CACHE: dict = {}
+#: The last chain run's per-id tables (spin laws, draws, charges), shared by its starts.
+_TABLES: dict = {}
 
 
 class TooManyStates(ValueError):
@@ -382,19 +384,18 @@ class RegularCapBound:
     def _mgf_excess(self, cs: np.ndarray) -> np.ndarray:
         """MGF-mode part of ``E[(X - c)+]``: ``min(E[X] - c P, min_theta E[exp(theta (X - c))] / (e theta))``."""
         cs = np.asarray(cs, dtype=np.float64)
-        out = np.zeros(cs.shape)
         th = self.mgf_thetas
-        for T in self.mgf_T:  # one Chernoff bound per award count: each its own theta
-            if T[0] <= 0:
-                continue
-            part = np.maximum(T[1] - np.minimum(cs, 0.0) * T[0], 0.0)
-            if len(th):
-                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                    v = np.log(T[2:])[None, :] - th[None, :] * cs[:, None] - 1.0 - np.log(th)[None, :]
-                v = np.where(np.isnan(v), np.inf, v)
-                part = np.minimum(part, np.exp(np.min(v, axis=1)))
-            out += part
-        return out
+        T = self.mgf_T[self.mgf_T[:, 0] > 0]  # one Chernoff bound per award count: each its own theta
+        if len(T) == 0:
+            return np.zeros(cs.shape)
+        part = np.maximum(T[:, 1, None] - np.minimum(cs, 0.0)[None, :] * T[:, 0, None], 0.0)  # counts x cs
+        if len(th):
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                v = (np.log(T[:, 2:])[:, None, :] - th[None, None, :] * cs[None, :, None]
+                     - 1.0 - np.log(th)[None, None, :])
+            v = np.where(np.isnan(v), np.inf, v)
+            part = np.minimum(part, np.exp(np.min(v, axis=2)))
+        return part.sum(axis=0)
 
     def x_excess_vec(self, cs) -> np.ndarray:
         """Upper bounds of ``E[(X - c)+]`` (line bets) for each ``c <= (N - 1) u``."""
@@ -878,14 +879,21 @@ def _level_multipliers(groups, level, mult, cmax):
             continue
         # a group with k draws, split c_s over its symbols: sum_s f(c_s) E_s <= min(f(k) sum_s E_s,
         # F_g(k) max_s E_s), F_g(k) = max of sum_s f(c_s) over the splits (f increasing, f(0) = 0)
-        Fg = [int(mult[min(k, cmax)]) for k in range(9 * len(g) * (cmax + 1) + 1)]
-        for _ in range(len(g) - 1):
-            Fg = [max(int(mult[min(c, cmax)]) + Fg[k - c] for c in range(k + 1)) for k in range(len(Fg))]
+        Fg = _split_maxima(len(g), tuple(int(v) for v in mult), cmax)
         top = next(k for k in range(len(Fg)) if Fg[k] == 9 * len(g) and k >= cmax)
         kcap.append(top)
         MS.append(np.array([float(mult[min(k, cmax)]) for k in range(top + 1)]))
         MM.append(np.array([float(Fg[k]) for k in range(top + 1)]))
     return MS, MM, kcap
+
+
+@functools.lru_cache(maxsize=64)
+def _split_maxima(size: int, mult: tuple, cmax: int) -> list:
+    """``F(k)``, the largest ``sum_s f(c_s)`` over the splits of ``k`` draws over ``size`` symbols."""
+    Fg = [mult[min(k, cmax)] for k in range(9 * size * (cmax + 1) + 1)]
+    for _ in range(size - 1):
+        Fg = [max(mult[min(c, cmax)] + Fg[k - c] for c in range(k + 1)) for k in range(len(Fg))]
+    return Fg
 
 
 def _extend(a: np.ndarray, n: int) -> np.ndarray:
@@ -896,6 +904,8 @@ def _extend(a: np.ndarray, n: int) -> np.ndarray:
 def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_states, lines,
                   multiplier_of_count) -> list[RegularCapBound]:
     """The chain run of :func:`regular_cap_bound_levels` (arguments checked there)."""
+    from analytic.features.book_of_power_kernel import scatter_add, spin_step
+
     reading = game.rules.get("bop_repeat_multiplier", "count")
     cmax = next(c for c in range(1, 100) if multiplier_of_count(c, reading) >= 9)
     mult = np.array([0] + [multiplier_of_count(c, reading) for c in range(1, cmax + 1)], dtype=np.int64)
@@ -915,6 +925,8 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     N = math.ceil(Cl / u) + 1  # (N - 1) u >= the cap: every overflowed value is above any threshold
     gam = _gamma(N + 1)  # relative error of a direct convolution of nonnegative numbers
     tiny = (N + 1) * 2.0 ** -1074  # and the absolute error of underflowed products
+    # per convolved row, all entries (rounded up to the smallest normal float: no subnormals anywhere)
+    under = max(tiny * (2 * N - 1), 2.0 ** -1022)
     cyc = float(st.cycle)
     by_class = np.argsort(keys[:, 0], kind="stable")  # rows of one award class contiguous
     keys, prob = keys[by_class], prob[by_class]
@@ -981,10 +993,35 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     s2 = np.array([sum(len(g) / nsym * m for g, m in zip(groups, mu_grp)) if lv is not None
                    else sum(mu_grp) / nsym for lv in levels])
 
+    nc = len(classes)
+    K = len(MGF_THETAS)
+    thetas_x = np.asarray(MGF_THETAS, dtype=np.float64) / Cl  # per line bet
     # group-count tuples get global ids; per id: the spin law per award class, the charge
-    # coefficient s1 (per spin, this state, per level), the ids after one draw into each group
-    tid: dict = {}
-    tuples: list = []
+    # coefficient s1 (per spin, this state, per level), the ids after one draw into each group.
+    # None of it depends on the start: the tables are kept for the next start of the same run
+    # (:data:`_TABLES`, the last run's only), filled as the ids are met, each id's entries
+    # computed by itself, so a start's figures do not depend on what was solved before.
+    tkey = (_fingerprint(game, feature), u, N, tuple(groups), tuple(levels), lines, tuple(kcap),
+            tuple(MGF_THETAS))
+    tab = _TABLES.get(tkey)
+    if tab is None:
+        _TABLES.clear()
+        tab = _TABLES[tkey] = dict(
+            tid={}, tuples=[], nslots=0,
+            # per tuple id: draws, charge and MGF tables
+            GZ=np.zeros((64, nl, nc, K + 2)),  # per level and class: mass, E[x; class], E[exp(theta x); class]
+            S1=np.zeros((64, nl)),  # charge coefficient of the state
+            BUMP=np.zeros((64, ng), dtype=np.int64), done=np.zeros(64, dtype=bool),
+            gz_done=np.zeros(64, dtype=bool), slot=np.full(64, -1, dtype=np.int64),
+            # per grid slot (ids solved on the grid): spin laws
+            HL=np.zeros((64, nl, nc, N)),  # the spin law per level and award class, spread on the grid
+            BP=np.zeros((64, nl, nc)),  # mass of single spins paying >= N u
+            BM=np.zeros((64, nl, nc)),  # their first moment
+            XM=np.zeros((64, nl, nc)),  # kept mass of the spin law
+            X1=np.zeros((64, nl, nc)))  # first moment of the class (E[x; class])
+    tid, tuples, nslots = tab["tid"], tab["tuples"], tab["nslots"]
+    GZ, S1, BUMP, done, gz_done, slot = (tab[k] for k in ("GZ", "S1", "BUMP", "done", "gz_done", "slot"))
+    HL, BP, BM, XM, X1 = (tab[k] for k in ("HL", "BP", "BM", "XM", "X1"))
 
     def ident(m):
         i = tid.get(m)
@@ -993,29 +1030,16 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
             tuples.append(m)
         return i
 
-    nc = len(classes)
-    K = len(MGF_THETAS)
-    thetas_x = np.asarray(MGF_THETAS, dtype=np.float64) / Cl  # per line bet
-    # per tuple id: draws, charge and MGF tables; per grid slot (ids solved on the grid): spin laws
-    GZ = np.zeros((64, nl, nc, K + 2))  # per level and class: mass, E[x; class], E[exp(theta x); class]
-    S1 = np.zeros((64, nl))  # charge coefficient of the state
-    BUMP = np.zeros((64, ng), dtype=np.int64)
-    done = np.zeros(64, dtype=bool)
-    gz_done = np.zeros(64, dtype=bool)
-    slot = np.full(64, -1, dtype=np.int64)
-    HL = np.zeros((64, nl, nc, N))  # the spin law per level and award class, spread on the grid
-    BP = np.zeros((64, nl, nc))  # mass of single spins paying >= N u
-    BM = np.zeros((64, nl, nc))  # their first moment
-    XM = np.zeros((64, nl, nc))  # kept mass of the spin law
-    X1 = np.zeros((64, nl, nc))  # first moment of the class (E[x; class])
-    nslots = 0
     WC = np.zeros((nc, len(prob)))  # class masses as a matrix: WC @ v sums v per award class
     for ci, sl in enumerate(cls_sl):
         WC[ci, sl] = prob[sl]
-    with np.errstate(over="ignore"):  # exp(theta f E_g) per group, level, count, row, theta (inf: overflow)
-        PEX = [np.exp(np.minimum(MS[g][:, :, None] * E[None, None, :, g], MM[g][:, :, None] * EM[None, None, :, g])
-                      [..., None] * thetas_x) for g in range(ng)]
-        PEXL = np.exp(LX[:, None] * thetas_x[None, :])  # exp(theta L) of the spread line win per row
+    if "PEX" not in tab:
+        with np.errstate(over="ignore"):  # exp(theta f E_g) per group, level, count, row, theta (inf: overflow)
+            tab["PEX"] = [np.exp(np.minimum(MS[g][:, :, None] * E[None, None, :, g],
+                                            MM[g][:, :, None] * EM[None, None, :, g])[..., None] * thetas_x)
+                          for g in range(ng)]
+            tab["PEXL"] = np.exp(LX[:, None] * thetas_x[None, :])  # exp(theta L) of the spread line win per row
+    PEX, PEXL = tab["PEX"], tab["PEXL"]
     same = [g for g in range(ng) if np.array_equal(MS[g], MS[g][:1].repeat(nl, 0))
             and np.array_equal(MM[g], MM[g][:1].repeat(nl, 0))]  # groups whose pays the levels share
     varies = [g for g in range(ng) if g not in same]
@@ -1035,6 +1059,7 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                 extra = 2 * len(tuples) - len(done)
                 GZ, S1, BUMP, done, gz_done = (grow(t, extra) for t in (GZ, S1, BUMP, done, gz_done))
                 slot = grow(slot, extra, -1)
+                tab.update(GZ=GZ, S1=S1, BUMP=BUMP, done=done, gz_done=gz_done, slot=slot)
         done[ids] = True
         if not mgf:
             return
@@ -1065,8 +1090,10 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
         if nslots + len(new) > len(BP):
             extra = max(nslots, len(new))
             HL, BP, BM, XM, X1 = (grow(t, extra) for t in (HL, BP, BM, XM, X1))
+            tab.update(HL=HL, BP=BP, BM=BM, XM=XM, X1=X1)
         slot[new] = np.arange(nslots, nslots + len(new))
         nslots += len(new)
+        tab["nslots"] = nslots
         for j in range(0, len(new), 32):
             part = new[j:j + 32]
             ks = slot[part]
@@ -1101,7 +1128,8 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     def gather(blocks):
         """Sum the blocks' weighted rows and reach masses per target id: ``(ids, rows, reach)``.
 
-        One sparse product, no sort of rows.  ``reach`` (the float probability of reaching
+        Block by block, row by row (:func:`~analytic.features.book_of_power_kernel.scatter_add`:
+        no copy of the rows, no sort).  ``reach`` (the float probability of reaching
         the state, the same computation whatever levels share the run) decides grid or MGF
         mode, so the decisions do not depend on how the levels were cut into runs.
         """
@@ -1110,11 +1138,11 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
         if len(ids) == 0:
             return ids, np.zeros((0,) + shape), np.zeros(0)
         uniq = np.unique(ids)
-        rows = np.concatenate([blk[1] for blk in blocks]).reshape(len(ids), -1)
-        reach = np.concatenate([blk[3] for blk in blocks])
-        w = np.concatenate([np.full(len(blk[0]), blk[2]) for blk in blocks])
-        S = csc_matrix((w, np.searchsorted(uniq, ids), np.arange(len(ids) + 1)), shape=(len(uniq), len(ids)))
-        return uniq, np.asarray(S @ rows).reshape((len(uniq),) + shape), S @ reach
+        out = np.zeros((len(uniq), int(np.prod(shape))))
+        reach = np.zeros(len(uniq))
+        for bid, rows, w, rch in blocks:
+            scatter_add(out, reach, np.searchsorted(uniq, bid), rows.reshape(len(bid), -1), w, rch)
+        return uniq, out.reshape((len(uniq),) + shape), reach
 
     law = np.zeros((nl, N))
     tot = np.zeros((nl, 4))  # per level: over mass (upper), over first moment, excess-mass bound, charges
@@ -1205,19 +1233,23 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                         raise TooManyStates(f"regular_cap_bound: more than {max_states} states at eps = {eps:g}; "
                                             "raise eps or coarsen the groups")
                     R = len(uid)
-                    Gf = G.reshape(R * nl, N)
+                    Gf = np.ascontiguousarray(G).reshape(R * nl, N)
+                    HLf = HL.reshape(-1, N)  # row (slot * nl + level) * nc + class
+                    hrow = ((sl_[:, None] * nl + np.arange(nl)[None, :]) * nc).ravel()
                     for ci, a in enumerate(classes):
                         big_p, big_m, xm, x1 = BP[sl_, :, ci], BM[sl_, :, ci], XM[sl_, :, ci], X1[sl_, :, ci]
                         cm = xm + big_p  # class mass
-                        out = convolve_nonnegative(Gf, HL[sl_, :, ci].reshape(R * nl, N)).reshape(R, nl, 2 * N - 1)
-                        err = gam * out.sum(axis=2) + tiny * (2 * N - 1)  # what out may lack, per row
-                        out *= 1 + gam
-                        out += tiny
+                        # the convolution raised by gamma_{N+1}; what underflow may have lost (at most
+                        # tiny per entry) is put beyond the grid, at the largest value of the full
+                        # convolution (a stochastically larger law: never a subnormal on the grid,
+                        # which would slow every later product a hundredfold)
                         new = np.empty((R, nl, W))
-                        new[:, :, :N] = out[:, :, :N]
-                        new[:, :, N] = out[:, :, N:].sum(axis=2) + gmass * big_p + po * cm
-                        new[:, :, N + 1] = (out[:, :, N:] @ grid[N:] + mean * big_p + gmass * big_m
-                                            + so * cm + po * x1)
+                        tail, tailm, total = (v.reshape(R, nl) for v in spin_step(
+                            Gf, HLf, hrow + ci, 1 + gam, 0.0, grid[N:], new.reshape(R * nl, W)))
+                        err = gam * total + under  # what out may lack, per row
+                        new[:, :, N] = tail + gmass * big_p + po * cm + under
+                        new[:, :, N + 1] = (tailm + mean * big_p + gmass * big_m + so * cm + po * x1
+                                            + under * grid[-1])
                         new[:, :, N + 2] = (raise_in * cm + 2 * err) * (1 + 1e-12) \
                             + 1e-15 * ((gmass + po) * cm)
                         route(uid, new, P * cmass[ci], a, n, pending, nxt, finish_grid)

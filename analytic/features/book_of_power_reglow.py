@@ -26,7 +26,7 @@ module makes it smaller, so the two enclose ``E[(B + W - C)+]`` and
    state carries the law of the accumulated win on ``0..N-1`` (``(N - 1) u
    >= C``) plus the mass and the (rounded-down) first moment beyond it.  A
    spin is a direct convolution of nonnegative laws per award class
-   (:func:`~analytic.features.book_of_power_regcap.convolve_nonnegative`);
+   (:func:`~analytic.features.book_of_power_kernel.spin_step`);
    every entry is *lowered* by its relative error bound ``gamma_{N+1}``
    (Higham, *Accuracy and Stability of Numerical Algorithms*, s.3.1) and the
    underflow allowance, and clipped at 0, so all masses are lower bounds.
@@ -60,6 +60,8 @@ KMAX_LOW = 30
 #: Largest number of (tracked counts, spins left) states solved before refusing.
 MAX_STATES = 4_000_000
 _CACHE: dict = {}
+#: The regular spin table of the tracked symbols (the last one used): the starts share it.
+_TABLES: dict = {}
 
 
 @dataclass
@@ -142,8 +144,8 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     """
     from analytic.features.book_of_power import multiplier_of_count
     from analytic.features.book_of_power_regcap import (TooManyStates, _fingerprint, _gamma, binomial_pmf,
-                                                        check_grid_unit, convolve_nonnegative,
-                                                        expansion_table)
+                                                        check_grid_unit, expansion_table)
+    from analytic.features.book_of_power_kernel import scatter_add, spin_step
     from analytic.features.book_of_power_spin import spin_stats
 
     if game.cap is None:
@@ -169,15 +171,19 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     tb = float(st.tb)
     Cl = float(game.cap.total_bet_multiple) * tb
     rest = tuple(s for s in st.ordered if s not in tracked)
-    keys, cnt = expansion_table(st, [(s,) for s in tracked] + ([rest] if rest else []))
     nt = len(tracked)
     rest_mean = rest_mean and bool(rest)
-    keys = keys[:, :2 + nt] if rest_mean else keys[:, :1 + nt]
-    uk, inv = np.unique(keys, axis=0, return_inverse=True)
-    icnt = np.zeros(len(uk), dtype=object)  # exact integer sums, then one rounding each
-    for i, c in zip(inv.ravel(), cnt):
-        icnt[i] += int(c)
-    prob = np.array([int(c) / st.cycle for c in icnt], dtype=np.float64)
+    tkey = (key[0], tracked, rest_mean)  # the spin table does not depend on the start
+    if tkey not in _TABLES:
+        keys, cnt = expansion_table(st, [(s,) for s in tracked] + ([rest] if rest else []))
+        keys = keys[:, :2 + nt] if rest_mean else keys[:, :1 + nt]
+        uk, inv = np.unique(keys, axis=0, return_inverse=True)
+        icnt = np.zeros(len(uk), dtype=object)  # exact integer sums, then one rounding each
+        for i, c in zip(inv.ravel(), cnt):
+            icnt[i] += int(c)
+        _TABLES.clear()
+        _TABLES[tkey] = uk, np.array([int(c) / st.cycle for c in icnt], dtype=np.float64)
+    uk, prob = _TABLES[tkey]
     award = uk[:, 0]
     E = uk[:, 1:1 + nt].astype(np.int64)
     ER = uk[:, 1 + nt].astype(np.float64) if rest_mean else None  # sum of the untracked E_s
@@ -203,32 +209,49 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
 
     tid: dict = {}
     tuples: list = []
-    spec: list = []  # per tuple id, per class: (spin law, over mass, over moment, class mass, moment)
+    nc = len(classes)
+    nb = nt + bool(rest)  # draw targets per state: each tracked symbol, then an untracked one
+    # per tuple id: per class the spin law, over mass, over moment, class mass, moment; the ids after
+    # a draw (grown as ids are met)
+    tab = dict(S=np.zeros((64, nc, N)), BP=np.zeros((64, nc)), BM=np.zeros((64, nc)), CM=np.zeros((64, nc)),
+               X1=np.zeros((64, nc)), BUMP=np.full((64, max(nb, 1)), -1, dtype=np.int64))
+    cls_sel = [award == a for a in classes]
 
     def ident(m):
         i = tid.get(m)
         if i is None:
-            i = tid[m] = len(spec)
+            i = tid[m] = len(tuples)
             tuples.append(m)
+            if i >= len(tab["S"]):
+                for k, v in tab.items():
+                    tab[k] = np.concatenate([v, np.full_like(v, -1 if k == "BUMP" else 0)])
             f = mult[np.minimum(np.array(m[:nt]), cmax)]
             x = E @ f  # exact in float: integers below 2^53
             if rest_mean:  # the untracked pays' conditional mean, lowered past its float rounding
                 y = ER * phi[m[nt]]
                 x = np.where(y > 0, (x + y) * (1 - 2.0 ** -50), x)  # x alone is an exact integer
             k = (x // u).astype(np.int64)
-            S, BP, BM, CM, X1 = [], [], [], [], []
-            for a in classes:
-                sel = award == a
+            for ci, sel in enumerate(cls_sel):
                 kk, pp = k[sel], prob[sel]
                 small = kk < N
-                h = np.bincount(kk[small], weights=pp[small], minlength=N)[:N]
-                S.append(h)
-                BP.append(float(pp[~small].sum()))
-                BM.append(float(np.sum(pp[~small] * kk[~small] * u)))
-                CM.append(float(pp.sum()))
-                X1.append(float(np.sum(pp * kk * u)))
-            spec.append((np.array(S), np.array(BP), np.array(BM), np.array(CM), np.array(X1)))
+                tab["S"][i, ci] = np.bincount(kk[small], weights=pp[small], minlength=N)[:N]
+                tab["BP"][i, ci] = float(pp[~small].sum())
+                tab["BM"][i, ci] = float(np.sum(pp[~small] * kk[~small] * u))
+                tab["CM"][i, ci] = float(pp.sum())
+                tab["X1"][i, ci] = float(np.sum(pp * kk * u))
         return i
+
+    def bumps(ids):
+        """The ids after one draw of each tracked symbol, then (if any) of an untracked one."""
+        out = tab["BUMP"]
+        for i in ids[out[ids, 0] < 0] if nb else ():
+            m = tuples[int(i)]
+            row = [ident(bump(m, j)) for j in range(nt)]
+            if rest:
+                row.append(ident(bump(m, nt)) if rest_mean else int(i))
+            out = tab["BUMP"]  # (ident may have grown it)
+            out[i] = row
+        return tab["BUMP"][ids]
 
     def bump(m, j):
         """One more draw of tracked symbol ``j``, or (``j = nt``) of an untracked one."""
@@ -241,23 +264,26 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     over = np.zeros(2)
     lost = 0.0
     states = 0
+    wdraw = [pdraw] * nt + ([1.0 - nt * pdraw] if rest else [])
 
     zero = tuple([0] * (nt + rest_mean))
-    pending: dict = {}
+    pending: dict = {}  # spins left -> blocks (target ids, rows, weight), summed per target when processed
     start = [(bump(zero, j), pdraw) for j in range(nt)] + (
         [(bump(zero, nt) if rest_mean else zero, 1.0 - nt * pdraw)] if rest else [])
     for m, w in start:
-        row = np.zeros(W)
-        row[0] = w
-        pending.setdefault(n0, {}).setdefault(ident(m), []).append(row)
+        row = np.zeros((1, W))
+        row[0, 0] = w
+        pending.setdefault(n0, []).append((np.array([ident(m)]), row, 1.0))
     while pending:
         nxt: dict = {}
         for n in range(max(pending), 0, -1):
-            bucket = pending.pop(n, None)
-            if not bucket:
+            blocks = pending.pop(n, None)
+            if not blocks:
                 continue
-            ids = np.array(sorted(bucket), dtype=np.int64)
-            H = np.array([np.sum(bucket[i], axis=0) for i in ids])
+            ids = np.unique(np.concatenate([blk[0] for blk in blocks]))
+            H = np.zeros((len(ids), W))
+            for bid, rows, w in blocks:  # row by row, in the order the transitions were made
+                scatter_add(H, np.zeros(len(ids)), np.searchsorted(ids, bid), rows, w, np.zeros(len(bid)))
             mass = H[:, :N].sum(axis=1) + H[:, N]
             keep = mass >= eps
             lost += float(mass[~keep].sum())
@@ -272,35 +298,25 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
             gmass = G.sum(axis=1)
             mean = G @ grid[:N]
             po, so = H[:, N], H[:, N + 1]
-            tabs = [spec[i] for i in ids]
+            after = bumps(ids)
             for ci, a in enumerate(classes):
-                S = np.array([t[0][ci] for t in tabs])
-                bp, bm, cm, x1 = (np.array([t[j][ci] for t in tabs]) for j in range(1, 5))
-                out = convolve_nonnegative(G, S)
-                out *= 1 - gam
-                out -= tiny
-                np.maximum(out, 0.0, out=out)
+                bp, bm, cm, x1 = (tab[k][ids, ci] for k in ("BP", "BM", "CM", "X1"))
+                # the convolution lowered by gamma_{N+1} and the underflow, clamped at 0
                 new = np.empty((len(ids), W))
-                new[:, :N] = out[:, :N]
-                new[:, N] = out[:, N:].sum(axis=1) + gmass * bp + po * cm
-                new[:, N + 1] = out[:, N:] @ grid[N:] + mean * bp + gmass * bm + so * cm + po * x1
+                tail, tailm, _ = spin_step(G, tab["S"].reshape(-1, N), ids * nc + ci, 1 - gam, -tiny, grid[N:], new)
+                new[:, N] = tail + gmass * bp + po * cm
+                new[:, N + 1] = tailm + mean * bp + gmass * bm + so * cm + po * x1
                 n2 = n - 1 + a
                 if a == 0:
                     if n2 == 0:
                         law[:] += new[:, :N].sum(axis=0)
                         over[:] += new[:, N:].sum(axis=0)
                     else:
-                        for i, r in zip(ids, new):
-                            pending.setdefault(n2, {}).setdefault(int(i), []).append(r)
+                        pending.setdefault(n2, []).append((ids, new, 1.0))
                     continue
-                tgt = nxt.setdefault(n2, {})
-                for i, r in zip(ids, new):
-                    m = tuples[int(i)]
-                    for j in range(nt):
-                        tgt.setdefault(ident(bump(m, j)), []).append(r * pdraw)
-                    if rest:
-                        j = ident(bump(m, nt)) if rest_mean else int(i)
-                        tgt.setdefault(j, []).append(r * (1.0 - nt * pdraw))
+                tgt = nxt.setdefault(n2, [])
+                for j, w in enumerate(wdraw):
+                    tgt.append((after[:, j], new, w))
         pending = nxt
     f = 1 - 1e-9
     res = RegularCapLower(n0=n0, u=u, N=N, tb=tb, law=law * f, over_p=float(over[0]) * f,

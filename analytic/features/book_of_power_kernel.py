@@ -1,0 +1,145 @@
+"""Book of Power: the compiled inner step of the regular cap bounds (one spin on every state's grid law).
+
+Both chains of the regular Free Spins' cap bounds (the upper bound of
+:mod:`book_of_power_regcap` and the lower bound of :mod:`book_of_power_reglow`)
+spend most of their time in one step: for each state (and comonotone level) the
+law ``G`` of the win so far, on the grid ``0..N-1`` (line-bet units ``k u``), is
+convolved with the spin law ``H`` of one award class, and the result is split
+into the part that stays on the grid and the mass and first moment beyond it.
+:func:`spin_step` does that per row in one pass: a direct convolution (sums of
+nonnegative products, each entry within ``gamma_{N+1}`` times itself of the
+exact value; Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd
+ed., s.3.1), then each entry moved by ``scale`` and ``shift`` (raised for the
+upper bound, lowered and clamped at 0 for the lower one), with no
+``(rows, 2N - 1)`` temporaries and no per-row Python call.
+
+Compiled with numba (no fast-math flags: IEEE operations in a fixed order, so
+the figures are the same on every run and machine); without numba the same
+step runs on numpy (:func:`spin_step_numpy`, also the tests' second opinion).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["spin_step", "spin_step_numpy", "COMPILED"]
+
+
+def spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new):
+    """:func:`spin_step` on numpy (one ``numpy.convolve`` per live row); same arguments and result."""
+    from analytic.features.book_of_power_regcap import convolve_nonnegative
+
+    R, N = G.shape
+    acc = convolve_nonnegative(G, H[hidx])
+    total = acc.sum(axis=1)
+    out = acc * scale + shift
+    np.maximum(out, 0.0, out=out)
+    new[:, :N] = out[:, :N]
+    return out[:, N:].sum(axis=1), out[:, N:] @ grid_hi, total
+
+
+try:  # pragma: no branch
+    import numba as _nb
+except ImportError:  # pragma: no cover - numba is a dependency; the numpy step stands in
+    _nb = None
+
+if _nb is not None:
+    @_nb.njit(cache=True, nogil=True)
+    def _spin_step(G, H, hidx, scale, shift, grid_hi, new, tail, tailm, total):  # pragma: no cover - compiled
+        R, N = G.shape
+        acc = np.zeros(2 * N - 1)
+        g = np.zeros(N)
+        for r in range(R):
+            a = N  # used lengths: up to the last nonzero entry
+            while a > 0 and G[r, a - 1] == 0.0:
+                a -= 1
+            hr = hidx[r]
+            b = N
+            while b > 0 and H[hr, b - 1] == 0.0:
+                b -= 1
+            for i in range(2 * N - 1):
+                acc[i] = 0.0
+            if a > 0 and b > 0:
+                for j in range(a):
+                    g[j] = G[r, j]
+                for k in range(b):  # the inner loop over the longer law, stride 1 (vectorised)
+                    hk = H[hr, k]
+                    if hk == 0.0:
+                        continue
+                    for j in range(a):
+                        acc[j + k] += hk * g[j]
+            s = 0.0
+            t = 0.0
+            tm = 0.0
+            for i in range(2 * N - 1):
+                s += acc[i]
+                v = acc[i] * scale + shift
+                if v < 0.0:
+                    v = 0.0
+                if i < N:
+                    new[r, i] = v
+                else:
+                    t += v
+                    tm += v * grid_hi[i - N]
+            tail[r] = t
+            tailm[r] = tm
+            total[r] = s
+
+    COMPILED = True
+else:  # pragma: no cover
+    COMPILED = False
+
+
+def spin_step(G, H, hidx, scale, shift, grid_hi, new):
+    """One spin on every row's grid law: ``(tail, tail_moment, total)``; ``new[:, :N]`` filled.
+
+    Shapes: ``G (R, N)`` the rows' laws on the grid (nonnegative), ``H (M, N)``
+    spin laws, ``hidx (R,)`` the spin law of each row (an index into ``H``),
+    ``grid_hi (N - 1,)`` the values ``(N + i) u`` beyond the grid (line bets),
+    ``new (R, W >= N)`` written in its first ``N`` columns.  With ``acc`` the
+    computed direct convolution ``G[r] * H[hidx[r]]`` (``2N - 1`` entries) and
+    ``out = max(acc * scale + shift, 0)``: ``new[r, :N] = out[:N]``,
+    ``tail[r] = sum(out[N:])``, ``tail_moment[r] = sum(out[N:] * grid_hi)``,
+    ``total[r] = sum(acc)`` (float sums).  Every ``acc`` entry is a sum of at
+    most ``N`` nonnegative products, within ``gamma_{N+1}`` times itself of the
+    exact value, up to ``(N + 1) 2^-1074`` of underflow; a row whose ``G`` or
+    spin law is all zero has ``acc = 0``.
+    """
+    G = np.ascontiguousarray(G, dtype=np.float64)
+    R, N = G.shape
+    if not COMPILED:  # pragma: no cover
+        return spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new)
+    tail, tailm, total = np.empty(R), np.empty(R), np.empty(R)
+    _spin_step(G, np.ascontiguousarray(H, dtype=np.float64), np.ascontiguousarray(hidx, dtype=np.int64),
+               float(scale), float(shift), np.ascontiguousarray(grid_hi, dtype=np.float64), new, tail, tailm, total)
+    return tail, tailm, total
+
+
+
+if _nb is not None:
+    @_nb.njit(cache=True, nogil=True)
+    def _scatter_add(out, reach_out, pos, rows, w, reach):  # pragma: no cover - compiled
+        R, M = rows.shape
+        for r in range(R):
+            p = pos[r]
+            for j in range(M):
+                out[p, j] += w * rows[r, j]
+            reach_out[p] += w * reach[r]
+
+
+def scatter_add(out, reach_out, pos, rows, w, reach):
+    """``out[pos[r]] += w * rows[r]`` and ``reach_out[pos[r]] += w * reach[r]``, row by row in order.
+
+    Shapes: ``out (T, M)``, ``reach_out (T,)``, ``pos (R,)`` indices into
+    ``out``, ``rows (R, M)``, ``reach (R,)``; ``w`` a float.  Each addition
+    rounds once, in the order of ``r`` (the order of a sparse matrix product
+    over the same rows), summing the transitions into each target state.
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    if not COMPILED:  # pragma: no cover
+        for r, p in enumerate(pos):
+            out[p] += w * rows[r]
+            reach_out[p] += w * reach[r]
+        return
+    _scatter_add(out, reach_out, np.ascontiguousarray(pos, dtype=np.int64), rows, float(w),
+                 np.ascontiguousarray(reach, dtype=np.float64))
