@@ -10,7 +10,8 @@ __all__ = ["main"]
 def main(path: str = "models/book_of_power.toml") -> float:
     """Solve all modes (and the Power Bet with "always gamble"); print figures; return seconds."""
     from analytic.features import book_of_power_regcap as rc
-    from analytic.features.book_of_power import _regular_and_power, fair_gamble_probability, solve_book_of_power
+    from analytic.features.book_of_power import (_regular_and_power, bound_free_work, fair_gamble_probability,
+                                                 solve_book_of_power)
     from analytic.features.book_of_power_cap import power_cap_law
     from analytic.features.book_of_power_regbounds import JOB_SECONDS, regular_cap_bounds, workers
     from analytic.features.book_of_power_regcap import precision_preset
@@ -32,6 +33,8 @@ def main(path: str = "models/book_of_power.toml") -> float:
         t1 = time.perf_counter()
         power_cap_law(game, pw)
         t_pw.append(time.perf_counter() - t1)
+        bound_free_work(game, reg, pw)  # (the rest of it: the features' moments and zero-win laws)
+        t_pw.append(time.perf_counter() - t1 - t_pw[0])
 
     bounds = regular_cap_bounds(game, reg, starts, meanwhile=power_law)
     name, eps, levels = precision_preset()
@@ -41,7 +44,8 @@ def main(path: str = "models/book_of_power.toml") -> float:
           f"in {len(runs)} runs at eps {eps:g} and the lower bound each, {workers(jobs)} worker processes): "
           f"{time.perf_counter() - t:.1f} s")
     if t_pw:
-        print(f"    {t_pw[0]:6.1f} s  meanwhile in this process: the Power Free Spins' spin tables and capped law")
+        print(f"    {t_pw[0]:6.1f} s  meanwhile in this process: the Power Free Spins' spin tables and capped law,")
+        print(f"    {t_pw[1]:6.1f} s  then both features' moments and zero-win laws")
     for (kind, n0, chunk), sec in sorted(JOB_SECONDS.items(), key=lambda kv: -kv[1]):
         what = "lower bound" if kind == "lower" else f"upper bounds, levels {chunk[0]:.4g}..{chunk[-1]:.4g}"
         spins = "/".join(str(n) for n in n0) if isinstance(n0, tuple) else str(n0)

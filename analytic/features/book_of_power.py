@@ -929,11 +929,27 @@ def prefetch_modes(game: Game, modes) -> None:
     ms = [game.modes[name] for name in modes]
     if not (any(m.buys in (None, reg) for m in ms) and any(m.buys == pw or m.params.get("power") for m in ms)):
         return
-    from analytic.features.book_of_power_cap import power_cap_law
     from analytic.features.book_of_power_regbounds import regular_cap_bounds
 
     regular_cap_bounds(game, reg, game.features[reg].trigger.counts.values(),
-                       meanwhile=lambda: power_cap_law(game, pw))
+                       meanwhile=lambda: bound_free_work(game, reg, pw))
+
+
+def bound_free_work(game: Game, reg: str, pw: str) -> None:
+    """The work of every mode that does not wait for the regular cap bounds (all of it cached).
+
+    The Power Free Spins' capped law
+    (:func:`~analytic.features.book_of_power_cap.power_cap_law`), then both
+    features' moments (:func:`feature_moments`) and zero-win laws: what this
+    process does while the worker processes solve the regular cap bounds.
+    """
+    from analytic.features.book_of_power_cap import power_cap_law
+
+    power_cap_law(game, pw)
+    for f in (pw, reg):
+        for books, spins in sorted(game.features[f].trigger.counts.items())[:1]:
+            feature_moments(game, f, books)  # (all starts at once)
+            _zero_bounds(game, f, spins)
 
 
 register_round_solver("book_of_power", lambda game, mode: solve_book_of_power(game, mode))

@@ -383,19 +383,7 @@ class RegularCapBound:
 
     def _mgf_excess(self, cs: np.ndarray) -> np.ndarray:
         """MGF-mode part of ``E[(X - c)+]``: ``min(E[X] - c P, min_theta E[exp(theta (X - c))] / (e theta))``."""
-        cs = np.asarray(cs, dtype=np.float64)
-        th = self.mgf_thetas
-        T = self.mgf_T[self.mgf_T[:, 0] > 0]  # one Chernoff bound per award count: each its own theta
-        if len(T) == 0:
-            return np.zeros(cs.shape)
-        part = np.maximum(T[:, 1, None] - np.minimum(cs, 0.0)[None, :] * T[:, 0, None], 0.0)  # counts x cs
-        if len(th):
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                v = (np.log(T[:, 2:])[:, None, :] - th[None, None, :] * cs[None, :, None]
-                     - 1.0 - np.log(th)[None, None, :])
-            v = np.where(np.isnan(v), np.inf, v)
-            part = np.minimum(part, np.exp(np.min(v, axis=2)))
-        return part.sum(axis=0)
+        return _mgf_terms(self.mgf_T, self.mgf_thetas, np.asarray(cs, dtype=np.float64))
 
     def x_excess_vec(self, cs) -> np.ndarray:
         """Upper bounds of ``E[(X - c)+]`` (line bets) for each ``c <= (N - 1) u``."""
@@ -491,11 +479,64 @@ class RegularCapMixture(RegularCapBound):
     parts: list = field(default_factory=list)
 
     def x_excess_vec(self, cs) -> np.ndarray:
+        """``sum_b w_b`` (part ``b``'s bound), all parts at once.
+
+        The grid term is linear in the law, so it is taken once on ``sum_b w_b law_b``;
+        the overflow, charge and MGF terms part by part (vectorised over the parts;
+        ``w min(a, b) = min(w a, w b)``, so a part's weight scales its MGF rows).  Every
+        float sum here is of nonnegative terms (within ``1e-13`` of exact), which the
+        parts' and the mixture's ``1 + 1e-12`` margins cover.
+        """
         cs = np.asarray(cs, dtype=np.float64)
-        out = np.zeros(cs.shape)
-        for w, b in self.parts:
-            out += w * b.x_excess_vec(cs)
-        return out * (1 + 1e-12)
+        st = self._stacked()
+        if st is None:  # parts on different grids: one by one
+            out = np.zeros(cs.shape)
+            for w, b in self.parts:
+                out += w * b.x_excess_vec(cs)
+            return out * (1 + 1e-12)
+        u, N, law, w, mom, p_lo, p_hi, rbar, T, th = st
+        kept = np.maximum(np.arange(N)[None, :] * float(u) - cs[:, None], 0.0) @ law
+        cc = np.minimum(cs, (N - 1) * float(u))[None, :]
+        over = np.where(cc >= 0, np.maximum(mom[:, None] - cc * p_lo[:, None], 0.0),
+                        mom[:, None] - cc * p_hi[:, None])
+        out = kept + w @ over + rbar + _mgf_terms(T, th, cs)
+        return out * (1 + 1e-12) * (1 + 1e-12)
+
+    def _stacked(self):
+        """The parts' fields as arrays (``None`` if their grids or thetas differ); kept."""
+        if getattr(self, "_stack", None) is None:
+            bs = [b for _, b in self.parts]
+            same = all(b.u == bs[0].u and b.N == bs[0].N and np.array_equal(b.mgf_thetas, bs[0].mgf_thetas)
+                       and type(b) is RegularCapBound for b in bs)
+            if not same:
+                self._stack = (None,)
+            else:
+                w = np.array([wb for wb, _ in self.parts])
+                law = sum((wb * b.law for wb, b in self.parts), np.zeros(bs[0].N))
+                T = np.concatenate([wb * b.mgf_T for wb, b in self.parts])
+                self._stack = (bs[0].u, bs[0].N, law, w, np.array([b.over_mom for b in bs]),
+                               np.array([b.over_p_lo for b in bs]), np.array([b.over_p_hi for b in bs]),
+                               float(sum(wb * b.pr_rbar for wb, b in self.parts)), T, bs[0].mgf_thetas)
+        return None if self._stack[0] is None else self._stack
+
+
+def _mgf_terms(T: np.ndarray, th: np.ndarray, cs: np.ndarray) -> np.ndarray:
+    """``sum_i min(max(T_i1 - min(c, 0) T_i0, 0), min_theta exp(log T_i(theta) - theta c - 1) / theta)``.
+
+    One Chernoff bound per row of ``T`` (mass, first moment, ``E[exp(theta X)]``
+    per theta; rows of zero mass skipped), each with its own theta; for each ``c``.
+    """
+    T = T[T[:, 0] > 0]
+    if len(T) == 0:
+        return np.zeros(cs.shape)
+    part = np.maximum(T[:, 1, None] - np.minimum(cs, 0.0)[None, :] * T[:, 0, None], 0.0)  # rows x cs
+    if len(th):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            v = (np.log(T[:, 2:])[:, None, :] - th[None, None, :] * cs[None, :, None]
+                 - 1.0 - np.log(th)[None, None, :])
+        v = np.where(np.isnan(v), np.inf, v)
+        part = np.minimum(part, np.exp(np.min(v, axis=2)))
+    return part.sum(axis=0)
 
 
 def binomial_pmf(k: int, q: Fraction) -> list[Fraction]:
@@ -999,8 +1040,10 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     # group-count tuples get global ids; per id: the spin law per award class, the charge
     # coefficient s1 (per spin, this state, per level), the ids after one draw into each group.
     # None of it depends on the start: the tables are kept for the next start of the same run
-    # (:data:`_TABLES`, the last run's only), filled as the ids are met, each id's entries
-    # computed by itself, so a start's figures do not depend on what was solved before.
+    # (:data:`_TABLES`, the last run's only), filled as the ids are met.  Ids met together are
+    # tabled together (matrix products over a batch of ids), so an entry's last bits may depend
+    # on what was solved before; the round solves a run's starts in one job, in a fixed order
+    # (:mod:`book_of_power_regbounds`), so its figures are the same on every run and machine.
     tkey = (_fingerprint(game, feature), u, N, tuple(groups), tuple(levels), lines, tuple(kcap),
             tuple(MGF_THETAS))
     tab = _TABLES.get(tkey)
@@ -1077,8 +1120,11 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
             for g in varies:
                 ex = ex * PEX[g][:, F[:, g]]
             GZ[part, :, :, 0] = WC.sum(axis=1)[None, None, :]
-            GZ[part, :, :, 1] = np.einsum("cr,rib->ibc", WC, x)
-            GZ[part, :, :, 2:] = np.einsum("cr,birt->ibct", WC, ex)  # (levels or 1) broadcast over the levels
+            # sums over the rows as matrix products (BLAS): x is rows x ids x levels, ex (levels or 1)
+            # x ids x rows x thetas, broadcast over the levels
+            nid = len(part)
+            GZ[part, :, :, 1] = (WC @ x.reshape(len(WC[0]), -1)).reshape(nc, nid, nl).transpose(1, 2, 0)
+            GZ[part, :, :, 2:] = np.matmul(WC, ex).transpose(1, 0, 2, 3)
         gz_done[ids] = True
 
     def prepare_grid(ids):
