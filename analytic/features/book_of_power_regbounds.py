@@ -6,7 +6,9 @@ its levels share chain runs of
 :data:`~analytic.features.book_of_power_regcap.LEVEL_RUN` levels,
 :func:`~analytic.features.book_of_power_regcap.regular_cap_bound_levels`) and the lower bound
 (:func:`~analytic.features.book_of_power_reglow.regular_cap_lower`) are
-independent solves, so the missing ones run in worker processes
+independent solves, so the missing ones run in worker processes: one job per
+run of levels solves every start's upper bound (longest first, sharing the
+run's per-id tables), one job per start its lower bound
 (``concurrent.futures`` over a ``fork`` context: the workers inherit the game
 and its spin tables and send back only the bounds; each worker keeps one BLAS
 thread, via ``threadpoolctl``, so that the workers do not oversubscribe the cores).  The number of workers is

@@ -75,12 +75,16 @@ bound larger.  The round uses :func:`regular_cap_mixture` (item 0).
    (``(N - 1) u`` at or above the cap, so every value beyond the grid is above
    every threshold) plus the mass and first moment beyond it
    (there ``(x - c)+`` is linear, so they are exact for the bound); a spin is
-   a direct convolution per award class (:func:`convolve_nonnegative`: sums of
+   a direct convolution per award class (compiled:
+   :func:`~analytic.features.book_of_power_kernel.spin_step`; sums of
    nonnegative products, so each entry is within ``gamma_{N+1}`` times itself
    of the exact value; Higham, *Accuracy and Stability of Numerical
    Algorithms*, s.3.1), every entry raised by that factor and the raise
    tracked, so masses are upper bounds and the mass beyond the grid also has
-   a lower bound.  (An FFT's error bound is relative to the norm of the
+   a lower bound.  What underflow may lose (at most ``(N + 1) 2^-1074`` per
+   entry) is added beyond the grid at the convolution's largest value (a
+   stochastically larger law; on the grid it would leave subnormal numbers in
+   every cell, which slow every later product a hundredfold).  (An FFT's error bound is relative to the norm of the
    whole law and lands on entries that are 0: on the shipped model it was
    most of the old bound.)
 6. **MGF mode.**  A state reached with probability below ``eps`` leaves the
@@ -735,9 +739,9 @@ def convolve_nonnegative(G: np.ndarray, H: np.ndarray) -> np.ndarray:
     where an FFT's error is relative to the whole law's norm and lands on
     entries whose exact value is 0 (that raised the old bound tenfold on
     the shipped model).  One ``numpy.convolve`` per row (numpy's direct
-    sum, about 8 us per row of 152 entries: the column-shifted
-    whole-array form it replaces was memory-bound, 10x slower), on each
-    row's used length.
+    sum), on each row's used length: the numpy form of the compiled
+    :func:`~analytic.features.book_of_power_kernel.spin_step` (used where
+    numba is missing, and by the tests as its second opinion).
     """
     R, N = G.shape
     out = np.zeros((R, 2 * N - 1))
@@ -876,8 +880,9 @@ def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None 
 
 #: Levels per chain run (:func:`level_runs`): fixed, so that the bounds do not depend on the number
 #: of worker processes (a run's float sums depend, in their last bits, on the levels it holds).  A
-#: run's time is mostly its bookkeeping, shared by its levels: on the shipped model (10 spins) 5
-#: levels take 22 s, 16 levels 48 s and 1.2 GB.
+#: run's bookkeeping is shared by its levels: on the shipped model (before the compiled kernels,
+#: 10 spins) 5 levels took 22 s, 16 levels 48 s and 1.2 GB; the three starts' runs of 16 now take
+#: about 45 s together (:mod:`analytic.features.bench_book_of_power`).
 LEVEL_RUN = 16
 
 
