@@ -26,7 +26,7 @@ __all__ = ["spin_step", "spin_step_numpy", "COMPILED"]
 
 
 def spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new):
-    """:func:`spin_step` on numpy (one ``numpy.convolve`` per live row); same arguments and result."""
+    """:func:`spin_step` on numpy (one ``numpy.convolve`` per live row): same arguments, same sums up to their rounding."""
     from analytic.features.book_of_power_regcap import convolve_nonnegative
 
     R, N = G.shape
@@ -104,9 +104,19 @@ def spin_step(G, H, hidx, scale, shift, grid_hi, new):
     most ``N`` nonnegative products, within ``gamma_{N+1}`` times itself of the
     exact value, up to ``(N + 1) 2^-1074`` of underflow; a row whose ``G`` or
     spin law is all zero has ``acc = 0``.
+
+    Raises ``ValueError`` when the shapes disagree, ``hidx`` leaves ``H`` or
+    ``new`` is not float64 (the compiled loop checks no bounds).
     """
     G = np.ascontiguousarray(G, dtype=np.float64)
     R, N = G.shape
+    H = np.asarray(H)
+    hidx = np.asarray(hidx)
+    if (H.ndim != 2 or H.shape[1] != N or new.dtype != np.float64 or new.ndim != 2 or new.shape[0] != R
+            or new.shape[1] < N or hidx.shape != (R,) or len(grid_hi) != N - 1
+            or (R and (int(hidx.min()) < 0 or int(hidx.max()) >= len(H)))):
+        raise ValueError(f"spin_step: shapes G {G.shape}, H {H.shape}, hidx {hidx.shape}, new {new.shape} "
+                         f"{new.dtype}, grid_hi {len(grid_hi)} do not fit (or hidx leaves H)")
     if not COMPILED:  # pragma: no cover
         return spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new)
     tail, tailm, total = np.empty(R), np.empty(R), np.empty(R)

@@ -73,13 +73,19 @@ def _solve(job):
     except TooManyStates:  # too many states: the caller falls back on the moment bounds (upper) or 0 (lower)
         res = None
     if kind == "upper":
+        from analytic.features import book_of_power_regcap as rc
+
         groups = mixture_groups(spin_stats(_GAME, feature))
         res = {}
-        for n in n0:
-            try:
-                res[n] = regular_cap_bound_levels(_GAME, feature, n, list(levels), groups=groups, eps=eps)
-            except TooManyStates:
-                res[n] = None
+        rc._TABLES.clear()  # the job's starts share the run's tables, from empty (the same bits in any process)
+        try:
+            for n in n0:
+                try:
+                    res[n] = regular_cap_bound_levels(_GAME, feature, n, list(levels), groups=groups, eps=eps)
+                except TooManyStates:
+                    res[n] = None
+        finally:
+            rc._TABLES.clear()  # (about a gigabyte on the shipped model)
     return job, res, time.perf_counter() - t0
 
 

@@ -342,8 +342,9 @@ class RegularCapBound:
     """Upper bounds of the cap's cut on regular Free Spins started with ``n0`` spins.
 
     Attributes (line-bet units): ``u`` grid unit, ``N`` grid length, ``law``
-    final masses (upper bounds) of the spread grouped expansion win at ``k u``
-    (``k < N``); ``over_p_lo``/``over_p_hi``/``over_mom`` mass bounds and first
+    final masses (upper bounds, but for underflow, whose allowance is beyond
+    the grid) of the spread grouped expansion win at ``k u`` (``k < N``);
+    ``over_p_lo``/``over_p_hi``/``over_mom`` mass bounds and first
     moment beyond the grid; ``pr_mass`` the mass that left the grid for MGF
     mode; ``mgf_thetas`` (per line bet) and ``mgf_T`` (mass, first moment,
     ``E[exp(theta X)]`` per theta, upper bounds) of the paths finished in MGF
@@ -507,11 +508,14 @@ class RegularCapMixture(RegularCapBound):
         return out * (1 + 1e-12) * (1 + 1e-12)
 
     def _stacked(self):
-        """The parts' fields as arrays (``None`` if their grids or thetas differ); kept."""
-        if getattr(self, "_stack", None) is None:
+        """The parts' fields as arrays (``None`` if their grids or thetas differ); kept for these parts."""
+        ident = tuple((w, id(b)) for w, b in self.parts)
+        if getattr(self, "_stack_of", None) != ident:
+            self._stack_of = ident
             bs = [b for _, b in self.parts]
-            same = all(b.u == bs[0].u and b.N == bs[0].N and np.array_equal(b.mgf_thetas, bs[0].mgf_thetas)
-                       and type(b) is RegularCapBound for b in bs)
+            same = bool(bs) and all(
+                b.u == bs[0].u and b.N == bs[0].N and np.array_equal(b.mgf_thetas, bs[0].mgf_thetas)
+                and b.mgf_T.shape[1:] == bs[0].mgf_T.shape[1:] and type(b) is RegularCapBound for b in bs)
             if not same:
                 self._stack = (None,)
             else:
@@ -873,8 +877,13 @@ def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None 
            run, LEVEL_KMAX, lines)
     hit = _CACHE.get(key)
     if hit is None:
-        hit = _CACHE[key] = dict(zip(run, _solve_levels(game, st, feature, n0, list(run), u, eps, eps_mgf,
-                                                        groups, max_states, lines, multiplier_of_count)))
+        try:
+            res = _solve_levels(game, st, feature, n0, list(run), u, eps, eps_mgf, groups, max_states, lines,
+                                multiplier_of_count)
+        except BaseException:  # (an interrupted run may leave its per-id tables half filled)
+            _TABLES.clear()
+            raise
+        hit = _CACHE[key] = dict(zip(run, res))
     return [hit[lv] for lv in levels]
 
 
@@ -971,7 +980,9 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     N = math.ceil(Cl / u) + 1  # (N - 1) u >= the cap: every overflowed value is above any threshold
     gam = _gamma(N + 1)  # relative error of a direct convolution of nonnegative numbers
     tiny = (N + 1) * 2.0 ** -1074  # and the absolute error of underflowed products
-    # per convolved row, all entries (rounded up to the smallest normal float: no subnormals anywhere)
+    # per convolved row, all entries, rounded up to the smallest normal float (no subnormal allowance);
+    # where an addition absorbs it, it is below that addition's own rounding, which the bounds'
+    # relative margins cover like every other float sum of the chain
     under = max(tiny * (2 * N - 1), 2.0 ** -1022)
     cyc = float(st.cycle)
     by_class = np.argsort(keys[:, 0], kind="stable")  # rows of one award class contiguous
@@ -1050,7 +1061,7 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     # on what was solved before; the round solves a run's starts in one job, in a fixed order
     # (:mod:`book_of_power_regbounds`), so its figures are the same on every run and machine.
     tkey = (_fingerprint(game, feature), u, N, tuple(groups), tuple(levels), lines, tuple(kcap),
-            tuple(MGF_THETAS))
+            tuple(MGF_THETAS), LEVEL_KMAX, tuple(m.tobytes() for m in MS + MM + SPL), prob.tobytes(), LX.tobytes())
     tab = _TABLES.get(tkey)
     if tab is None:
         _TABLES.clear()
@@ -1142,12 +1153,10 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
             extra = max(nslots, len(new))
             HL, BP, BM, XM, X1 = (grow(t, extra) for t in (HL, BP, BM, XM, X1))
             tab.update(HL=HL, BP=BP, BM=BM, XM=XM, X1=X1)
-        slot[new] = np.arange(nslots, nslots + len(new))
-        nslots += len(new)
-        tab["nslots"] = nslots
+        first = nslots
         for j in range(0, len(new), 32):
             part = new[j:j + 32]
-            ks = slot[part]
+            ks = np.arange(first + j, first + j + len(part))
             x = group_pay(np.array([tuples[int(i)] for i in part])) + LX[:, None, None]  # rows x ids x levels
             k = np.floor(x / u).astype(np.int64)
             f = x / u - k  # x = (k + f) u: mass 1 - f at k, f at k + 1 (a mean-preserving spread)
@@ -1167,6 +1176,10 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                 BM[ks, :, ci] = (big_w[sl] * x[sl]).sum(axis=0)
                 XM[ks, :, ci] = HL[ks, :, ci].sum(axis=-1)
                 X1[ks, :, ci] = (prob[sl, None, None] * x[sl]).sum(axis=0)
+        # the ids get their slots once their laws are all in place
+        slot[new] = np.arange(first, first + len(new))
+        nslots += len(new)
+        tab["nslots"] = nslots
 
     def charge(ids, w, n):
         """Per level: sum_r w_r * (upper bound of the true remaining expansion win) after the spin."""
@@ -1292,8 +1305,9 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                         cm = xm + big_p  # class mass
                         # the convolution raised by gamma_{N+1}; what underflow may have lost (at most
                         # tiny per entry) is put beyond the grid, at the largest value of the full
-                        # convolution (a stochastically larger law: never a subnormal on the grid,
-                        # which would slow every later product a hundredfold)
+                        # convolution (a stochastically larger law; spread on the grid it would leave
+                        # a subnormal number in every cell, which slows every later product a
+                        # hundredfold)
                         new = np.empty((R, nl, W))
                         tail, tailm, total = (v.reshape(R, nl) for v in spin_step(
                             Gf, HLf, hrow + ci, 1 + gam, 0.0, grid[N:], new.reshape(R * nl, W)))

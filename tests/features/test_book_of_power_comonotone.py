@@ -311,3 +311,57 @@ def test_best_levels_against_every_subset():
             got, chosen = best_levels(levels, values, m)
             assert got == pytest.approx(best, rel=1e-12, abs=1e-15)
             assert chosen[-1] == 1.0 and len(chosen) <= m and list(chosen) == sorted(chosen)
+
+
+def test_a_run_interrupted_midway_leaves_no_tables_behind(monkeypatch):
+    """Found in review: the starts of a run share per-id tables; a run that raised while filling
+    them left ids marked as tabled with empty spin laws, and the next solve returned ~1e-303."""
+    from analytic.features import book_of_power_regcap as rc
+
+    game = tiny(40)
+    groups = [("explorer",), ("pharaoh",), ("ten", "jack", "queen", "king", "ace", "beetle", "statue")]
+    rc._CACHE.clear()
+    rc._TABLES.clear()
+    fresh = rc.regular_cap_bound_levels(game, "free_spins", 4, [0.5, 1.0], eps=1e-9, groups=groups)
+    rc._CACHE.clear()
+    rc._TABLES.clear()
+    real, calls = np.bincount, []
+
+    def flaky(*a, **k):
+        calls.append(1)
+        if len(calls) == 40:
+            raise RuntimeError("interrupted")
+        return real(*a, **k)
+    monkeypatch.setattr(np, "bincount", flaky)
+    with pytest.raises(RuntimeError):
+        rc.regular_cap_bound_levels(game, "free_spins", 4, [0.5, 1.0], eps=1e-9, groups=groups)
+    monkeypatch.setattr(np, "bincount", real)
+    again = rc.regular_cap_bound_levels(game, "free_spins", 4, [0.5, 1.0], eps=1e-9, groups=groups)
+    rc._CACHE.clear()
+    rc._TABLES.clear()
+    for a, b in zip(fresh, again):
+        assert a.excess(0.0, 40.0) == b.excess(0.0, 40.0) and np.array_equal(a.law, b.law)
+
+
+def test_shared_tables_follow_what_they_are_made_of(monkeypatch):
+    """Found in review: the tables' key missed LEVEL_KMAX, so a solve after a change of it reused
+    the other setting's multipliers."""
+    from analytic.features import book_of_power_regcap as rc
+
+    game = tiny(40)
+    groups = [("explorer",), ("pharaoh",), ("ten", "jack", "queen", "king", "ace", "beetle", "statue")]
+    out = []
+    for keep in (True, False):
+        rc._CACHE.clear()
+        rc._TABLES.clear()
+        monkeypatch.setattr(rc, "LEVEL_KMAX", 2)
+        rc.regular_cap_bound_levels(game, "free_spins", 3, [0.7, 1.0], eps=1e-9, groups=groups)
+        rc._CACHE.clear()
+        if not keep:
+            rc._TABLES.clear()
+        monkeypatch.setattr(rc, "LEVEL_KMAX", 1)
+        out.append(rc.regular_cap_bound_levels(game, "free_spins", 3, [0.7, 1.0], eps=1e-9, groups=groups))
+    rc._CACHE.clear()
+    rc._TABLES.clear()
+    for a, b in zip(*out):
+        assert a.excess(0.0, 40.0) == pytest.approx(b.excess(0.0, 40.0), rel=1e-12)

@@ -87,3 +87,46 @@ def test_scatter_add_sums_in_row_order():
         want_r[p] = want_r[p] + 0.3 * reach[r]
     scatter_add(out, reach_out, pos, rows, 0.3, reach)
     assert np.array_equal(out, want) and np.array_equal(reach_out, want_r)
+
+
+def test_spin_step_underflow_stays_within_its_allowance():
+    """Products below the smallest float: each entry is short of the exact value by at most (N + 1) 2^-1074."""
+    rng = random.Random(11)
+    R, N = 3, 17
+    G = np.array([[rng.random() * 1e-160 if rng.random() < 0.7 else 0.0 for _ in range(N)] for _ in range(R)])
+    H = np.array([[rng.random() * 10 ** -rng.randint(150, 170) for _ in range(N)] for _ in range(R)])
+    gam, tiny = _gamma(N + 1), (N + 1) * 2.0 ** -1074
+    new = np.zeros((R, N))
+    spin_step(G, H, np.arange(R), 1 + gam, 0.0, np.arange(N - 1, dtype=np.float64), new)
+    for r in range(R):
+        for k in range(N):
+            exact = sum((Fraction(G[r, i]) * Fraction(H[r, k - i]) for i in range(k + 1)), Fraction(0))
+            assert Fraction(new[r, k]) >= exact - Fraction(tiny)
+            assert Fraction(new[r, k]) <= exact * (1 + Fraction(3 * gam)) + Fraction(tiny)
+
+
+@pytest.mark.skipif(not COMPILED, reason="numba is not installed: spin_step is spin_step_numpy")
+def test_compiled_step_agrees_with_numpy_when_lowering():
+    G, H, hidx = _laws(8, 30, 41, 5)
+    grid_hi = np.arange(41, 81, dtype=np.float64)
+    gam = _gamma(42)
+    a, b = np.zeros((30, 41)), np.zeros((30, 41))
+    ra = spin_step(G, H, hidx, 1 - gam, -1e-30, grid_hi, a)
+    rb = spin_step_numpy(G, H, hidx, 1 - gam, -1e-30, grid_hi, b)
+    np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-45)
+    assert np.array_equal(a == 0, b == 0)  # the same cells clamped
+    for x, y in zip(ra, rb):
+        np.testing.assert_allclose(x, y, rtol=1e-13, atol=1e-45)
+
+
+def test_spin_step_refuses_what_the_compiled_loop_would_not_check():
+    G, H, hidx = _laws(9, 4, 9, 3)
+    grid_hi = np.arange(8, dtype=np.float64)
+    with pytest.raises(ValueError):
+        spin_step(G, H, np.array([0, 1, 2, 3]), 1.0, 0.0, grid_hi, np.zeros((4, 9)))  # index 3 leaves H
+    with pytest.raises(ValueError):
+        spin_step(G, H, np.array([0, -1, 2, 0]), 1.0, 0.0, grid_hi, np.zeros((4, 9)))
+    with pytest.raises(ValueError):
+        spin_step(G, H, hidx, 1.0, 0.0, grid_hi, np.zeros((4, 9), dtype=np.float32))
+    with pytest.raises(ValueError):
+        spin_step(G, H[:, :5], hidx, 1.0, 0.0, grid_hi, np.zeros((4, 9)))
