@@ -11,7 +11,9 @@ nonnegative products, each entry within ``gamma_{N+1}`` times itself of the
 exact value; Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd
 ed., s.3.1), then each entry moved by ``scale`` and ``shift`` (raised for the
 upper bound, lowered and clamped at 0 for the lower one), with no
-``(rows, 2N - 1)`` temporaries and no per-row Python call.
+``(rows, 2N - 1)`` temporaries and no per-row Python call.  The other step,
+summing the transitions into each target state, is :func:`sum_blocks`
+(:func:`scatter_add` row by row, no copy of the rows).
 
 Compiled with numba (no fast-math flags: IEEE operations in a fixed order, so
 the figures are the same on every run and machine); without numba the same
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["spin_step", "spin_step_numpy", "COMPILED"]
+__all__ = ["spin_step", "spin_step_numpy", "scatter_add", "sum_blocks", "COMPILED"]
 
 
 def spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new):
@@ -153,3 +155,26 @@ def scatter_add(out, reach_out, pos, rows, w, reach):
         return
     _scatter_add(out, reach_out, np.ascontiguousarray(pos, dtype=np.int64), rows, float(w),
                  np.ascontiguousarray(reach, dtype=np.float64))
+
+
+def sum_blocks(blocks):
+    """Sum transitions per target state: ``(ids, sums, reach)``.
+
+    ``blocks``: ``(ids (R,), rows (R, ...), w, reach (R,) or None)`` each, the
+    rows of ``R`` transitions into the states ``ids`` with weight ``w`` (a
+    float).  Returns the distinct ids in increasing order, the sum of
+    ``w * rows`` per id (shape ``(ids,) + rows.shape[1:]``) and of ``w *
+    reach`` (zeros where ``reach`` is None), added block by block and row by
+    row (:func:`scatter_add`: no copy of the rows, no sort).
+    """
+    ids = np.concatenate([blk[0] for blk in blocks])
+    shape = blocks[0][1].shape[1:]
+    if len(ids) == 0:
+        return ids, np.zeros((0,) + shape), np.zeros(0)
+    uniq = np.unique(ids)
+    out = np.zeros((len(uniq), int(np.prod(shape))))
+    reach = np.zeros(len(uniq))
+    for bid, rows, w, rch in blocks:
+        scatter_add(out, reach, np.searchsorted(uniq, bid), rows.reshape(len(bid), -1), w,
+                    np.zeros(len(bid)) if rch is None else rch)
+    return uniq, out.reshape((len(uniq),) + shape), reach

@@ -959,7 +959,7 @@ def _extend(a: np.ndarray, n: int) -> np.ndarray:
 def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_states, lines,
                   multiplier_of_count) -> list[RegularCapBound]:
     """The chain run of :func:`regular_cap_bound_levels` (arguments checked there)."""
-    from analytic.features.book_of_power_kernel import scatter_add, spin_step
+    from analytic.features.book_of_power_kernel import spin_step, sum_blocks
 
     reading = game.rules.get("bop_repeat_multiplier", "count")
     cmax = next(c for c in range(1, 100) if multiplier_of_count(c, reading) >= 9)
@@ -1189,24 +1189,11 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
         later = (alpha * n * n + beta * n) / (1 - abar)
         return np.sum(w * (S1[ids] * spins + s2[None, :] * later), axis=0) * (1 + 1e-9)
 
-    def gather(blocks):
-        """Sum the blocks' weighted rows and reach masses per target id: ``(ids, rows, reach)``.
-
-        Block by block, row by row (:func:`~analytic.features.book_of_power_kernel.scatter_add`:
-        no copy of the rows, no sort).  ``reach`` (the float probability of reaching
-        the state, the same computation whatever levels share the run) decides grid or MGF
-        mode, so the decisions do not depend on how the levels were cut into runs.
-        """
-        ids = np.concatenate([blk[0] for blk in blocks])
-        shape = blocks[0][1].shape[1:]
-        if len(ids) == 0:
-            return ids, np.zeros((0,) + shape), np.zeros(0)
-        uniq = np.unique(ids)
-        out = np.zeros((len(uniq), int(np.prod(shape))))
-        reach = np.zeros(len(uniq))
-        for bid, rows, w, rch in blocks:
-            scatter_add(out, reach, np.searchsorted(uniq, bid), rows.reshape(len(bid), -1), w, rch)
-        return uniq, out.reshape((len(uniq),) + shape), reach
+    # the blocks' weighted rows and reach masses summed per target id (sum_blocks: (ids, rows, reach));
+    # the reach (the float probability of reaching the state, the same computation whatever levels
+    # share the run) decides grid or MGF mode, so the decisions do not depend on how the levels
+    # were cut into runs
+    gather = sum_blocks
 
     law = np.zeros((nl, N))
     tot = np.zeros((nl, 4))  # per level: over mass (upper), over first moment, excess-mass bound, charges

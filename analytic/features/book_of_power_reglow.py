@@ -145,7 +145,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     from analytic.features.book_of_power import multiplier_of_count
     from analytic.features.book_of_power_regcap import (TooManyStates, _fingerprint, _gamma, binomial_pmf,
                                                         check_grid_unit, expansion_table)
-    from analytic.features.book_of_power_kernel import scatter_add, spin_step
+    from analytic.features.book_of_power_kernel import spin_step, sum_blocks
     from analytic.features.book_of_power_spin import spin_stats
 
     if game.cap is None:
@@ -267,23 +267,20 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     wdraw = [pdraw] * nt + ([1.0 - nt * pdraw] if rest else [])
 
     zero = tuple([0] * (nt + rest_mean))
-    pending: dict = {}  # spins left -> blocks (target ids, rows, weight), summed per target when processed
+    pending: dict = {}  # spins left -> blocks (target ids, rows, weight, None), summed per target when processed
     start = [(bump(zero, j), pdraw) for j in range(nt)] + (
         [(bump(zero, nt) if rest_mean else zero, 1.0 - nt * pdraw)] if rest else [])
     for m, w in start:
         row = np.zeros((1, W))
         row[0, 0] = w
-        pending.setdefault(n0, []).append((np.array([ident(m)]), row, 1.0))
+        pending.setdefault(n0, []).append((np.array([ident(m)]), row, 1.0, None))
     while pending:
         nxt: dict = {}
         for n in range(max(pending), 0, -1):
             blocks = pending.pop(n, None)
             if not blocks:
                 continue
-            ids = np.unique(np.concatenate([blk[0] for blk in blocks]))
-            H = np.zeros((len(ids), W))
-            for bid, rows, w in blocks:  # row by row, in the order the transitions were made
-                scatter_add(H, np.zeros(len(ids)), np.searchsorted(ids, bid), rows, w, np.zeros(len(bid)))
+            ids, H, _ = sum_blocks(blocks)  # row by row, in the order the transitions were made
             mass = H[:, :N].sum(axis=1) + H[:, N]
             keep = mass >= eps
             lost += float(mass[~keep].sum())
@@ -312,11 +309,11 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
                         law[:] += new[:, :N].sum(axis=0)
                         over[:] += new[:, N:].sum(axis=0)
                     else:
-                        pending.setdefault(n2, []).append((ids, new, 1.0))
+                        pending.setdefault(n2, []).append((ids, new, 1.0, None))
                     continue
                 tgt = nxt.setdefault(n2, [])
                 for j, w in enumerate(wdraw):
-                    tgt.append((after[:, j], new, w))
+                    tgt.append((after[:, j], new, w, None))
         pending = nxt
     f = 1 - 1e-9
     res = RegularCapLower(n0=n0, u=u, N=N, tb=tb, law=law * f, over_p=float(over[0]) * f,
