@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["spin_step", "spin_step_numpy", "scatter_add", "sum_blocks", "COMPILED"]
+__all__ = ["spin_step", "spin_step_numpy", "scatter_add", "sum_blocks", "chernoff_rows", "chernoff_rows_numpy",
+           "COMPILED"]
 
 
 def spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new):
@@ -178,3 +179,69 @@ def sum_blocks(blocks):
         scatter_add(out, reach, np.searchsorted(uniq, bid), rows.reshape(len(bid), -1), w,
                     np.zeros(len(bid)) if rch is None else rch)
     return uniq, out.reshape((len(uniq),) + shape), reach
+
+
+if _nb is not None:
+    @_nb.njit(cache=True, nogil=True)
+    def _chernoff_rows(T0, T1, A, th, cs, out):  # pragma: no cover - compiled
+        rows, K = A.shape
+        for k in range(len(cs)):
+            c = cs[k]
+            m = c if c < 0.0 else 0.0
+            s = 0.0
+            for i in range(rows):
+                part = T1[i] - m * T0[i]
+                if part < 0.0:
+                    part = 0.0
+                if K:
+                    best = np.inf
+                    for t in range(K):
+                        v = A[i, t] - th[t] * c
+                        if v < best:  # (a NaN never wins: as +inf)
+                            best = v
+                    e = np.exp(best)
+                    if e < part:
+                        part = e
+                s += part
+            out[k] = s
+
+
+def chernoff_rows(T, th, cs):
+    """``sum_i min(max(T_i1 - min(c, 0) T_i0, 0), min_theta exp(log T_i(theta) - theta c - 1) / theta)`` per ``c``.
+
+    ``T (rows, 2 + K)``: per row a mass, a first moment and ``E[exp(theta X)]``
+    for the ``K`` thetas ``th``; rows of zero mass are skipped.  Each row is a
+    Chernoff bound of ``E[(X - c)+]`` with its own best theta (``(z)+ <=
+    exp(theta z - 1) / theta``), capped by the first-moment bound.  Returns an
+    array shaped like ``cs``; the rows summed in order.  (The regular cap
+    bounds' MGF-mode part, :mod:`book_of_power_regcap` item 6.)
+    """
+    cs = np.asarray(cs, dtype=np.float64)
+    T = T[T[:, 0] > 0]
+    th = np.asarray(th, dtype=np.float64)
+    if len(T) == 0:
+        return np.zeros(cs.shape)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        A = np.log(T[:, 2:2 + len(th)]) - 1.0 - np.log(th)[None, :]
+    if not COMPILED:  # pragma: no cover
+        return chernoff_rows_numpy(T, th, cs)
+    out = np.empty(cs.size)
+    _chernoff_rows(np.ascontiguousarray(T[:, 0]), np.ascontiguousarray(T[:, 1]), np.ascontiguousarray(A),
+                   np.ascontiguousarray(th), np.ascontiguousarray(cs.ravel()), out)
+    return out.reshape(cs.shape)
+
+
+def chernoff_rows_numpy(T, th, cs):
+    """:func:`chernoff_rows` on numpy arrays (rows x cs x thetas at once); the same bound up to rounding."""
+    cs = np.asarray(cs, dtype=np.float64)
+    T = T[T[:, 0] > 0]
+    if len(T) == 0:
+        return np.zeros(cs.shape)
+    part = np.maximum(T[:, 1, None] - np.minimum(cs, 0.0)[None, :] * T[:, 0, None], 0.0)  # rows x cs
+    if len(th):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            v = (np.log(T[:, 2:])[:, None, :] - th[None, None, :] * cs[None, :, None]
+                 - 1.0 - np.log(th)[None, None, :])
+        v = np.where(np.isnan(v), np.inf, v)
+        part = np.minimum(part, np.exp(np.min(v, axis=2)))
+    return part.sum(axis=0)

@@ -532,19 +532,12 @@ def _mgf_terms(T: np.ndarray, th: np.ndarray, cs: np.ndarray) -> np.ndarray:
     """``sum_i min(max(T_i1 - min(c, 0) T_i0, 0), min_theta exp(log T_i(theta) - theta c - 1) / theta)``.
 
     One Chernoff bound per row of ``T`` (mass, first moment, ``E[exp(theta X)]``
-    per theta; rows of zero mass skipped), each with its own theta; for each ``c``.
+    per theta; rows of zero mass skipped), each with its own theta; for each ``c``
+    (compiled: :func:`~analytic.features.book_of_power_kernel.chernoff_rows`).
     """
-    T = T[T[:, 0] > 0]
-    if len(T) == 0:
-        return np.zeros(cs.shape)
-    part = np.maximum(T[:, 1, None] - np.minimum(cs, 0.0)[None, :] * T[:, 0, None], 0.0)  # rows x cs
-    if len(th):
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            v = (np.log(T[:, 2:])[:, None, :] - th[None, None, :] * cs[None, :, None]
-                 - 1.0 - np.log(th)[None, None, :])
-        v = np.where(np.isnan(v), np.inf, v)
-        part = np.minimum(part, np.exp(np.min(v, axis=2)))
-    return part.sum(axis=0)
+    from analytic.features.book_of_power_kernel import chernoff_rows
+
+    return chernoff_rows(T, th, cs)
 
 
 def binomial_pmf(k: int, q: Fraction) -> list[Fraction]:

@@ -130,3 +130,35 @@ def test_spin_step_refuses_what_the_compiled_loop_would_not_check():
         spin_step(G, H, hidx, 1.0, 0.0, grid_hi, np.zeros((4, 9), dtype=np.float32))
     with pytest.raises(ValueError):
         spin_step(G, H[:, :5], hidx, 1.0, 0.0, grid_hi, np.zeros((4, 9)))
+
+
+def test_chernoff_rows_against_the_formula_row_by_row():
+    """Each row: min(first-moment bound, best Chernoff bound over the thetas); zero-mass rows skipped."""
+    import math
+
+    from analytic.features.book_of_power_kernel import chernoff_rows, chernoff_rows_numpy
+
+    rng = random.Random(4)
+    th = np.array([1e-4, 3e-4, 1e-3, 5e-3])
+    T = []
+    for _ in range(12):
+        m = rng.choice([0.0, rng.random() * 1e-3])
+        T.append([m, m * rng.random() * 100] + [m * math.exp(rng.random() * 50 * t) for t in th])
+    T.append([1e-4, 5e-3, 1e-4, math.inf, math.inf, math.inf])  # an overflowed MGF: the other thetas or the mean
+    T = np.array(T)
+    cs = np.array([-50.0, 0.0, 10.0, 2000.0, 1e5])
+    want = []
+    for c in cs:
+        s = 0.0
+        for row in T:
+            if row[0] <= 0:
+                continue
+            part = max(row[1] - min(c, 0.0) * row[0], 0.0)
+            best = min(math.log(row[2 + j]) - t * c - 1 - math.log(t) if row[2 + j] > 0 else -math.inf
+                       for j, t in enumerate(th))
+            s += min(part, math.exp(best) if best < 700 else math.inf)
+        want.append(s)
+    got = chernoff_rows(T, th, cs)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    np.testing.assert_allclose(chernoff_rows_numpy(T, th, cs), want, rtol=1e-13)
+    assert chernoff_rows(T[:0], th, cs).tolist() == [0.0] * len(cs)
