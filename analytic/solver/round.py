@@ -391,16 +391,18 @@ def _solve_buy(game: Game, m, cache: dict, shared: dict | None = None) -> RoundR
 def solve_rounds(game: Game, modes) -> list[RoundResult]:
     """Round figures of the bet modes ``modes`` (names), in that order.
 
-    With several modes, the prefetch registered for the game's feature kind
+    The prefetch registered for the game's feature kind
     (:func:`analytic.features.result.register_round_prefetch`) runs first:
-    work the modes share, done once (Book of Power: the regular cap bounds'
-    worker processes and the Power Free Spins' capped law side by side).
+    work the modes share or that can run side by side, done once; it decides
+    from the modes whether there is any (Book of Power: the regular cap
+    bounds' worker processes and the Power Free Spins' capped law side by
+    side, when the modes need both, as the Power Bet alone does).
     Errors: as :func:`solve_round`.
     """
     from analytic.features.result import round_prefetch_for
 
     modes = list(modes)
-    prefetch = round_prefetch_for(game) if len(modes) > 1 else None
+    prefetch = round_prefetch_for(game)
     if prefetch is not None:
         prefetch(game, modes)
     return [solve_round(game, m) for m in modes]

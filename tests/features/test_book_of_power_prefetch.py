@@ -42,7 +42,7 @@ def test_meanwhile_runs_once_and_changes_no_bound(workers, monkeypatch):
     _fresh()
 
 
-def test_solve_rounds_prefetches_for_several_modes_only(monkeypatch):
+def test_solve_rounds_prefetches_when_the_modes_need_both_laws(monkeypatch):
     from analytic.features import book_of_power_regbounds as rb
     from analytic.solver.round import solve_round, solve_rounds
 
@@ -68,6 +68,14 @@ def test_solve_rounds_prefetches_for_several_modes_only(monkeypatch):
         assert a.rtp.value == b.rtp.value
     seen.clear()
     _fresh()
-    solve_rounds(game, ["buy_free_spins"])  # one mode: no prefetch
+    solve_rounds(game, ["buy_free_spins"])  # one mode needing only the regular bounds: no prefetch
     assert seen == [False]
+    from analytic.features.book_of_power import prefetch_modes
+
+    asked = []
+    monkeypatch.setattr("analytic.features.result.ROUND_PREFETCH",
+                        {"book_of_power": lambda g, ms: (asked.append(ms), prefetch_modes(g, ms))})
+    _fresh()
+    solve_rounds(game, ["buy_power_free_spins"])  # (a single mode may need both, as the Power Bet does)
+    assert asked == [["buy_power_free_spins"]]
     _fresh()
