@@ -221,10 +221,10 @@ def chernoff_rows(T, th, cs):
     th = np.asarray(th, dtype=np.float64)
     if len(T) == 0:
         return np.zeros(cs.shape)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        A = np.log(T[:, 2:2 + len(th)]) - 1.0 - np.log(th)[None, :]
     if not COMPILED:  # pragma: no cover
         return chernoff_rows_numpy(T, th, cs)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        A = np.log(T[:, 2:2 + len(th)]) - 1.0 - np.log(th)[None, :]
     out = np.empty(cs.size)
     _chernoff_rows(np.ascontiguousarray(T[:, 0]), np.ascontiguousarray(T[:, 1]), np.ascontiguousarray(A),
                    np.ascontiguousarray(th), np.ascontiguousarray(cs.ravel()), out)
