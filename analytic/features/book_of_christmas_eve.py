@@ -665,8 +665,7 @@ def solve_round_capped(game: Game, mode: str) -> "RoundResult":  # noqa: F821
         ``"theoretical"`` or no ``[cap] total_bet_multiple``).  With the cap,
         ``rtp``, ``mean_win`` and ``second_moment`` are those of the capped
         round win, **exact** (truncated polynomial powers, see
-        :mod:`analytic.features.capped`), the feature's RTP share is the capped
-        RTP less the base shares, and ``extra`` holds ``uncapped_rtp``,
+        :mod:`analytic.features.capped`), the RTP split's parts uncapped, and ``extra`` holds ``uncapped_rtp``,
         ``capped_rtp``, ``p_reach_cap`` (Figures), ``distribution`` (capped
         round law: win in total-bet multiples -> probability, wins at or above
         the cap lumped at the cap), ``uncapped_mean_win``,
@@ -694,9 +693,8 @@ def solve_round_capped(game: Game, mode: str) -> "RoundResult":  # noqa: F821
 def apply_cap(res, law: "capped.TruncatedLaw", extra: dict, method: str):
     """``res`` with its round figures replaced by those of the exact capped law ``law``.
 
-    Shared with :mod:`analytic.features.secrets_of_christmas`.  The feature
-    components absorb the cap's cut (capped RTP less the base shares, split
-    over the features in proportion to their uncapped shares).
+    The RTP split keeps the uncapped parts; :func:`analytic.solver.round.solve_round`
+    adds the ``cap deduction`` row (:func:`analytic.solver.cap.add_cap_deduction`).
     """
     mean, m2, reach = law.capped_moments()
     rtp = Fraction(mean) / res.cost
@@ -706,24 +704,10 @@ def apply_cap(res, law: "capped.TruncatedLaw", extra: dict, method: str):
         distribution=law.distribution(),
         cap_method=method,
     )
-    cut = res.rtp.value - rtp
-    fshare = sum((c.rtp.value for c in res.components if c.name.startswith("feature ")), Fraction(0))
-    comps = []
-    for c in res.components:
-        if c.name.startswith("feature ") and fshare:
-            comps.append(replace(c, rtp=Figure(c.rtp.value - cut * c.rtp.value / fshare)))
-        else:
-            comps.append(c)
-    feats = []
-    for f in res.features:
-        if fshare:
-            feats.append(replace(f, rtp=Figure(f.rtp.value - cut * f.rtp.value / fshare)))
-        else:
-            feats.append(f)
     methods = dict(res.methods)
     methods["win cap"] = method
     return replace(res, rtp=Figure(rtp), mean_win=Figure(Fraction(mean)), second_moment=Figure(Fraction(m2)),
-                   components=tuple(comps), features=tuple(feats), methods=methods, extra=extra)
+                   methods=methods, extra=extra)
 
 
 def _register_round() -> None:

@@ -33,7 +33,7 @@ from analytic.features.wald import WaldMoments, check_finite, mixture, wald_mome
 from analytic.model.game import Game
 from analytic.solver.figures import Figure
 
-__all__ = ["solve_free_spins", "state_outcomes", "spins_left_graph"]
+__all__ = ["solve_free_spins", "state_outcomes", "spins_left_graph", "capped_law"]
 
 _CACHE: dict = {}
 
@@ -178,4 +178,52 @@ def spins_left_graph(o: SpinOutcomes, n: int, max_left: int) -> nx.DiGraph:
     return g
 
 
+def capped_law(game: Game, feature: str, count: int, cap):
+    """Exact law of the feature win held below ``cap`` when it has no retriggers, else None.
+
+    Without retriggers (no spin awards spins) the ``n`` spins of a state are
+    i.i.d.: one spin's law (integer weights from the joint line walk, wins
+    in total-bet multiples, the multiplier applied) raised to ``n`` by a
+    truncated power (:func:`analytic.features.capped.iid_sum`), mixed over
+    the drawn expanding symbol with its weights
+    (:func:`analytic.features.capped.mixture`).
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+    count : int
+        Trigger count (fixes the spins as in :func:`solve_free_spins`).
+    cap : Fraction
+        Total-bet multiples.
+
+    Returns
+    -------
+    analytic.features.capped.TruncatedLaw or None
+    """
+    from analytic.features import capped
+
+    spec = game.features[feature]
+    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
+    if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
+        n = spec.trigger.counts[count]
+    states = state_outcomes(game, feature)
+    if any(a for _, _, o in states for (a, _x) in o.joint):
+        return None
+    parts = []
+    for w, _s, o in states:
+        one = capped.law_from_weights({Fraction(x, o.units): c for (_a, x), c in o.joint.items()}, cap)
+        parts.append((w, capped.iid_sum(one, n)))
+    return capped.mixture(parts)
+
+
 register_solver("free_spins", solve_free_spins)
+
+
+def _register_capped() -> None:
+    from analytic.features.result import register_capped_law
+
+    register_capped_law("free_spins", capped_law)
+
+
+_register_capped()

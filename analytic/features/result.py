@@ -21,7 +21,7 @@ from analytic.errors import UnsupportedMechanicError
 from analytic.solver.figures import Figure
 
 __all__ = ["FeatureResult", "register_solver", "feature_solver", "SOLVERS", "ROUND_SOLVERS",
-           "register_round_solver", "round_solver_for"]
+           "register_round_solver", "round_solver_for", "CAPPED_LAWS", "register_capped_law", "capped_law_for"]
 
 
 @dataclass(frozen=True)
@@ -130,6 +130,25 @@ def feature_solver(kind: str) -> Callable:
         raise UnsupportedMechanicError(
             f"no exact solver for feature kind '{kind}' (known: {', '.join(sorted(SOLVERS)) or 'none'})"
         ) from None
+
+
+#: kind -> capped_law(game, feature, count, cap) -> TruncatedLaw or None: the exact law of one play
+#: held below a cap (:mod:`analytic.features.capped`), None when the kind has none for this feature.
+CAPPED_LAWS: dict[str, Callable] = {}
+
+
+def register_capped_law(kind: str, fn: Callable) -> None:
+    """Register ``fn(game, feature, count, cap) -> TruncatedLaw | None``: the exact law of one
+    play of a feature of ``kind`` (total-bet multiples) held below ``cap``, used by the win cap
+    of any game (:mod:`analytic.solver.cap`) when the feature gives no exact distribution."""
+    CAPPED_LAWS[kind] = fn
+
+
+def capped_law_for(kind: str) -> Callable | None:
+    """The capped-law function registered for ``kind``, if any."""
+    import analytic.features.catalog  # noqa: F401
+
+    return CAPPED_LAWS.get(kind)
 
 
 #: kind -> round solver(game, mode) -> RoundResult, for kinds whose round needs

@@ -18,7 +18,9 @@ plays for ``k`` line-triggered bonuses).  Two representations meet here:
   dropped into the error.
 
 A round solver's own exact law (``RoundResult.extra["distribution"]``, e.g.
-a capped round) is used as is.  Units: total-bet multiples.
+a capped round) is used as is.  A capped round (:func:`analytic.solver.cap.applied_cap`)
+pays ``min(R, C)``: wins above the cap are lumped at the cap (the error
+bound is unchanged).  Units: total-bet multiples.
 """
 
 from __future__ import annotations
@@ -106,9 +108,23 @@ def round_law(r: RoundResult) -> RoundLaw:
     RoundLaw
         ``points`` None with a ``reason`` when a feature gives no law.
     """
+    from analytic.solver.cap import applied_cap
+
     own = r.extra.get("distribution") if r.extra else None
     if own is not None:
-        return RoundLaw({Fraction(w): Fraction(p) for w, p in own.items()}, Fraction(0))
+        law = RoundLaw({Fraction(w): Fraction(p) for w, p in own.items()}, Fraction(0))
+    else:
+        law = _uncapped_law(r)
+    cap = applied_cap(r)
+    if cap is None or law.points is None or all(w <= cap for w in law.points):
+        return law
+    pts: dict = defaultdict(Fraction)
+    for w, p in law.points.items():
+        pts[min(w, cap)] += p
+    return RoundLaw(dict(pts), law.error, law.reason, law.method)
+
+
+def _uncapped_law(r: RoundResult) -> RoundLaw:
     classes = _parts(r)
     for _, _, parts in classes:
         for res, _ in parts:

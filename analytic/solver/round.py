@@ -176,12 +176,18 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
         when it changes a base reel set that no feature uses).
     plain : bool
         Skip a kind's registered round solver (see
-        :func:`analytic.features.result.register_round_solver`): the round
-        without a cap or gamble, by the law of total expectation alone.
+        :func:`analytic.features.result.register_round_solver`) and the win
+        cap: the round without a cap or gamble, by the law of total
+        expectation alone.
 
     Returns
     -------
     RoundResult
+        Unless ``plain``, with the game's ``[cap] total_bet_multiple``
+        applied to the round win (by the kind's round solver, else by
+        :func:`analytic.solver.cap.apply_round_cap`) and the RTP split
+        completed by a ``cap deduction`` row
+        (:func:`analytic.solver.cap.add_cap_deduction`).
 
     Raises
     ------
@@ -189,12 +195,27 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
         A feature kind without an exact solver.
     UnboundedFeatureError
         A feature that would never end.
+    ModelError
+        ``cap.total_bet_multiple``: a cap on a round whose win law is
+        neither exact nor certified.
     """
     m = game.modes[mode] if mode else game.default_mode
-    if not plain:
-        delegate = round_solver_for(game)
-        if delegate is not None:
-            return _with_distribution_hits(delegate(game, m.name))
+    if plain:
+        return _solve_plain(game, m, feature_cache)
+    from analytic.solver.cap import add_cap_deduction, applied_cap, apply_round_cap
+
+    delegate = round_solver_for(game)
+    if delegate is not None:
+        res = _with_distribution_hits(delegate(game, m.name))
+        if applied_cap(res) is None and res.extra.get("max_win_reading") != "theoretical":
+            res = apply_round_cap(res)  # a cap the kind's round solver left alone
+    else:
+        res = apply_round_cap(_solve_plain(game, m, feature_cache))
+    return add_cap_deduction(res)
+
+
+def _solve_plain(game: Game, m, feature_cache: dict | None) -> RoundResult:
+    """The round without a cap or gamble: the law of total expectation over the base spin's classes."""
     cache: dict = {}
     if m.buys is not None:
         return _solve_buy(game, m, cache, feature_cache)

@@ -36,8 +36,18 @@ def toy_path() -> str:
 
 
 @pytest.fixture
-def fs_path() -> str:
-    return str(DATA / "toyfs.toml")
+def fs_path(fake_free_spins, tmp_path) -> str:
+    """The toy free-spins model; without the fake's distribution its win cap cannot be
+    applied (the solver refuses it, tests/solver/test_cap.py), so a copy without the cap."""
+    if fake_free_spins:
+        return str(DATA / "toyfs.toml")
+    text = (DATA / "toyfs.toml").read_text()
+    text = text.replace("[cap]\ntotal_bet_multiple = 1000\n", "")
+    assert "[cap]" not in text
+    (tmp_path / "model").mkdir()
+    out = tmp_path / "model" / "toyfs.toml"
+    out.write_text(text)
+    return str(out)
 
 
 @pytest.fixture(params=[True, False], ids=["with-distribution", "no-distribution"])

@@ -99,6 +99,17 @@ def test_feature_sheet_equals_solver(fs_path, fake_free_spins):
         assert "Distribution of the base spin only" in md
 
 
+def test_capped_feature_without_distribution_refused(monkeypatch):
+    """Issue 18: a cap on a round whose feature gives no win law is refused, not ignored."""
+    from analytic.errors import ModelError
+    from analytic.features.result import SOLVERS
+    from tests.reports.conftest import DATA, _fake
+
+    monkeypatch.setitem(SOLVERS, "free_spins", _fake(False))
+    with pytest.raises(ModelError, match="cap.total_bet_multiple"):
+        solve_game(load_model(str(DATA / "toyfs.toml")))
+
+
 def test_every_format_written(tmp_path, fs_path, fake_free_spins):
     _, _, sheet = _sheet(fs_path)
     paths = write_reports(sheet, str(tmp_path))

@@ -1,0 +1,244 @@
+"""The win cap on the round of any game: ``[cap] total_bet_multiple``.
+
+A round (base spin plus every feature it starts, or a bought feature) that
+would win ``R`` pays ``min(R, C)`` with ``C`` the cap in total-bet
+multiples.  The capped figures are read off the law of the round win:
+
+* ``E[min(R, C)]``, ``E[min(R, C)^2]`` and ``P(R >= C)``.
+
+Three ways, tried in this order:
+
+1. **exact** -- every feature the round can start has an exact law below the
+   cap (a pick bonus's distribution; free spins without retriggers as the
+   ``n``-th truncated power of one spin's law, registered with
+   :func:`analytic.features.result.register_capped_law`): the round's law
+   below ``C`` by truncated integer polynomials
+   (:func:`analytic.features.capped.round_law`), figures exact;
+2. **certified** -- the round's law from :func:`analytic.solver.distribution.round_law`
+   (exact fractions, or a grid law with a certified total-variation error
+   ``eps``, e.g. free spins with unbounded retriggers): with ``f(w) =
+   min(w, C)`` in ``[0, C]``, ``|E f(R) - E f(R')| <= C eps``, so the capped
+   mean is labelled ``bounded`` with error ``C eps`` (second moment
+   ``C^2 eps``, ``P(R >= C)`` ``eps``);
+3. otherwise the model is **refused** (:class:`~analytic.errors.ModelError`
+   on ``cap.total_bet_multiple``) with the reason and what would make it
+   solvable -- never the uncapped figure under the capped name.
+
+The RTP split keeps the uncapped parts and gets a ``cap deduction`` row
+(:func:`add_cap_deduction`) so that the parts add up to the capped total.
+
+Units: wins and the cap in total-bet multiples; RTP per unit staked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+from math import ceil, lcm
+
+from analytic.errors import ModelError
+from analytic.features import capped
+from analytic.solver.figures import Figure
+
+__all__ = ["applied_cap", "apply_round_cap", "add_cap_deduction", "MAX_GRID", "CAP_DEDUCTION"]
+
+#: Largest number of grid points below the cap the exact (polynomial) method builds.
+MAX_GRID = 1 << 22
+#: Name of the RTP-split row that takes the cap's cut.
+CAP_DEDUCTION = "cap deduction"
+
+
+def applied_cap(res) -> Fraction | None:
+    """The cap (total-bet multiples) a round result's figures are capped at, or None.
+
+    A result is capped when its solver says so (``extra["capped_rtp"]``) and
+    the game declares ``[cap] total_bet_multiple``.
+    """
+    g = res.game
+    if res.extra.get("capped_rtp") is None or g.cap is None or g.cap.total_bet_multiple is None:
+        return None
+    return Fraction(g.cap.total_bet_multiple)
+
+
+def _exact_feature_law(game, fr, cap: Fraction):
+    """The exact law of one feature play truncated at ``cap``, or None."""
+    from analytic.features.result import capped_law_for
+
+    if fr is None:
+        return None
+    if fr.distribution is not None and fr.distribution_mass_error == 0:
+        d = {Fraction(x): Fraction(p) for x, p in fr.distribution.items()}
+        den = 1
+        for p in d.values():
+            den = lcm(den, p.denominator)
+        return capped.law_from_weights({x: int(p * den) for x, p in d.items()}, cap)
+    fn = capped_law_for(game.features[fr.feature].kind)
+    return fn(game, fr.feature, fr.count, cap) if fn is not None else None
+
+
+def _classes(res):
+    """``[(integer weight, base win, [(FeatureResult, plays)])]`` of the round's classes."""
+    game, fr = res.game, res.feature_results
+    if res.base is None:
+        m = game.modes[res.mode]
+        return [(w, Fraction(0), [(fr.get((m.buys, n)), 1)]) for n, w in m.buy_counts.items() if w]
+    base = res.base
+    line_bonus = list(dict.fromkeys(f for counts in game.line_triggers.values() for f in counts.values()))
+    out = []
+    for (feat, n, lt, win), cnt in base.joint.items():
+        parts = []
+        if feat is not None:
+            parts.append((fr.get((feat, n)), 1))
+        if lt:
+            parts.extend((fr.get((b, 0)), lt) for b in line_bonus)
+        out.append((cnt, Fraction(win, base.units), parts))
+    return out
+
+
+def _exact_capped(res, cap: Fraction):
+    """``(mean, second moment, P(reach), law)`` exactly, or None when a feature has no exact law."""
+    classes = _classes(res)
+    laws: dict = {}
+    grid = capped.grid_of([b for _, b, _ in classes] + [cap])
+    for _, _, parts in classes:
+        for fr, _k in parts:
+            key = id(fr)
+            if key not in laws:
+                law = _exact_feature_law(res.game, fr, cap)
+                if law is None:
+                    return None
+                laws[key] = law
+                grid = capped._frac_gcd(grid, law.grid)
+    if ceil(cap / grid) > MAX_GRID:
+        return None
+    feats: dict = {}
+    rows = []
+    for w, b, parts in classes:
+        key = None
+        if parts:
+            key = tuple((id(fr), k) for fr, k in parts)
+            if key not in feats:
+                law = None
+                for fr, k in parts:
+                    one = capped.iid_sum(laws[id(fr)], k)
+                    law = one if law is None else capped.convolve(law, one)
+                feats[key] = law
+        rows.append((w, b, key))
+    law = capped.round_law(rows, feats, cap)
+    mean, m2, reach = law.capped_moments()
+    return mean, m2, reach, law
+
+
+def _certified_capped(res, cap: Fraction):
+    """``(mean, m2, reach, error of the law, method)`` from the round law, or ``(None, reason)``."""
+    from analytic.solver.distribution import round_law
+
+    rl = round_law(res)
+    if rl.points is None:
+        return None, rl.reason
+    mean = m2 = reach = Fraction(0)
+    for w, p in rl.points.items():
+        x = min(w, cap)
+        mean += p * x
+        m2 += p * x * x
+        if w >= cap:
+            reach += p
+    return (mean, m2, reach, Fraction(rl.error), rl.method), ""
+
+
+def apply_round_cap(res):
+    """``res`` (uncapped round figures) with the game's ``[cap] total_bet_multiple`` applied.
+
+    Parameters
+    ----------
+    res : RoundResult
+        Uncapped figures of a bet mode (the generic path of
+        :func:`analytic.solver.round.solve_round`, or a kind's round solver
+        that left the cap alone).
+
+    Returns
+    -------
+    RoundResult
+        ``res`` unchanged when the game has no ``total_bet_multiple`` cap;
+        otherwise ``rtp``, ``mean_win`` and ``second_moment`` of the capped
+        round win (exact, or bounded with a certified error), ``extra``
+        with ``uncapped_rtp``, ``capped_rtp``, ``p_reach_cap``,
+        ``uncapped_mean_win``, ``uncapped_second_moment``, ``cap_method``
+        and (exact method) ``distribution``, the capped round law; the RTP
+        split with its ``cap deduction`` row.
+
+    Raises
+    ------
+    ModelError
+        ``cap.total_bet_multiple``: no exact or certified law of the round
+        win is available (the reason and what would make it solvable).
+    """
+    g = res.game
+    if g.cap is None or g.cap.total_bet_multiple is None:
+        return res
+    cap = Fraction(g.cap.total_bet_multiple)
+    extra = dict(res.extra)
+    ex = _exact_capped(res, cap)
+    if ex is not None:
+        mean, m2, reach, law = ex
+        mfig, m2fig, rfig = Figure(mean), Figure(m2), Figure(reach)
+        extra["distribution"] = law.distribution()
+        method = (f"exact capped round law below the cap C = {cap} total bets: each feature's law below C "
+                  "(pick bonus: its distribution; free spins without retriggers: one spin's law raised to "
+                  "the spins by truncated power), times the base spin's joint law (truncated integer "
+                  "polynomials); E[min(R, C)], E[min(R, C)^2] and P(R >= C) from it")
+    else:
+        got, why = _certified_capped(res, cap)
+        if got is None:
+            raise ModelError(
+                g.path, "cap.total_bet_multiple",
+                f"the win cap of {cap} total bets needs the law of the round win, and {why}, so the capped "
+                "RTP cannot be computed exactly or certified; remove [cap] total_bet_multiple (the uncapped "
+                "figures are then exact) or give the feature a kind whose win law is known (free spins, "
+                "pick bonus)")
+        mean, m2, reach, err, how = got
+        if err == 0:
+            mfig, m2fig, rfig = Figure(mean), Figure(m2), Figure(reach)
+        else:
+            mfig = Figure(mean, "bounded", cap * err)
+            m2fig = Figure(m2, "bounded", cap * cap * err)
+            rfig = Figure(reach, "bounded", err)
+        method = (f"capped round win min(R, C), C = {cap} total bets, from the round's law "
+                  + ("(exact fractions)" if err == 0 else
+                     f"(certified grid law, total-variation error {float(err):.2g}; E[min(R, C)] within "
+                     f"C x error = {float(cap * err):.2g})"))
+    rtp = Figure(mfig.value / res.cost, mfig.label, mfig.error / res.cost)
+    extra.update(uncapped_rtp=res.rtp, capped_rtp=rtp, p_reach_cap=rfig, uncapped_mean_win=res.mean_win,
+                 uncapped_second_moment=res.second_moment, cap_method=method)
+    methods = dict(res.methods)
+    methods["win cap"] = method
+    return replace(res, rtp=rtp, mean_win=mfig, second_moment=m2fig, extra=extra, methods=methods)
+
+
+def add_cap_deduction(res):
+    """``res`` with the RTP split completed so that its parts add up to ``res.rtp``.
+
+    The parts (base line wins, scatter pays, each feature) stay the uncapped
+    shares.  When the round is capped (:func:`applied_cap`) a ``cap
+    deduction`` row takes the difference between the capped RTP and the
+    uncapped one (negative; its error is the sum of the errors involved);
+    when the uncapped RTP itself differs from the parts (a gamble that
+    replaces a feature, ``extra["gamble"]``) a ``gamble`` row takes that
+    difference first.  The centre values then add up to the total exactly.
+    """
+    from analytic.solver.round import Component
+
+    if applied_cap(res) is None or any(c.name == CAP_DEDUCTION for c in res.components):
+        return res
+    comps = list(res.components)
+    parts = sum((c.rtp.value for c in comps), Fraction(0))
+    perr = sum((c.rtp.error for c in comps), Fraction(0))
+    unc = res.extra.get("uncapped_rtp")
+    if isinstance(unc, Figure) and unc.value != parts:
+        lab = "exact" if unc.label == "exact" and perr == 0 else "bounded"
+        name = "gamble" if res.extra.get("gamble") not in (None, "never") else "not in the parts above"
+        comps.append(Component(name, Figure(unc.value - parts, lab, unc.error + perr)))
+        parts, perr = unc.value, unc.error
+    lab = "exact" if res.rtp.label == "exact" and perr == 0 else "bounded"
+    comps.append(Component(CAP_DEDUCTION, Figure(res.rtp.value - parts, lab, res.rtp.error + perr)))
+    return replace(res, components=tuple(comps))

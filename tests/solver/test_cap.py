@@ -1,0 +1,291 @@
+"""The win cap on any game (analytic.solver.cap) against oracles the solver did not produce.
+
+Oracles: hand calculation (the one-reel game of issue 18), and brute force
+over every stop combination evaluated by the simulator's own window
+evaluator (:func:`analytic.simulator.evaluate.evaluate_window`), combined
+into the capped round by explicit enumeration (no retriggers) or by an
+exact recursion over (spins left, win so far) (retriggers).
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from functools import lru_cache
+
+import pytest
+
+from analytic.errors import ModelError
+from analytic.model.loader import load_model
+from analytic.simulator.evaluate import evaluate_window
+from analytic.solver.round import solve_round
+
+ONE_REEL = """
+[game]
+name = "One reel"
+reels = 1
+rows = 1
+
+[symbols]
+X = "regular"
+Y = "regular"
+
+[paytable]
+X = { 1 = 200 }
+
+[paylines]
+lines = [[0]]
+
+[reels]
+base = [["X", "Y"]]
+
+[cap]
+total_bet_multiple = 100
+"""
+
+CLASSIC = """
+[game]
+name = "Classic 3x3"
+reels = 3
+rows = 3
+
+[symbols]
+seven = "regular"
+bar = "regular"
+cherry = "regular"
+blank = "blank"
+
+[paytable]
+seven = { 3 = 500 }
+bar = { 3 = 40 }
+cherry = { 1 = 2, 2 = 5, 3 = 20 }
+
+[paylines]
+lines = [[1, 1, 1], [0, 0, 0], [2, 2, 2], [0, 1, 2], [2, 1, 0]]
+
+[reels]
+base = [
+  ["seven", "seven", "bar", "blank", "cherry", "bar", "blank", "seven"],
+  ["seven", "bar", "seven", "blank", "cherry", "blank", "bar", "seven"],
+  ["bar", "seven", "seven", "cherry", "blank", "bar", "seven", "blank"],
+]
+
+[cap]
+total_bet_multiple = 50
+"""
+
+FREE = """
+[game]
+name = "Free spins 3x3"
+reels = 3
+rows = 3
+
+[symbols]
+A = "regular"
+B = "regular"
+W = "wild"
+S = "scatter"
+blank = "blank"
+
+[paytable]
+A = { 3 = 50 }
+B = { 2 = 2, 3 = 10 }
+
+[scatter]
+symbols = ["S"]
+pays = { 3 = 2 }
+
+[paylines]
+lines = [[1, 1, 1], [0, 0, 0], [2, 2, 2], [0, 1, 2], [2, 1, 0]]
+
+[reels]
+base = [
+  ["A", "B", "S", "blank", "B", "blank"],
+  ["B", "S", "A", "blank", "B", "W"],
+  ["S", "B", "blank", "A", "blank", "B"],
+]
+free = [
+  ["A", "A", "B", "W", "S", "blank"],
+  ["A", "B", "W", "A", "S", "blank"],
+  ["B", "A", "A", "W", "S", "blank"],
+]
+
+[features.fs]
+kind = "free_spins"
+reels = "free"
+trigger = { symbols = ["S"], counts = { 3 = 3 } }
+multiplier = 2
+%(retrigger)s
+
+[cap]
+total_bet_multiple = 20
+"""
+
+
+def _load(tmp_path, text, name="game.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return load_model(str(p))
+
+
+def _windows(game, reel_set):
+    """Every stop combination's window (``window[reel][row]``); one per combination."""
+    strips = game.reel_sets[reel_set]
+    for stops in itertools.product(*(range(len(s)) for s in strips)):
+        yield [[s[(k + r) % len(s)] for r in range(game.rows)] for s, k in zip(strips, stops)]
+
+
+def test_one_reel_cap_hand():
+    """Issue 18: X pays 200 on half the stops, cap 100: RTP 100 x 1/2 = 50 (was 100, exact)."""
+    import tempfile, pathlib
+
+    with tempfile.TemporaryDirectory() as d:
+        g = _load(pathlib.Path(d), ONE_REEL)
+        r = solve_round(g)
+    assert r.rtp.label == "exact" and r.rtp.value == 50
+    assert r.extra["p_reach_cap"].value == Fraction(1, 2)
+    assert r.second_moment.value == 100 * 100 / 2
+    assert r.extra["uncapped_rtp"].value == 100
+
+
+def test_classic_cap_brute(tmp_path):
+    """A 3x3 classic with a 50x cap: capped RTP, P(reach) and E[min(R,C)^2] by brute force."""
+    g = _load(tmp_path, CLASSIC)
+    C = 50 * g.total_bet  # line-bet units
+    n = s1 = s2 = reach = unc = 0
+    for w in _windows(g, "base"):
+        x = evaluate_window(g, w).line_win
+        n += 1
+        unc += x
+        s1 += min(x, C)
+        s2 += min(x, C) ** 2
+        reach += x >= C
+    tb = g.total_bet
+    assert reach > 0 and s1 < unc  # the cap binds
+    r = solve_round(g)
+    assert r.rtp.label == "exact"
+    assert r.rtp.value == Fraction(s1, n * tb)
+    assert r.second_moment.value == Fraction(s2, n * tb * tb)
+    assert r.extra["p_reach_cap"].value == Fraction(reach, n)
+    assert r.extra["uncapped_rtp"].value == Fraction(unc, n * tb)
+
+
+def _spin_law(g, reel_set, mult=1, retrigger=None):
+    """``{(win line-bet units, award): combinations}`` of one spin (multiplier applied)."""
+    out: dict = {}
+    for w in _windows(g, reel_set):
+        ev = evaluate_window(g, w)
+        x = (ev.line_win + ev.scatter_win) * mult
+        a = 0
+        if retrigger is not None:
+            a = retrigger.get(ev.scatter_count, 0)
+        out[(x, a)] = out.get((x, a), 0) + 1
+    return out
+
+
+def _base_classes(g):
+    """``{(base win line-bet units, spins awarded): combinations}``."""
+    out: dict = {}
+    for w in _windows(g, "base"):
+        ev = evaluate_window(g, w)
+        key = (ev.line_win + ev.scatter_win, ev.awards.get("fs", 0))
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def test_free_spins_no_retrigger_cap_brute(tmp_path):
+    """Free spins (3 spins, x2) with a 20x cap: exact, against explicit enumeration of the round."""
+    g = _load(tmp_path, FREE % {"retrigger": ""})
+    tb = g.total_bet
+    C = 20 * tb
+    spin = _spin_law(g, "free", mult=2)
+    ctot = sum(spin.values())
+    feat = {0: Fraction(1)}
+    for _ in range(3):
+        nxt: dict = {}
+        for f, p in feat.items():
+            for (x, _a), c in spin.items():
+                nxt[f + x] = nxt.get(f + x, 0) + p * Fraction(c, ctot)
+        feat = nxt
+    base = _base_classes(g)
+    btot = sum(base.values())
+    s1 = s2 = reach = Fraction(0)
+    for (b, spins), c in base.items():
+        p = Fraction(c, btot)
+        law = feat if spins else {0: Fraction(1)}
+        assert spins in (0, 3)
+        for f, q in law.items():
+            v = min(b + f, C)
+            s1 += p * q * v
+            s2 += p * q * v * v
+            reach += p * q * (b + f >= C)
+    r = solve_round(g)
+    assert reach > 0
+    assert r.rtp.label == "exact"
+    assert r.rtp.value == s1 / tb
+    assert r.second_moment.value == s2 / tb / tb
+    assert r.extra["p_reach_cap"].value == reach
+    assert r.rtp.value < r.extra["uncapped_rtp"].value
+
+
+def test_free_spins_retrigger_cap_recursion(tmp_path):
+    """With retriggers: certified (bounded) capped RTP containing the exact recursion's value."""
+    g = _load(tmp_path, FREE % {"retrigger": 'retrigger = { symbols = ["S"], counts = { 3 = 2 } }'})
+    tb = g.total_bet
+    C = 20 * tb
+    spin = _spin_law(g, "free", mult=2, retrigger={3: 2})
+    ctot = sum(spin.values())
+    assert all(x > 0 for (x, a) in spin if a)  # every retrigger pays: the win grows, the recursion ends
+    outcomes = [(x, a, Fraction(c, ctot)) for (x, a), c in spin.items()]
+
+    @lru_cache(maxsize=None)
+    def f(k: int, w: int) -> Fraction:
+        """E[min(w + rest, C)] with k spins left."""
+        if w >= C:
+            return Fraction(C)
+        if k == 0:
+            return Fraction(w)
+        return sum((p * f(k - 1 + a, w + x) for x, a, p in outcomes), Fraction(0))
+
+    @lru_cache(maxsize=None)
+    def reach(k: int, w: int) -> Fraction:
+        if w >= C:
+            return Fraction(1)
+        if k == 0:
+            return Fraction(0)
+        return sum((p * reach(k - 1 + a, w + x) for x, a, p in outcomes), Fraction(0))
+
+    base = _base_classes(g)
+    btot = sum(base.values())
+    s1 = pr = Fraction(0)
+    for (b, spins), c in base.items():
+        s1 += Fraction(c, btot) * f(spins, b)
+        pr += Fraction(c, btot) * reach(spins, b)
+    r = solve_round(g)
+    assert r.rtp.label == "bounded" and 0 < r.rtp.error < Fraction(1, 10**9)
+    assert abs(r.rtp.value - s1 / tb) <= r.rtp.error
+    pc = r.extra["p_reach_cap"]
+    assert pc.value > 0 and abs(pc.value - pr) <= pc.error
+    assert r.rtp.value + r.rtp.error < r.extra["uncapped_rtp"].value
+
+
+def test_cap_refused_without_a_law(tmp_path, monkeypatch):
+    """No exact or certified law of the feature: the model is refused on cap.total_bet_multiple."""
+    import analytic.features.retrigger_law as rl
+
+    monkeypatch.setattr(rl, "MAX_ERROR", -1.0)  # no grid law can be certified
+    g = _load(tmp_path, FREE % {"retrigger": 'retrigger = { symbols = ["S"], counts = { 3 = 2 } }'})
+    with pytest.raises(ModelError) as e:
+        solve_round(g)
+    assert e.value.key == "cap.total_bet_multiple"
+    assert "remove [cap]" in e.value.reason
+
+
+def test_rtp_split_adds_up(tmp_path):
+    """The parts (uncapped) plus the cap deduction add up to the capped RTP."""
+    for text in (ONE_REEL, CLASSIC, FREE % {"retrigger": ""}):
+        r = solve_round(_load(tmp_path, text))
+        names = [c.name for c in r.components]
+        assert names[-1] == "cap deduction"
+        assert sum(c.rtp.value for c in r.components) == r.rtp.value
+        assert r.components[-1].rtp.value < 0
