@@ -97,7 +97,7 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
         n = spec.trigger.counts[count]
     states = state_outcomes(game, feature)
     for _, s, o in states:
-        check_finite(feature, o.mean_award, game.path)
+        check_finite(feature, o.mean_award, game.path, always_one=set(o.classes) == {1})
     per = [(w, s, _state_moments(o, n)) for w, s, o in states]
     mix = mixture((w, m) for w, _, m in per)
     wsum = sum(w for w, _, _ in states)

@@ -46,8 +46,16 @@ __all__ = [
 ]
 
 
-def check_finite(name: str, EA, path: str = "") -> None:
-    """Refuse a feature that would never end in expectation.
+def check_finite(name: str, EA, path: str = "", always_one: bool = False) -> None:
+    """Refuse a feature whose expected length is not finite.
+
+    The spins left after ``t`` spins are ``n + sum (A_i - 1)``, a random walk
+    with drift ``E[A] - 1``.  ``E[A] > 1``: with positive probability it
+    never reaches 0 (the feature never ends).  ``E[A] = 1``: the walk has no
+    drift; unless every spin awards exactly one spin (then it never ends) it
+    reaches 0 with probability 1 (a recurrent walk), but the expected time
+    to do so is infinite, so the expected number of spins and with it the
+    mean win (when spins can pay) are infinite: no RTP exists.
 
     Parameters
     ----------
@@ -57,17 +65,27 @@ def check_finite(name: str, EA, path: str = "") -> None:
         Expected spins awarded per spin.
     path : str
         Model file, for the message.
+    always_one : bool
+        Every spin awards exactly one spin (only read when ``EA == 1``).
 
     Raises
     ------
     UnboundedFeatureError
-        When ``EA >= 1``.
+        When ``EA >= 1``, saying which of the cases above it is and what
+        would make it solvable.
     """
-    if EA >= 1:
-        raise UnboundedFeatureError(
-            path, f"features.{name}.retrigger",
-            f"feature '{name}' awards {Fraction(EA)} (= {float(EA):.6g}) extra spins per spin on average; "
-            "it must be < 1 or the feature never ends (lower the retrigger award or its frequency)")
+    if EA < 1:
+        return
+    got = f"feature '{name}' awards {Fraction(EA)} (= {float(EA):.6g}) extra spins per spin on average"
+    fix = "lower the retrigger award or its frequency so that the average is below 1 (then it is solvable)"
+    if EA > 1:
+        why = "more than 1, so with positive probability it never ends"
+    elif always_one:
+        why = "every spin awards exactly one more spin, so it never ends"
+    else:
+        why = ("exactly 1: it ends with probability 1, but its expected length, and so its expected "
+               "win, is infinite (no RTP exists)")
+    raise UnboundedFeatureError(path, f"features.{name}.retrigger", f"{got}: {why}; {fix}")
 
 
 def expected_spins(n, EA) -> Fraction:

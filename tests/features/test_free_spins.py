@@ -87,6 +87,18 @@ def test_divergent_retrigger_is_refused():
         solve_free_spins(g, "fs", 2)
 
 
+def test_retrigger_mean_exactly_one_is_refused_with_the_reason():
+    """Issue 18: E[A] = 6 * 9/64 + 10 * 1/64 = 1 exactly: the feature ends with probability 1,
+    but its expected length (and mean win) is infinite; the refusal says so and how to fix it."""
+    g = game(award="6, 3 = 10")
+    (_, _, o), = state_outcomes(g, "fs")
+    assert o.mean_award == 1
+    with pytest.raises(UnboundedFeatureError, match="features.fs.retrigger") as e:
+        solve_free_spins(g, "fs", 2)
+    msg = str(e.value)
+    assert "ends with probability 1" in msg and "expected length" in msg and "below 1" in msg
+
+
 def test_pick_bonus_law():
     g = game()
     fr = solve_pick_bonus(g, "pick")

@@ -77,3 +77,18 @@ def test_wald_against_truncated_chain():
     assert float(r.mean) == pytest.approx(float(w.mean), rel=1e-5)
     assert float(r.second_moment) == pytest.approx(float(w.second_moment), rel=1e-4)
     assert float(r.expected_spins) == pytest.approx(float(w.expected_spins), rel=1e-5)
+
+
+def test_check_finite_says_which_infinity():
+    """Issue 18: E[A] = 1 ends with probability 1 but has infinite expected length; E[A] > 1 may never end."""
+    with pytest.raises(UnboundedFeatureError) as e:
+        wald.check_finite("fs", F(1))
+    msg = str(e.value)
+    assert "ends with probability 1" in msg and "expected length" in msg and "infinite" in msg
+    assert "below 1" in msg  # what would make it solvable
+    with pytest.raises(UnboundedFeatureError) as e:
+        wald.check_finite("fs", F(1), always_one=True)
+    assert "never ends" in str(e.value) and "probability 1" not in str(e.value)
+    with pytest.raises(UnboundedFeatureError) as e:
+        wald.check_finite("fs", F(3, 2))
+    assert "positive probability it never ends" in str(e.value)

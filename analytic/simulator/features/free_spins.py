@@ -106,8 +106,11 @@ def prepare(game, spec) -> FreeSpins:
             raise UnboundedFeatureError(
                 game.path, f"{key}.retrigger",
                 f"expected extra spins per free spin is {ea} = {float(ea):.6f} >= 1 on reel set "
-                f"{spec.reel_set!r}: the feature would never end; lower the retrigger awards "
-                f"or the retrigger symbols on the strips",
+                f"{spec.reel_set!r}: "
+                + ("with positive probability the feature never ends" if ea > 1 else
+                   "the feature ends with probability 1 (unless every spin awards exactly one spin), but "
+                   "its expected length, and so its mean win, is infinite")
+                + "; lower the retrigger awards or the retrigger symbols on the strips",
             )
     return FreeSpins(
         reel_set=spec.reel_set,
