@@ -797,5 +797,12 @@ register_kind(
             "or the first non-wild symbol fixes the line's symbol, wilds still paying their own runs "
             "(first_non_wild: Book of Ra's open-source engine)",
         ),
+        "simultaneous_triggers": (
+            ("first_declared_starts",),
+            "first_declared_starts",
+            "when the triggers of several features are met on one spin only one starts: one whose trigger "
+            "has requires before those without, else the first declared in [features] (the only reading "
+            "solved: the base walk tracks one started feature per spin)",
+        ),
     },
 )

@@ -13,6 +13,10 @@ What is derived here (and nowhere else)
   pairs contributes ``pay * hits / (cycle * total_bet * cost)`` to the RTP
   and occurs on a given spin and line with probability
   ``hits / (cycle * lines)``.
+* Where the triggers of several features can be met on one spin
+  (:func:`analytic.solver.base.simultaneous_triggers`): a row saying on how
+  many stop combinations, and which feature starts (rule
+  ``simultaneous_triggers``).
 * Expected RTP range after ``N`` rounds: ``RTP +- z * sd / sqrt(N)`` (central
   limit theorem; ``sd`` per unit staked, ``z`` from
   :data:`analytic.solver.figures.Z_SCORES`).
@@ -417,7 +421,12 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
 
     cap = game.cap.total_bet_multiple if game.cap else None
     dist, top, top_p, top_note, cap_p = _distribution(r, cap)
-    extra = tuple(sorted((str(k), v) for k, v in r.extra.items() if k != "distribution"))  # shown as the table
+    shown = {str(k): v for k, v in r.extra.items() if k != "distribution"}  # the distribution: shown as the table
+    if base is not None:
+        both = _simultaneous_text(game, base.reel_set, base.cycle)
+        if both:
+            shown["simultaneous triggers"] = both
+    extra = tuple(sorted(shown.items()))
     hf = float(r.hit_frequency.value)
     return ModeSheet(
         info=info, reel_set=base.reel_set if base else None, cycle=base.cycle if base else None,
@@ -430,6 +439,20 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
         top_win=top, top_probability=top_p, top_note=top_note, cap_probability=cap_p, extra=extra,
         methods=tuple(sorted(r.methods.items())),
     )
+
+
+def _simultaneous_text(game: Game, reel_set: str, cycle: int) -> str:
+    """What happens where the triggers of several features are met on one spin ("" if that cannot happen)."""
+    from analytic.solver.base import simultaneous_triggers
+
+    rule = game.rules.get("simultaneous_triggers", "first_declared_starts")
+    order = list(game.features)
+    out = []
+    for met, n in simultaneous_triggers(game, reel_set).items():
+        first = min(met, key=lambda f: (not game.features[f].trigger.requires, order.index(f)))
+        out.append(f"{n:,} of {cycle:,} stop combinations (1 in {cycle / n:,.1f}) meet the triggers of "
+                   f"{' and '.join(met)}: only {first} starts (rule simultaneous_triggers = {rule})")
+    return "; ".join(out)
 
 
 def _mode_info(m) -> ModeInfo:

@@ -1,7 +1,9 @@
 """Play rounds of a bet mode as a player would.
 
 A *round* is what one bet buys: a base spin of the mode's reel set plus every
-feature it starts, or, for a feature-buy mode, the bought feature alone (the
+feature it starts (of the features whose triggers the window meets only one
+starts, rule ``simultaneous_triggers``, :func:`_one_per_spin`; line-triggered
+bonuses start besides), or, for a feature-buy mode, the bought feature alone (the
 trigger count drawn from the mode's ``buy_counts`` weights, no base spin
 win).  The round's total win is capped at the game's win cap in total-bet
 multiples (a currency cap depends on the stake: it is compiled into the
@@ -106,7 +108,7 @@ def play_rounds(
             raise ModelError(tables.path, f"modes.{mode}", "neither a reel set nor a feature to buy")
         ev = evaluate_windows(tables, tables.spin(m["reel_set"], n, rng))
         base = ev.win
-        awards_by = _preempt(tables, ev.awards)
+        awards_by = _one_per_spin(tables, _preempt(tables, ev.awards))
         for fname, a in awards_by.items():
             rows = np.nonzero(a > 0)[0]
             if rows.size:
@@ -158,6 +160,25 @@ def _preempt(tables: Tables, awards: dict) -> dict:
             if other in out:
                 out[other] = np.where(a > 0, 0, out[other])
     return out
+
+
+def _one_per_spin(tables: Tables, awards: dict) -> dict:
+    """Only one feature starts per spin (rule ``simultaneous_triggers = "first_declared_starts"``).
+
+    Of the features whose triggers are met in a window, one whose trigger
+    has ``requires`` goes before those without, then the first declared;
+    the others' awards are dropped for that spin.
+    """
+    names = list(tables.triggers)
+    order = sorted(awards, key=lambda f: (tables.triggers[f][1] is None, names.index(f)) if f in tables.triggers
+                   else (True, len(names)))
+    out = {}
+    taken = None
+    for f in order:
+        a = awards[f]
+        out[f] = a if taken is None else np.where(taken, 0, a)
+        taken = (a > 0) if taken is None else (taken | (a > 0))
+    return {f: out[f] for f in awards}
 
 
 def _gamble(tables: Tables, mode: str, instances: list, rng: np.random.Generator) -> list:

@@ -80,6 +80,58 @@ def trigger_outcome(game: Game, counters: Mapping[str, int]) -> tuple[str | None
     return met[0][1], met[0][2]
 
 
+def simultaneous_triggers(game: Game, reel_set: str) -> dict[tuple[str, ...], int]:
+    """Stop combinations of ``reel_set`` on which the triggers of two or more features are met.
+
+    Rule ``simultaneous_triggers`` (``"first_declared_starts"``, the only
+    reading solved): only the feature :func:`trigger_outcome` picks starts.
+    Counted exactly by convolving over the reels, per reel and stop, each
+    trigger's visible symbol cells (capped at its minimum count) and whether
+    a ``requires`` symbol shows.
+
+    Parameters
+    ----------
+    game : Game
+    reel_set : str
+
+    Returns
+    -------
+    dict
+        ``(features whose triggers are met, in model order) -> combinations``,
+        only for two or more features; empty when it cannot happen.
+    """
+    feats = [f for f in game.features.values() if f.trigger is not None]
+    if len(feats) < 2:
+        return {}
+    acc: dict = {(): 1}
+    for strip in game.reel_sets[reel_set]:
+        per: dict = {}
+        for k in range(len(strip)):
+            cells = [strip[(k + r) % len(strip)] for r in range(game.rows)]
+            key = []
+            for f in feats:
+                t = f.trigger
+                key.append(min(sum(c in t.symbols for c in cells), t.min_count))
+                key.append(int(any(c in t.requires for c in cells)) if t.requires else 1)
+            per[tuple(key)] = per.get(tuple(key), 0) + 1
+        nxt: dict = {}
+        for a, ca in acc.items():
+            for b, cb in per.items():
+                if a:
+                    v = tuple(min(x + y, feats[i // 2].trigger.min_count) if i % 2 == 0 else max(x, y)
+                              for i, (x, y) in enumerate(zip(a, b)))
+                else:
+                    v = b
+                nxt[v] = nxt.get(v, 0) + ca * cb
+        acc = nxt
+    out: dict = {}
+    for v, c in acc.items():
+        met = tuple(f.name for i, f in enumerate(feats) if v[2 * i] >= f.trigger.min_count and v[2 * i + 1])
+        if len(met) >= 2:
+            out[met] = out.get(met, 0) + c
+    return out
+
+
 @dataclass(frozen=True)
 class BaseResult:
     """Exact figures of the base spin of a bet mode.

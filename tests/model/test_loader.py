@@ -295,7 +295,8 @@ def test_round_trip():
     assert (buy.cost, buy.reel_set, buy.buys) == (Fraction(100), None, "free_spins")
     assert dict(buy.buy_counts) == {3: 90, 4: 9, 5: 1} and buy.params["power"] is False
     assert g.cap.total_bet_multiple == Fraction(5000) and g.cap.currency is None
-    assert dict(g.rules) == {"line_wild_pay": "highest", "expanding_count": "reels", "expanding_line_win": "wild_led_only"}
+    assert dict(g.rules) == {"line_wild_pay": "highest", "simultaneous_triggers": "first_declared_starts",
+                             "expanding_count": "reels", "expanding_line_win": "wild_led_only"}
     assert dict(g.design) == {
         "paytable.wild": "the wild pays on its own, as on the published paytable",
         "scatter.pays": "5 books pay 200.5 x total bet",
@@ -325,7 +326,8 @@ base = [["a", "w"], ["a"], ["w", "a", "a"]]
     assert g.path == "<string>" and g.total_bet == 1
     assert list(g.modes) == ["base"] and g.modes["base"].cost == 1 and g.modes["base"].reel_set == "base"
     assert g.scatter is None and g.cap is None and not g.features and not g.meta
-    assert dict(g.rules) == {"line_wild_pay": "highest"}  # every game's own rule, at its default
+    # every game's own rules, at their defaults
+    assert dict(g.rules) == {"line_wild_pay": "highest", "simultaneous_triggers": "first_declared_starts"}
     assert g.symbol("w").substitutes is None and g.symbol("w").multiplier == 1
 
 
