@@ -387,6 +387,8 @@ def _method(r: RoundResult, figure: str) -> str:
         return m.get(figure, "")
     if figure.startswith("base "):
         return m.get("base game", "")
+    if figure.startswith("cap deduction"):
+        return m.get("win cap") or m.get("round moments", "")
     return m.get("round moments") or m.get("buy") or "; ".join(m.values())
 
 

@@ -45,7 +45,7 @@ __all__ = ["applied_cap", "apply_round_cap", "add_cap_deduction", "MAX_GRID", "C
 #: Largest number of grid points below the cap the exact (polynomial) method builds.
 MAX_GRID = 1 << 22
 #: Name of the RTP-split row that takes the cap's cut.
-CAP_DEDUCTION = "cap deduction"
+CAP_DEDUCTION = "cap deduction (the parts above are uncapped)"
 
 
 def applied_cap(res) -> Fraction | None:
@@ -129,25 +129,42 @@ def _exact_capped(res, cap: Fraction):
     return mean, m2, reach, law
 
 
-def _certified_capped(res, cap: Fraction):
-    """``(mean, m2, reach, error of the law, method)`` from the round law, or ``(None, reason)``."""
+def _certified_law(res):
+    """The round's (uncapped) law from :func:`analytic.solver.distribution.round_law`."""
     from analytic.solver.distribution import round_law
 
-    rl = round_law(res)
-    if rl.points is None:
-        return None, rl.reason
+    return round_law(res)
+
+
+def _from_points(points, cap: Fraction):
+    """``(E[min(R, C)], E[min(R, C)^2], P(R >= C))`` of a law given as points."""
     mean = m2 = reach = Fraction(0)
-    for w, p in rl.points.items():
+    for w, p in points.items():
         x = min(w, cap)
         mean += p * x
         m2 += p * x * x
         if w >= cap:
             reach += p
-    return (mean, m2, reach, Fraction(rl.error), rl.method), ""
+    return mean, m2, reach
+
+
+def _stake_caps(g) -> list[tuple[Fraction, Fraction]]:
+    """``[(stake, cap in total-bet multiples)]`` of a currency cap's declared stakes
+    (the smaller of ``currency / stake`` and ``total_bet_multiple``)."""
+    c = g.cap
+    if c is None or c.currency is None:
+        return []
+    out = []
+    for st in c.stakes or ():
+        x = Fraction(c.currency) / Fraction(st)
+        if c.total_bet_multiple is not None:
+            x = min(x, Fraction(c.total_bet_multiple))
+        out.append((Fraction(st), x))
+    return out
 
 
 def apply_round_cap(res):
-    """``res`` (uncapped round figures) with the game's ``[cap] total_bet_multiple`` applied.
+    """``res`` (uncapped round figures) with the game's ``[cap]`` applied.
 
     Parameters
     ----------
@@ -159,60 +176,94 @@ def apply_round_cap(res):
     Returns
     -------
     RoundResult
-        ``res`` unchanged when the game has no ``total_bet_multiple`` cap;
-        otherwise ``rtp``, ``mean_win`` and ``second_moment`` of the capped
-        round win (exact, or bounded with a certified error), ``extra``
-        with ``uncapped_rtp``, ``capped_rtp``, ``p_reach_cap``,
+        ``res`` unchanged without a cap.  With ``total_bet_multiple``:
+        ``rtp``, ``mean_win`` and ``second_moment`` of the capped round win
+        (exact, or bounded with a certified error), ``extra`` with
+        ``uncapped_rtp``, ``capped_rtp``, ``p_reach_cap``,
         ``uncapped_mean_win``, ``uncapped_second_moment``, ``cap_method``
-        and (exact method) ``distribution``, the capped round law; the RTP
-        split with its ``cap deduction`` row.
+        and (exact method) ``distribution``, the capped round law.  With a
+        ``currency`` cap and ``stakes`` (unless the kind's round solver
+        reported them already), ``extra["currency_cap"]``: per stake
+        (currency) the cap in total-bet multiples, the capped RTP and
+        ``P(R >= cap)``; the headline figures then stay uncapped when there
+        is no ``total_bet_multiple`` (they depend on the stake).
 
     Raises
     ------
     ModelError
-        ``cap.total_bet_multiple``: no exact or certified law of the round
-        win is available (the reason and what would make it solvable).
+        ``cap.total_bet_multiple`` (or ``cap.currency``): no exact or
+        certified law of the round win is available (the reason and what
+        would make it solvable).
     """
     g = res.game
-    if g.cap is None or g.cap.total_bet_multiple is None:
+    if g.cap is None:
         return res
-    cap = Fraction(g.cap.total_bet_multiple)
-    extra = dict(res.extra)
-    ex = _exact_capped(res, cap)
+    head = Fraction(g.cap.total_bet_multiple) if g.cap.total_bet_multiple is not None else None
+    stakes = [] if "currency_cap" in res.extra else _stake_caps(g)
+    caps = ([head] if head is not None else []) + [c for _, c in stakes]
+    if not caps:
+        return res
+    top = max(caps)
+    key = "cap.total_bet_multiple" if head is not None else "cap.currency"
+    ex = _exact_capped(res, top)
     if ex is not None:
-        mean, m2, reach, law = ex
-        mfig, m2fig, rfig = Figure(mean), Figure(m2), Figure(reach)
-        extra["distribution"] = law.distribution()
-        method = (f"exact capped round law below the cap C = {cap} total bets: each feature's law below C "
+        law = ex[3]
+
+        def figs(c):
+            mean, m2, reach = capped.truncate(law, c).capped_moments()
+            return Figure(mean), Figure(m2), Figure(reach)
+
+        method = ("exact capped round law below the cap C: each feature's law below C "
                   "(pick bonus: its distribution; free spins without retriggers: one spin's law raised to "
                   "the spins by truncated power), times the base spin's joint law (truncated integer "
                   "polynomials); E[min(R, C)], E[min(R, C)^2] and P(R >= C) from it")
     else:
-        got, why = _certified_capped(res, cap)
-        if got is None:
+        rl = _certified_law(res)
+        if rl.points is None:
             raise ModelError(
-                g.path, "cap.total_bet_multiple",
-                f"the win cap of {cap} total bets needs the law of the round win, and {why}, so the capped "
-                "RTP cannot be computed exactly or certified; remove [cap] total_bet_multiple (the uncapped "
+                g.path, key,
+                f"the win cap (up to {top} total bets) needs the law of the round win, and {rl.reason}, so the capped "
+                "RTP cannot be computed exactly or certified; remove the [cap] (the uncapped "
                 "figures are then exact) or give the feature a kind whose win law is known (free spins, "
                 "pick bonus)")
-        mean, m2, reach, err, how = got
-        if err == 0:
-            mfig, m2fig, rfig = Figure(mean), Figure(m2), Figure(reach)
-        else:
-            mfig = Figure(mean, "bounded", cap * err)
-            m2fig = Figure(m2, "bounded", cap * cap * err)
-            rfig = Figure(reach, "bounded", err)
-        method = (f"capped round win min(R, C), C = {cap} total bets, from the round's law "
+        err = Fraction(rl.error)
+
+        def figs(c):
+            mean, m2, reach = _from_points(rl.points, c)
+            if err == 0:
+                return Figure(mean), Figure(m2), Figure(reach)
+            return Figure(mean, "bounded", c * err), Figure(m2, "bounded", c * c * err), Figure(reach, "bounded", err)
+
+        method = ("capped round win min(R, C) from the round's law "
                   + ("(exact fractions)" if err == 0 else
                      f"(certified grid law, total-variation error {float(err):.2g}; E[min(R, C)] within "
-                     f"C x error = {float(cap * err):.2g})"))
-    rtp = Figure(mfig.value / res.cost, mfig.label, mfig.error / res.cost)
-    extra.update(uncapped_rtp=res.rtp, capped_rtp=rtp, p_reach_cap=rfig, uncapped_mean_win=res.mean_win,
-                 uncapped_second_moment=res.second_moment, cap_method=method)
+                     f"C x error)"))
+    extra = dict(res.extra)
     methods = dict(res.methods)
-    methods["win cap"] = method
-    return replace(res, rtp=rtp, mean_win=mfig, second_moment=m2fig, extra=extra, methods=methods)
+    out = {}
+    if stakes:
+        rows = []
+        for st, c in stakes:
+            mfig, _, rfig = figs(c)
+            rows.append({"stake": st, "cap_multiple": c,
+                         "capped_rtp": Figure(mfig.value / res.cost, mfig.label, mfig.error / res.cost),
+                         "p_reach_cap": rfig})
+        extra["currency_cap"] = rows
+        if head is None:
+            extra["currency_cap_note"] = ("the RTP, mean win and variance above are uncapped: a currency cap "
+                                          "depends on the stake; the capped RTP at each declared stake is "
+                                          "in currency_cap")
+        methods["currency cap"] = method + "; C = currency / stake at each stake"
+    if head is not None:
+        mfig, m2fig, rfig = figs(head)
+        if ex is not None:
+            extra["distribution"] = capped.truncate(law, head).distribution()
+        rtp = Figure(mfig.value / res.cost, mfig.label, mfig.error / res.cost)
+        extra.update(uncapped_rtp=res.rtp, capped_rtp=rtp, p_reach_cap=rfig, uncapped_mean_win=res.mean_win,
+                     uncapped_second_moment=res.second_moment, cap_method=f"{method}; C = {head} total bets")
+        methods["win cap"] = f"{method}; C = {head} total bets"
+        out = dict(rtp=rtp, mean_win=mfig, second_moment=m2fig)
+    return replace(res, extra=extra, methods=methods, **out)
 
 
 def add_cap_deduction(res):

@@ -209,6 +209,13 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
         res = _with_distribution_hits(delegate(game, m.name))
         if applied_cap(res) is None and res.extra.get("max_win_reading") != "theoretical":
             res = apply_round_cap(res)  # a cap the kind's round solver left alone
+        elif applied_cap(res) is not None and "uncapped_second_moment" not in res.extra:
+            from dataclasses import replace
+
+            res = replace(res, extra={**res.extra, "uncapped_moments_note": (
+                "the mean win, second moment, variance, standard deviation and volatility index are those of "
+                "the uncapped round win (this kind's round solver caps the RTP only); the capped variance is "
+                "at most the uncapped one (min(R, C) is 1-Lipschitz)")})
     else:
         res = apply_round_cap(_solve_plain(game, m, feature_cache))
     return add_cap_deduction(res)

@@ -57,17 +57,17 @@ blank = "blank"
 
 [paytable]
 seven = { 3 = 500 }
-bar = { 3 = 40 }
-cherry = { 1 = 2, 2 = 5, 3 = 20 }
+bar = { 3 = 10 }
+cherry = { 2 = 1, 3 = 5 }
 
 [paylines]
 lines = [[1, 1, 1], [0, 0, 0], [2, 2, 2], [0, 1, 2], [2, 1, 0]]
 
 [reels]
 base = [
-  ["seven", "seven", "bar", "blank", "cherry", "bar", "blank", "seven"],
-  ["seven", "bar", "seven", "blank", "cherry", "blank", "bar", "seven"],
-  ["bar", "seven", "seven", "cherry", "blank", "bar", "seven", "blank"],
+  ["seven", "bar", "cherry", "blank", "bar", "blank", "cherry", "blank"],
+  ["bar", "seven", "blank", "cherry", "blank", "bar", "blank", "cherry"],
+  ["blank", "bar", "seven", "cherry", "blank", "bar", "cherry", "blank"],
 ]
 
 [cap]
@@ -278,7 +278,7 @@ def test_cap_refused_without_a_law(tmp_path, monkeypatch):
     with pytest.raises(ModelError) as e:
         solve_round(g)
     assert e.value.key == "cap.total_bet_multiple"
-    assert "remove [cap]" in e.value.reason
+    assert "remove the [cap]" in e.value.reason
 
 
 def test_rtp_split_adds_up(tmp_path):
@@ -286,6 +286,28 @@ def test_rtp_split_adds_up(tmp_path):
     for text in (ONE_REEL, CLASSIC, FREE % {"retrigger": ""}):
         r = solve_round(_load(tmp_path, text))
         names = [c.name for c in r.components]
-        assert names[-1] == "cap deduction"
+        assert names[-1].startswith("cap deduction")
         assert sum(c.rtp.value for c in r.components) == r.rtp.value
         assert r.components[-1].rtp.value < 0
+
+
+def test_currency_cap_per_stake_brute(tmp_path):
+    """A currency cap (100 GBP) at stakes 1 and 5 GBP: capped RTP min(R, 100 / stake) per stake by
+    brute force; with no total_bet_multiple the headline stays the uncapped RTP (it depends on the stake)."""
+    text = CLASSIC.replace("[cap]\ntotal_bet_multiple = 50\n",
+                           '[cap]\ncurrency = 100\ncurrency_name = "GBP"\nstakes = [1, 5, "1/2"]\n')
+    g = _load(tmp_path, text)
+    tb = g.total_bet
+    wins = [evaluate_window(g, w).line_win for w in _windows(g, "base")]
+    n = len(wins)
+    r = solve_round(g)
+    rows = r.extra["currency_cap"]
+    assert [row["stake"] for row in rows] == [1, 5, Fraction(1, 2)]
+    for row in rows:
+        C = Fraction(100) / row["stake"] * tb  # line-bet units
+        assert row["cap_multiple"] == Fraction(100) / row["stake"]
+        assert row["capped_rtp"].value == Fraction(sum(min(x, C) for x in wins), n * tb)
+        assert row["p_reach_cap"].value == Fraction(sum(x >= C for x in wins), n)
+    assert rows[1]["capped_rtp"].value < rows[0]["capped_rtp"].value
+    assert r.rtp.value == Fraction(sum(wins), n * tb)  # headline uncapped
+    assert "capped_rtp" not in r.extra and not [c.name for c in r.components][-1].startswith("cap deduction")
