@@ -45,7 +45,7 @@ __all__ = ["applied_cap", "apply_round_cap", "add_cap_deduction", "MAX_GRID", "C
 #: Largest number of grid points below the cap the exact (polynomial) method builds.
 MAX_GRID = 1 << 22
 #: Name of the RTP-split row that takes the cap's cut.
-CAP_DEDUCTION = "cap deduction (the parts above are uncapped)"
+CAP_DEDUCTION = "cap deduction (parts uncapped)"
 
 
 def applied_cap(res) -> Fraction | None:

@@ -1,0 +1,78 @@
+"""The RTP split adds up to the total in every mode and format (issue 18).
+
+A capped round keeps its parts uncapped and gets a ``cap deduction`` row.
+Checked on the committed par sheets of the shipped models (JSON, exact
+fractions; Markdown rows), and on a small capped game written in every
+format.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from analytic.model.loader import load_model_text
+from analytic.reports.model import build_sheet
+from analytic.reports.write import write_reports
+
+ROOT = Path(__file__).parent.parent.parent
+COMMITTED = sorted((ROOT / "reports").glob("*.json"))
+
+CAPPED = """
+[game]
+name = "Capped classic"
+reels = 3
+rows = 3
+[symbols]
+seven = "regular"
+bar = "regular"
+blank = "blank"
+[paytable]
+seven = { 3 = 500 }
+bar = { 3 = 10 }
+[paylines]
+lines = [[1, 1, 1], [0, 0, 0], [2, 2, 2]]
+[reels]
+base = [
+  ["seven", "bar", "blank", "bar", "blank", "blank"],
+  ["bar", "seven", "blank", "blank", "bar", "blank"],
+  ["blank", "bar", "seven", "blank", "bar", "blank"],
+]
+[cap]
+total_bet_multiple = 100
+"""
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=[p.stem for p in COMMITTED])
+def test_committed_split_adds_up(path):
+    data = json.loads(path.read_text())
+    for m in data["modes"]:
+        parts = sum((Fraction(c["rtp"]["exact"]) for c in m["components"]), Fraction(0))
+        assert parts == Fraction(m["rtp"]["exact"]), (path.name, m["info"]["name"])
+        if "capped_rtp" in m["extra"]:
+            assert m["components"][-1]["name"].startswith("cap deduction")
+
+
+def test_every_format_has_the_cap_deduction(tmp_path):
+    game = load_model_text(CAPPED, str(tmp_path / "capped.toml"))
+    sheet = build_sheet(game)
+    m = sheet.modes[0]
+    names = [n for n, _ in m.components]
+    assert names[-1].startswith("cap deduction") and m.components[-1][1].value < 0
+    assert sum(f.value for _, f in m.components) == m.rtp.value
+    out = tmp_path / "out"
+    out.mkdir()
+    write_reports(sheet, str(out))
+    md = (out / "capped.md").read_text()
+    assert f"| {names[-1]} |" in md
+    data = json.loads((out / "capped.json").read_text())
+    assert [c["name"] for c in data["modes"][0]["components"]] == names
+    import openpyxl
+
+    wb = openpyxl.load_workbook(out / "capped.xlsx")
+    cells = {c.value for row in wb["Mode base"].iter_rows() for c in row}
+    assert names[-1] in cells
+    assert (out / "capped.pdf").read_bytes().startswith(b"%PDF")
