@@ -200,6 +200,8 @@ def capped_law(game: Game, feature: str, count: int, cap):
     Returns
     -------
     analytic.features.capped.TruncatedLaw or None
+        None with retriggers, or when the grid below the cap is longer than
+        :data:`analytic.solver.cap.MAX_GRID` points.
     """
     from analytic.features import capped
 
@@ -210,9 +212,13 @@ def capped_law(game: Game, feature: str, count: int, cap):
     states = state_outcomes(game, feature)
     if any(a for _, _, o in states for (a, _x) in o.joint):
         return None
+    from analytic.solver.cap import MAX_GRID
+
     parts = []
     for w, _s, o in states:
         one = capped.law_from_weights({Fraction(x, o.units): c for (_a, x), c in o.joint.items()}, cap)
+        if one.length > MAX_GRID:
+            return None  # too fine a grid below the cap for polynomials: the caller certifies instead
         parts.append((w, capped.iid_sum(one, n)))
     return capped.mixture(parts)
 

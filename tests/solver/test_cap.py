@@ -110,6 +110,15 @@ free = [
   ["B", "A", "A", "W", "S", "blank"],
 ]
 
+[modes.base]
+cost = 1
+reels = "base"
+
+[modes.buy]
+cost = 40
+buys = "fs"
+buy_counts = { 3 = 1 }
+
 [features.fs]
 kind = "free_spins"
 reels = "free"
@@ -219,6 +228,11 @@ def test_free_spins_no_retrigger_cap_brute(tmp_path):
             s1 += p * q * v
             s2 += p * q * v * v
             reach += p * q * (b + f >= C)
+    buy = solve_round(g, "buy")  # the bought feature alone, capped
+    assert buy.rtp.label == "exact"
+    assert buy.rtp.value == sum((q * min(f, C) for f, q in feat.items()), Fraction(0)) / tb / 40
+    assert buy.extra["p_reach_cap"].value == sum((q for f, q in feat.items() if f >= C), Fraction(0)) > 0
+    assert sum(c.rtp.value for c in buy.components) == buy.rtp.value
     r = solve_round(g)
     assert reach > 0
     assert r.rtp.label == "exact"
@@ -267,6 +281,10 @@ def test_free_spins_retrigger_cap_recursion(tmp_path):
     pc = r.extra["p_reach_cap"]
     assert pc.value > 0 and abs(pc.value - pr) <= pc.error
     assert r.rtp.value + r.rtp.error < r.extra["uncapped_rtp"].value
+    buy = solve_round(g, "buy")
+    assert buy.rtp.label == "bounded" and 0 < buy.rtp.error < Fraction(1, 10**9)
+    assert abs(buy.rtp.value - f(3, 0) / tb / 40) <= buy.rtp.error
+    assert abs(buy.extra["p_reach_cap"].value - reach(3, 0)) <= buy.extra["p_reach_cap"].error
 
 
 def test_cap_refused_without_a_law(tmp_path, monkeypatch):
