@@ -99,7 +99,7 @@ def _exact_capped(res, cap: Fraction):
     """``(mean, second moment, P(reach), law)`` exactly, or None when a feature has no exact law."""
     classes = _classes(res)
     laws: dict = {}
-    grid = capped.grid_of([b for _, b, _ in classes] + [cap])
+    grid = capped.grid_of([b for _, b, _ in classes])
     for _, _, parts in classes:
         for fr, _k in parts:
             key = id(fr)
