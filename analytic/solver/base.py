@@ -58,10 +58,12 @@ TriggerKey = tuple
 def trigger_outcome(game: Game, counters: Mapping[str, int]) -> tuple[str | None, int]:
     """The feature a spin with these counter values starts, and its count.
 
-    A feature with ``requires`` (e.g. Power Free Spins needing a Power Book)
-    takes precedence over one without when both are met; otherwise the first
-    feature in model order whose minimum count is reached wins.  Returns
-    ``(None, 0)`` when nothing triggers.
+    Rule ``simultaneous_triggers = "first_declared_starts"`` (the only
+    reading solved, docs/model-format.md): a feature with ``requires`` (e.g.
+    Power Free Spins needing a Power Book) takes precedence over one without
+    when both are met; otherwise the first feature in model order whose
+    minimum count is reached wins.  Returns ``(None, 0)`` when nothing
+    triggers.
     """
     met = []
     for f in game.features.values():

@@ -347,3 +347,48 @@ def test_atkins_diet_with_a_20x_cap_simulator():
     s = simulate(g, rounds=200_000, seed=18, progress=False)
     assert abs(float(r.rtp.value) - s.rtp) < 4 * s.rtp_se
     assert float(r.extra["uncapped_rtp"].value) - s.rtp > 20 * s.rtp_se  # the uncapped figure is far off
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_SYMS = ["a", "b", "c", "x"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(strips=st.lists(st.lists(st.sampled_from(_SYMS), min_size=3, max_size=5), min_size=3, max_size=3),
+       pays=st.tuples(st.integers(1, 60), st.integers(1, 20), st.integers(0, 5)),
+       cap=st.fractions(min_value=Fraction(1, 2), max_value=40).map(lambda f: f.limit_denominator(6)))
+def test_random_base_games_capped_brute(strips, pays, cap):
+    """Random 3x2 games with three paylines' worth of pays and a random cap: exact against brute force."""
+    text = f"""
+[game]
+name = "random"
+reels = 3
+rows = 2
+[symbols]
+a = "regular"
+b = "regular"
+c = "regular"
+x = "blank"
+[paytable]
+a = {{ 3 = {pays[0]} }}
+b = {{ 2 = {pays[2]}, 3 = {pays[1]} }}
+c = {{ 3 = 3 }}
+[paylines]
+lines = [[0, 0, 0], [1, 1, 1], [0, 1, 0]]
+[reels]
+base = {strips!r}
+[cap]
+total_bet_multiple = "{cap.numerator}/{cap.denominator}"
+"""
+    from analytic.model.loader import load_model_text
+
+    g = load_model_text(text.replace("'", '"'), "random.toml")
+    tb = g.total_bet
+    wins = [Fraction(evaluate_window(g, w).line_win, tb) for w in _windows(g, "base")]
+    n = len(wins)
+    r = solve_round(g)
+    assert r.rtp.label == "exact"
+    assert r.rtp.value == sum(min(x, cap) for x in wins) / n
+    assert r.second_moment.value == sum(min(x, cap) ** 2 for x in wins) / n
+    assert r.extra["p_reach_cap"].value == Fraction(sum(x >= cap for x in wins), n)
