@@ -40,7 +40,7 @@ from analytic.errors import ModelError
 from analytic.features import capped
 from analytic.solver.figures import Figure
 
-__all__ = ["applied_cap", "apply_round_cap", "add_cap_deduction", "MAX_GRID", "CAP_DEDUCTION"]
+__all__ = ["applied_cap", "apply_round_cap", "add_stake_caps", "add_cap_deduction", "MAX_GRID", "CAP_DEDUCTION"]
 
 #: Largest number of grid points below the cap the exact (polynomial) method builds.
 MAX_GRID = 1 << 22
@@ -264,6 +264,43 @@ def apply_round_cap(res):
         methods["win cap"] = f"{method}; C = {head} total bets"
         out = dict(rtp=rtp, mean_win=mfig, second_moment=m2fig)
     return replace(res, extra=extra, methods=methods, **out)
+
+
+def add_stake_caps(res):
+    """Per-stake figures of a currency cap for a result a kind's round solver capped itself.
+
+    A kind's round solver that applied ``total_bet_multiple`` but did not
+    report the currency cap's stakes: each stake's cap ``c`` is at most the
+    multiple cap, so ``min(min(R, C), c) = min(R, c)`` is read off the
+    solver's exact capped law (``extra["distribution"]``) exactly.
+
+    Returns
+    -------
+    RoundResult
+        ``res``, with ``extra["currency_cap"]`` when the game declares stakes.
+
+    Raises
+    ------
+    ModelError
+        ``cap.currency``: stakes are declared but the kind's round solver
+        gives no exact capped law to read them from.
+    """
+    stakes = [] if "currency_cap" in res.extra else _stake_caps(res.game)
+    if not stakes:
+        return res
+    pts = res.extra.get("distribution")
+    if pts is None or applied_cap(res) is None:
+        raise ModelError(
+            res.game.path, "cap.currency",
+            "the capped RTP at each declared stake needs the law of the capped round win, which this "
+            "feature kind's round solver does not give; remove cap.currency (or its stakes) to solve "
+            "the model with its total_bet_multiple cap")
+    rows = []
+    for st, c in stakes:
+        mean, _m2, reach = _from_points({Fraction(w): Fraction(p) for w, p in pts.items()}, c)
+        rows.append({"stake": st, "cap_multiple": c, "capped_rtp": Figure(mean / res.cost),
+                     "p_reach_cap": Figure(reach)})
+    return replace(res, extra={**res.extra, "currency_cap": rows})
 
 
 def add_cap_deduction(res):

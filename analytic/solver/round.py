@@ -196,20 +196,22 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
     UnboundedFeatureError
         A feature that would never end.
     ModelError
-        ``cap.total_bet_multiple``: a cap on a round whose win law is
-        neither exact nor certified.
+        ``cap.total_bet_multiple`` or ``cap.currency``: a cap on a round
+        whose win law is neither exact nor certified.
     """
     m = game.modes[mode] if mode else game.default_mode
     if plain:
         return _solve_plain(game, m, feature_cache)
-    from analytic.solver.cap import add_cap_deduction, applied_cap, apply_round_cap
+    from analytic.solver.cap import add_cap_deduction, add_stake_caps, applied_cap, apply_round_cap
 
     delegate = round_solver_for(game)
     if delegate is not None:
         res = _with_distribution_hits(delegate(game, m.name))
         if applied_cap(res) is None and res.extra.get("max_win_reading") != "theoretical":
             res = apply_round_cap(res)  # a cap the kind's round solver left alone
-        elif applied_cap(res) is not None and "uncapped_second_moment" not in res.extra:
+        elif applied_cap(res) is not None:
+            res = add_stake_caps(res)
+        if applied_cap(res) is not None and "uncapped_second_moment" not in res.extra:
             from dataclasses import replace
 
             res = replace(res, extra={**res.extra, "uncapped_moments_note": (

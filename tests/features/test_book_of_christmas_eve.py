@@ -271,3 +271,25 @@ def test_shipped_model_solves_every_mode():
         assert sum(w * q for w, q in d.items()) / r.cost == r.rtp.value
     # the theoretical maximum of a 3 x 5x multiplier book game is far above the published 20,168x
     assert boce.max_round_win(g, "base") > 20168
+
+
+def test_currency_cap_stakes_from_the_kinds_capped_law():
+    """Issue 18: a currency cap's stakes on a kind that caps the round itself (read off its exact capped
+    law; the smaller of currency / stake and the multiple cap), against full enumeration."""
+    from dataclasses import replace
+
+    g = toy()
+    g = replace(g, cap=replace(g.cap, currency=Fraction(200), currency_name="GBP",
+                               stakes=(Fraction(4), Fraction(1), Fraction(10))))
+    fl = brute_feature_law()
+    law: dict = {}
+    for p, b, trig in brute_base_classes(g):
+        for x, q in (fl.items() if trig else [(0, Fraction(1))]):
+            law[b + x] = law.get(b + x, 0) + p * q
+    r = solve_round(g, "base")
+    rows = r.extra["currency_cap"]
+    assert [row["cap_multiple"] for row in rows] == [50, 100, 20]  # 200 / 1 = 200 > the 100x cap
+    for row in rows:
+        c = row["cap_multiple"]
+        assert row["capped_rtp"].value == sum((q * min(x, c) for x, q in law.items()), Fraction(0))
+        assert row["p_reach_cap"].value == sum((q for x, q in law.items() if x >= c), Fraction(0))
