@@ -423,6 +423,9 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
 
     cap = game.cap.total_bet_multiple if game.cap else None
     dist, top, top_p, top_note, cap_p = _distribution(r, cap)
+    pr = r.extra.get("p_reach_cap")
+    if isinstance(pr, Figure):  # the solver's own figure: shown as an exact row only when it is exact
+        cap_p = pr.value if pr.label == "exact" else None
     shown = {str(k): v for k, v in r.extra.items() if k != "distribution"}  # the distribution: shown as the table
     if base is not None:
         both = _simultaneous_text(game, base.reel_set, base.cycle)
