@@ -392,3 +392,23 @@ total_bet_multiple = "{cap.numerator}/{cap.denominator}"
     assert r.rtp.value == sum(min(x, cap) for x in wins) / n
     assert r.second_moment.value == sum(min(x, cap) ** 2 for x in wins) / n
     assert r.extra["p_reach_cap"].value == Fraction(sum(x >= cap for x in wins), n)
+
+
+def test_stakes_refused_without_the_kinds_capped_law(tmp_path):
+    """A kind's round solver that capped the RTP but gives no capped law (Book of Power): declared
+    currency-cap stakes cannot be read off it, so they are refused on cap.currency, not ignored."""
+    from dataclasses import replace
+
+    from analytic.solver.cap import add_stake_caps
+
+    g = _load(tmp_path, CLASSIC)
+    r = solve_round(g)
+    g2 = replace(g, cap=replace(g.cap, currency=Fraction(100), stakes=(Fraction(5),)))
+    no_law = replace(r, game=g2, extra={k: v for k, v in r.extra.items() if k != "distribution"})
+    with pytest.raises(ModelError) as e:
+        add_stake_caps(no_law)
+    assert e.value.key == "cap.currency"
+    rows = add_stake_caps(replace(r, game=g2)).extra["currency_cap"]  # with the law: read off it
+    wins = [evaluate_window(g, w).line_win for w in _windows(g, "base")]
+    C = 20 * g.total_bet  # 100 / 5 = 20x < the 50x cap
+    assert rows[0]["capped_rtp"].value == Fraction(sum(min(x, C) for x in wins), len(wins) * g.total_bet)
