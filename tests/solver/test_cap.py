@@ -412,3 +412,74 @@ def test_stakes_refused_without_the_kinds_capped_law(tmp_path):
     wins = [evaluate_window(g, w).line_win for w in _windows(g, "base")]
     C = 20 * g.total_bet  # 100 / 5 = 20x < the 50x cap
     assert rows[0]["capped_rtp"].value == Fraction(sum(min(x, C) for x in wins), len(wins) * g.total_bet)
+
+
+LINE_BONUS = """
+[game]
+name = "line bonus"
+reels = 3
+rows = 2
+
+[symbols]
+a = "regular"
+L = "bonus"
+x = "blank"
+
+[paytable]
+a = { 3 = 4 }
+
+[line_triggers]
+L = { 3 = "buoy" }
+
+[paylines]
+lines = [[0, 0, 0], [1, 1, 1], [0, 1, 0]]
+
+[reels]
+base = [["L", "L", "a", "x"], ["L", "a", "L", "x"], ["L", "L", "x", "a"]]
+
+[features.buoy]
+kind = "pick_bonus"
+picks = { 1 = 1, 2 = 1 }
+prizes = [[3, 2], [15, 1]]
+
+[cap]
+total_bet_multiple = 8
+"""
+
+
+def test_line_triggered_pick_bonus_capped_brute():
+    """Several paylines can start the pick bonus on one spin (independent plays); capped exactly."""
+    from analytic.model.loader import load_model_text
+
+    g = load_model_text(LINE_BONUS, "line_bonus.toml")
+    tb = g.total_bet  # 3 lines
+    C = 8 * tb
+    one = {}  # one bonus: 1 or 2 picks (1/2 each), each prize 3 (2/3) or 15 (1/3); line-bet units
+    for picks in (1, 2):
+        for seq in itertools.product((3, 15), repeat=picks):
+            p = Fraction(1, 2)
+            for v in seq:
+                p *= Fraction(2, 3) if v == 3 else Fraction(1, 3)
+            one[sum(seq)] = one.get(sum(seq), 0) + p
+    s1 = reach = Fraction(0)
+    n = 0
+    most = 0
+    for w in _windows(g, "base"):
+        ev = evaluate_window(g, w)
+        k = ev.line_triggers.count("buoy")
+        most = max(most, k)
+        law = {ev.line_win: Fraction(1)}
+        for _ in range(k):
+            nxt: dict = {}
+            for a, p in law.items():
+                for b, q in one.items():
+                    nxt[a + b] = nxt.get(a + b, 0) + p * q
+            law = nxt
+        n += 1
+        s1 += sum((p * min(x, C) for x, p in law.items()), Fraction(0))
+        reach += sum((p for x, p in law.items() if x >= C), Fraction(0))
+    assert most >= 2
+    r = solve_round(g)
+    assert r.rtp.label == "exact"
+    assert r.rtp.value == s1 / n / tb
+    assert r.extra["p_reach_cap"].value == reach / n
