@@ -49,8 +49,8 @@ MAX_NUMBER_CHARS = 64
 MAX_EXPONENT = 30
 #: Digits of a count used as a table key (``{ 3 = 10 }``).
 MAX_COUNT_DIGITS = 9
-#: Most rounds one ``simulate`` / ``verify`` run plays (about 20 days at 600,000 rounds/s).
-MAX_ROUNDS = 10**12
+#: Most rounds one ``simulate`` / ``verify`` run plays (about 5 hours at 600,000 rounds/s on one core).
+MAX_ROUNDS = 10**10
 #: Largest ``--seed`` (numpy's SeedSequence takes any integer >= 0; 2**128 - 1 keeps it one word pair).
 MAX_SEED = 2**128 - 1
 #: Longest strip whose stop table the PDF par sheet prints.

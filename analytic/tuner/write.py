@@ -22,6 +22,12 @@ from analytic.model.game import Game
 __all__ = ["write_tuned_model", "atomic_write"]
 
 
+def _umask() -> int:
+    old = os.umask(0)
+    os.umask(old)
+    return old
+
+
 def atomic_write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder."""
     path = Path(path)
@@ -29,6 +35,7 @@ def atomic_write(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a new file gets the usual mode
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
