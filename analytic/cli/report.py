@@ -48,6 +48,11 @@ def run(args) -> int:
         os.environ["ANALYTIC_CAP_PRECISION"] = args.cap_precision
     game = load_model(args.model)
     sheet = build_sheet(game)
-    for path in write_reports(sheet, args.out, formats):
+    try:
+        paths = write_reports(sheet, args.out, formats)
+    except OSError as exc:  # e.g. the disk filled up; nothing is left behind
+        print(f"error: --out: cannot write the reports into {args.out!r}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    for path in paths:
         print(path)
     return 0

@@ -99,6 +99,9 @@ def run(args) -> int:
         args_.require_extra("dask.distributed", "sim", "--workers above 1 or --scheduler")
     game = load_model(args.model)
     mode = args.mode or game.default_mode.name
+    if args.stake is not None and (game.cap is None or game.cap.currency is None):
+        raise args_.UsageError(f"--stake: {args.model} has no win cap in currency, so a stake changes nothing "
+                               "(--stake is for [cap] currency)")
     if mode not in game.modes:
         raise args_.UsageError(f"{args.model}: modes: unknown bet mode {mode!r} (known: {', '.join(game.modes)})")
     res = simulate(

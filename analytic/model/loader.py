@@ -140,6 +140,8 @@ def read_limited(file: Path, path: str, key: str, what: str) -> bytes:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 raise ModelError(path, key, f"cannot read {what}: not a regular file")
             data = fh.read(MAX_FILE_BYTES + 1)
+    except ModelError:
+        raise
     except OSError as exc:
         raise ModelError(path, key, f"cannot read {what}: {exc.strerror or exc}") from None
     except ValueError as exc:  # an embedded NUL byte in the path
