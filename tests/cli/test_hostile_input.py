@@ -406,6 +406,27 @@ add("unknown-command", ["frobnicate"], where=("frobnicate",), names_file=False)
 add("unknown-option", SOLVE + ["--frobnicate"], where=("--frobnicate",), names_file=False)
 
 
+# --- the slowest shipped model (a minute of both cores to solve) with a bad command line: refused at once
+BOP = str(ROOT / "models" / "book_of_power.toml")
+add("slow-model-report-out-is-a-file", ["report", BOP, "--out", "{tmp}/afile"], where=("--out", "is a file"),
+    setup=_a_file, names_file=False)
+add("slow-model-report-out-unwritable", ["report", BOP, "--out", "/proc/analytic-x/y"], where=("--out",),
+    names_file=False)
+add("slow-model-report-out-under-a-file", ["report", BOP, "--out", "{tmp}/afile/x"], where=("--out",),
+    setup=_a_file, names_file=False)
+add("slow-model-tune-out-is-a-folder", ["tune", BOP, "--target-rtp", "94", "--out", "{tmp}/afolder"],
+    where=("--out", "is a folder"), setup=_a_folder, names_file=False)
+add("slow-model-tune-reel-set-nope", ["tune", BOP, "--target-rtp", "94", "--out", "{out}", "--reel-set", "nope"],
+    where=("--reel-set",), names_file=False)
+add("slow-model-tune-lock-zz", ["tune", BOP, "--target-rtp", "94", "--out", "{out}", "--lock", "zz"],
+    where=("--lock",), names_file=False)
+add("slow-model-tune-feature-frequency-150", ["tune", BOP, "--target-rtp", "94", "--out", "{out}",
+                                              "--target-feature-frequency", "150"], where=("feature",),
+    names_file=False)
+add("slow-model-verify-rounds-0", ["verify", BOP, "--rounds", "0"], where=("--rounds",), names_file=False)
+add("slow-model-solve-mode-nope", ["solve", BOP, "--mode", "nope"], where=("modes", "nope"), names_file=False)
+
+
 def _fill(argv: list[str], model: str, tmp: Path, out: Path) -> list[str]:
     return [a.replace("{model}", model).replace("{tmp}", str(tmp)).replace("{out}", str(out)) for a in argv]
 
