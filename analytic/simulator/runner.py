@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from analytic.errors import ModelError
+from analytic.errors import AnalyticError, ModelError
 from analytic.model.game import Game
 from analytic.simulator.evaluate import Tables, compile_tables
 from analytic.simulator.rounds import DEFAULT_MAX_SPINS, play_rounds
@@ -373,7 +373,10 @@ def _run_dask(tables, mode, chunks, seed, max_spins, workers, scheduler, bar) ->
         )
         client = Client(cluster)
     else:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise AnalyticError(f"--scheduler: cannot reach the dask scheduler at {scheduler}: {exc}") from None
     try:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})) or workers)
         per_task = max(1, math.ceil(len(chunks) / (n_workers * 8)))
