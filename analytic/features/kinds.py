@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, NoReturn
 
 from analytic.errors import ModelError
-from analytic.limits import MAX_COUNT_DIGITS, MAX_EXPONENT, MAX_INTEGER, MAX_NUMBER_CHARS, MAX_SHOWN_CHARS
+from analytic.limits import MAX_AWARD, MAX_COUNT_DIGITS, MAX_EXPONENT, MAX_INTEGER, MAX_NUMBER_CHARS, MAX_SHOWN_CHARS
 from analytic.model.game import FeatureSpec, Symbol, Trigger, frozen_mapping
 
 __all__ = [
@@ -698,7 +698,8 @@ class ValidationContext:
         cells = self.reels * self.rows
         ck = self.join(key, "counts")
         counts = self.counts(t["counts"], ck, hi=cells,
-                             hi_reason=f"the window has {self.reels} x {self.rows} = {cells} cells")
+                             hi_reason=f"the window has {self.reels} x {self.rows} = {cells} cells",
+                             value_fn=lambda v, k: self.integer(v, k, min=0, max=MAX_AWARD))
         requires: list[str] = []
         if "requires" in t:
             rk = self.join(key, "requires")

@@ -186,6 +186,13 @@ add("float-pay", REPORT, tiny(("a = { 3 = 10 }", "a = { 3 = 1e308 }")), ("paytab
 add("float-inf-currency", REPORT, tiny(("currency = 250", "currency = inf")), ("cap.currency", "finite"))
 add("float-nan-stake", REPORT, tiny(("stakes = [1, 2]", "stakes = [nan, 2]")), ("cap.stakes[0]",))
 
+FS = '\n[features.fs]\nkind = "free_spins"\nreels = "base"\ntrigger = {{ symbols = ["s"], counts = {{ 3 = {t} }} }}\n' \
+     'retrigger = {{ symbols = ["s"], counts = {{ 3 = {r} }} }}\n\n[cap]'
+add("award-1e9-spins", SOLVE, tiny(("\n[cap]", FS.format(t=999999999, r=1))), ("features.fs.trigger.counts.3", "10000"))
+add("retrigger-award-1e9-spins", SOLVE, tiny(("\n[cap]", FS.format(t=10, r=999999999))),
+    ("features.fs.retrigger.counts.3", "10000"))
+add("award-negative", SOLVE, tiny(("\n[cap]", FS.format(t=-1, r=1))), ("features.fs.trigger.counts.3", ">= 0"))
+
 # --- nesting (RecursionError in the TOML reader and the loader) ----------------------------
 add("nested-arrays-3000", REPORT, tiny(('published = { rtp = "95%" }', "published = { x = " + "[" * 3000 + "]" * 3000 + " }")), ())
 add("nested-inline-tables-3000", REPORT,
