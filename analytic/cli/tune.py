@@ -1,7 +1,10 @@
 """``analytic tune MODEL --mode M --target-rtp R ...``: reel-strip tuning.
 
-Targets are percentages when above 2 (``94.00`` = 94 %), else fractions
-(``0.94``).  The tuned model is written to ``--out`` (default
+RTP and hit-frequency targets are percentages when above 2 or marked ``%``
+(``94.00`` = 94 %), else fractions (``0.94``), and at most 100 %; the
+feature-frequency target is a probability per round (``1/150``, ``0.0067`` or
+``0.67%``).  Every value and the output path are checked before the first
+solve (:mod:`analytic.cli.args`).  The tuned model is written to ``--out`` (default
 ``<model stem>.tuned.toml`` beside the input), or over the input only with
 ``--in-place``.  Exit code 0 when every target holds, 3 when they cannot all
 be met (the closest result is still written and shown).
