@@ -611,6 +611,18 @@ def test_tuned_model_honours_the_umask(tmp_path):
     assert (tmp_path / "t.toml").stat().st_mode & 0o777 == 0o644
 
 
+def test_a_killed_tune_leftover_is_replaced_and_never_followed(tmp_path):
+    from analytic.tuner.write import atomic_write
+
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    (tmp_path / ".t.toml.partial").symlink_to(victim)  # planted, or left by a killed run
+    atomic_write(tmp_path / "t.toml", "x = 1\n")
+    assert victim.read_text() == "keep"
+    assert (tmp_path / "t.toml").read_text() == "x = 1\n"
+    assert sorted(os.listdir(tmp_path)) == ["t.toml", "victim"]
+
+
 # --- real processes: signals, interruption, leftovers ---------------------------------------
 
 
