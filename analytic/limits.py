@@ -5,7 +5,8 @@ beyond one is refused with ``error: FILE: KEY.PATH: reason`` (exit code 2).
 The limits are stated in ``README.md`` (Limits) and ``docs/model-format.md``.
 
 Reading (model files and the CSV files they name)
-    :data:`MAX_FILE_BYTES` per file, regular files only, CSV files inside the
+    At most :data:`MAX_REELS` reels and :data:`MAX_ROWS` rows, a cycle of at
+    most :data:`MAX_CYCLE_DIGITS` digits per reel set; :data:`MAX_FILE_BYTES` per file, regular files only, CSV files inside the
     model's folder after resolving symbolic links; :data:`MAX_NESTING` levels
     of nested tables and lists; :data:`MAX_TEXT_CHARS` characters per string
     and :data:`MAX_KEY_CHARS` per key, no control characters (a tab or line
@@ -29,11 +30,18 @@ Reports
 from __future__ import annotations
 
 __all__ = [
-    "MAX_FILE_BYTES", "MAX_NESTING", "MAX_TEXT_CHARS", "MAX_KEY_CHARS", "MAX_INTEGER",
+    "MAX_REELS", "MAX_ROWS", "MAX_CYCLE_DIGITS", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_TEXT_CHARS", "MAX_KEY_CHARS", "MAX_INTEGER",
     "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_AWARD", "MAX_COUNT_DIGITS", "MAX_ROUNDS", "MAX_SEED",
     "PDF_MAX_STOPS", "PDF_MAX_REELS", "XLSX_MAX_STOPS", "MAX_SHOWN_CHARS",
 ]
 
+#: Most reels of a game.
+MAX_REELS = 1000
+#: Most rows of a game's window.
+MAX_ROWS = 1000
+#: Most decimal digits of a reel set's cycle (the product of its strip lengths); Python turns an
+#: integer of more than 4,300 digits into text only with the limit lifted.
+MAX_CYCLE_DIGITS = 1000
 #: Bytes of one model file or one CSV strip file (64 MiB).
 MAX_FILE_BYTES = 64 * 1024 * 1024
 #: Levels of nested tables and lists (a dotted key ``a.b.c`` is three levels).

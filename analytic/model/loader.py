@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import re
 import stat
@@ -31,7 +32,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
 from analytic.errors import ModelError, ModelWarning
-from analytic.limits import MAX_FILE_BYTES, MAX_KEY_CHARS, MAX_NESTING, MAX_TEXT_CHARS
+from analytic.limits import (MAX_CYCLE_DIGITS, MAX_FILE_BYTES, MAX_KEY_CHARS, MAX_NESTING, MAX_REELS, MAX_ROWS,
+                             MAX_TEXT_CHARS)
 
 # ``kinds`` imports analytic.model.game; use it only through attribute access
 # at call time so either package may be imported first.
@@ -295,8 +297,8 @@ def _game(ctx: _Ctx, value: Any) -> tuple[str, Any, dict[str, Any]]:
     name = ctx.string(g["name"], "game.name")
     if "\n" in name or "\r" in name:
         ctx.fail("game.name", "must be one line (no line breaks)")
-    ctx.reels = ctx.integer(g["reels"], "game.reels", min=1)
-    ctx.rows = ctx.integer(g["rows"], "game.rows", min=1)
+    ctx.reels = ctx.integer(g["reels"], "game.reels", min=1, max=MAX_REELS)
+    ctx.rows = ctx.integer(g["rows"], "game.rows", min=1, max=MAX_ROWS)
     meta: dict[str, Any] = {}
     for k in ("provider", "notes"):
         if k in g:
@@ -438,6 +440,9 @@ def _reels(ctx: _Ctx, value: Any) -> None:
                 strips = _strips(ctx, spec["strips"], key, ctx.join(key, "strips"))
         else:
             strips = _strips(ctx, spec, key, key)
+        digits = sum(math.log10(len(st)) for st in strips)
+        if digits > MAX_CYCLE_DIGITS:  # beyond what any report (or int -> text) can write
+            ctx.fail(key, f"the cycle has about 10^{int(digits)} stop combinations; at most 10^{MAX_CYCLE_DIGITS}")
         ctx.reel_sets[name] = strips
 
 

@@ -169,6 +169,14 @@ for vname, v in NUMBERS.items():
             continue  # the same code path; two fields are enough
         add(f"number-{vname}-in-{fname}", REPORT, tiny((old, new.replace("{v}", v))), (where,))
 
+# --- the grid ---------------------------------------------------------------------------
+add("reels-1001", REPORT, tiny(("reels = 3\n", "reels = 1001\n")), ("game.reels", "<= 1000"))
+add("rows-10^9", REPORT, tiny(("rows = 1\n", "rows = 1000000000\n")), ("game.rows", "<= 1000"))
+add("cycle-beyond-10^1000", REPORT,
+    '[game]\nname = "W"\nreels = 1000\nrows = 1\n[symbols]\na = "regular"\n[paytable]\na = { 3 = 1 }\n'
+    f'[paylines]\nlines = [[{", ".join(["0"] * 1000)}]]\n[reels]\nbase = [' + ", ".join(['["a", "a", "a", "a", "a", "a", "a", "a", "a", "a", "a"]'] * 1000) + "]\n",
+    ("reels.base", "10^1000"))
+
 # --- integers and count keys ---------------------------------------------------------------
 add("int-5000-digits", REPORT, tiny(("a = { 3 = 10 }", "a = { 3 = " + "9" * 5000 + " }")), ())
 add("int-4000-digits", REPORT, tiny(("a = { 3 = 10 }", "a = { 3 = " + "9" * 4000 + " }")),
@@ -372,7 +380,7 @@ for flag, values in {
     for v in values:
         rtp = [] if flag == "--target-rtp" else ["--target-rtp", "90"]
         add(f"tune{flag}={v[:12]!r}", TUNE + rtp + [flag, v], where=(flag.lstrip("-"),), names_file=False)
-for lock in ("9/a", "zz", "0/a", "x/a", "1/", "\u0661/a", "2/zz", "a/1"):
+for lock in ("9/a", "9/zz", "zz", "0/a", "x/a", "1/", "\u0661/a", "2/zz", "a/1"):
     add(f"tune--lock={lock!r}", TUNE + ["--target-rtp", "90", "--lock", lock], where=("--lock",), names_file=False)
 add("tune-in-place-and-out", TUNE + ["--target-rtp", "90", "--in-place"], where=("--in-place", "--out"),
     names_file=False)
