@@ -159,6 +159,8 @@ def check_out_dir(path: str, flag: str = "--out") -> None:
     p = _check_path_text(path, flag)
     if p.exists() and not p.is_dir():
         raise UsageError(f"{flag}: {path!r} is a file, not a folder")
+    if p.is_symlink() and not p.exists():
+        raise UsageError(f"{flag}: {path!r} is a symbolic link to nothing")
     q = p
     while not q.exists():
         if q.parent == q:

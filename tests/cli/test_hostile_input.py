@@ -406,6 +406,8 @@ add("report-out-under-a-file", ["report", "{model}", "--out", "{tmp}/afile/sub"]
     setup=_a_file, names_file=False)
 add("report-out-unwritable", ["report", "{model}", "--out", "/proc/analytic-report-test"],
     where=("--out", "cannot write"), names_file=False)
+add("report-out-dangling-link", ["report", "{model}", "--out", "{tmp}/dangling"], where=("--out", "link to nothing"),
+    setup=lambda tmp: (tmp / "dangling").symlink_to(tmp / "nowhere") and None, names_file=False)
 add("report-out-nul", ["report", "{model}", "--out", "{tmp}/o\0ut"], where=("--out",), names_file=False)
 add("report-out-empty", ["report", "{model}", "--out", ""], where=("--out",), names_file=False)
 add("report-bad-format", ["report", "{model}", "--out", "{out}", "--formats", "pdf,docx"], where=("--formats",),
