@@ -98,3 +98,25 @@ def test_default_tuning_keeps_strip_order_except_the_changed_stops():
     for a, b in zip(game.reel_sets["base"], res.game.reel_sets["base"]):
         if len(a) == len(b):
             assert sum(x != y for x, y in zip(a, b)) <= 2 * len(res.changes) + 2 or strip_counts(a) == strip_counts(b)
+
+
+@pytest.mark.parametrize("allow", [False, True])
+def test_a_symbol_leaves_a_reel_only_when_allowed(allow):
+    """An evaluator whose RTP is the count of lemons (5 stops) on reel 1, target 0: by default every
+    symbol a strip shows keeps one stop (the target is missed); with ``allow_removal`` the lemons go
+    (issue 20)."""
+    from analytic.tuner.search import Metrics
+
+    game = load_model(SIZZLING)
+    rs = "base"
+    sym = "lemon"
+
+    def evaluator(g, mode):
+        return Metrics(Fraction(g.reel_sets[rs][0].count(sym), 100), Fraction(0), Fraction(0))
+
+    res = tune(game, "base", Targets(Fraction(0), rtp_tolerance=Fraction(1, 1000)), reel_set=rs,
+               evaluator=evaluator, max_steps=20, allow_removal=allow)
+    left = res.game.reel_sets[rs][0].count(sym)
+    assert left == (0 if allow else 1) and res.met == allow
+    assert all(res.game.reel_sets[rs][r].count(s) > 0 for r in range(1, game.reels)
+               for s in set(game.reel_sets[rs][r]))
