@@ -201,6 +201,14 @@ add("retrigger-award-1e9-spins", SOLVE, tiny(("\n[cap]", FS.format(t=10, r=99999
     ("features.fs.retrigger.counts.3", "10000"))
 add("award-negative", SOLVE, tiny(("\n[cap]", FS.format(t=-1, r=1))), ("features.fs.trigger.counts.3", ">= 0"))
 
+PICK = ('\n[line_triggers]\nb = {{ 3 = "pick" }}\n[features.pick]\nkind = "pick_bonus"\npicks = {{ {n} = 1 }}\n'
+        'prizes_per_pick = {{ {m} = 1 }}\nprizes = [[5, 1]]\n\n[cap]')
+PICK_MODEL = tiny(('b = "regular"', 'b = "bonus"'), ("b = { 2 = 1, 3 = 5 }\n", ""))
+add("pick-bonus-1e9-picks", SOLVE, PICK_MODEL.replace("\n[cap]", PICK.format(n=999999999, m=1), 1),
+    ("features.pick.picks.999999999", "at most 100"))
+add("pick-bonus-1e9-prizes-per-pick", SOLVE, PICK_MODEL.replace("\n[cap]", PICK.format(n=1, m=999999999), 1),
+    ("features.pick.prizes_per_pick.999999999", "at most 100"))
+
 # --- nesting (RecursionError in the TOML reader and the loader) ----------------------------
 add("nested-arrays-3000", REPORT, tiny(('published = { rtp = "95%" }', "published = { x = " + "[" * 3000 + "]" * 3000 + " }")), ())
 add("nested-inline-tables-3000", REPORT,
