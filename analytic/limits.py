@@ -12,7 +12,7 @@ Reading (model files and the CSV files they name)
     and :data:`MAX_KEY_CHARS` per key, no control characters (a tab or line
     break only inside free text); integers of at most :data:`MAX_INTEGER`
     in absolute value; a trigger's award at most :data:`MAX_AWARD` spins; a
-    pick bonus at most :data:`MAX_PICKS` picks and prizes per pick;
+    pick bonus at most :data:`MAX_PICK_PRIZES` prizes (picks x prizes per pick);
     exact-number strings of at most
     :data:`MAX_NUMBER_CHARS` characters with a decimal exponent within
     +/- :data:`MAX_EXPONENT`.
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 __all__ = [
     "MAX_REELS", "MAX_ROWS", "MAX_CYCLE_DIGITS", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_TEXT_CHARS", "MAX_KEY_CHARS", "MAX_INTEGER",
-    "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_AWARD", "MAX_PICKS", "MAX_COUNT_DIGITS", "MAX_ROUNDS", "MAX_SEED",
+    "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_AWARD", "MAX_PICK_PRIZES", "MAX_COUNT_DIGITS", "MAX_ROUNDS", "MAX_SEED",
     "PDF_MAX_STOPS", "PDF_MAX_REELS", "XLSX_MAX_STOPS", "MAX_SHOWN_CHARS",
 ]
 
@@ -60,8 +60,9 @@ MAX_EXPONENT = 30
 #: Largest award of a trigger or retrigger count (free spins): the exact solve's time grows with it
 #: (Atkins Diet's free spins: 10,000 spins about 1 s, 1,000,000 about 15 s, 10^8 minutes).
 MAX_AWARD = 10_000
-#: Most picks, and most prizes per pick, of a pick bonus (Lobstermania's law with 10 picks takes about 5 s).
-MAX_PICKS = 100
+#: Most prizes a pick bonus reveals (most picks x most prizes per pick): the exact law's time grows
+#: with it (Lobstermania's prize table: 12 prizes 0.5 s, 30 about 5 s, 39 about 10 s).
+MAX_PICK_PRIZES = 40
 #: Digits of a count used as a table key (``{ 3 = 10 }``).
 MAX_COUNT_DIGITS = 9
 #: Most rounds one ``simulate`` / ``verify`` run plays (about 5 hours at 600,000 rounds/s on one core).

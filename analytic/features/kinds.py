@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, NoReturn
 
 from analytic.errors import ModelError
-from analytic.limits import MAX_PICKS, MAX_AWARD, MAX_COUNT_DIGITS, MAX_EXPONENT, MAX_INTEGER, MAX_NUMBER_CHARS, MAX_SHOWN_CHARS
+from analytic.limits import MAX_PICK_PRIZES, MAX_AWARD, MAX_COUNT_DIGITS, MAX_EXPONENT, MAX_INTEGER, MAX_NUMBER_CHARS, MAX_SHOWN_CHARS
 from analytic.model.game import FeatureSpec, Symbol, Trigger, frozen_mapping
 
 __all__ = [
@@ -768,10 +768,10 @@ def _pick_bonus(params: Mapping[str, Any], key: str, ctx: ValidationContext) -> 
     if "prizes_per_pick" in p:
         out["prizes_per_pick"] = frozen_mapping(
             ctx.weights(p["prizes_per_pick"], ctx.join(key, "prizes_per_pick"), what="prizes per pick"))
-    for name in ("picks", "prizes_per_pick"):  # the exact law's time grows with both
-        n = max(out[name])
-        if n > MAX_PICKS:
-            ctx.fail(ctx.join(ctx.join(key, name), str(n)), f"at most {MAX_PICKS}, got {n}")
+    most = max(out["picks"]) * max(out["prizes_per_pick"])  # the exact law's time grows with it
+    if most > MAX_PICK_PRIZES:
+        ctx.fail(ctx.join(key, "picks"), f"a bonus reveals up to {max(out['picks'])} x "
+                                         f"{max(out['prizes_per_pick'])} = {most} prizes; at most {MAX_PICK_PRIZES}")
     pk = ctx.join(key, "prizes")
     prizes = p["prizes"]
     if not isinstance(prizes, list) or not prizes:
