@@ -2,6 +2,11 @@
 
 import sys
 
-from analytic.cli import main
+try:
+    from analytic.cli import main
 
-sys.exit(main())
+    code = main()
+except KeyboardInterrupt:  # Ctrl-C while the modules load, before main() handles it
+    print("error: interrupted; nothing was written", file=sys.stderr)
+    code = 130
+sys.exit(code)

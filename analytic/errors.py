@@ -13,6 +13,7 @@ __all__ = [
     "UnboundedFeatureError",
     "UnsupportedMechanicError",
     "InfeasibleTargetError",
+    "ModelWarning",
 ]
 
 
@@ -60,3 +61,18 @@ class InfeasibleTargetError(AnalyticError):
     def __init__(self, message: str, closest=None):
         super().__init__(message)
         self.closest = closest
+
+
+class ModelWarning(UserWarning):
+    """A model file is valid but probably not what its author meant (a paying symbol
+    that can never pay, ...); the CLI prints ``warning: FILE: KEY: reason``.
+
+    Parameters
+    ----------
+    path, key, reason : str
+        As for :class:`ModelError`.
+    """
+
+    def __init__(self, path: str, key: str, reason: str):
+        self.path, self.key, self.reason = str(path), key, reason
+        super().__init__(f"{self.path}: {key}: {reason}" if key else f"{self.path}: {reason}")

@@ -10,19 +10,25 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
+import warnings
 
 from analytic import __version__
-from analytic.errors import AnalyticError, ModelError
+from analytic.cli.args import UsageError
+from analytic.errors import AnalyticError, ModelError, ModelWarning
 
 __all__ = ["main", "COMMANDS"]
+
+_default_showwarning = warnings.showwarning
 
 #: Command modules (``analytic.cli.<name>``) in help order.
 COMMANDS = ("solve", "simulate", "verify", "tune", "report")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="analytic",
         description="Exact slot-game mathematics: solve, simulate, verify, tune, report.",
     )
@@ -41,12 +47,50 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (``error: argument --X: reason``), exit code 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message.splitlines()[0] if message else 'bad arguments'} "
+                     f"(see: {self.prog} --help)\n")
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that every ``finally`` and cleanup runs."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings of the model as one line each: ``warning: FILE: KEY: reason``."""
+    if issubclass(category, ModelWarning):
+        print(f"warning: {message}", file=sys.stderr)
+    else:
+        _default_showwarning(message, category, filename, lineno, file, line)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the process exit code (0 ok, 2 bad input, 1 other error)."""
-    args = _parser().parse_args(argv)
+    """Run the CLI; returns the process exit code.
+
+    0 ok, 2 bad input (model file or command line, one line ``error: ...`` on
+    stderr, nothing written), 1 another error, 3/4 as documented per command,
+    130 interrupted (Ctrl-C), 143 terminated (SIGTERM); an interrupted command
+    leaves no temporary file behind.
+    """
     try:
-        return int(args._run(args) or 0)
-    except ModelError as exc:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a bad argument (already printed)
+        return exc.code if isinstance(exc.code, int) else 2
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        old_term = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return int(args._run(args) or 0)
+    except (ModelError, UsageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except AnalyticError as exc:
@@ -55,3 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into head & co.
         sys.stderr.close()
         return 0
+    except _Terminated:
+        print("error: terminated (SIGTERM); nothing was written", file=sys.stderr)
+        return 143
+    except KeyboardInterrupt:
+        print("error: interrupted; nothing was written", file=sys.stderr)
+        return 130
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)

@@ -41,10 +41,18 @@ def run(args) -> int:
         print(f"error: --formats: unknown {', '.join(bad) or '(empty)'}; known: {', '.join(FORMATS)}",
               file=sys.stderr)
         return 2
+    from analytic.cli.args import check_out_dir
+
+    check_out_dir(args.out)  # before any solve: a file, a path under a file, a read-only folder
     if args.cap_precision:  # read by the solvers that bound a cap cut (a process-wide setting)
         os.environ["ANALYTIC_CAP_PRECISION"] = args.cap_precision
     game = load_model(args.model)
     sheet = build_sheet(game)
-    for path in write_reports(sheet, args.out, formats):
+    try:
+        paths = write_reports(sheet, args.out, formats)
+    except OSError as exc:  # e.g. the disk filled up; nothing is left behind
+        print(f"error: --out: cannot write the reports into {args.out!r}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    for path in paths:
         print(path)
     return 0

@@ -14,6 +14,9 @@ from fractions import Fraction
 
 import json
 
+from analytic.cli import args as args_
+from analytic.limits import MAX_ROUNDS
+
 __all__ = ["add_parser", "run", "format_table"]
 
 
@@ -40,16 +43,17 @@ def add_parser(sub):
     )
     p.add_argument("model", help="model file (TOML)")
     p.add_argument("--mode", default=None, help="bet mode name (default: the first mode)")
-    p.add_argument("--rounds", type=_positive, required=True, help="number of rounds to play")
-    p.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
-    p.add_argument("--workers", type=int, default=1,
-                   help="worker processes; > 1 starts a local dask cluster (default 1)")
-    p.add_argument("--scheduler", default=None, metavar="ADDR",
-                   help="address of a running dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--rounds", type=args_.rounds, required=True,
+                   help=f"number of rounds to play (1 .. {MAX_ROUNDS:,}; Ctrl-C stops a run)")
+    p.add_argument("--seed", type=args_.seed, default=0, help="root seed, an integer >= 0 (default 0)")
+    p.add_argument("--workers", type=args_.workers, default=1,
+                   help="worker processes; > 1 starts a local dask cluster (default 1; needs the 'sim' extra)")
+    p.add_argument("--scheduler", default=None, metavar="ADDR", type=args_.scheduler_address,
+                   help="address of a running dask scheduler, e.g. tcp://host:8786 (needs the 'sim' extra)")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--stake", default=None, type=Fraction,
-                   help="total stake per round in currency, for a win cap in currency (e.g. 250)")
+    p.add_argument("--stake", default=None, type=args_.stake,
+                   help="total stake per round in currency (> 0), for a win cap in currency (e.g. 250)")
     return p
 
 
@@ -91,10 +95,18 @@ def run(args) -> int:
     from analytic.model.loader import load_model
     from analytic.simulator import simulate
 
+    if args.workers > 1 or args.scheduler:
+        args_.require_extra("dask.distributed", "sim", "--workers above 1 or --scheduler")
     game = load_model(args.model)
+    mode = args.mode or game.default_mode.name
+    if args.stake is not None and (game.cap is None or game.cap.currency is None):
+        raise args_.UsageError(f"--stake: {args.model} has no win cap in currency, so a stake changes nothing "
+                               "(--stake is for [cap] currency)")
+    if mode not in game.modes:
+        raise args_.UsageError(f"{args.model}: modes: unknown bet mode {mode!r} (known: {', '.join(game.modes)})")
     res = simulate(
         game,
-        args.mode,
+        mode,
         args.rounds,
         args.seed,
         workers=args.workers,

@@ -1,7 +1,10 @@
 """``analytic tune MODEL --mode M --target-rtp R ...``: reel-strip tuning.
 
-Targets are percentages when above 2 (``94.00`` = 94 %), else fractions
-(``0.94``).  The tuned model is written to ``--out`` (default
+RTP and hit-frequency targets are percentages when above 2 or marked ``%``
+(``94.00`` = 94 %), else fractions (``0.94``), and at most 100 %; the
+feature-frequency target is a probability per round (``1/150``, ``0.0067`` or
+``0.67%``).  Every value and the output path are checked before the first
+solve (:mod:`analytic.cli.args`).  The tuned model is written to ``--out`` (default
 ``<model stem>.tuned.toml`` beside the input), or over the input only with
 ``--in-place``.  Exit code 0 when every target holds, 3 when they cannot all
 be met (the closest result is still written and shown).
@@ -13,22 +16,14 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+from analytic.cli import args as args_
+
 __all__ = ["add_parser", "run", "parse_target"]
 
 
 def parse_target(text: str) -> Fraction:
-    """``"94.00"`` or ``"94%"`` -> 47/50; ``"0.94"`` -> 47/50."""
-    import argparse
-
-    t = text.strip().rstrip("%")
-    try:
-        v = Fraction(t)
-    except (ValueError, ZeroDivisionError):
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    v = v / 100 if (v > 2 or text.strip().endswith("%")) else v
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
-    return v
+    """``"94.00"`` or ``"94%"`` -> 47/50; ``"0.94"`` -> 47/50; refused outside (0 %, 100 %]."""
+    return args_.rate(text)
 
 
 def add_parser(sub):
@@ -37,20 +32,39 @@ def add_parser(sub):
                                    "feature frequency, re-solving exactly at each step.")
     p.add_argument("model")
     p.add_argument("--mode", default=None, help="bet mode (default: the first)")
-    p.add_argument("--target-rtp", required=True, type=parse_target, help="e.g. 94.00 (percent) or 0.94")
-    p.add_argument("--target-hit-frequency", type=parse_target, default=None)
-    p.add_argument("--target-feature-frequency", type=parse_target, default=None)
-    p.add_argument("--rtp-tolerance", type=parse_target, default=Fraction(5, 100000),
-                   help="absolute, default 0.005 percentage points (0.00005)")
+    p.add_argument("--target-rtp", required=True, type=parse_target,
+                   help="e.g. 94.00 or 94%% (percent) or 0.94; at most 100 %%")
+    p.add_argument("--target-hit-frequency", type=lambda t: args_.rate(t, "hit frequency"), default=None,
+                   help="share of rounds that win: 30 or 30%% (percent) or 0.3")
+    p.add_argument("--target-feature-frequency", type=args_.probability, default=None,
+                   help="probability per round of a feature: 1/150 (one in 150), 0.0067 or 0.67%%")
+    p.add_argument("--rtp-tolerance", type=args_.tolerance, default=Fraction(5, 100000),
+                   help="absolute, default 0.00005 (0.005 percentage points, also 0.005%%)")
     p.add_argument("--reel-set", default=None, help="reel set to change (default: the mode's)")
     p.add_argument("--lock", nargs="*", default=[], metavar="REEL/SYMBOL",
                    help="counts that must not change: 2/book (reel 2) or book (all reels)")
-    p.add_argument("--max-steps", type=int, default=60)
+    p.add_argument("--max-steps", type=args_.int_type(0, 10_000, "max steps"), default=60,
+                   help="most search steps, 0 .. 10,000 (default 60)")
     p.add_argument("--relayout", action="store_true",
                    help="spread every symbol evenly (default: edit the strips as little as possible)")
-    p.add_argument("--out", default=None, help="output model file")
-    p.add_argument("--in-place", action="store_true", help="overwrite the input model")
+    p.add_argument("--allow-removal", action="store_true",
+                   help="let a symbol's count on a reel fall to 0 (default: every symbol a strip shows keeps a stop)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--out", default=None, help="output model file (default: MODEL stem + .tuned.toml)")
+    out.add_argument("--in-place", action="store_true", help="overwrite the input model")
     return p
+
+
+def _check_locks(locks: list[str], game) -> None:
+    """Each ``--lock`` is ``REEL/SYMBOL`` (reel 1-based) or ``SYMBOL`` of the model; raise UsageError otherwise."""
+    for lk in locks:
+        reel, _, sym = lk.rpartition("/")
+        if reel:
+            if not reel.isascii() or not reel.isdigit() or not 1 <= int(reel) <= game.reels:
+                raise args_.UsageError(f"--lock: {lk[:60]!r}: the reel must be 1 .. {game.reels}")
+        if sym not in {s.name for s in game.symbols}:
+            raise args_.UsageError(f"--lock: {lk[:60]!r}: unknown symbol {sym[:40]!r} (the model has "
+                                   f"{', '.join(s.name for s in game.symbols)})")
 
 
 def run(args) -> int:
@@ -58,14 +72,22 @@ def run(args) -> int:
     from analytic.tuner.search import Targets, tune_with_cap
     from analytic.tuner.write import write_tuned_model
 
+    src = Path(args.model)
+    if args.out is not None:
+        args_.check_out_file(args.out)  # before any work: a folder, a path under a file, a read-only folder
     game = load_model(args.model)
     mode = args.mode or game.default_mode.name
     if mode not in game.modes:
         print(f"error: {args.model}: modes: unknown bet mode '{mode}' (known: {', '.join(game.modes)})",
               file=sys.stderr)
         return 2
-    src = Path(args.model)
+    if args.reel_set is not None and args.reel_set not in game.reel_sets:
+        raise args_.UsageError(f"--reel-set: unknown reel set {args.reel_set[:60]!r} "
+                               f"(the model has {', '.join(game.reel_sets)})")
+    _check_locks(args.lock, game)
     out = src if args.in_place else Path(args.out or src.with_name(src.stem + ".tuned.toml"))
+    if not args.in_place:
+        args_.check_out_file(str(out))
     if out.resolve() == src.resolve() and not args.in_place:
         print("error: --out is the input model; pass --in-place to overwrite it", file=sys.stderr)
         return 2
@@ -78,7 +100,7 @@ def run(args) -> int:
               f"score {score:.3g}", file=sys.stderr, flush=True)
 
     res = tune_with_cap(game, mode, targets, reel_set=args.reel_set, locks=args.lock, max_steps=args.max_steps,
-                        relayout=args.relayout, progress=progress)
+                        relayout=args.relayout, allow_removal=args.allow_removal, progress=progress)
     m = res.metrics
     verdict = "targets met" if res.met else "targets NOT all met: closest result"
     note = [f"tuned by analytic tune ({verdict}) for mode '{mode}': RTP {float(m.rtp) * 100:.5f} %, "

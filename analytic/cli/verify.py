@@ -14,7 +14,8 @@ import json
 import sys
 from fractions import Fraction
 
-from analytic.cli.simulate import _positive
+from analytic.cli import args as args_
+from analytic.limits import MAX_ROUNDS
 from analytic.solver.figures import Figure
 
 __all__ = ["add_parser", "run", "compare"]
@@ -27,9 +28,10 @@ def add_parser(sub):
                        description="Compare the exact solver with the independent simulator.")
     p.add_argument("model", help="model file (TOML)")
     p.add_argument("--mode", default=None, help="bet mode, or 'all' (default: all)")
-    p.add_argument("--rounds", type=_positive, required=True, help="simulated rounds per bet mode")
-    p.add_argument("--seed", type=int, default=0, help="root seed of the simulation (default 0)")
-    p.add_argument("--workers", type=_positive, default=1,
+    p.add_argument("--rounds", type=args_.rounds, required=True,
+                   help=f"simulated rounds per bet mode (1 .. {MAX_ROUNDS:,})")
+    p.add_argument("--seed", type=args_.seed, default=0, help="root seed of the simulation, >= 0 (default 0)")
+    p.add_argument("--workers", type=args_.workers, default=1,
                    help="simulation worker processes; > 1 starts a local dask cluster (default 1)")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -72,6 +74,8 @@ def run(args) -> int:
     from analytic.simulator.runner import simulate
     from analytic.solver.round import solve_round
 
+    if args.workers > 1:
+        args_.require_extra("dask.distributed", "sim", "--workers above 1")
     game = load_model(args.model)
     modes = list(game.modes) if args.mode in (None, "all") else [args.mode]
     for m in modes:

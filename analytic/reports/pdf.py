@@ -7,10 +7,12 @@ Markdown sheet (:mod:`analytic.reports.markdown`).
 from __future__ import annotations
 
 import io
+import re
 
 from fpdf import FPDF
 from fpdf.fonts import FontFace
 
+from analytic.limits import PDF_MAX_REELS, PDF_MAX_STOPS
 from analytic.reports import plots
 from analytic.reports.format import (
     extra_exact,
@@ -24,9 +26,13 @@ __all__ = ["write_pdf"]
 _HEAD = FontFace(emphasis="BOLD", color=(255, 255, 255), fill_color=(59, 110, 165))
 
 
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+
 def _t(x) -> str:
-    """Text safe for the core (latin-1) fonts."""
-    return str(x).replace("\u2014", "-").replace("\u2013", "-").encode("latin-1", "replace").decode("latin-1")
+    """Text safe for the core (latin-1) fonts; control characters other than a line break become spaces."""
+    text = _CONTROL.sub(" ", str(x).replace("\u2014", "-").replace("\u2013", "-"))
+    return text.encode("latin-1", "replace").decode("latin-1")
 
 
 class _Doc(FPDF):
@@ -148,10 +154,18 @@ def _reels(d: _Doc, s: ParSheet):
     for rs in s.reel_sets:
         d.h2(f"Reel set '{rs.name}' (cycle {rs.cycle:,})")
         n = len(rs.strips)
+        longest = max(len(x) for x in rs.strips)
+        if n > PDF_MAX_REELS:
+            d.para(f"{n} reels: the per-reel tables are wider than the PDF's limit of {PDF_MAX_REELS} reels; "
+                   "the XLSX, Markdown and JSON par sheets hold them.")
+            continue
         d.table(["symbol"] + [f"reel {i + 1}" for i in range(n)] + ["total"],
                 [[sym, *per, tot] for sym, per, tot in rs.counts]
                 + [["length", *[len(x) for x in rs.strips], sum(len(x) for x in rs.strips)]])
-        longest = max(len(x) for x in rs.strips)
+        if longest > PDF_MAX_STOPS:
+            d.para(f"Stop table not printed: the longest strip has {longest:,} stops, more than the PDF's limit "
+                   f"of {PDF_MAX_STOPS:,}; the XLSX (up to its own limit), Markdown and JSON par sheets list them.")
+            continue
         d.table(["stop"] + [f"reel {i + 1}" for i in range(n)],
                 [[k] + [x[k] if k < len(x) else "" for x in rs.strips] for k in range(longest)],
                 align=("RIGHT",) + ("LEFT",) * n, size=6)

@@ -1,15 +1,24 @@
 """Writing par sheets atomically, and the renderer registry.
 
-:func:`write_reports` renders every requested format into a temporary file
-in the target directory, then moves all of them into place with
-:func:`os.replace`.  If any renderer fails, every temporary file is removed
-and no report file is touched: an error never leaves a half-written (or a
-half-updated set of) par sheets.
+:func:`write_reports` renders every requested format into a private folder
+of the system's temporary directory (``analytic-report-PID-*``), and only
+when all of them are rendered touches the output folder: it creates it if
+missing, copies each file to ``OUT/.<stem>.<ext>.partial`` and moves all of
+them into place with :func:`os.replace`.  If anything fails or the process is
+interrupted (Ctrl-C, SIGTERM), every temporary file and a folder this run
+created are removed and no report file is touched: an error never leaves a
+half-written (or a half-updated set of) par sheets.
+
+A process killed outright (SIGKILL) can leave only its staging folder in the
+temporary directory, or, in the short copying step, ``OUT/.<stem>.<ext>.partial``
+files (and the output folder it had just created); the next run writing the
+same reports removes both.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from typing import Callable
 
@@ -42,6 +51,53 @@ def _umask() -> int:
     return old
 
 
+#: Prefix of a staging folder in the system's temporary directory (then the process id).
+STAGE_PREFIX = "analytic-report-"
+
+
+def partial_name(stem: str, ext: str) -> str:
+    """Name of a report's file while it is copied into the output folder."""
+    return f".{stem}.{ext}.partial"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by another user
+        return True
+    return True
+
+
+def _clean_stale_stages() -> None:
+    """Remove staging folders left by killed runs (their process is gone)."""
+    tmp = tempfile.gettempdir()
+    try:
+        names = os.listdir(tmp)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(STAGE_PREFIX):
+            continue
+        pid = name[len(STAGE_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+            shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
+
+
+def _missing_dirs(path: str) -> list[str]:
+    """The folders :func:`os.makedirs` would create for ``path``, outermost first."""
+    out = []
+    p = os.path.abspath(path)
+    while not os.path.exists(p):
+        out.append(p)
+        parent = os.path.dirname(p)
+        if parent == p:
+            break
+        p = parent
+    return out[::-1]
+
+
 def write_reports(sheet: ParSheet, out_dir: str, formats=tuple(FORMATS), stem: str | None = None) -> list[str]:
     """Write the par sheet of ``sheet`` in ``formats`` to ``out_dir/<stem>.<ext>``.
 
@@ -49,7 +105,7 @@ def write_reports(sheet: ParSheet, out_dir: str, formats=tuple(FORMATS), stem: s
     ----------
     sheet : ParSheet
     out_dir : str
-        Created if missing.
+        Created if missing (only once every format is rendered).
     formats : iterable of str
         Subset of :data:`FORMATS`.
     stem : str, optional
@@ -64,33 +120,47 @@ def write_reports(sheet: ParSheet, out_dir: str, formats=tuple(FORMATS), stem: s
     ------
     ValueError
         An unknown format (before anything is written).
+    OSError
+        The output folder cannot be created or written (nothing is left in it).
     """
     formats = list(dict.fromkeys(formats))
     writers = [(f, renderer(f)) for f in formats]
     stem = stem or sheet.stem
-    created = not os.path.isdir(out_dir)
-    os.makedirs(out_dir, exist_ok=True)
-    temps: list[tuple[str, str]] = []
-    try:
+    _clean_stale_stages()
+    with tempfile.TemporaryDirectory(prefix=f"{STAGE_PREFIX}{os.getpid()}-") as stage:
+        rendered = []
         for fmt, write in writers:
-            final = os.path.join(out_dir, f"{stem}.{FORMATS[fmt]}")
-            fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".{FORMATS[fmt]}.tmp", dir=out_dir)
-            os.close(fd)
-            temps.append((tmp, final))
-            write(sheet, tmp)
-            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
-        for tmp, final in temps:
-            os.replace(tmp, final)
-    except BaseException:
-        for tmp, _ in temps:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-        if created:  # leave no empty folder behind either
-            try:
-                os.rmdir(out_dir)
-            except OSError:
-                pass
-        raise
+            path = os.path.join(stage, f"{stem}.{FORMATS[fmt]}")
+            write(sheet, path)
+            rendered.append((path, fmt))
+        # every format rendered: now, briefly, the output folder
+        created = _missing_dirs(out_dir)
+        temps: list[tuple[str, str]] = []
+        try:
+            os.makedirs(out_dir, exist_ok=True)
+            for fmt in FORMATS:  # a killed earlier run's partial copies
+                try:
+                    os.unlink(os.path.join(out_dir, partial_name(stem, FORMATS[fmt])))
+                except OSError:
+                    pass
+            for path, fmt in rendered:
+                final = os.path.join(out_dir, f"{stem}.{FORMATS[fmt]}")
+                tmp = os.path.join(out_dir, partial_name(stem, FORMATS[fmt]))
+                temps.append((tmp, final))
+                shutil.copyfile(path, tmp)
+                os.chmod(tmp, 0o666 & ~_umask())  # the usual mode of a new file
+            for tmp, final in temps:
+                os.replace(tmp, final)
+        except BaseException:
+            for tmp, _ in temps:
+                try:
+                    os.unlink(tmp)
+                except FileNotFoundError:
+                    pass
+            for d in reversed(created):  # leave no empty folder behind either
+                try:
+                    os.rmdir(d)
+                except OSError:
+                    break
+            raise
     return [final for _, final in temps]

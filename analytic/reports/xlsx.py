@@ -7,9 +7,14 @@ checked without rounding.  Formats :class:`~analytic.reports.model.ParSheet` onl
 
 from __future__ import annotations
 
+import re
+
 from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
+
+from analytic.limits import XLSX_MAX_STOPS
 
 from analytic.reports.format import exact_text, extra_exact, extra_text, frac, line_grid, rounds_text
 from analytic.reports.model import ModeSheet, ParSheet
@@ -26,6 +31,40 @@ NUM = "#,##0.0000"
 INT = "#,##0"
 
 
+#: A text starting with one of these would be read as a formula by a spreadsheet (OWASP CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: Integers beyond this lose digits as a spreadsheet number (a double); they are written as text.
+_EXACT_INT = 2**53
+
+
+def cell(ws, row: int, col: int, value):
+    """Write ``value`` to a cell so that text always stays text.
+
+    A string starting with ``= + - @``, a tab or a carriage return is stored
+    as a string cell with Excel's quote prefix (it shows as typed and never
+    becomes a formula, also after an edit); characters XLSX cannot hold
+    (control characters) become U+FFFD; an integer beyond 2**53 is written as
+    its exact digits (text), not as a rounded float.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _EXACT_INT:
+        value = str(value)
+    c = ws.cell(row, col)
+    if isinstance(value, str):
+        value = ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
+        c.value = value
+        if value.startswith(_FORMULA_START):
+            c.data_type = "s"
+            c.quotePrefix = True
+    else:
+        c.value = value
+    return c
+
+
+def sheet_title(text: str) -> str:
+    """A valid worksheet name: no ``[]:*?/\\``, at most 31 characters."""
+    return re.sub(r"[\[\]:*?/\\]", "_", ILLEGAL_CHARACTERS_RE.sub("_", text))[:31]
+
+
 class _Sheet:
     """Row writer keeping column widths."""
 
@@ -35,11 +74,11 @@ class _Sheet:
         self.widths: dict[int, int] = {}
 
     def title(self, text: str, font=_TITLE):
-        self.ws.cell(self.row, 1, text).font = font
+        cell(self.ws, self.row, 1, text).font = font
         self.row += 1
 
     def text(self, text: str):
-        self.ws.cell(self.row, 1, text).alignment = Alignment(wrap_text=False)
+        cell(self.ws, self.row, 1, text).alignment = Alignment(wrap_text=False)
         self.row += 1
 
     def blank(self):
@@ -47,8 +86,8 @@ class _Sheet:
 
     def header(self, cols, freeze: bool = False):
         for j, c in enumerate(cols, start=1):
-            cell = self.ws.cell(self.row, j, c)
-            cell.font, cell.fill = _HEAD, _FILL
+            head = cell(self.ws, self.row, j, c)
+            head.font, head.fill = _HEAD, _FILL
             self._w(j, c)
         if freeze:
             self.ws.freeze_panes = self.ws.cell(self.row + 1, 1)
@@ -56,10 +95,10 @@ class _Sheet:
 
     def put(self, values, formats=()):
         for j, v in enumerate(values, start=1):
-            cell = self.ws.cell(self.row, j, v)
+            c = cell(self.ws, self.row, j, v)
             f = formats[j - 1] if j - 1 < len(formats) else None
-            if f and isinstance(v, (int, float)):
-                cell.number_format = f
+            if f and isinstance(c.value, (int, float)):
+                c.number_format = f
             self._w(j, v if not isinstance(v, float) else "0.000000000")
         self.row += 1
 
@@ -118,7 +157,7 @@ def _summary(wb, s: ParSheet):
 
 
 def _mode(wb, m: ModeSheet):
-    w = _Sheet(wb.create_sheet(f"Mode {m.info.name}"[:31]))
+    w = _Sheet(wb.create_sheet(sheet_title(f"Mode {m.info.name}")))
     w.title(f"Bet mode '{m.info.name}' (cost {frac(m.info.cost)} x total bet)")
     w.header(["figure", "value", "exact / note"], freeze=True)
     if m.cycle:
@@ -176,8 +215,14 @@ def _reels(wb, s: ParSheet):
             w.put([sym, *per, tot])
         w.put(["length", *[len(x) for x in rs.strips], sum(len(x) for x in rs.strips)])
         w.blank()
+        longest = max(len(x) for x in rs.strips)
+        if longest > XLSX_MAX_STOPS:
+            w.text(f"Stop table not written: the longest strip has {longest:,} stops, more than the workbook's "
+                   f"limit of {XLSX_MAX_STOPS:,}; the Markdown and JSON par sheets list every stop.")
+            w.blank()
+            continue
         w.header(["stop"] + [f"reel {i + 1}" for i in range(n)])
-        for k in range(max(len(x) for x in rs.strips)):
+        for k in range(longest):
             w.put([k] + [x[k] if k < len(x) else None for x in rs.strips])
         w.blank()
     w.finish()

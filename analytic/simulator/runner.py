@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from analytic.errors import ModelError
+from analytic.errors import AnalyticError, ModelError
 from analytic.model.game import Game
 from analytic.simulator.evaluate import Tables, compile_tables
 from analytic.simulator.rounds import DEFAULT_MAX_SPINS, play_rounds
@@ -348,7 +348,8 @@ def simulate(
     if rounds < 1 or chunk < 1:
         raise ValueError(f"rounds and chunk must be positive, got rounds={rounds}, chunk={chunk}")
     tables = compile_tables(game, stake)
-    chunks = [(i, min(chunk, rounds - i * chunk)) for i in range((rounds + chunk - 1) // chunk)]
+    # lazily: a long run's chunk list would fill the memory before the first round is played
+    chunks = ((i, min(chunk, rounds - i * chunk)) for i in range((rounds + chunk - 1) // chunk))
     t0 = time.perf_counter()
     total = ChunkStats()
     with _progress_bar(rounds, progress) as bar:
@@ -357,7 +358,7 @@ def simulate(
                 total.add(run_chunks(tables, mode, [c], seed, max_spins))
                 bar.update(c[1])
         else:
-            total = _run_dask(tables, mode, chunks, seed, max_spins, workers, scheduler, bar)
+            total = _run_dask(tables, mode, list(chunks), seed, max_spins, workers, scheduler, bar)
     seconds = time.perf_counter() - t0
     return SimulationResult.from_stats(tables, mode, total, seed, seconds, max(workers, 1), chunk)
 
@@ -372,7 +373,10 @@ def _run_dask(tables, mode, chunks, seed, max_spins, workers, scheduler, bar) ->
         )
         client = Client(cluster)
     else:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise AnalyticError(f"--scheduler: cannot reach the dask scheduler at {scheduler}: {exc}") from None
     try:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})) or workers)
         per_task = max(1, math.ceil(len(chunks) / (n_workers * 8)))

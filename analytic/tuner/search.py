@@ -168,6 +168,7 @@ def tune(
     evaluator: Callable[[Game, str], Metrics] | None = None,
     plain: bool = False,
     relayout: bool = False,
+    allow_removal: bool = False,
 ) -> TuneResult:
     """Change symbol counts of a reel set until the mode's targets hold.
 
@@ -199,6 +200,9 @@ def tune(
     relayout : bool
         Spread every symbol evenly instead of editing the designer's strips
         as little as possible.
+    allow_removal : bool
+        Let a symbol's count on a reel fall to 0 (default: every symbol a
+        strip shows keeps at least one stop).
 
     Returns
     -------
@@ -250,7 +254,7 @@ def tune(
                 return False
             # a symbol the strip showed keeps at least one stop (found in review: the top symbol
             # could be tuned off a reel, which changes the game, not its weights)
-            if any(start[r].get(s, 0) > 0 and c.get(s, 0) == 0 for s in c):
+            if not allow_removal and any(start[r].get(s, 0) > 0 and c.get(s, 0) == 0 for s in c):
                 return False
         return True
 
@@ -282,7 +286,7 @@ def tune(
                     moves.append({(r, a): -1, (r, b): 1})
             for s in syms:
                 moves.append({(r, s): 1})
-                if cur[r].get(s, 0) > 1:
+                if cur[r].get(s, 0) > (0 if allow_removal else 1):
                     moves.append({(r, s): -1})
         base = [float(m.get(n)) for n in names]
         tgt = [(float(t), float(tol)) for _, t, tol in targets.pairs()]

