@@ -476,4 +476,4 @@ def test_refused_at_load(edit, key):
     assert text != _text()
     with pytest.raises(ModelError) as err:
         load(text)
-    assert err.value.key == key, str(err.value)
+    assert err.value.key == key and "unknown key" not in err.value.reason, str(err.value)
