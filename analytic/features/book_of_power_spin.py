@@ -39,7 +39,7 @@ import numpy as np
 
 from analytic.engine.linewalk import ReelWindows, walk
 from analytic.engine.spin import build_spin, strip_windows
-from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
+from analytic.errors import ModelError, UnboundedFeatureError, UnsupportedMechanicError
 
 __all__ = ["SpinStats", "spin_stats", "clear_cache"]
 
@@ -96,6 +96,11 @@ class SpinStats:
         rules = game.rules
         self.game, self.feature = game, feature
         self.variant = par["variant"]
+        if game.scatter is not None and any(v > 0 for v in game.scatter.pays.values()):
+            # the simulator pays them in every free spin; the spin law here is line wins and expansions
+            raise ModelError(game.path, "scatter.pays",
+                             "kind 'book_of_power' solves free spins paying line wins and expansions only; "
+                             "scatter pays (also paid in its free spins) are not solved: remove them")
         if not rules.get("bop_books_sub_expanding_normal", True):
             raise UnsupportedMechanicError(
                 "rule bop_books_sub_expanding_normal = false makes the normal line win depend on the set of "

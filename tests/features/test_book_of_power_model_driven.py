@@ -477,3 +477,14 @@ def test_refused_at_load(edit, key):
     with pytest.raises(ModelError) as err:
         load(text)
     assert err.value.key == key and "unknown key" not in err.value.reason, str(err.value)
+
+
+def test_scatter_pays_refused_by_the_feature_solver():
+    """Scatter pays would be paid in free spins by the simulator; the feature solver refuses them (key path)."""
+    from analytic.features.book_of_power import solve_feature
+
+    text = _text().replace("[paylines]", '[scatter]\nsymbols = ["book"]\npays = { 3 = 2 }\n\n[paylines]')
+    game = load(text)
+    with pytest.raises(ModelError) as err:
+        solve_feature(game, "free_spins", 3)
+    assert err.value.key == "scatter.pays"
