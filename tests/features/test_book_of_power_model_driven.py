@@ -488,3 +488,22 @@ def test_scatter_pays_refused_by_the_feature_solver():
     with pytest.raises(ModelError) as err:
         solve_feature(game, "free_spins", 3)
     assert err.value.key == "scatter.pays"
+
+
+@pytest.mark.parametrize("mode, feature", [("buy_free_spins", "free_spins"),
+                                           ("buy_power_free_spins", "power_free_spins")])
+def test_simulator_agrees_on_seven_symbols_renamed_ceiling_two(mode, feature):
+    """Seven regular symbols, every name changed, ``max_multiplier = 2``: the simulator's player (its own
+    evaluator) and the solver agree on the bought feature's RTP."""
+    from analytic.features.book_of_power import solve_feature
+    from analytic.simulator import simulate
+
+    names = {**RENAME, "ten": "ruby", "beetle": "scarab"}
+    game = load(renamed_text(with_ceiling(without(_text(), GONE), 2), names), "seven_bop.toml")
+    m = game.modes[mode]
+    tot = sum(m.buy_counts.values())
+    mean = sum(Fraction(c, tot) * solve_feature(game, feature, b).mean.value for b, c in m.buy_counts.items())
+    exact = float(mean / m.cost)
+    sim = simulate(game, mode, rounds=200_000, seed=1807, progress=False)
+    assert sim.limited_rounds == 0
+    assert abs(sim.rtp - exact) <= 4.5 * sim.rtp_se, (sim.rtp, sim.rtp_se, exact)
