@@ -33,22 +33,26 @@ A free spin pays the normal line win ``L(w)`` (books substitute, rule
 ``bop_books_sub_expanding_normal``), then for every expanding symbol ``s``
 with multiplier ``m_s``: ``m_s E_s(w)``, ``E_s = pay_s(n) * lines`` when
 ``s`` shows on ``n`` reels (golden reels count as showing it; books are
-disregarded) with ``n >= 2`` (high) or ``3`` (low).  It awards
-``A = spins_per_book * (b - 1)`` spins for ``b >= 2`` books.
+disregarded) with ``n`` at least its smallest paying count (2 for high, 3
+for low symbols in the rule text).  It awards ``A = spins_per_book * (b -
+1)`` spins for ``b >= 2`` books (the trigger's symbols).
 
 Regular Free Spins
 ------------------
-Expanding symbols are drawn i.i.d. uniformly over the 9 regular symbols (one
-at the start, one per award), so after ``j`` awards the multiplier of ``s``
-is ``f(Binomial(j + 1, 1/9))`` (rule ``bop_repeat_multiplier``), independent
-of the windows.  Means need only ``g(j) = E f``; second moments the joint
+Expanding symbols are drawn i.i.d. uniformly over the ``S`` regular symbols
+(one at the start, one per award; ``S = 9`` in the rule text, the model's
+``regular`` symbols here), so after ``j`` awards the multiplier of ``s`` is
+``f(Binomial(j + 1, 1/S))`` (rule ``bop_repeat_multiplier``, capped at the
+feature's ``max_multiplier``, 9 in the rule text), independent of the
+windows.  Means need only ``g(j) = E f``; second moments the joint
 draw moments at two award levels (see ``book_of_power_solve``).
 
 Power Free Spins
 ----------------
-One expanding symbol climbs a ladder (ranks 1..9, then the top symbol at
-x2..x9) at each award; a Power Book on reel 2-4 turns that reel golden for
-the rest of the feature (rule ``bop_golden_immediate``: already in the
+One expanding symbol climbs a ladder (ranks 1..S, then the top symbol at
+x2, x3, ... up to ``max_multiplier``) at each award; a Power Book (the Power
+feature's ``trigger.requires``) on a reel of ``golden_reels`` turns that
+reel golden for the rest of the feature (rule ``bop_golden_immediate``: already in the
 spin where it lands).  State ``(level, golden mask, spins left)``.
 
 The gamble
@@ -189,13 +193,86 @@ RULES = {
 }
 
 
+#: The rule text's multiplier ceiling ("This multiplier may never go above 9"): the default of the
+#: feature parameter ``max_multiplier``.
+DEFAULT_MAX_MULTIPLIER = 9
+#: The largest ``max_multiplier`` accepted at load: the Power ladder has ``regular symbols + ceiling
+#: - 1`` levels and the regular cap bounds follow draw counts up to the ceiling, so their states grow
+#: with it; solved and tested up to here (the tiny game's oracles at 1, 5, 9 and 12).
+MAX_MULTIPLIER_SUPPORTED = 30
+
+
+# --------------------------------------------------------------------------
+# what the solvers read from the model (no symbol name, count or ceiling is built in)
+
+
+def regular_symbols(game: Game) -> list[str]:
+    """The expanding candidates: every ``regular`` symbol, by ``rank`` when each has one, else in file order.
+
+    The rule text's "9 regular symbols" are the model's regular symbols,
+    however many; draws are uniform over them, and the Power ladder climbs
+    them by rank (the loader requires a rank on each for variant 'power').
+    """
+    regular = [s for s in game.symbols if s.role == "regular"]
+    if all(s.value_rank is not None for s in regular):
+        regular.sort(key=lambda s: s.value_rank)
+    return [s.name for s in regular]
+
+
+def power_book_symbols(game: Game) -> frozenset:
+    """The Power Books: the ``trigger.requires`` symbols of the game's ``variant = "power"`` features."""
+    out: set = set()
+    for f in game.features.values():
+        if f.kind == "book_of_power" and f.params.get("variant") == "power" and f.trigger is not None:
+            out |= set(f.trigger.requires)
+    return frozenset(out)
+
+
+def book_symbols(game: Game, feature: str) -> frozenset:
+    """The symbols counted as Books for the extra-spins award of ``feature``: its trigger's symbols.
+
+    In Power Free Spins the Power Books are left out under rule
+    ``bop_power_book_retriggers = false``.
+    """
+    spec = game.features[feature]
+    books = set(spec.trigger.symbols)
+    if spec.params["variant"] == "power" and not game.rules.get("bop_power_book_retriggers", True):
+        books -= power_book_symbols(game)
+    return frozenset(books)
+
+
+def expansion_need(game: Game, symbol: str) -> int:
+    """Reels that must show ``symbol`` for its expansion to pay: its smallest paying count.
+
+    The rule text's "2 for high paying symbols and 3 for low paying symbols"
+    are the paytable's (a high symbol pays from 2, a low one from 3); a
+    symbol without pays never pays an expansion (``reels + 1``).
+    """
+    pays = [k for k, v in game.paytable.get(symbol, {}).items() if v > 0]
+    return min(pays) if pays else game.reels + 1
+
+
+def max_multiplier(game: Game, feature: str) -> int:
+    """The multiplier ceiling of ``feature`` (parameter ``max_multiplier``, default 9)."""
+    return int(game.features[feature].params.get("max_multiplier", DEFAULT_MAX_MULTIPLIER))
+
+
 # --------------------------------------------------------------------------
 # model validation
 
 
 def _validate(params: Mapping[str, Any], key: str, ctx) -> dict:
-    """Parameters of kind ``book_of_power`` (``variant``, ``spins_per_book``, ...)."""
-    p = ctx.table(params, key, allowed=("variant", "spins_per_book", "golden_reels", "gamble_probability"),
+    """Parameters of kind ``book_of_power`` (``variant``, ``spins_per_book``, ``max_multiplier``, ...).
+
+    Besides the parameters, what the solvers read from the rest of the model
+    is checked here, each refusal naming its key path: the Books (the
+    trigger's symbols) must be ``wild_scatter`` symbols; the game needs at
+    least one regular symbol; a ``variant = "power"`` feature needs its
+    Power Books (``trigger.requires``), its ``golden_reels`` and a ``rank``
+    on every regular symbol (the ladder climbs by rank).
+    """
+    p = ctx.table(params, key, allowed=("variant", "spins_per_book", "golden_reels", "gamble_probability",
+                                        "max_multiplier"),
                   required=("variant",))
     f = ctx.feature
     if f is None or f.reel_set is None:
@@ -207,9 +284,13 @@ def _validate(params: Mapping[str, Any], key: str, ctx) -> dict:
         "spins_per_book": 5,
         "golden_reels": (),
         "gamble_probability": Fraction(0),
+        "max_multiplier": DEFAULT_MAX_MULTIPLIER,
     }
     if "spins_per_book" in p:
         out["spins_per_book"] = ctx.integer(p["spins_per_book"], ctx.join(key, "spins_per_book"), min=1)
+    if "max_multiplier" in p:
+        out["max_multiplier"] = ctx.integer(p["max_multiplier"], ctx.join(key, "max_multiplier"), min=1,
+                                            max=MAX_MULTIPLIER_SUPPORTED)
     if "golden_reels" in p:
         gk = ctx.join(key, "golden_reels")
         g = p["golden_reels"]
@@ -218,11 +299,36 @@ def _validate(params: Mapping[str, Any], key: str, ctx) -> dict:
         if not isinstance(g, list) or not g:
             ctx.fail(gk, "must be a non-empty list of reel numbers (1-based)")
         out["golden_reels"] = tuple(ctx.integer(x, ctx.join(gk, i), min=1, max=ctx.reels) for i, x in enumerate(g))
+        if len(set(out["golden_reels"])) != len(out["golden_reels"]):
+            ctx.fail(gk, f"reels must be distinct, got {list(out['golden_reels'])}")
     if "gamble_probability" in p:
         out["gamble_probability"] = ctx.fraction(p["gamble_probability"], ctx.join(key, "gamble_probability"),
                                                  min=0)
         if out["gamble_probability"] > 1:
             ctx.fail(ctx.join(key, "gamble_probability"), "must be <= 1")
+    tk = ctx.join(key, "trigger")
+    for s in sorted(f.trigger.symbols):
+        role = ctx.symbols[s].role
+        if role != "wild_scatter":
+            ctx.fail(ctx.join(tk, "symbols"), f"the Books of kind 'book_of_power' (the trigger's symbols) must "
+                                              f"be wild_scatter symbols (they substitute in line wins); {s!r} has "
+                                              f"role {role!r}")
+    regular = [sym for sym in ctx.symbols.values() if sym.role == "regular"]
+    if not regular:
+        ctx.fail("symbols", "kind 'book_of_power' draws its expanding symbols from the regular symbols; "
+                            "the game has none")
+    if out["variant"] == "power":
+        if not f.trigger.requires:
+            ctx.fail(ctx.join(tk, "requires"), "required for variant 'power': the Power Book symbols (three "
+                                               "Books, one of them a Power Book, start Power Free Spins)")
+        if not out["golden_reels"]:
+            ctx.fail(ctx.join(key, "golden_reels"), "required for variant 'power': the reels a Power Book "
+                                                    "turns golden (e.g. [2, 3, 4])")
+        for sym in regular:
+            if sym.value_rank is None:
+                ctx.fail(ctx.join(ctx.join("symbols", sym.name), "rank"),
+                         "required for kind 'book_of_power' variant 'power': the Expanding Symbol climbs "
+                         "the regular symbols by rank")
     return out
 
 
@@ -233,7 +339,7 @@ register_kind("book_of_power", _validate, rules=RULES)
 # per-spin exact statistics
 
 
-def multiplier_of_count(c: int, reading: str = "count") -> int:
+def multiplier_of_count(c: int, reading: str = "count", ceiling: int = DEFAULT_MAX_MULTIPLIER) -> int:
     """Multiplier of an expanding symbol drawn ``c`` times (0 = not expanding).
 
     Parameters
@@ -242,11 +348,13 @@ def multiplier_of_count(c: int, reading: str = "count") -> int:
         Number of times the symbol was drawn (or reached on the ladder).
     reading : {'count', 'count_minus_one'}
         Rule ``bop_repeat_multiplier``.
+    ceiling : int
+        The feature's ``max_multiplier`` (rule text: "may never go above 9").
 
     Returns
     -------
     int
-        0 for ``c == 0``, else in ``1..9``.
+        0 for ``c == 0``, else in ``1..ceiling``.
 
     Examples
     --------
@@ -257,24 +365,29 @@ def multiplier_of_count(c: int, reading: str = "count") -> int:
     """
     if c <= 0:
         return 0
-    return min(c if reading == "count" else max(c - 1, 1), 9)
+    return min(c if reading == "count" else max(c - 1, 1), ceiling)
 
 
 @lru_cache(maxsize=None)
-def _binom_row(n: int) -> tuple[Fraction, ...]:
-    q = Fraction(1, 9)
+def _binom_row(n: int, nsym: int) -> tuple[Fraction, ...]:
+    q = Fraction(1, nsym)
     return tuple(Fraction(math.comb(n, k)) * q**k * (1 - q) ** (n - k) for k in range(n + 1))
 
 
-def draw_multiplier_mean(j: int, reading: str = "count") -> Fraction:
-    """``g(j) = E[f(Binomial(j + 1, 1/9))]``: mean multiplier of one symbol after ``j`` awards.
+def draw_multiplier_mean(j: int, reading: str = "count", nsym: int = 9,
+                         ceiling: int = DEFAULT_MAX_MULTIPLIER) -> Fraction:
+    """``g(j) = E[f(Binomial(j + 1, 1/nsym))]``: mean multiplier of one symbol after ``j`` awards.
+
+    ``nsym``: the regular symbols drawn from (9 in the rule text); ``ceiling``
+    the feature's ``max_multiplier``.
 
     Examples
     --------
     >>> draw_multiplier_mean(0)
     Fraction(1, 9)
     """
-    return sum((p * multiplier_of_count(k, reading) for k, p in enumerate(_binom_row(j + 1))), Fraction(0))
+    return sum((p * multiplier_of_count(k, reading, ceiling) for k, p in enumerate(_binom_row(j + 1, nsym))),
+               Fraction(0))
 
 
 class SpinStats:
@@ -293,7 +406,7 @@ class SpinStats:
         ``(symbol, G) -> mean expansion payout at x1``, total-bet multiples,
         for every golden mask ``G`` (only ``G = 0`` for the regular variant).
     ordered : list of str
-        Regular symbols by rank (1..9).
+        Regular symbols by rank (:func:`regular_symbols`).
     mean_award : Fraction
         ``E[A]``.
     """
@@ -310,15 +423,15 @@ class SpinStats:
                 "expanding symbols; not solved yet (set it to true)")
         strips = game.reel_sets[spec.reel_set]
         rows = game.rows
-        books = {"book"} | ({"power_book"} if rules.get("bop_power_book_retriggers", True)
-                            or self.variant == "regular" else set())
-        books &= set(game.symbol_names)
+        books = book_symbols(game, feature)
+        pbooks = power_book_symbols(game)
         golden = [g - 1 for g in par["golden_reels"]] if self.variant == "power" else []
         self.golden = golden
         self.ng = len(golden)
         immediate = rules.get("bop_golden_immediate", True)
-        self.ordered = sorted((s.name for s in game.symbols if s.role == "regular"),
-                              key=lambda n: game.symbol(n).value_rank)
+        self.ordered = regular_symbols(game)
+        self.ceiling = max_multiplier(game, feature)
+        self.reading = rules.get("bop_repeat_multiplier", "count")
         self.cycle = game.cycle(spec.reel_set)
         windows = []
         for strip in strips:
@@ -330,7 +443,7 @@ class SpinStats:
             step: dict = {}
             for w in ws:
                 b = sum(c in books for c in w)
-                pb = 1 << golden.index(i) if (i in golden and "power_book" in w) else 0
+                pb = 1 << golden.index(i) if (i in golden and any(c in pbooks for c in w)) else 0
                 step[(b, pb)] = step.get((b, pb), 0) + 1
             nd: dict = {}
             for (b0, p0), c0 in dist.items():
@@ -356,16 +469,15 @@ class SpinStats:
         self.r: dict = {}
         gmasks = range(1 << self.ng)
         for s in self.ordered:
-            sym = game.symbol(s)
-            need = 2 if sym.tier == "high" else 3
-            pays = game.paytable[s]
+            need = expansion_need(game, s)
+            pays = game.paytable.get(s, {})
             for G in gmasks:
                 nd = {0: 1}
                 for i, ws in enumerate(windows):
                     gold = i in golden and (G >> golden.index(i)) & 1
                     hit = 0
                     for w in ws:
-                        if gold or s in w or (immediate and i in golden and "power_book" in w):
+                        if gold or s in w or (immediate and i in golden and any(c in pbooks for c in w)):
                             hit += 1
                     miss = len(ws) - hit
                     nn: dict = {}
@@ -488,30 +600,31 @@ def visit_sweep(stats: SpinStats, n0: int, J: int):
 
 def _rates(stats: SpinStats, j: int) -> list[Fraction]:
     """Mean spin win after ``j`` awards, per golden mask (total-bet multiples)."""
-    reading = stats.game.rules.get("bop_repeat_multiplier", "count")
+    reading, top = stats.reading, stats.ceiling
     ng = 1 << stats.ng
+    nsym = len(stats.ordered)
     if stats.variant == "regular":
         R = sum((stats.r[(s, 0)] for s in stats.ordered), Fraction(0))
-        return [stats.l + draw_multiplier_mean(j, reading) * R]
+        return [stats.l + draw_multiplier_mean(j, reading, nsym, top) * R]
     out = []
     for G in range(ng):
         acc = Fraction(0)
-        for rho0 in range(1, 10):
+        for rho0 in range(1, nsym + 1):  # the start rank, uniform
             level = rho0 + j
-            if level <= 9:
+            if level <= nsym:
                 acc += stats.r[(stats.ordered[level - 1], G)]
-            else:
-                acc += multiplier_of_count(level - 8, reading) * stats.r[(stats.ordered[-1], G)]
-        out.append(stats.l + acc / 9)
+            else:  # the top symbol reached level - nsym + 1 times
+                acc += multiplier_of_count(level - nsym + 1, reading, top) * stats.r[(stats.ordered[-1], G)]
+        out.append(stats.l + acc / nsym)
     return out
 
 
 def _rate_hi(stats: SpinStats) -> Fraction:
-    """A per-spin mean win no state exceeds (x9 on every symbol's best case)."""
+    """A per-spin mean win no state exceeds (the ceiling ``max_multiplier`` on every symbol's best case)."""
     full = stats.full_mask()
     if stats.variant == "regular":
-        return stats.l + 9 * sum((stats.r[(s, 0)] for s in stats.ordered), Fraction(0))
-    return stats.l + 9 * max(stats.r[(s, full)] for s in stats.ordered)
+        return stats.l + stats.ceiling * sum((stats.r[(s, 0)] for s in stats.ordered), Fraction(0))
+    return stats.l + stats.ceiling * max(stats.r[(s, full)] for s in stats.ordered)
 
 
 def _feature_mean(stats: SpinStats, n0: int):
@@ -750,8 +863,8 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
                + ("; gamble 'always': a regular trigger is Power Free Spins with probability q (that law), "
                   "else the base win alone" if gq is not None else
                   "; regular Free Spins per base outcome (feature, books, base win B): upper bounds "
-                  "the smaller of the comonotone mixture (book_of_power_regcap: explorer and pharaoh "
-                  "draw counts exact, the other symbols' split by its comonotone quantile at "
+                  "the smaller of the comonotone mixture (book_of_power_regcap: "
+                  f"{_tracked_names(game)} draw counts exact, the other symbols' split by its comonotone quantile at "
                   f"{len(preset[2])} levels, precision '{preset[0]}', eps {preset[1]:g}; "
                   "line wins in the spin law, convex-order spread on the cap's grid, rare states by "
                   "Chernoff per award count, the rarest charged their expected remaining win) and the "
@@ -778,6 +891,12 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
                                f"width {float(hi - lo):.3g} of RTP")
         rtp = capped
     return replace(res, mean_win=mean, rtp=rtp, extra=extra)
+
+
+def _tracked_names(game: Game) -> str:
+    """The symbols whose draw counts the regular cap bounds keep exact: the two most valuable."""
+    top = regular_symbols(game)[-2:][::-1]
+    return " and ".join(top)
 
 
 _CK = {2: 1 / 4, 3: 4 / 27, 4: 27 / 256}

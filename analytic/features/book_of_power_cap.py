@@ -8,8 +8,9 @@ is grid index ``N = ceil(C * total_bet / u)``: index ``i < N`` means a win
 Method
 ------
 The feature's state is ``(pl, G, K)``: pseudo-level ``pl`` (the ladder level
-of :func:`book_of_power_solve._ladder`; beyond the top level, x9 on the top
-symbol, ``pl`` keeps counting the awards, up to ``J`` more), golden mask
+of :func:`book_of_power_solve._ladder`; beyond the top level, the top symbol
+at the ceiling ``max_multiplier``, ``pl`` keeps counting the awards, up to
+``J`` more), golden mask
 ``G``, spins left ``K <= Kmax``.  Every transition lowers ``K`` within a
 level or raises ``pl``, so the states form a DAG.  Backward over it, each
 state ``sigma`` gets
@@ -79,12 +80,20 @@ _CACHE: dict = {}
 J_AWARDS = 12
 
 
-def power_cap_law(game, feature: str, Kmax: int = 110, J: int = J_AWARDS) -> "PowerCapLaw":
+#: Largest number of spins left kept by default (or three times the largest start, if larger).
+KMAX = 110
+
+
+def power_cap_law(game, feature: str, Kmax: int | None = None, J: int = J_AWARDS) -> "PowerCapLaw":
     """The :class:`PowerCapLaw` of a Power feature (cached per game object, feature, ``Kmax``, ``J``).
 
-    ``Kmax``: largest number of spins left kept; ``J``: awards kept beyond the
-    ladder's top level.  Raises ValueError for a feature without golden reels.
+    ``Kmax``: largest number of spins left kept (default :data:`KMAX`, or
+    three times the largest start when that is larger); ``J``: awards kept
+    beyond the ladder's top level.  Raises ValueError for a feature without
+    golden reels, or a start above ``Kmax``.
     """
+    if Kmax is None:
+        Kmax = max(KMAX, 3 * max(game.features[feature].trigger.counts.values()))
     key = (id(game), feature, Kmax, J)
     hit = _CACHE.get(key)
     if hit is None or hit.game is not game:
@@ -95,7 +104,7 @@ def power_cap_law(game, feature: str, Kmax: int = 110, J: int = J_AWARDS) -> "Po
 class PowerCapLaw:
     """Lower-bound laws ``(h, cap)`` of the Power feature's win per start spin count (ranks averaged)."""
 
-    def __init__(self, game, feature: str, Kmax: int = 110, J: int = J_AWARDS):
+    def __init__(self, game, feature: str, Kmax: int = KMAX, J: int = J_AWARDS):
         from threadpoolctl import threadpool_limits
 
         # one BLAS thread: the only BLAS calls are the norms ``h @ h`` of 30000-entry vectors, which a
@@ -116,9 +125,9 @@ class PowerCapLaw:
             raise ValueError("power_cap_law: feature without golden reels")
         cap = game.cap.total_bet_multiple
         tb = st.tb
-        reading = game.rules.get("bop_repeat_multiplier", "count")
-        lv = _ladder(reading)
+        lv = _ladder(st.reading, len(st.ordered), st.ceiling)
         NL = len(lv)
+        nsym = len(st.ordered)  # the start rank is uniform over the regular symbols
         NP = NL + J
         NG = st.nmask
         rows_s = st.walk_rows
@@ -192,10 +201,12 @@ class PowerCapLaw:
         # one np.add.at per (pl, K): it accumulates in index order, i.e. in the (G, class) order of
         # the plain loop over sources, so the sums are bitwise those of that loop
         starts = sorted(set(game.features[feature].trigger.counts.values()))
+        if starts[-1] > Kmax:
+            raise ValueError(f"power_cap_law: a start of {starts[-1]} spins exceeds Kmax = {Kmax}")
         p_cls = np.array(st.count, dtype=float) / cyc
         reach = np.zeros((NP, NG, Kmax + 1))
         for K0 in starts:
-            reach[0:9, 0, K0] += 1.0 / 9
+            reach[0:nsym, 0, K0] += 1.0 / nsym
         gidx = np.arange(NG)
         for pl in range(NP):
             plp_c = pl + (award_c > 0)
@@ -307,16 +318,17 @@ class PowerCapLaw:
                     hm = float(h.sum()) * (1 - rel)
                     Hhat[(pl, G, K)] = (hh[j], float(np.sqrt(float(h @ h) * (1 + rel))) * (1 + 1e-12), hm, capm)
                     solved += 1
-                    if pl < 9 and G == 0 and K in starts:
+                    if pl < nsym and G == 0 and K in starts:
                         self._starts.setdefault(K, {})[pl] = (h.copy(), capm)
         self.solved = solved
-        # start laws: average over the 9 starting ranks
+        # start laws: average over the starting ranks
         self.start = {}
+        low = 1 - _gamma(nsym + 2)
         for K0 in starts:
             d = self._starts.get(K0, {})
-            # averages of nine lower bounds: float sums and a division, lowered by gamma_11
-            h = sum((d[r][0] for r in d), np.zeros(N)) / 9 * (1 - _gamma(11))
-            c = sum(d[r][1] for r in d) / 9 * (1 - _gamma(11))
+            # averages of nsym lower bounds: float sums and a division, lowered by gamma_{nsym+2}
+            h = sum((d[r][0] for r in d), np.zeros(N)) / nsym * low
+            c = sum(d[r][1] for r in d) / nsym * low
             self.start[K0] = (h, c)
         del self._starts
         self._idx = idx

@@ -45,20 +45,20 @@ bound larger.  The round uses :func:`regular_cap_mixture` (item 0).
    margin).  ``(z)+ <= exp(t z - 1) / t`` gives ``E[(L_tot - c_L)+] <=
    y^n0 exp(-t c_L) / (e t)`` and ``P(L_tot >= c_L) <= y^n0 exp(-t c_L)``,
    minimised over a grid of ``t``.
-3. **Group domination of the multipliers** (``level=None``).  The 9 drawn-count state is
+3. **Group domination of the multipliers** (``level=None``).  The drawn-count state (one count per regular symbol) is
    replaced by the draw counts of *groups* of symbols (default: the two most
    valuable symbols alone, the other high symbols, the low symbols in twos
    and threes).  Given a group's count ``k``, its symbols' counts ``c_s``
    split ``k`` in an unknown way, and the group's expansion pay in a spin is
    at most ``min(f(k) sum_s E_s, F_g(k) max_s E_s)``, ``f`` the multiplier
    of a count (rule ``bop_repeat_multiplier``; increasing, ``f(0) = 0``) and
-   ``F_g(k)`` the largest ``sum_s f(c_s)`` over the splits (``min(k, 9 |g|)``
-   for the rule 'count'): ``sum_s f(c_s) E_s`` is below both because
+   ``F_g(k)`` the largest ``sum_s f(c_s)`` over the splits (``min(k, M |g|)``
+   for the rule 'count', ``M`` the ceiling ``max_multiplier``): ``sum_s f(c_s) E_s`` is below both because
    ``f(c_s) <= f(k)`` and ``E_s <= max E``.  So along every path (same
    windows, same draws) the grouped ``X_g`` is at least the true ``X``.
    The second form matters when several symbols of a group expand in one
    spin (a group's count is kept up to where ``F_g`` stops growing).  A draw
-   lands in group ``g`` with probability ``|g| / 9``.  With a ``level``, a
+   lands in group ``g`` with probability ``|g| / S`` (``S`` regular symbols).  With a ``level``, a
    group of several symbols pays ``f(Q_U(k)) sum_s E_s`` instead (item 0).
 4. **A mean-preserving spread onto the grid.**  Each spin's grouped pay
    ``x = (k + f) u`` is put at ``k u`` with mass ``1 - f`` and at ``(k + 1) u``
@@ -115,7 +115,7 @@ bound larger.  The round uses :func:`regular_cap_mixture` (item 0).
    ``Bin(c_g, 1/|g|)`` (at a ``level``: the level's quantile, and a later
    draw into ``g`` may raise every member's quantile by one); ``f(C + D) <=
    f(C) + D`` for ``D`` later draws; ``E[spins] = n / (1 - E[A])`` (Wald),
-   the later draws seen by the later spins sum to ``V(n) / 9`` per symbol
+   the later draws seen by the later spins sum to ``V(n) / S`` per symbol
    with ``V`` of :func:`later_award_coefficients`; the line wins add their
    mean per spin.
 
@@ -183,8 +183,8 @@ def default_groups(st) -> list[tuple[str, ...]]:
     """Default grouping: the two highest-ranked symbols alone, the other high ones, the low ones."""
     order = list(st.ordered)
     top = order[-2:] if len(order) >= 2 else order
-    high = [s for s in order if s not in top and st.need[s] == 2]
-    low = [s for s in order if s not in top and st.need[s] != 2]
+    high = [s for s in order if s not in top and st.game.symbol(s).tier == "high"]
+    low = [s for s in order if s not in top and st.game.symbol(s).tier != "high"]
     k = -(-len(low) // 3) if low else 0  # low symbols in chunks of at most three, by rank
     chunks = [tuple(low[i * len(low) // k:(i + 1) * len(low) // k]) for i in range(k)]
     return [(s,) for s in reversed(top)] + [tuple(high)] * bool(high) + chunks
@@ -203,6 +203,8 @@ def expansion_table(st, groups, maxima: bool = False) -> tuple[np.ndarray, np.nd
     syms = list(st.ordered)
     ns = len(syms)
     radix = st.nreels + 1
+    if (ns + 1) * math.log2(radix) >= 62:  # one int64 code per (books, reels showing each symbol)
+        raise TooManyStates(f"expansion_table: {ns} regular symbols on {st.nreels} reels do not fit one int64 code")
     codes = np.zeros(1, dtype=np.int64)
     weights = np.ones(1, dtype=np.int64)
     place = radix ** np.arange(ns + 1, dtype=np.int64)  # books, then one digit per symbol
@@ -928,7 +930,7 @@ def _level_multipliers(groups, level, mult, cmax):
         # a group with k draws, split c_s over its symbols: sum_s f(c_s) E_s <= min(f(k) sum_s E_s,
         # F_g(k) max_s E_s), F_g(k) = max of sum_s f(c_s) over the splits (f increasing, f(0) = 0)
         Fg = _split_maxima(len(g), tuple(int(v) for v in mult), cmax)
-        top = next(k for k in range(len(Fg)) if Fg[k] == 9 * len(g) and k >= cmax)
+        top = next(k for k in range(len(Fg)) if Fg[k] == mult[cmax] * len(g) and k >= cmax)
         kcap.append(top)
         MS.append(np.array([float(mult[min(k, cmax)]) for k in range(top + 1)]))
         MM.append(np.array([float(Fg[k]) for k in range(top + 1)]))
@@ -937,8 +939,11 @@ def _level_multipliers(groups, level, mult, cmax):
 
 @functools.lru_cache(maxsize=64)
 def _split_maxima(size: int, mult: tuple, cmax: int) -> list:
-    """``F(k)``, the largest ``sum_s f(c_s)`` over the splits of ``k`` draws over ``size`` symbols."""
-    Fg = [mult[min(k, cmax)] for k in range(9 * size * (cmax + 1) + 1)]
+    """``F(k)``, the largest ``sum_s f(c_s)`` over the splits of ``k`` draws over ``size`` symbols.
+
+    ``k`` runs to ``size * cmax``, where every member can be at the top multiplier ``mult[cmax]``.
+    """
+    Fg = [mult[min(k, cmax)] for k in range(size * cmax + 1)]
     for _ in range(size - 1):
         Fg = [max(mult[min(c, cmax)] + Fg[k - c] for c in range(k + 1)) for k in range(len(Fg))]
     return Fg
@@ -954,9 +959,11 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     """The chain run of :func:`regular_cap_bound_levels` (arguments checked there)."""
     from analytic.features.book_of_power_kernel import spin_step, sum_blocks
 
-    reading = game.rules.get("bop_repeat_multiplier", "count")
-    cmax = next(c for c in range(1, 100) if multiplier_of_count(c, reading) >= 9)
-    mult = np.array([0] + [multiplier_of_count(c, reading) for c in range(1, cmax + 1)], dtype=np.int64)
+    reading, ceiling = st.reading, st.ceiling
+    cmax = 1  # the first draw count at the ceiling
+    while multiplier_of_count(cmax, reading, ceiling) < ceiling:
+        cmax += 1
+    mult = np.array([0] + [multiplier_of_count(c, reading, ceiling) for c in range(1, cmax + 1)], dtype=np.int64)
     tb = float(st.tb)
     Cl = float(game.cap.total_bet_multiple) * tb  # cap in line bets
     if lines:  # line wins inside the rows (spread on the grid): no split of the threshold
@@ -1018,7 +1025,7 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     alpha, beta = (float(v) for v in later_award_coefficients(award_law))
     # the charge is the TRUE feature's expected remaining expansion win: given the group draw counts,
     # a group's draws split uniformly over its symbols (independent of the windows), so symbol s of
-    # group g has count ~ Bin(c_g, 1/|g|); later draws add E[D_s] = (awards later) / 9
+    # group g has count ~ Bin(c_g, 1/|g|); later draws add E[D_s] = (awards later) / nsym
     mu_s = {s: sum(st.sE[s][c][0] for c in range(len(st.classes))) / cyc for s in st.ordered}
     fmult = mult.astype(np.float64)
     SPL = []  # SPL[g][b, c]: the charge's multiplier of group g with count c at level b
@@ -1032,8 +1039,8 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
             else:
                 sp = [sum(math.comb(c, k) * q ** k * (1 - q) ** (c - k) * fmult[min(k, cmax)]
                           for k in range(c + 1)) for c in range(kc + 1)]
-                if len(g) > 1:  # a group's count is capped at kcap: beyond it only f <= 9 is known
-                    sp[kc] = 9.0
+                if len(g) > 1:  # a group's count is capped at kcap: beyond it only f <= the ceiling is known
+                    sp[kc] = float(ceiling)
             rows.append(_extend(np.array(sp, dtype=np.float64), kcap[gi] + 1))
         SPL.append(np.stack(rows))
     mu_grp = [sum(mu_s[s] for s in g) for g in groups]

@@ -12,12 +12,13 @@ module makes it smaller, so the two enclose ``E[(B + W - C)+]`` and
    ``W = L + sum_s m_s E_s`` with every term ``>= 0``.  The tracked symbols
    (default: the two most valuable, which carry the cap: five expanded
    explorers pay 5,000x bet at x1) keep their exact draw counts: each award
-   draws a tracked symbol ``s`` with probability ``1/9``, an untracked one
-   otherwise, and the state counts the untracked draws ``K``.  Given the
-   windows and those counts (call it ``F``), the untracked draws split
-   uniformly over the untracked symbols, so each has count ``Bin(K, 1/7)``
+   draws a tracked symbol ``s`` with probability ``1/S`` (``S`` regular
+   symbols), an untracked one otherwise, and the state counts the untracked
+   draws ``K``.  Given the windows and those counts (call it ``F``), the
+   untracked draws split uniformly over the ``S - 2`` untracked symbols, so
+   each has count ``Bin(K, 1/(S - 2))``
    and the untracked pay's conditional mean is ``phi(K) sum E_s`` with
-   ``phi(K) = E f(Bin(K, 1/7))``.  ``(x + y - c)+`` is convex in ``y``, so
+   ``phi(K) = E f(Bin(K, 1/(S - 2)))``.  ``(x + y - c)+`` is convex in ``y``, so
    ``E[(X + Y - c)+] >= E[(X + E[Y | F] - c)+]`` (Jensen); the line wins
    are dropped (``>= 0``).  ``rest_mean=False`` drops the untracked pays too.
 2. **Pays rounded down to the grid** ``u`` (default ``C / LOW_GRID``): ``floor(x / u) u <= x``.
@@ -165,9 +166,11 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
-    reading = game.rules.get("bop_repeat_multiplier", "count")
-    cmax = next(c for c in range(1, 100) if multiplier_of_count(c, reading) >= 9)
-    mult = np.array([0] + [multiplier_of_count(c, reading) for c in range(1, cmax + 1)], dtype=np.float64)
+    reading, ceiling = st.reading, st.ceiling
+    cmax = 1  # the first draw count at the ceiling (max_multiplier)
+    while multiplier_of_count(cmax, reading, ceiling) < ceiling:
+        cmax += 1
+    mult = np.array([0] + [multiplier_of_count(c, reading, ceiling) for c in range(1, cmax + 1)], dtype=np.float64)
     tb = float(st.tb)
     Cl = float(game.cap.total_bet_multiple) * tb
     rest = tuple(s for s in st.ordered if s not in tracked)

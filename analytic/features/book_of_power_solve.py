@@ -6,7 +6,9 @@ Regular Free Spins (MATH.md s.4)
 --------------------------------
 State ``(K, j)``: spins left, awards so far.  The drawn expanding symbols
 ``D`` are independent of the windows; after ``j`` awards symbol ``s`` has
-multiplier ``m_s(j) = f(C_s(j))``, ``C_s(j) ~ Bin(j+1, 1/9)``.  A spin of
+multiplier ``m_s(j) = f(C_s(j))``, ``C_s(j) ~ Bin(j+1, 1/S)`` (``S`` the
+regular symbols, 9 in the rule text; ``f`` capped at the feature's
+``max_multiplier``, 9 in the rule text).  A spin of
 class ``c`` at level ``j`` has ``E[X | c, D] = l_c + m(j).r_c`` and
 ``E[X^2 | c, D] = LL_c + 2 m(j).LE_c + sum_{s,r} m_s m_r EE_{sr,c}``.
 With ``F_t`` the win after spin ``t`` (state ``(K', j')`` after it),
@@ -24,8 +26,9 @@ r``, ``k >= j``), exact multinomial sums.
 
 Power Free Spins (MATH.md s.5)
 ------------------------------
-State ``(lev, G, K)``: ladder level (1..9 = symbol rank, then the top
-symbol at x2..x9), golden mask, spins left.  Given the class ``c`` the edge
+State ``(lev, G, K)``: ladder level (1..S = symbol rank, then the top
+symbol reached again and again, up to its multiplier ``max_multiplier``;
+:func:`_ladder`), golden mask, spins left.  Given the class ``c`` the edge
 moments are ``l_c + m E_c`` and ``LL_c + 2 m LE_c + m^2 EE_c`` of the ladder
 symbol at mask ``G``; the chain (MATH.md s.5, :mod:`chain`'s equations
 ``m1 = r1 + Q m1``, ``m2 = r2 + 2 E[X m1(next)] + Q m2``) is solved as one
@@ -50,8 +53,9 @@ Certification
 the regular feature, when the awards exceed ``J``).  ``W = W_pre + W_post``
 with ``W_pre`` the wins before the cut, which is what is computed.  After a
 cut with ``K`` spins left, ``W_post`` is dominated path by path by the win of
-``K`` spins of an i.i.d. feature paying ``X' = L + 9 sum_s E_s(all golden)``
-(multipliers never exceed 9, pays grow with ``n``), whose moments are Wald's
+``K`` spins of an i.i.d. feature paying ``X' = L + M sum_s E_s(all golden)``
+(multipliers never exceed the ceiling ``M = max_multiplier``, pays grow
+with ``n``), whose moments are Wald's
 (MATH.md s.3), ``E[X'^2]`` bounded by Cauchy-Schwarz on the pair terms.  So
 ``E[W] in [m1, m1 + T1]`` and ``E[W^2] in [m2, m2 + 2 sqrt(m2 T2) + T2]``
 with ``T1, T2`` the cut mass times those bounds.
@@ -87,11 +91,21 @@ REL = 1e-9
 U = 2.0 ** -53
 
 
-def multiplier_of_count(c: int, reading: str = "count") -> int:
-    """Multiplier of a symbol drawn (or topped) ``c`` times; 0 = not expanding; capped at 9."""
+def multiplier_of_count(c: int, reading: str, ceiling: int) -> int:
+    """Multiplier of a symbol drawn (or topped) ``c`` times; 0 = not expanding; capped at ``ceiling``.
+
+    ``reading``: rule ``bop_repeat_multiplier``; ``ceiling``: the feature's
+    ``max_multiplier``.  (The same function as
+    :func:`analytic.features.book_of_power.multiplier_of_count`.)
+    """
     if c <= 0:
         return 0
-    return min(c if reading == "count" else max(c - 1, 1), 9)
+    return min(c if reading == "count" else max(c - 1, 1), ceiling)
+
+
+def _kmax(default: int, starts) -> int:
+    """Spins-left truncation: ``default``, or three times the largest start when that is larger."""
+    return max(default, 3 * max(starts, default=0))
 
 
 class Moments:
@@ -117,10 +131,13 @@ class Moments:
 
 
 @lru_cache(maxsize=None)
-def draw_moments(J: int, reading: str = "count"):
-    """``g[j]``, ``G1[j, k]``, ``G2[j, k]`` for ``0 <= j <= k <= J`` (floats, exact sums)."""
-    q = 1 / 9
-    f = np.array([multiplier_of_count(c, reading) for c in range(J + 3)], dtype=float)
+def draw_moments(J: int, reading: str, nsym: int, ceiling: int):
+    """``g[j]``, ``G1[j, k]``, ``G2[j, k]`` for ``0 <= j <= k <= J`` (floats, exact sums).
+
+    Draws uniform over ``nsym`` regular symbols; multipliers capped at ``ceiling``.
+    """
+    q = 1 / nsym
+    f = np.array([multiplier_of_count(c, reading, ceiling) for c in range(J + 3)], dtype=float)
 
     def binom(n):
         return np.array([math.comb(n, k) * q**k * (1 - q) ** (n - k) for k in range(n + 1)])
@@ -131,7 +148,7 @@ def draw_moments(J: int, reading: str = "count"):
     for k_minus_j in range(J + 1):
         bb = binom(k_minus_j)
         # h[b] = E[f(b + B)], B ~ Bin(k-j, q)
-        h = np.array([sum(bb[i] * multiplier_of_count(b + i, reading) for i in range(k_minus_j + 1))
+        h = np.array([sum(bb[i] * multiplier_of_count(b + i, reading, ceiling) for i in range(k_minus_j + 1))
                       for b in range(J + 2)])
         for j in range(J + 1 - k_minus_j):
             n = j + 1
@@ -156,13 +173,14 @@ def _dominating(st: SpinStats):
     p = st.probs()
     a = np.array([c[0] for c in st.classes], dtype=float)
     full = st.nmask - 1
+    M = st.ceiling  # no multiplier exceeds it
     l = st.f("L1")
-    EX = float(p @ l) + 9 * sum(float(p @ st.f("E1", s, full)) for s in st.ordered)
+    EX = float(p @ l) + M * sum(float(p @ st.f("E1", s, full)) for s in st.ordered)
     LL = float(p @ st.f("L2"))
     LE = sum(float(p @ st.f("LE", s, full)) for s in st.ordered)
     SS = sum(math.sqrt(float(p @ st.f("E2", s, full))) for s in st.ordered) ** 2
-    EX2 = LL + 18 * LE + 81 * SS
-    EXA = float(p @ (a * l)) + 9 * sum(float(p @ (a * st.f("E1", s, full))) for s in st.ordered)
+    EX2 = LL + 2 * M * LE + M * M * SS
+    EXA = float(p @ (a * l)) + M * sum(float(p @ (a * st.f("E1", s, full))) for s in st.ordered)
     mu = float(p @ a)
     EA2 = float(p @ (a * a))
     c = EX / (1 - mu)
@@ -182,16 +200,24 @@ def _dominating(st: SpinStats):
 # regular free spins
 
 
-def regular_moments(st: SpinStats, starts, J: int = 40, Kmax: int = 200) -> dict:
-    """Certified moments of the regular feature for each start spin count in ``starts``."""
-    reading = st.game.rules.get("bop_repeat_multiplier", "count")
+def regular_moments(st: SpinStats, starts, J: int = 40, Kmax: int | None = None) -> dict:
+    """Certified moments of the regular feature for each start spin count in ``starts``.
+
+    ``Kmax`` (spins left kept) defaults to 200, or three times the largest
+    start; ``ValueError`` when a start exceeds it.
+    """
+    starts = list(starts)
+    Kmax = _kmax(200, starts) if Kmax is None else Kmax
+    if max(starts, default=0) > Kmax:
+        raise ValueError(f"regular_moments: a start of {max(starts)} spins exceeds Kmax = {Kmax}")
+    reading = st.reading
     p = st.probs()
     a = np.array([c[0] for c in st.classes])
     nc = len(p)
     S = st.ordered
     l_c = st.f("L1")
     LL_c = st.f("L2")
-    r_sc = np.array([st.f("E1", s) for s in S])          # (9, nc)
+    r_sc = np.array([st.f("E1", s) for s in S])          # (symbols, nc)
     E2_sc = np.array([st.f("E2", s) for s in S])
     LE_c = sum(st.f("LE", s) for s in S)
     pair = np.zeros(nc)
@@ -203,7 +229,7 @@ def regular_moments(st: SpinStats, starts, J: int = 40, Kmax: int = 200) -> dict
     l = float(p @ l_c)
     R = float(r_s.sum())
     D_c = r_s @ r_sc                                        # sum_s r_{s,c} r_s
-    g, G1, G2 = draw_moments(J + 1, reading)
+    g, G1, G2 = draw_moments(J + 1, reading, len(S), st.ceiling)
     # V(K, d): expected spins at d more awards from K spins left (paths kept below Kmax)
     p0 = float(p[a == 0].sum())
     aw = [(int(a[c]), float(p[c])) for c in range(nc) if a[c] > 0]
@@ -272,17 +298,20 @@ def regular_moments(st: SpinStats, starts, J: int = 40, Kmax: int = 200) -> dict
 # power free spins
 
 
-def _ladder(reading: str):
-    """Levels: (symbol rank index 0..8, multiplier); the last level is absorbing."""
-    lv = [(i, 1) for i in range(9)]
-    c = 2
-    while True:
-        m = multiplier_of_count(c, reading)
-        if m > lv[-1][1]:
-            lv.append((8, m))
-        if m >= 9:
-            break
+def _ladder(reading: str, nsym: int, ceiling: int):
+    """Levels of the Power ladder: ``(symbol rank index 0..nsym-1, multiplier)``; the last is absorbing.
+
+    The ranks first (x1), then the top symbol reached ``c = 2, 3, ...`` times
+    (multiplier ``f(c)``, rule ``bop_repeat_multiplier``) until ``f`` reaches
+    the ceiling ``max_multiplier``.  Every ``c`` is a level of its own, also
+    where ``f`` does not grow (``count_minus_one``: ``f(2) = f(1) = 1``), since
+    the next award moves on from each.
+    """
+    lv = [(i, 1) for i in range(nsym)]
+    c = 1
+    while multiplier_of_count(c, reading, ceiling) < ceiling:
         c += 1
+        lv.append((nsym - 1, multiplier_of_count(c, reading, ceiling)))
     return lv
 
 
@@ -298,8 +327,7 @@ def power_chain(st: SpinStats, Kmax: int):
     """
     from scipy.sparse import csr_matrix, identity
 
-    reading = st.game.rules.get("bop_repeat_multiplier", "count")
-    lv = _ladder(reading)
+    lv = _ladder(st.reading, len(st.ordered), st.ceiling)
     NL, NG = len(lv), st.nmask
     p = st.probs()
     a = np.array([c[0] for c in st.classes])
@@ -361,8 +389,8 @@ def power_chain(st: SpinStats, Kmax: int):
 def _tail_moment_bounds(st: SpinStats, K: int) -> dict:
     """``k -> `` an upper bound of ``E[W_post^k]`` for the win after a cut with ``K`` spins left.
 
-    Every spin pays at most ``xmax = (1 + 9) * lines * max pay / total bet``
-    (normal win plus the expansion at x9), so ``W_post <= xmax T`` with ``T``
+    Every spin pays at most ``xmax = (1 + M) * lines * max pay / total bet``
+    (normal win plus the one expansion at the ceiling ``M = max_multiplier``), so ``W_post <= xmax T`` with ``T``
     the remaining spins.  For ``w > 1`` and ``lam = log(w / E[w^A])`` the
     process ``exp(lam t) w^(spins left)`` is a non-negative supermartingale,
     so ``E[exp(lam T)] <= w^K`` (optional stopping, Fatou) and
@@ -370,7 +398,7 @@ def _tail_moment_bounds(st: SpinStats, K: int) -> dict:
     """
     game = st.game
     maxpay = max(max(p.values()) for p in st.pays.values() if p)
-    xmax = 10.0 * st.nl * maxpay / float(st.tb)
+    xmax = (1.0 + st.ceiling) * st.nl * maxpay / float(st.tb)
     p = st.probs()
     a = np.array([c[0] for c in st.classes], dtype=float)
     out = {}
@@ -411,9 +439,18 @@ def _certify_vec(lu, M, Q, x, b, smax, nnz):
     return np.abs(y) + _certify(M, Q, y, rb, 0, smax, nnz)
 
 
-def power_moments(st: SpinStats, starts, Kmax: int = 240) -> dict:
-    """Certified moments of the Power feature from ``(rho0 uniform, G = 0, K = n0)`` per ``n0``."""
+def power_moments(st: SpinStats, starts, Kmax: int | None = None) -> dict:
+    """Certified moments of the Power feature from ``(rho0 uniform, G = 0, K = n0)`` per ``n0``.
+
+    ``Kmax`` (spins left kept) defaults to 240, or three times the largest
+    start; ``ValueError`` when a start exceeds it.
+    """
     from scipy.sparse.linalg import splu
+
+    starts = list(starts)
+    Kmax = _kmax(240, starts) if Kmax is None else Kmax
+    if max(starts, default=0) > Kmax:
+        raise ValueError(f"power_moments: a start of {max(starts)} spins exceeds Kmax = {Kmax}")
 
     ch = power_chain(st, Kmax)
     M, Q = ch["M"], ch["Q"]
@@ -448,7 +485,7 @@ def power_moments(st: SpinStats, starts, Kmax: int = 240) -> dict:
     Kc = Kmax + amax
     tail_k = _tail_moment_bounds(st, Kc)
     for n0 in starts:
-        ids = [idx(L, 0, n0) for L in range(9)]
+        ids = [idx(L, 0, n0) for L in range(len(st.ordered))]  # start rank uniform, no golden reel
         mm1 = float(np.mean(m1[ids]))
         mm2 = float(np.mean(m2[ids]))
         ss = float(np.mean(spins[ids]))

@@ -8,7 +8,10 @@ win ``L(w)`` and, for an expanding symbol ``s`` with multiplier ``m``,
 ``m E_s(w, H)`` where ``H`` is the effective golden mask (the golden reels
 ``G`` of the state, plus ``P`` under rule ``bop_golden_immediate``):
 ``E_s = pay_s(n) * lines`` when ``n`` (reels showing ``s``, golden reels
-counted) reaches 2 (high) or 3 (low) symbols; books are disregarded.
+counted) reaches the smallest paying count of ``s`` (2 for high, 3 for low
+symbols in the rule text); books are disregarded.  Books, Power Books and
+regular symbols are read from the model (the trigger's symbols, the Power
+feature's ``requires``, the ``regular`` role).
 
 Everything the feature solvers need is a class-conditional moment:
 
@@ -36,7 +39,7 @@ import numpy as np
 
 from analytic.engine.linewalk import ReelWindows, walk
 from analytic.engine.spin import build_spin, strip_windows
-from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
+from analytic.errors import ModelError, UnboundedFeatureError, UnsupportedMechanicError
 
 __all__ = ["SpinStats", "spin_stats", "clear_cache"]
 
@@ -77,7 +80,9 @@ class SpinStats:
     classes : list of (A, P)
         Outcome classes, index ``c``; ``count[c]`` their integer weights.
     ordered : list of str
-        Regular symbols by rank 1..9.
+        Regular symbols by rank (:func:`~analytic.features.book_of_power.regular_symbols`).
+    ceiling : int
+        The feature's ``max_multiplier``.
     ng : int
         Number of golden-eligible reels (0 for the regular variant).
     mean_award : Fraction
@@ -91,6 +96,11 @@ class SpinStats:
         rules = game.rules
         self.game, self.feature = game, feature
         self.variant = par["variant"]
+        if game.scatter is not None and any(v > 0 for v in game.scatter.pays.values()):
+            # the simulator pays them in every free spin; the spin law here is line wins and expansions
+            raise ModelError(game.path, "scatter.pays",
+                             "kind 'book_of_power' solves free spins paying line wins and expansions only; "
+                             "scatter pays (also paid in its free spins) are not solved: remove them")
         if not rules.get("bop_books_sub_expanding_normal", True):
             raise UnsupportedMechanicError(
                 "rule bop_books_sub_expanding_normal = false makes the normal line win depend on the set of "
@@ -98,15 +108,20 @@ class SpinStats:
         self.reel_set = spec.reel_set
         strips = game.reel_sets[spec.reel_set]
         self.nreels = len(strips)
-        books = {"book"} | ({"power_book"} if rules.get("bop_power_book_retriggers", True)
-                            or self.variant == "regular" else set())
-        books &= set(game.symbol_names)
+        from analytic.features.book_of_power import (book_symbols, expansion_need, max_multiplier,
+                                                     power_book_symbols, regular_symbols)
+
+        books = book_symbols(game, feature)
+        pbooks = power_book_symbols(game)
         self.golden = [g - 1 for g in par["golden_reels"]] if self.variant == "power" else []
         self.ng = len(self.golden)
         self.immediate = bool(rules.get("bop_golden_immediate", True)) and self.ng > 0
-        self.ordered = sorted((s.name for s in game.symbols if s.role == "regular"),
-                              key=lambda n: game.symbol(n).value_rank)
-        self.need = {s: 2 if game.symbol(s).tier == "high" else 3 for s in self.ordered}
+        self.ordered = regular_symbols(game)
+        #: reels an expansion needs (the smallest paying count: 2 for high, 3 for low symbols)
+        self.need = {s: expansion_need(game, s) for s in self.ordered}
+        #: the multiplier ceiling (param ``max_multiplier``) and rule ``bop_repeat_multiplier``
+        self.ceiling = max_multiplier(game, feature)
+        self.reading = rules.get("bop_repeat_multiplier", "count")
         self.pays = {s: dict(game.paytable.get(s, {})) for s in self.ordered}
         self.nl = len(game.lines)
         self.tb = game.total_bet
@@ -114,10 +129,11 @@ class SpinStats:
         self.windows = [strip_windows(st, game.rows) for st in strips]
         self.cycle = game.cycle(spec.reel_set)
         self.books = books
+        self.power_books = pbooks
         # per reel: window -> (books, pb bit)
         gi = {r: i for i, r in enumerate(self.golden)}
         self._wb = [{w: (sum(c in books for c in w),
-                         (1 << gi[i]) if (i in gi and "power_book" in w) else 0) for w in ws}
+                         (1 << gi[i]) if (i in gi and any(c in pbooks for c in w)) else 0) for w in ws}
                     for i, ws in enumerate(self.windows)]
         self.nmask = 1 << self.ng
         self._walks()

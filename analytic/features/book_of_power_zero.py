@@ -8,14 +8,15 @@ matter, only which symbols expand).  So ``P(feature wins nothing)`` needs a
 far smaller state than the win itself:
 
 * **Regular Free Spins**: ``(S, j, n)``, ``S`` the set of expanding symbols
-  (a bit mask over the 9 regular symbols), ``j`` the awards so far, ``n``
+  (a bit mask over the regular symbols), ``j`` the awards so far, ``n``
   the spins left.  One joint line walk
   (:func:`~analytic.features.book_of_power_regcap.line_expansion_rows`)
   gives, per outcome, the award ``a``, the line win and the set ``X`` of
   symbols whose expansion would pay; a spin at ``S`` wins nothing with
   award ``a`` with probability ``Z_a(S) = sum_{X disjoint from S} p(a, X,
   L = 0)`` (a sum over the subsets of the complement, one zeta transform
-  per award).  An award draws one symbol (``1/9`` each): ``S | {d}``.
+  per award).  An award draws one of the ``S`` regular symbols (``1/S`` each):
+  ``S | {d}``.
 * **Power Free Spins**: ``(pl, G, n)``, ``pl`` the ladder position (the
   expanding symbol; beyond the top it counts the awards), ``G`` the golden
   reels.  A spin at ``(s, G)`` wins nothing when its line win is 0 and the
@@ -35,7 +36,7 @@ gives the lower and the upper bound.  (Power: the cut is beyond the
 ladder's top, where the expanding symbol no longer changes.)
 
 Floating point: every value is a sum of at most ``k`` nonnegative products
-(``k`` the award classes, plus the nine draws), so along a path of at most
+(``k`` the award classes, plus the draws), so along a path of at most
 ``D`` spins the relative error is below ``D gamma_{k + 12}`` (Higham,
 *Accuracy and Stability of Numerical Algorithms*, s.3.1, nonnegative sums);
 the bounds are widened by that factor, with ``D`` taken as ``nmax`` times
@@ -51,6 +52,9 @@ __all__ = ["zero_win_probabilities", "JMAX"]
 
 #: Awards followed on a zero-win path (beyond the Power ladder's top); the rest is bounded.
 JMAX = 12
+#: Most regular symbols for the regular feature's subset states (``2^S`` sets of expanding symbols);
+#: beyond, :func:`zero_win_probabilities` raises ValueError and the caller falls back on its cruder bound.
+MAX_SUBSET_SYMBOLS = 12
 
 _CACHE: dict = {}
 
@@ -81,10 +85,10 @@ def zero_win_probabilities(game, feature: str) -> dict:
     return out
 
 
-def _widen(lo: float, hi: float, depth: int, k: int) -> tuple[float, float]:
+def _widen(lo: float, hi: float, depth: int, k: int, nsym: int) -> tuple[float, float]:
     from analytic.features.book_of_power_regcap import _gamma
 
-    rel = depth * _gamma(k + 12) + 1e-15
+    rel = depth * _gamma(k + nsym + 3) + 1e-15
     return max(lo * (1 - rel), 0.0), min(hi * (1 + rel), 1.0)
 
 
@@ -93,6 +97,9 @@ def _regular(st, starts) -> dict:
 
     A, E, L, cnt = line_expansion_rows(st)
     ns = E.shape[1]
+    if ns > MAX_SUBSET_SYMBOLS:  # the state is a subset of the regular symbols
+        raise ValueError(f"zero_win_probabilities: {ns} regular symbols; the subset states are solved for at "
+                         f"most {MAX_SUBSET_SYMBOLS}")
     full = (1 << ns) - 1
     zero = L == 0
     X = ((E[zero] > 0).astype(np.int64) << np.arange(ns, dtype=np.int64)).sum(axis=1)
@@ -136,15 +143,15 @@ def _regular(st, starts) -> dict:
     lo, hi = solve(False), solve(True)
     single = 1 << np.arange(ns)
     depth = nmax * (JMAX + 2)
-    return {n0: _widen(float(lo[n0][single].mean()), float(hi[n0][single].mean()), depth, len(awards))
+    return {n0: _widen(float(lo[n0][single].mean()), float(hi[n0][single].mean()), depth, len(awards), ns)
             for n0 in starts}
 
 
 def _power(st, starts) -> dict:
     from analytic.features.book_of_power_solve import _ladder
 
-    reading = st.game.rules.get("bop_repeat_multiplier", "count")
-    lv = _ladder(reading)
+    lv = _ladder(st.reading, len(st.ordered), st.ceiling)
+    nsym = len(st.ordered)
     NG = st.nmask
     cyc = float(st.cycle)
     classes = st.classes
@@ -220,8 +227,8 @@ def _power(st, starts) -> dict:
     lo, hi = solve(False), solve(True)
     depth = nmax * (PL + 2)
     out = {}
-    for n0 in starts:  # the feature starts at a random rank (1/9 each), no golden reel
-        l = sum(lo[r][0, n0] for r in range(9)) / 9
-        h = sum(hi[r][0, n0] for r in range(9)) / 9
-        out[n0] = _widen(float(l), float(h), depth, nc)
+    for n0 in starts:  # the feature starts at a random rank (1/nsym each), no golden reel
+        l = sum(lo[r][0, n0] for r in range(nsym)) / nsym
+        h = sum(hi[r][0, n0] for r in range(nsym)) / nsym
+        out[n0] = _widen(float(l), float(h), depth, nc, nsym)
     return out

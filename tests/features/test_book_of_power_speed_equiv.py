@@ -109,7 +109,7 @@ def test_cap_reach_against_plain_loop():
     Kmax, J = 60, 8
     law = PowerCapLaw(game, "power_free_spins", Kmax=Kmax, J=J)
     st = spin_mod.spin_stats(game, "power_free_spins")
-    NP = len(_ladder(game.rules.get("bop_repeat_multiplier", "count"))) + J
+    NP = len(_ladder(st.reading, len(st.ordered), st.ceiling)) + J
     NG = st.nmask
     p_cls = np.array(st.count, dtype=float) / float(st.cycle)
     reach = np.zeros((NP, NG, Kmax + 1))

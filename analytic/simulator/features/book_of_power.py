@@ -21,7 +21,8 @@ Rules played (both variants)
 * Then, for every expanding symbol ``s`` with multiplier ``m_s``: with ``k``
   the number of reels showing ``s`` (books disregarded; a golden reel counts
   as showing ``s``), when ``k`` reaches the smallest paying count of ``s``
-  (2 for high, 3 for low symbols) the spin pays
+  (2 for high, 3 for low symbols; a regular symbol without pays never pays)
+  the spin pays
   ``paytable[s][k] * number of paylines * m_s``.
 * A spin showing ``b >= 2`` books awards ``spins_per_book * (b - 1)`` more
   spins (cells counted).  In Power Free Spins a Power Book counts as a book
@@ -30,11 +31,12 @@ Rules played (both variants)
   from the following spin (except rule ``bop_golden_immediate``, below).
 
 Regular Free Spins (``variant = "regular"``)
-    One of the regular symbols is drawn uniformly at the start; each spin
-    that awards spins draws one more, uniformly.  A symbol drawn ``c`` times
-    expands with multiplier ``f(c)``: rule ``bop_repeat_multiplier``
-    ``"count"`` gives ``min(c, 9)``, ``"count_minus_one"`` gives
-    ``min(max(c - 1, 1), 9)``.
+    One of the regular symbols (every symbol of role ``regular``) is drawn
+    uniformly at the start; each spin that awards spins draws one more,
+    uniformly.  A symbol drawn ``c`` times expands with multiplier ``f(c)``:
+    rule ``bop_repeat_multiplier`` ``"count"`` gives ``min(c, M)``,
+    ``"count_minus_one"`` gives ``min(max(c - 1, 1), M)``, ``M`` the
+    feature's ``max_multiplier`` (default 9, the rule text's ceiling).
 
 Power Free Spins (``variant = "power"``)
     One expanding symbol, drawn uniformly at the start; each spin that awards
@@ -87,6 +89,7 @@ class BookOfPower:
     power_books: tuple  # Power Book symbol names
     symbols: tuple  # expanding candidates, ascending value rank
     repeat: str  # "count" | "count_minus_one"
+    max_multiplier: int  # the multiplier ceiling (param max_multiplier)
     books_sub_expanding: bool
     golden_immediate: bool
     segment: int  # spins tried per instance and block (performance only)
@@ -95,14 +98,15 @@ class BookOfPower:
     denom: int = 1
 
 
-def repeat_multiplier(c, reading: str = "count"):
+def repeat_multiplier(c, reading: str = "count", ceiling: int = 9):
     """Multiplier of an expanding symbol drawn (or topped) ``c`` times; 0 when ``c == 0``.
 
+    ``ceiling``: the feature's ``max_multiplier`` ("may never go above 9").
     Works on ints and numpy arrays.
     """
     c = np.asarray(c)
     m = c if reading == "count" else np.maximum(c - 1, 1)
-    return np.where(c > 0, np.minimum(m, 9), 0)
+    return np.where(c > 0, np.minimum(m, ceiling), 0)
 
 
 def _power_books(game) -> set:
@@ -132,7 +136,7 @@ def prepare(game, spec) -> BookOfPower:
     books = set(spec.trigger.symbols)
     if variant == "power" and not rules.get("bop_power_book_retriggers", True):
         books -= pbooks
-    regular = [s for s in game.symbols if s.role == "regular" and any(int(v) > 0 for v in game.paytable.get(s.name, {}).values())]
+    regular = [s for s in game.symbols if s.role == "regular"]  # every one can be drawn, paying or not
     if any(s.value_rank is None for s in regular):
         if variant == "power":
             raise ModelError(game.path, "symbols", "Power Free Spins need a rank on every regular symbol")
@@ -160,6 +164,7 @@ def prepare(game, spec) -> BookOfPower:
         power_books=tuple(sorted(pbooks)),
         symbols=tuple(s.name for s in regular),
         repeat=str(rules.get("bop_repeat_multiplier", "count")),
+        max_multiplier=int(p.get("max_multiplier", 9)),
         books_sub_expanding=bool(rules.get("bop_books_sub_expanding_normal", True)),
         golden_immediate=bool(rules.get("bop_golden_immediate", True)),
         segment=seg,
@@ -185,6 +190,19 @@ def _segment(game, reel_set, books, pbooks) -> int:
     p_le1 = p_none + sum(x / (1 - x) * p_none for x in q if x < 1)
     p_change = max(1e-9, 1 - p_le1 + (1 - pb_none))
     return int(min(32, max(2, round(1.5 / p_change))))
+
+
+def _expansion_pays(tables, names) -> tuple:
+    """:func:`reel_expansion_pays` of ``names``; a symbol without pays gets zeros and ``kmin = reels + 1``."""
+    paying = [n for n in names if any(v > 0 for v in tables.paytable.get(n, {}).values())]
+    pay = np.zeros((len(names), tables.reels + 1), dtype=np.int64)
+    kmin = np.full(len(names), tables.reels + 1, dtype=np.int64)
+    if paying:
+        pp, kk = reel_expansion_pays(tables, paying)
+        for j, n in enumerate(paying):
+            i = names.index(n)
+            pay[i], kmin[i] = pp[j], kk[j]
+    return pay, kmin
 
 
 def _candidate_pays(tables, per_reel, support, mults):
@@ -223,7 +241,7 @@ def play(tables, name, prep: BookOfPower, counts, awards, rng, max_spins: int = 
     S = len(prep.symbols)
     sym_idx = np.array([tables.index(s) for s in prep.symbols], dtype=np.int16)
     # pay of the expansion in ticks, [symbol position, reels counted]; smallest paying count
-    exp_pay, kmin = reel_expansion_pays(tables, prep.symbols)
+    exp_pay, kmin = _expansion_pays(tables, prep.symbols)
     book_mask = tables.mask(prep.books)
     pbook_mask = tables.mask(prep.power_books) if prep.power_books else np.zeros(len(tables.symbol_names), bool)
     gild_ok = np.zeros(R, dtype=bool)
@@ -261,11 +279,11 @@ def play(tables, name, prep: BookOfPower, counts, awards, rng, max_spins: int = 
             p = pos[owner]
             top = S - 1
             sp = np.minimum(p, top)  # symbol position
-            mult_s = repeat_multiplier(np.maximum(p - top + 1, 1), prep.repeat)
+            mult_s = repeat_multiplier(np.maximum(p - top + 1, 1), prep.repeat, prep.max_multiplier)
             exp_mult = np.zeros((n, S), dtype=np.int64)
             exp_mult[np.arange(n), sp] = mult_s
         else:
-            exp_mult = repeat_multiplier(drawn[owner], prep.repeat).astype(np.int64)
+            exp_mult = repeat_multiplier(drawn[owner], prep.repeat, prep.max_multiplier).astype(np.int64)
         # golden reels effective in this spin
         lands = pbook_mask[w].any(axis=2) & gild_ok[None, :] if power else np.zeros((n, R), dtype=bool)
         g_eff = golden[owner] | lands if prep.golden_immediate else golden[owner]
