@@ -76,3 +76,20 @@ def test_every_format_has_the_cap_deduction(tmp_path):
     cells = {c.value for row in wb["Mode base"].iter_rows() for c in row}
     assert names[-1] in cells
     assert (out / "capped.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_pdf_split_chart_shows_the_negative_cap_deduction(tmp_path, monkeypatch):
+    """The PDF's RTP-split chart shows every bar, the negative cap deduction included: the x range
+    holds each bar's end and 0 (it started at 0, so the deduction's bar was cut off and its label
+    drawn over the row names)."""
+    from analytic.reports import plots
+
+    game = load_model_text(CAPPED, str(tmp_path / "capped.toml"))
+    m = build_sheet(game).modes[0]
+    figs = []
+    monkeypatch.setattr(plots, "_png", lambda fig: figs.append(fig) or b"")
+    plots.rtp_split_png(m)
+    lo, hi = figs[0].axes[0].get_xlim()
+    vals = [float(f.value) * 100 for _, f in m.components]
+    assert min(vals) < 0
+    assert lo < min(vals) and hi > max(vals) and lo <= 0 <= hi
