@@ -42,8 +42,12 @@ def run(args) -> int:
               file=sys.stderr)
         return 2
     from analytic.cli.args import check_out_dir
+    from analytic.reports.write import partial_name
 
-    check_out_dir(args.out)  # before any solve: a file, a path under a file, a read-only folder
+    stem = os.path.splitext(os.path.basename(args.model))[0]
+    names = [n for f in formats for n in (f"{stem}.{FORMATS[f]}", partial_name(stem, FORMATS[f]))]
+    # before any solve: a file, a path under a file, a read-only folder, a folder where a sheet goes
+    check_out_dir(args.out, files=names)
     if args.cap_precision:  # read by the solvers that bound a cap cut (a process-wide setting)
         os.environ["ANALYTIC_CAP_PRECISION"] = args.cap_precision
     game = load_model(args.model)

@@ -427,6 +427,24 @@ add("report-empty-formats", ["report", "{model}", "--out", "{out}", "--formats",
 add("report-bad-cap-precision", ["report", "{model}", "--out", "{out}", "--cap-precision", "max"],
     where=("--cap-precision",), names_file=False)
 add("solve-unknown-mode", SOLVE + ["--mode", "nope"], where=("modes", "nope"))
+
+
+def _out_with_a_folder_named(*names: str):
+    """``tmp/o`` holding an earlier ``m.md`` and a folder under each of ``names``."""
+    def setup(tmp: Path) -> None:
+        (tmp / "o").mkdir()
+        (tmp / "o" / "m.md").write_text("earlier sheet")
+        for n in names:
+            (tmp / "o" / n).mkdir()
+    return setup
+
+
+# A folder where a report file (or its .partial copy) goes: refused before the solve (it was found
+# only when moving the files into place, after m.md had been replaced: exit 1, a half-updated set).
+add("report-out-holds-a-folder-named-like-the-json", ["report", "{model}", "--out", "{tmp}/o", "--formats", "md,json"],
+    where=("--out", "m.json", "folder"), setup=_out_with_a_folder_named("m.json"), names_file=False)
+add("report-out-holds-a-folder-named-like-a-partial", ["report", "{model}", "--out", "{tmp}/o", "--formats", "md"],
+    where=("--out", ".m.md.partial", "folder"), setup=_out_with_a_folder_named(".m.md.partial"), names_file=False)
 add("solve-bad-format", SOLVE + ["--format", "xml"], where=("--format",), names_file=False)
 add("no-command", [], where=("COMMAND",), names_file=False)
 add("unknown-command", ["frobnicate"], where=("frobnicate",), names_file=False)
@@ -735,3 +753,13 @@ def test_no_hang_in_a_real_process(tmp_path, argv):
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_in_the_way_leaves_the_earlier_sheets_alone(tmp_path, capsys):
+    """``OUT/m.json`` is a folder: refused (exit 2) and ``OUT/m.md`` keeps its earlier content (it was
+    replaced before the folder stopped the move: a half-updated set of par sheets)."""
+    (tmp_path / "m.toml").write_text(TINY)
+    _out_with_a_folder_named("m.json")(tmp_path)
+    assert main(["report", str(tmp_path / "m.toml"), "--out", str(tmp_path / "o"), "--formats", "md,json"]) == 2
+    assert (tmp_path / "o" / "m.md").read_text() == "earlier sheet"
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["m.json", "m.md"]

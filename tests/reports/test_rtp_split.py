@@ -93,3 +93,17 @@ def test_pdf_split_chart_shows_the_negative_cap_deduction(tmp_path, monkeypatch)
     vals = [float(f.value) * 100 for _, f in m.components]
     assert min(vals) < 0
     assert lo < min(vals) and hi > max(vals) and lo <= 0 <= hi
+
+
+def test_write_reports_checks_every_destination_before_moving_any(tmp_path):
+    """A folder where the second sheet goes: nothing is replaced (the first sheet was moved into
+    place before the second move failed: a half-updated set)."""
+    game = load_model_text(CAPPED, str(tmp_path / "capped.toml"))
+    sheet = build_sheet(game)
+    out = tmp_path / "out"
+    (out / "capped.json").mkdir(parents=True)
+    (out / "capped.md").write_text("earlier")
+    with pytest.raises(IsADirectoryError):
+        write_reports(sheet, str(out), ("md", "json"))
+    assert (out / "capped.md").read_text() == "earlier"
+    assert sorted(p.name for p in out.iterdir()) == ["capped.json", "capped.md"]
