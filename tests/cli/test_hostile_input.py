@@ -129,7 +129,11 @@ def add(*args, **kw):
 
 # --- control characters in every kind of text (the XLSX writer crashed on them) --------------
 CONTROLS = {"nul": "\\u0000", "bel": "\\u0007", "esc": "\\u001b", "vt": "\\u000b", "bs": "\\u0008",
-            "del": "\\u007f", "csi": "\\u009b", "ff": "\\u000c"}
+            "del": "\\u007f", "csi": "\\u009b", "ff": "\\u000c",
+            # bidirectional overrides and isolates ("Trojan Source"): a published "\u202e%0.69" showed as
+            # "96.0%" in every sheet, a mode name could read as another
+            "bidi-rlo": "\\u202e", "bidi-lro": "\\u202d", "bidi-rle": "\\u202b", "bidi-rli": "\\u2067",
+            "bidi-pdi": "\\u2069"}
 TEXT_FIELDS = {
     "game-name": (('name = "Tiny"', 'name = "Ti{c}ny"'), "game.name"),
     "provider": (('provider = "Test"', 'provider = "Te{c}st"'), "game.provider"),
@@ -143,6 +147,14 @@ TEXT_FIELDS = {
 for cname, c in CONTROLS.items():
     for fname, ((old, new), where) in TEXT_FIELDS.items():
         add(f"control-{cname}-in-{fname}", REPORT, tiny((old, new.replace("{c}", c))), (where, "control character"))
+# invisible characters in names: "base" and "ba\u200bse" are two modes that look the same
+for cname, c in {"zwsp": "\\u200b", "zwj": "\\u200d", "bom": "\\ufeff", "lsep": "\\u2028", "soft-hyphen": "\\u00ad"}.items():
+    add(f"invisible-{cname}-in-mode-name", REPORT, tiny(("[modes.base]", f'[modes."ba{c}se"]')),
+        ("modes", "invisible"))
+    add(f"invisible-{cname}-in-design-key", REPORT,
+        tiny(('"paytable.a" = "the reason"', f'"pay{c}table.a" = "the reason"')), ("design", "invisible"))
+    add(f"invisible-{cname}-in-game-name", REPORT, tiny(('name = "Tiny"', f'name = "Ti{c}ny"')),
+        ("game.name", "invisible"))
 add("newline-in-game-name", REPORT, tiny(('name = "Tiny"', 'name = "Ti\\nny"')), ("game.name", "one line"))
 add("newline-in-mode-name", REPORT, tiny(("[modes.base]", '[modes."ba\\nse"]')), ("modes", "control character"))
 add("text-too-long", REPORT, tiny(('notes = "fixture"', f'notes = "{"x" * 3000}"')), ("game.notes", "3,000 characters"))
