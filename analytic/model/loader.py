@@ -98,7 +98,7 @@ def load_model(path: str | Path) -> Game:
     p = Path(path)
     data = read_limited(p, str(path), "", "the model file")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte order mark (Windows editors) is not text
     except UnicodeDecodeError as exc:
         raise ModelError(str(path), "", f"not UTF-8 text: {exc}") from None
     return load_model_text(text, path=str(path), base_dir=p.parent)
