@@ -67,6 +67,42 @@ def _check_locks(locks: list[str], game) -> None:
                                    f"{', '.join(s.name for s in game.symbols)})")
 
 
+def _check_csv_strips(src: Path, out: Path, tuned: str) -> None:
+    """Refuse an output whose model would not read the same strips (before any tuning).
+
+    The tuned model keeps the other reel sets' ``{ csv = NAME }`` (relative to
+    its own folder) and writes the tuned set, if it came from a CSV file, to
+    ``<out stem>_<reel set>.csv`` beside it.  So every other CSV file must be
+    the same file seen from ``out``'s folder, and the new CSV file must not be
+    one of them.
+
+    Raises
+    ------
+    UsageError
+        On ``--out``, naming the reel set (``reels.NAME``).
+    """
+    import tomllib
+
+    try:
+        reels = tomllib.loads(src.read_text(encoding="utf-8-sig")).get("reels", {})
+    except (OSError, ValueError):  # the loader read it a moment ago; nothing to compare then
+        return
+    csvs = {rs: v["csv"] for rs, v in reels.items() if isinstance(v, dict) and isinstance(v.get("csv"), str)}
+    new_csv = out.with_name(f"{out.stem}_{tuned}.csv").resolve() if tuned in csvs else None
+    for rs, name in csvs.items():
+        if rs == tuned:
+            continue
+        here, there = (src.parent / name).resolve(), (out.parent / name).resolve()
+        if here != there:
+            raise args_.UsageError(
+                f"--out: the tuned model would read reels.{rs} from {name!r} beside {str(out)!r}, which is not "
+                f"the model's {str(here)!r}; write the tuned model in the model's folder (or copy the CSV files)")
+        if new_csv is not None and new_csv == here:
+            raise args_.UsageError(
+                f"--out: the tuned strips of reels.{tuned} would be written to {str(new_csv)!r}, the file "
+                f"reels.{rs} reads; choose another --out name")
+
+
 def run(args) -> int:
     from analytic.model.loader import load_model
     from analytic.tuner.search import Targets, tune_with_cap
@@ -91,6 +127,9 @@ def run(args) -> int:
     if out.resolve() == src.resolve() and not args.in_place:
         print("error: --out is the input model; pass --in-place to overwrite it", file=sys.stderr)
         return 2
+    from analytic.tuner.search import tuned_reel_set
+
+    _check_csv_strips(src, out, args.reel_set or tuned_reel_set(game, mode))
     targets = Targets(args.target_rtp, args.target_hit_frequency, args.target_feature_frequency,
                       rtp_tolerance=args.rtp_tolerance)
 
