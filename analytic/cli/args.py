@@ -190,10 +190,13 @@ def check_out_file(path: str, flag: str = "--out") -> None:
     Raises
     ------
     UsageError
-        ``path`` is a folder or another non-regular file, its folder is
-        missing or a file, or not writable.
+        ``path`` is a symbolic link, a folder or another non-regular file,
+        its folder is missing or a file, or not writable.
     """
     p = _check_path_text(path, flag)
+    if p.is_symlink():  # the file is written beside and renamed: it would replace the link, not write through
+        raise UsageError(f"{flag}: {path!r} is a symbolic link; give the path of a file (the link would be "
+                         "replaced by the file, not written through)")
     if p.is_dir():
         raise UsageError(f"{flag}: {path!r} is a folder; give a file name such as {str(p / 'tuned.toml')!r}")
     if p.exists() and not p.is_file():

@@ -58,8 +58,8 @@ def add_parser(sub):
 def _check_locks(locks: list[str], game) -> None:
     """Each ``--lock`` is ``REEL/SYMBOL`` (reel 1-based) or ``SYMBOL`` of the model; raise UsageError otherwise."""
     for lk in locks:
-        reel, _, sym = lk.rpartition("/")
-        if reel:
+        reel, slash, sym = lk.rpartition("/")
+        if slash:  # "REEL/SYMBOL": an empty reel ("/a") too
             if not reel.isascii() or not reel.isdigit() or not 1 <= int(reel) <= game.reels:
                 raise args_.UsageError(f"--lock: {lk[:60]!r}: the reel must be 1 .. {game.reels}")
         if sym not in {s.name for s in game.symbols}:
@@ -124,6 +124,9 @@ def run(args) -> int:
     out = src if args.in_place else Path(args.out or src.with_name(src.stem + ".tuned.toml"))
     if not args.in_place:
         args_.check_out_file(str(out))
+    elif src.is_symlink():  # the rename would replace the link by a file and leave its target as it was
+        raise args_.UsageError(f"--in-place: {str(src)!r} is a symbolic link; tune the file it points to "
+                               f"({str(src.resolve())!r}) or write the result with --out")
     if out.resolve() == src.resolve() and not args.in_place:
         print("error: --out is the input model; pass --in-place to overwrite it", file=sys.stderr)
         return 2

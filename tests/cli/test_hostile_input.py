@@ -402,8 +402,29 @@ for flag, values in {
     for v in values:
         rtp = [] if flag == "--target-rtp" else ["--target-rtp", "90"]
         add(f"tune{flag}={v[:12]!r}", TUNE + rtp + [flag, v], where=(flag.lstrip("-"),), names_file=False)
-for lock in ("9/a", "9/zz", "zz", "0/a", "x/a", "1/", "\u0661/a", "2/zz", "a/1"):
+for lock in ("9/a", "9/zz", "zz", "0/a", "x/a", "1/", "\u0661/a", "2/zz", "a/1",
+             "/a", "/", "//a", "1//a"):  # an empty reel ("/a") was a ValueError traceback after the load
     add(f"tune--lock={lock!r}", TUNE + ["--target-rtp", "90", "--lock", lock], where=("--lock",), names_file=False)
+
+
+def _linked_out(tmp: Path) -> None:
+    (tmp / "elsewhere.toml").write_text("kept")
+    (tmp / "link.toml").symlink_to(tmp / "elsewhere.toml")
+
+
+def _linked_model(tmp: Path) -> str:
+    (tmp / "linked.toml").symlink_to(tmp / "game" / "m.toml")
+    return str(tmp / "linked.toml")
+
+
+# An --out that is a symbolic link was replaced by a regular file (the link's target left as it was);
+# --out /dev/stdout, a link, replaced the system's /dev/stdout with the tuned model
+add("tune-out-is-a-link", TUNE[:2] + ["--target-rtp", "90", "--out", "{tmp}/link.toml"],
+    where=("--out", "symbolic link"), setup=_linked_out, names_file=False)
+add("tune-out-dev-stdout", TUNE[:2] + ["--target-rtp", "90", "--out", "/dev/stdout"], where=("--out",),
+    names_file=False)
+add("tune-in-place-model-is-a-link", TUNE[:2] + ["--target-rtp", "90", "--in-place"],
+    where=("--in-place", "symbolic link"), setup=_linked_model, names_file=False)
 add("tune-in-place-and-out", TUNE + ["--target-rtp", "90", "--in-place"], where=("--in-place", "--out"),
     names_file=False)
 add("tune-reel-set-nope", TUNE + ["--target-rtp", "90", "--reel-set", "nope"], where=("--reel-set", "nope"),
