@@ -48,6 +48,12 @@ def run(args) -> int:
     names = [n for f in formats for n in (f"{stem}.{FORMATS[f]}", partial_name(stem, FORMATS[f]))]
     # before any solve: a file, a path under a file, a read-only folder, a folder where a sheet goes
     check_out_dir(args.out, files=names)
+    model = os.path.realpath(args.model)
+    for n in names:
+        if os.path.realpath(os.path.join(args.out, n)) == model:
+            print(f"error: --out: the par sheet {os.path.join(args.out, n)!r} would replace the model file "
+                  f"{args.model!r}; choose another --out folder (or name the model .toml)", file=sys.stderr)
+            return 2
     if args.cap_precision:  # read by the solvers that bound a cap cut (a process-wide setting)
         os.environ["ANALYTIC_CAP_PRECISION"] = args.cap_precision
     game = load_model(args.model)

@@ -421,6 +421,16 @@ def _linked_model(tmp: Path) -> str:
 # --out /dev/stdout, a link, replaced the system's /dev/stdout with the tuned model
 add("tune-out-is-a-link", TUNE[:2] + ["--target-rtp", "90", "--out", "{tmp}/link.toml"],
     where=("--out", "symbolic link"), setup=_linked_out, names_file=False)
+
+
+def _model_named_like_a_sheet(tmp: Path) -> str:
+    (tmp / "game" / "m.json").write_text(TINY)
+    return str(tmp / "game" / "m.json")
+
+
+# a model file named m.json, reported into its own folder: the JSON sheet replaced the model
+add("report-over-the-model-itself", ["report", "{model}", "--out", "{tmp}/game", "--formats", "json"],
+    where=("--out", "model"), setup=_model_named_like_a_sheet, names_file=False)
 add("tune-out-dev-stdout", TUNE[:2] + ["--target-rtp", "90", "--out", "/dev/stdout"], where=("--out",),
     names_file=False)
 add("tune-in-place-model-is-a-link", TUNE[:2] + ["--target-rtp", "90", "--in-place"],
