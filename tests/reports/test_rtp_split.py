@@ -107,3 +107,23 @@ def test_write_reports_checks_every_destination_before_moving_any(tmp_path):
         write_reports(sheet, str(out), ("md", "json"))
     assert (out / "capped.md").read_text() == "earlier"
     assert sorted(p.name for p in out.iterdir()) == ["capped.json", "capped.md"]
+
+
+def test_xlsx_sheet_names_excel_accepts(tmp_path):
+    """Mode names that make worksheet names Excel refuses (the file then does not open): two long
+    names with the same first 26 characters (openpyxl made the second 32 characters long), names
+    differing only in case (Excel's sheet names ignore case) and a name ending with an apostrophe.
+    Every sheet name must be at most 31 characters, unique ignoring case, without an apostrophe at
+    either end."""
+    import openpyxl
+
+    long = "m" * 40
+    text = CAPPED + "".join(f'[modes."{n}"]\ncost = 1\nreels = "base"\n'
+                            for n in ("base", long + "1", long + "2", "Base", "BASE", "it's'"))
+    game = load_model_text(text, str(tmp_path / "capped.toml"))
+    out = tmp_path / "out"
+    write_reports(build_sheet(game), str(out), ("xlsx",))
+    names = openpyxl.load_workbook(out / "capped.xlsx").sheetnames
+    assert len(names) == 5 + 6  # Summary, Reels, Paytable, Distribution, Appendix, and one per mode
+    assert all(len(n) <= 31 and not n.startswith("'") and not n.endswith("'") for n in names), names
+    assert len({n.casefold() for n in names}) == len(names), names
