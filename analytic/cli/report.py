@@ -38,9 +38,9 @@ def run(args) -> int:
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     bad = [f for f in formats if f not in FORMATS]
     if bad or not formats:
-        print(f"error: --formats: unknown {', '.join(bad) or '(empty)'}; known: {', '.join(FORMATS)}",
-              file=sys.stderr)
-        return 2
+        from analytic.cli.args import UsageError  # one line, escaped, exit 2 (cli.main)
+
+        raise UsageError(f"--formats: unknown {', '.join(bad) or '(empty)'}; known: {', '.join(FORMATS)}")
     from analytic.cli.args import check_out_dir
     from analytic.reports.write import partial_name
 

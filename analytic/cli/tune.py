@@ -114,9 +114,9 @@ def run(args) -> int:
     game = load_model(args.model)
     mode = args.mode or game.default_mode.name
     if mode not in game.modes:
-        print(f"error: {args.model}: modes: unknown bet mode '{mode}' (known: {', '.join(game.modes)})",
-              file=sys.stderr)
-        return 2
+        from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
+
+        raise ModelError(args.model, "modes", f"unknown bet mode {mode!r} (known: {', '.join(game.modes)})")
     if args.reel_set is not None and args.reel_set not in game.reel_sets:
         raise args_.UsageError(f"--reel-set: unknown reel set {args.reel_set[:60]!r} "
                                f"(the model has {', '.join(game.reel_sets)})")

@@ -431,6 +431,17 @@ def _model_named_like_a_sheet(tmp: Path) -> str:
 # a model file named m.json, reported into its own folder: the JSON sheet replaced the model
 add("report-over-the-model-itself", ["report", "{model}", "--out", "{tmp}/game", "--formats", "json"],
     where=("--out", "model"), setup=_model_named_like_a_sheet, names_file=False)
+
+
+def _model_named_with_a_line_break(tmp: Path) -> str:
+    p = tmp / "game" / "a\nerror: forged.toml"
+    p.write_text(TINY)
+    return str(p)
+
+
+# a model file whose name holds a line break: the error was two lines (the second could forge one)
+add("model-name-with-a-line-break", SOLVE + ["--mode", "nope"], where=("a\\nerror: forged.toml", "modes"),
+    setup=_model_named_with_a_line_break, names_file=False)
 add("tune-out-dev-stdout", TUNE[:2] + ["--target-rtp", "90", "--out", "/dev/stdout"], where=("--out",),
     names_file=False)
 add("tune-in-place-model-is-a-link", TUNE[:2] + ["--target-rtp", "90", "--in-place"],
