@@ -13,6 +13,7 @@ import importlib
 import signal
 import sys
 import threading
+import unicodedata
 import warnings
 
 from analytic import __version__
@@ -66,9 +67,15 @@ def _on_sigterm(signum, frame):
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings of the model as one line each: ``warning: FILE: KEY: reason``."""
     if issubclass(category, ModelWarning):
-        print(f"warning: {message}", file=sys.stderr)
+        print(f"warning: {_one_line(str(message))}", file=sys.stderr)
     else:
         _default_showwarning(message, category, filename, lineno, file, line)
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its control characters escaped (``\\n``, ``\\x1b``): an error stays one line
+    whatever a file name holds."""
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,10 +98,10 @@ def main(argv: list[str] | None = None) -> int:
             warnings.showwarning = _show_warning
             return int(args._run(args) or 0)
     except (ModelError, UsageError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
     except AnalyticError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # output piped into head & co.
         sys.stderr.close()

@@ -144,23 +144,36 @@ def _check_path_text(path: str, flag: str) -> Path:
     return Path(path)
 
 
-def check_out_dir(path: str, flag: str = "--out") -> None:
+def check_out_dir(path: str, flag: str = "--out", files=()) -> None:
     """Check an output folder before any work: a writable folder, or one that can be created.
 
     Nothing is created: the folder itself is made only when the files are
     written.
 
+    Parameters
+    ----------
+    path : str
+    flag : str
+        The option named in the error.
+    files : iterable of str
+        Names the command will write (or move through) in the folder; none of
+        them may be a folder (a file or a link there is replaced).
+
     Raises
     ------
     UsageError
         ``path`` is a file, lies under a file, or its nearest existing folder
-        is not writable.
+        is not writable; one of ``files`` is a folder.
     """
     p = _check_path_text(path, flag)
     if p.exists() and not p.is_dir():
         raise UsageError(f"{flag}: {path!r} is a file, not a folder")
     if p.is_symlink() and not p.exists():
         raise UsageError(f"{flag}: {path!r} is a symbolic link to nothing")
+    for name in files:
+        f = p / name
+        if f.is_dir() and not f.is_symlink():
+            raise UsageError(f"{flag}: {str(f)!r} is a folder, where the file {name!r} goes; move or rename it")
     q = p
     while not q.exists():
         if q.parent == q:
@@ -177,10 +190,13 @@ def check_out_file(path: str, flag: str = "--out") -> None:
     Raises
     ------
     UsageError
-        ``path`` is a folder or another non-regular file, its folder is
-        missing or a file, or not writable.
+        ``path`` is a symbolic link, a folder or another non-regular file,
+        its folder is missing or a file, or not writable.
     """
     p = _check_path_text(path, flag)
+    if p.is_symlink():  # the file is written beside and renamed: it would replace the link, not write through
+        raise UsageError(f"{flag}: {path!r} is a symbolic link; give the path of a file (the link would be "
+                         "replaced by the file, not written through)")
     if p.is_dir():
         raise UsageError(f"{flag}: {path!r} is a folder; give a file name such as {str(p / 'tuned.toml')!r}")
     if p.exists() and not p.is_file():

@@ -38,12 +38,22 @@ def run(args) -> int:
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     bad = [f for f in formats if f not in FORMATS]
     if bad or not formats:
-        print(f"error: --formats: unknown {', '.join(bad) or '(empty)'}; known: {', '.join(FORMATS)}",
-              file=sys.stderr)
-        return 2
-    from analytic.cli.args import check_out_dir
+        from analytic.cli.args import UsageError  # one line, escaped, exit 2 (cli.main)
 
-    check_out_dir(args.out)  # before any solve: a file, a path under a file, a read-only folder
+        raise UsageError(f"--formats: unknown {', '.join(bad) or '(empty)'}; known: {', '.join(FORMATS)}")
+    from analytic.cli.args import check_out_dir
+    from analytic.reports.write import partial_name
+
+    stem = os.path.splitext(os.path.basename(args.model))[0]
+    names = [n for f in formats for n in (f"{stem}.{FORMATS[f]}", partial_name(stem, FORMATS[f]))]
+    # before any solve: a file, a path under a file, a read-only folder, a folder where a sheet goes
+    check_out_dir(args.out, files=names)
+    model = os.path.realpath(args.model)
+    for n in names:
+        if os.path.realpath(os.path.join(args.out, n)) == model:
+            print(f"error: --out: the par sheet {os.path.join(args.out, n)!r} would replace the model file "
+                  f"{args.model!r}; choose another --out folder (or name the model .toml)", file=sys.stderr)
+            return 2
     if args.cap_precision:  # read by the solvers that bound a cap cut (a process-wide setting)
         os.environ["ANALYTIC_CAP_PRECISION"] = args.cap_precision
     game = load_model(args.model)

@@ -175,9 +175,9 @@ def run(args) -> int:
     modes = list(game.modes) if args.mode == "all" else [args.mode or game.default_mode.name]
     for m in modes:
         if m not in game.modes:
-            print(f"error: {args.model}: modes: unknown bet mode '{m}' (known: {', '.join(game.modes)})",
-                  file=sys.stderr)
-            return 2
+            from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
+
+            raise ModelError(args.model, "modes", f"unknown bet mode {m!r} (known: {', '.join(game.modes)})")
     results = solve_rounds(game, modes)
     if args.format == "json":
         doc = {"schema": "analytic.solve/1", "game": game.name, "model": str(args.model),

@@ -58,13 +58,49 @@ def add_parser(sub):
 def _check_locks(locks: list[str], game) -> None:
     """Each ``--lock`` is ``REEL/SYMBOL`` (reel 1-based) or ``SYMBOL`` of the model; raise UsageError otherwise."""
     for lk in locks:
-        reel, _, sym = lk.rpartition("/")
-        if reel:
+        reel, slash, sym = lk.rpartition("/")
+        if slash:  # "REEL/SYMBOL": an empty reel ("/a") too
             if not reel.isascii() or not reel.isdigit() or not 1 <= int(reel) <= game.reels:
                 raise args_.UsageError(f"--lock: {lk[:60]!r}: the reel must be 1 .. {game.reels}")
         if sym not in {s.name for s in game.symbols}:
             raise args_.UsageError(f"--lock: {lk[:60]!r}: unknown symbol {sym[:40]!r} (the model has "
                                    f"{', '.join(s.name for s in game.symbols)})")
+
+
+def _check_csv_strips(src: Path, out: Path, tuned: str) -> None:
+    """Refuse an output whose model would not read the same strips (before any tuning).
+
+    The tuned model keeps the other reel sets' ``{ csv = NAME }`` (relative to
+    its own folder) and writes the tuned set, if it came from a CSV file, to
+    ``<out stem>_<reel set>.csv`` beside it.  So every other CSV file must be
+    the same file seen from ``out``'s folder, and the new CSV file must not be
+    one of them.
+
+    Raises
+    ------
+    UsageError
+        On ``--out``, naming the reel set (``reels.NAME``).
+    """
+    import tomllib
+
+    try:
+        reels = tomllib.loads(src.read_text(encoding="utf-8-sig")).get("reels", {})
+    except (OSError, ValueError):  # the loader read it a moment ago; nothing to compare then
+        return
+    csvs = {rs: v["csv"] for rs, v in reels.items() if isinstance(v, dict) and isinstance(v.get("csv"), str)}
+    new_csv = out.with_name(f"{out.stem}_{tuned}.csv").resolve() if tuned in csvs else None
+    for rs, name in csvs.items():
+        if rs == tuned:
+            continue
+        here, there = (src.parent / name).resolve(), (out.parent / name).resolve()
+        if here != there:
+            raise args_.UsageError(
+                f"--out: the tuned model would read reels.{rs} from {name!r} beside {str(out)!r}, which is not "
+                f"the model's {str(here)!r}; write the tuned model in the model's folder (or copy the CSV files)")
+        if new_csv is not None and new_csv == here:
+            raise args_.UsageError(
+                f"--out: the tuned strips of reels.{tuned} would be written to {str(new_csv)!r}, the file "
+                f"reels.{rs} reads; choose another --out name")
 
 
 def run(args) -> int:
@@ -78,9 +114,9 @@ def run(args) -> int:
     game = load_model(args.model)
     mode = args.mode or game.default_mode.name
     if mode not in game.modes:
-        print(f"error: {args.model}: modes: unknown bet mode '{mode}' (known: {', '.join(game.modes)})",
-              file=sys.stderr)
-        return 2
+        from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
+
+        raise ModelError(args.model, "modes", f"unknown bet mode {mode!r} (known: {', '.join(game.modes)})")
     if args.reel_set is not None and args.reel_set not in game.reel_sets:
         raise args_.UsageError(f"--reel-set: unknown reel set {args.reel_set[:60]!r} "
                                f"(the model has {', '.join(game.reel_sets)})")
@@ -88,9 +124,15 @@ def run(args) -> int:
     out = src if args.in_place else Path(args.out or src.with_name(src.stem + ".tuned.toml"))
     if not args.in_place:
         args_.check_out_file(str(out))
+    elif src.is_symlink():  # the rename would replace the link by a file and leave its target as it was
+        raise args_.UsageError(f"--in-place: {str(src)!r} is a symbolic link; tune the file it points to "
+                               f"({str(src.resolve())!r}) or write the result with --out")
     if out.resolve() == src.resolve() and not args.in_place:
         print("error: --out is the input model; pass --in-place to overwrite it", file=sys.stderr)
         return 2
+    from analytic.tuner.search import tuned_reel_set
+
+    _check_csv_strips(src, out, args.reel_set or tuned_reel_set(game, mode))
     targets = Targets(args.target_rtp, args.target_hit_frequency, args.target_feature_frequency,
                       rtp_tolerance=args.rtp_tolerance)
 

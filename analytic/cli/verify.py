@@ -80,9 +80,9 @@ def run(args) -> int:
     modes = list(game.modes) if args.mode in (None, "all") else [args.mode]
     for m in modes:
         if m not in game.modes:
-            print(f"error: {args.model}: modes: unknown bet mode '{m}' (known: {', '.join(game.modes)})",
-                  file=sys.stderr)
-            return 2
+            from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
+
+            raise ModelError(args.model, "modes", f"unknown bet mode {m!r} (known: {', '.join(game.modes)})")
     report = {}
     all_ok = True
     for m in modes:

@@ -203,7 +203,8 @@ class TruncatedLaw:
         return out, self.total
 
 
-def law_from_weights(weights: Mapping, cap, grid: Fraction | None = None) -> TruncatedLaw:
+def law_from_weights(weights: Mapping, cap, grid: Fraction | None = None,
+                     max_length: int | None = None) -> TruncatedLaw | None:
     """Truncated law of one outcome from integer weights.
 
     Parameters
@@ -214,10 +215,14 @@ def law_from_weights(weights: Mapping, cap, grid: Fraction | None = None) -> Tru
         The cap, same unit as the wins.
     grid : Fraction, optional
         Win step; default the gcd of the wins (:func:`grid_of`).
+    max_length : int, optional
+        Largest number of grid points below the cap to hold; beyond it
+        None is returned before anything is built (a fine grid under a
+        large cap would need more memory than there is).
 
     Returns
     -------
-    TruncatedLaw
+    TruncatedLaw, or None when ``max_length`` is exceeded
     """
     cap = Fraction(cap)
     items = [(Fraction(w), c) for w, c in weights.items()]
@@ -237,6 +242,8 @@ def law_from_weights(weights: Mapping, cap, grid: Fraction | None = None) -> Tru
         g = Fraction(grid)
     r = g * den  # grid in units of 1/den
     n = _length(cap, g)
+    if max_length is not None and n > max_length:
+        return None
     cs: dict[int, int] = {}
     total = 0
     for v, c in ints:

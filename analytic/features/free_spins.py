@@ -216,8 +216,9 @@ def capped_law(game: Game, feature: str, count: int, cap):
 
     parts = []
     for w, _s, o in states:
-        one = capped.law_from_weights({Fraction(x, o.units): c for (_a, x), c in o.joint.items()}, cap)
-        if one.length > MAX_GRID:
+        one = capped.law_from_weights({Fraction(x, o.units): c for (_a, x), c in o.joint.items()}, cap,
+                                      max_length=MAX_GRID)
+        if one is None:
             return None  # too fine a grid below the cap for polynomials: the caller certifies instead
         parts.append((w, capped.iid_sum(one, n)))
     return capped.mixture(parts)

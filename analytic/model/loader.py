@@ -98,7 +98,7 @@ def load_model(path: str | Path) -> Game:
     p = Path(path)
     data = read_limited(p, str(path), "", "the model file")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte order mark (Windows editors) is not text
     except UnicodeDecodeError as exc:
         raise ModelError(str(path), "", f"not UTF-8 text: {exc}") from None
     return load_model_text(text, path=str(path), base_dir=p.parent)
@@ -196,10 +196,26 @@ def load_model_text(text: str, path: str = "<string>", base_dir: str | Path | No
 # --------------------------------------------------------------------------
 
 
+#: Bidirectional embeddings, overrides and isolates: text holding them can display as other text
+#: (a published ``"\u202e%0.69"`` shows as ``96.0%``), so they are control characters here.
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
 def _control(text: str, allowed: str = "") -> str | None:
-    """The first control character of ``text`` not in ``allowed``, or None."""
+    """The first control character of ``text`` not in ``allowed`` (Unicode category Cc, or a
+    bidirectional control), or None."""
     for ch in text:
-        if unicodedata.category(ch) == "Cc" and ch not in allowed:
+        if (unicodedata.category(ch) == "Cc" or ch in _BIDI) and ch not in allowed:
+            return ch
+    return None
+
+
+def _invisible(text: str) -> str | None:
+    """The first invisible format or separator character of a name (Unicode categories Cf, Zl,
+    Zp: zero-width space and joiners, soft hyphen, BOM, line separators), or None: two names that
+    differ only by one look the same in every sheet."""
+    for ch in text:
+        if unicodedata.category(ch) in ("Cf", "Zl", "Zp"):
             return ch
     return None
 
@@ -225,6 +241,10 @@ def _check_data(ctx: _Ctx, raw: dict[str, Any]) -> None:
                 ch = _control(k)
                 if ch is not None:
                     ctx.fail(ctx.join(key, show(k)), f"key contains the control character {ch!r}")
+                ch = _invisible(k)
+                if ch is not None:
+                    ctx.fail(ctx.join(key, show(k)), f"key contains the invisible character {ch!r} "
+                                                     "(a name must look as it is)")
                 stack.append((v, kk, depth + 1))
         elif isinstance(value, list):
             if depth >= MAX_NESTING:
@@ -297,6 +317,9 @@ def _game(ctx: _Ctx, value: Any) -> tuple[str, Any, dict[str, Any]]:
     name = ctx.string(g["name"], "game.name")
     if "\n" in name or "\r" in name:
         ctx.fail("game.name", "must be one line (no line breaks)")
+    ch = _invisible(name)
+    if ch is not None:
+        ctx.fail("game.name", f"contains the invisible character {ch!r} (a name must look as it is)")
     ctx.reels = ctx.integer(g["reels"], "game.reels", min=1, max=MAX_REELS)
     ctx.rows = ctx.integer(g["rows"], "game.rows", min=1, max=MAX_ROWS)
     meta: dict[str, Any] = {}

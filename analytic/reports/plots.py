@@ -52,9 +52,14 @@ def rtp_split_png(m: ModeSheet) -> bytes:
     ax.set_yticks(range(len(names)), names, fontsize=8)
     ax.invert_yaxis()
     for i, v in enumerate(vals):
-        ax.text(v, i, f" {v:.3f}%", va="center", fontsize=7)
+        ax.text(v, i, f" {v:.3f}%" if v >= 0 else f"{v:.3f}% ", va="center", ha="left" if v >= 0 else "right",
+                fontsize=7)
     ax.set_xlabel("RTP (%)")
-    ax.set_xlim(0, max(vals + [1]) * 1.25)
+    lo, hi = min(vals + [0]), max(vals + [1])
+    pad = 0.25 * (hi - lo)  # room for the labels beyond each end (a negative cap deduction to the left)
+    ax.set_xlim(lo - pad if lo < 0 else 0, hi + pad)
+    if lo < 0:
+        ax.axvline(0, color="black", linewidth=0.6)
     ax.set_title(f"RTP split, mode '{m.info.name}': {float(m.rtp.value) * 100:.4f}%", fontsize=9)
     return _png(fig)
 

@@ -135,6 +135,11 @@ def write_reports(sheet: ParSheet, out_dir: str, formats=tuple(FORMATS), stem: s
             rendered.append((path, fmt))
         # every format rendered: now, briefly, the output folder
         created = _missing_dirs(out_dir)
+        for _path, fmt in rendered:  # a folder in the way would stop the moves half-way: check all first
+            for name in (f"{stem}.{FORMATS[fmt]}", partial_name(stem, FORMATS[fmt])):
+                p = os.path.join(out_dir, name)
+                if os.path.isdir(p) and not os.path.islink(p):
+                    raise IsADirectoryError(21, "a folder is where a report file goes", p)
         temps: list[tuple[str, str]] = []
         try:
             os.makedirs(out_dir, exist_ok=True)

@@ -60,9 +60,19 @@ def cell(ws, row: int, col: int, value):
     return c
 
 
-def sheet_title(text: str) -> str:
-    """A valid worksheet name: no ``[]:*?/\\``, at most 31 characters."""
-    return re.sub(r"[\[\]:*?/\\]", "_", ILLEGAL_CHARACTERS_RE.sub("_", text))[:31]
+def sheet_title(text: str, taken=()) -> str:
+    """A worksheet name Excel accepts: no ``[]:*?/\\``, no apostrophe at either end, at most 31
+    characters, and not one of ``taken`` ignoring case (Excel's sheet names ignore case); a clash
+    ends in `` (2)``, `` (3)``, ... within the 31 characters."""
+    t = re.sub(r"[\[\]:*?/\\]", "_", ILLEGAL_CHARACTERS_RE.sub("_", text))
+    t = re.sub(r"^'|'$", "_", t[:31])
+    used = {x.casefold() for x in taken}
+    out, k = t, 1
+    while out.casefold() in used:
+        k += 1
+        tail = f" ({k})"
+        out = re.sub(r"'$", "_", t[:31 - len(tail)]) + tail
+    return out
 
 
 class _Sheet:
@@ -157,7 +167,7 @@ def _summary(wb, s: ParSheet):
 
 
 def _mode(wb, m: ModeSheet):
-    w = _Sheet(wb.create_sheet(sheet_title(f"Mode {m.info.name}")))
+    w = _Sheet(wb.create_sheet(sheet_title(f"Mode {m.info.name}", wb.sheetnames)))
     w.title(f"Bet mode '{m.info.name}' (cost {frac(m.info.cost)} x total bet)")
     w.header(["figure", "value", "exact / note"], freeze=True)
     if m.cycle:

@@ -71,7 +71,7 @@ def _exact_feature_law(game, fr, cap: Fraction):
         den = 1
         for p in d.values():
             den = lcm(den, p.denominator)
-        return capped.law_from_weights({x: int(p * den) for x, p in d.items()}, cap)
+        return capped.law_from_weights({x: int(p * den) for x, p in d.items()}, cap, max_length=MAX_GRID)
     fn = capped_law_for(game.features[fr.feature].kind)
     return fn(game, fr.feature, fr.count, cap) if fn is not None else None
 
@@ -96,7 +96,8 @@ def _classes(res):
 
 
 def _exact_capped(res, cap: Fraction):
-    """``(mean, second moment, P(reach), law)`` exactly, or None when a feature has no exact law."""
+    """``(mean, second moment, P(reach), law)`` exactly, or a string saying why not (a feature
+    has no exact law below the cap, or the wins' grid is too fine for the cap)."""
     classes = _classes(res)
     laws: dict = {}
     grid = capped.grid_of([b for _, b, _ in classes])
@@ -106,11 +107,12 @@ def _exact_capped(res, cap: Fraction):
             if key not in laws:
                 law = _exact_feature_law(res.game, fr, cap)
                 if law is None:
-                    return None
+                    return (f"feature '{fr.feature}' has no exact law below the cap (retriggers, or more than "
+                            f"{MAX_GRID} points of its wins' grid below the cap)")
                 laws[key] = law
                 grid = capped._frac_gcd(grid, law.grid)
     if ceil(cap / grid) > MAX_GRID:
-        return None
+        return (f"the wins' grid ({grid} total bets) has more than {MAX_GRID} points below the cap")
     feats: dict = {}
     rows = []
     for w, b, parts in classes:
@@ -206,6 +208,8 @@ def apply_round_cap(res):
     top = max(caps)
     key = "cap.total_bet_multiple" if head is not None else "cap.currency"
     ex = _exact_capped(res, top)
+    why = ex if isinstance(ex, str) else ""
+    ex = None if isinstance(ex, str) else ex
     if ex is not None:
         law = ex[3]
 
@@ -222,7 +226,8 @@ def apply_round_cap(res):
         if rl.points is None:
             raise ModelError(
                 g.path, key,
-                f"the win cap (up to {top} total bets) needs the law of the round win, and {rl.reason}, so the capped "
+                f"the win cap (up to {top} total bets) needs the law of the round win: the exact method cannot "
+                f"be used ({why}) and {rl.reason}, so the capped "
                 "RTP cannot be computed exactly or certified; remove the [cap] (the uncapped "
                 "figures are then exact) or give the feature a kind whose win law is known (free spins, "
                 "pick bonus)")

@@ -68,7 +68,7 @@ def write_tuned_model(source: str | Path, out: str | Path, game: Game, reel_set:
         Lines for the comment above the reel set (what changed, figures).
     """
     source, out = Path(source), Path(out)
-    doc = tomlkit.parse(source.read_text(encoding="utf-8"))
+    doc = tomlkit.parse(source.read_text(encoding="utf-8-sig"))  # as the loader: a byte order mark is not text
     strips = game.reel_sets[reel_set]
     reels = doc["reels"]
     old = reels[reel_set]

@@ -129,7 +129,11 @@ def add(*args, **kw):
 
 # --- control characters in every kind of text (the XLSX writer crashed on them) --------------
 CONTROLS = {"nul": "\\u0000", "bel": "\\u0007", "esc": "\\u001b", "vt": "\\u000b", "bs": "\\u0008",
-            "del": "\\u007f", "csi": "\\u009b", "ff": "\\u000c"}
+            "del": "\\u007f", "csi": "\\u009b", "ff": "\\u000c",
+            # bidirectional overrides and isolates ("Trojan Source"): a published "\u202e%0.69" showed as
+            # "96.0%" in every sheet, a mode name could read as another
+            "bidi-rlo": "\\u202e", "bidi-lro": "\\u202d", "bidi-rle": "\\u202b", "bidi-rli": "\\u2067",
+            "bidi-pdi": "\\u2069"}
 TEXT_FIELDS = {
     "game-name": (('name = "Tiny"', 'name = "Ti{c}ny"'), "game.name"),
     "provider": (('provider = "Test"', 'provider = "Te{c}st"'), "game.provider"),
@@ -143,6 +147,14 @@ TEXT_FIELDS = {
 for cname, c in CONTROLS.items():
     for fname, ((old, new), where) in TEXT_FIELDS.items():
         add(f"control-{cname}-in-{fname}", REPORT, tiny((old, new.replace("{c}", c))), (where, "control character"))
+# invisible characters in names: "base" and "ba\u200bse" are two modes that look the same
+for cname, c in {"zwsp": "\\u200b", "zwj": "\\u200d", "bom": "\\ufeff", "lsep": "\\u2028", "soft-hyphen": "\\u00ad"}.items():
+    add(f"invisible-{cname}-in-mode-name", REPORT, tiny(("[modes.base]", f'[modes."ba{c}se"]')),
+        ("modes", "invisible"))
+    add(f"invisible-{cname}-in-design-key", REPORT,
+        tiny(('"paytable.a" = "the reason"', f'"pay{c}table.a" = "the reason"')), ("design", "invisible"))
+    add(f"invisible-{cname}-in-game-name", REPORT, tiny(('name = "Tiny"', f'name = "Ti{c}ny"')),
+        ("game.name", "invisible"))
 add("newline-in-game-name", REPORT, tiny(('name = "Tiny"', 'name = "Ti\\nny"')), ("game.name", "one line"))
 add("newline-in-mode-name", REPORT, tiny(("[modes.base]", '[modes."ba\\nse"]')), ("modes", "control character"))
 add("text-too-long", REPORT, tiny(('notes = "fixture"', f'notes = "{"x" * 3000}"')), ("game.notes", "3,000 characters"))
@@ -390,8 +402,50 @@ for flag, values in {
     for v in values:
         rtp = [] if flag == "--target-rtp" else ["--target-rtp", "90"]
         add(f"tune{flag}={v[:12]!r}", TUNE + rtp + [flag, v], where=(flag.lstrip("-"),), names_file=False)
-for lock in ("9/a", "9/zz", "zz", "0/a", "x/a", "1/", "\u0661/a", "2/zz", "a/1"):
+for lock in ("9/a", "9/zz", "zz", "0/a", "x/a", "1/", "\u0661/a", "2/zz", "a/1",
+             "/a", "/", "//a", "1//a"):  # an empty reel ("/a") was a ValueError traceback after the load
     add(f"tune--lock={lock!r}", TUNE + ["--target-rtp", "90", "--lock", lock], where=("--lock",), names_file=False)
+
+
+def _linked_out(tmp: Path) -> None:
+    (tmp / "elsewhere.toml").write_text("kept")
+    (tmp / "link.toml").symlink_to(tmp / "elsewhere.toml")
+
+
+def _linked_model(tmp: Path) -> str:
+    (tmp / "linked.toml").symlink_to(tmp / "game" / "m.toml")
+    return str(tmp / "linked.toml")
+
+
+# An --out that is a symbolic link was replaced by a regular file (the link's target left as it was);
+# --out /dev/stdout, a link, replaced the system's /dev/stdout with the tuned model
+add("tune-out-is-a-link", TUNE[:2] + ["--target-rtp", "90", "--out", "{tmp}/link.toml"],
+    where=("--out", "symbolic link"), setup=_linked_out, names_file=False)
+
+
+def _model_named_like_a_sheet(tmp: Path) -> str:
+    (tmp / "game" / "m.json").write_text(TINY)
+    return str(tmp / "game" / "m.json")
+
+
+# a model file named m.json, reported into its own folder: the JSON sheet replaced the model
+add("report-over-the-model-itself", ["report", "{model}", "--out", "{tmp}/game", "--formats", "json"],
+    where=("--out", "model"), setup=_model_named_like_a_sheet, names_file=False)
+
+
+def _model_named_with_a_line_break(tmp: Path) -> str:
+    p = tmp / "game" / "a\nerror: forged.toml"
+    p.write_text(TINY)
+    return str(p)
+
+
+# a model file whose name holds a line break: the error was two lines (the second could forge one)
+add("model-name-with-a-line-break", SOLVE + ["--mode", "nope"], where=("a\\nerror: forged.toml", "modes"),
+    setup=_model_named_with_a_line_break, names_file=False)
+add("tune-out-dev-stdout", TUNE[:2] + ["--target-rtp", "90", "--out", "/dev/stdout"], where=("--out",),
+    names_file=False)
+add("tune-in-place-model-is-a-link", TUNE[:2] + ["--target-rtp", "90", "--in-place"],
+    where=("--in-place", "symbolic link"), setup=_linked_model, names_file=False)
 add("tune-in-place-and-out", TUNE + ["--target-rtp", "90", "--in-place"], where=("--in-place", "--out"),
     names_file=False)
 add("tune-reel-set-nope", TUNE + ["--target-rtp", "90", "--reel-set", "nope"], where=("--reel-set", "nope"),
@@ -427,6 +481,24 @@ add("report-empty-formats", ["report", "{model}", "--out", "{out}", "--formats",
 add("report-bad-cap-precision", ["report", "{model}", "--out", "{out}", "--cap-precision", "max"],
     where=("--cap-precision",), names_file=False)
 add("solve-unknown-mode", SOLVE + ["--mode", "nope"], where=("modes", "nope"))
+
+
+def _out_with_a_folder_named(*names: str):
+    """``tmp/o`` holding an earlier ``m.md`` and a folder under each of ``names``."""
+    def setup(tmp: Path) -> None:
+        (tmp / "o").mkdir()
+        (tmp / "o" / "m.md").write_text("earlier sheet")
+        for n in names:
+            (tmp / "o" / n).mkdir()
+    return setup
+
+
+# A folder where a report file (or its .partial copy) goes: refused before the solve (it was found
+# only when moving the files into place, after m.md had been replaced: exit 1, a half-updated set).
+add("report-out-holds-a-folder-named-like-the-json", ["report", "{model}", "--out", "{tmp}/o", "--formats", "md,json"],
+    where=("--out", "m.json", "folder"), setup=_out_with_a_folder_named("m.json"), names_file=False)
+add("report-out-holds-a-folder-named-like-a-partial", ["report", "{model}", "--out", "{tmp}/o", "--formats", "md"],
+    where=("--out", ".m.md.partial", "folder"), setup=_out_with_a_folder_named(".m.md.partial"), names_file=False)
 add("solve-bad-format", SOLVE + ["--format", "xml"], where=("--format",), names_file=False)
 add("no-command", [], where=("COMMAND",), names_file=False)
 add("unknown-command", ["frobnicate"], where=("frobnicate",), names_file=False)
@@ -735,3 +807,13 @@ def test_no_hang_in_a_real_process(tmp_path, argv):
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_in_the_way_leaves_the_earlier_sheets_alone(tmp_path, capsys):
+    """``OUT/m.json`` is a folder: refused (exit 2) and ``OUT/m.md`` keeps its earlier content (it was
+    replaced before the folder stopped the move: a half-updated set of par sheets)."""
+    (tmp_path / "m.toml").write_text(TINY)
+    _out_with_a_folder_named("m.json")(tmp_path)
+    assert main(["report", str(tmp_path / "m.toml"), "--out", str(tmp_path / "o"), "--formats", "md,json"]) == 2
+    assert (tmp_path / "o" / "m.md").read_text() == "earlier sheet"
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["m.json", "m.md"]

@@ -471,3 +471,14 @@ def test_csv_path_must_stay_inside_the_model_folder(name):
         load(variant(('free = { csv = "mini_free.csv" }', f'free = {{ csv = "{name}" }}')))
     assert info.value.key == "reels.free.csv"
     assert "relative path inside the model's folder" in info.value.reason
+
+
+def test_a_byte_order_mark_is_read_as_nothing(tmp_path):
+    """A model saved with a UTF-8 byte order mark (Windows Notepad) loads as without it; it was
+    refused as "not valid TOML: Invalid statement (at line 1, column 1)" (CSV strips already
+    accepted one)."""
+    (tmp_path / "mini.toml").write_bytes(b"\xef\xbb\xbf" + MINI.read_bytes())
+    for f in MINI.parent.glob("*.csv"):
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    g = load_model(tmp_path / "mini.toml")
+    assert (g.name, g.reel_sets) == (load_model(MINI).name, load_model(MINI).reel_sets)

@@ -483,3 +483,19 @@ def test_line_triggered_pick_bonus_capped_brute():
     assert r.rtp.label == "exact"
     assert r.rtp.value == s1 / n / tb
     assert r.extra["p_reach_cap"].value == reach / n
+
+
+def test_cap_far_above_a_fine_grid_is_refused_not_a_memory_error(tmp_path):
+    """A cap of 10^12 total bets over wins on a grid of about 10^-12 total bets (scatter pays
+    "1/999979" and "1/999983"): the exact method would need ~10^24 grid points below the cap. It
+    built the list of one spin's weights up to its largest win (~10^14 entries) before checking
+    the length and died with a MemoryError traceback; it must give way, and with no certified law
+    of this feature the model is refused on cap.total_bet_multiple saying the grid is too fine."""
+    text = (FREE % {"retrigger": ""}).replace("pays = { 3 = 2 }", 'pays = { 2 = "1/999979", 3 = "1/999983" }') \
+        .replace("total_bet_multiple = 20", 'total_bet_multiple = "1000000000000"')
+    g = _load(tmp_path, text)
+    for mode in ("base", "buy"):
+        with pytest.raises(ModelError) as e:
+            solve_round(g, mode)
+        assert e.value.key == "cap.total_bet_multiple"
+        assert "grid" in e.value.reason and "remove the [cap]" in e.value.reason

@@ -177,3 +177,62 @@ def test_a_symbol_leaves_a_reel_only_when_allowed(allow):
     assert left == (0 if allow else 1) and res.met == allow
     assert all(res.game.reel_sets[rs][r].count(s) > 0 for r in range(1, game.reels)
                for s in set(game.reel_sets[rs][r]))
+
+
+def test_tune_writes_a_model_saved_with_a_byte_order_mark(tmp_path):
+    """The tuned model is written from a source with a UTF-8 byte order mark (read as nothing by
+    the loader and by the writer: tomlkit would refuse the mark after the tuning)."""
+    src = tmp_path / "sz.toml"
+    src.write_bytes(b"\xef\xbb\xbf" + SIZZLING.read_bytes())
+    out = tmp_path / "sz_tuned.toml"
+    assert main(["tune", str(src), "--target-rtp", "95.0", "--out", str(out)]) == 0
+    assert abs(solve_round(load_model(out)).rtp.value - Fraction(95, 100)) <= Fraction(5, 100000)
+
+
+_CSV_MODEL = """
+[game]
+name = "csv strips"
+reels = 3
+rows = 1
+[symbols]
+a = "regular"
+b = "regular"
+x = "blank"
+[paytable]
+a = { 3 = 20 }
+b = { 3 = 5 }
+[paylines]
+lines = [[0, 0, 0]]
+[reels]
+base = [["a", "b", "x", "b"], ["a", "b", "x", "x"], ["a", "b", "b", "x"]]
+other = { csv = "%s" }
+"""
+
+
+@pytest.mark.parametrize("case", ["another-folder", "clobbers-a-strip-file"])
+def test_tune_refuses_an_output_that_would_not_load(tmp_path, capsys, case):
+    """The model reads reel set 'other' from a CSV file beside it. Written into another folder,
+    the tuned model names a CSV file that is not there (it could not be loaded: "cannot read CSV
+    file"); written as new.toml beside a model whose other CSV is new_base.csv, the tuned base
+    strips (new_base.csv) replaced that file. Both are refused before any tuning (exit 2), and
+    nothing is written."""
+    a = tmp_path / "a"
+    a.mkdir()
+    csv_name = "other.csv" if case == "another-folder" else "new_base.csv"
+    text = _CSV_MODEL % csv_name
+    if case == "clobbers-a-strip-file":  # the tuned set is read from a CSV too: its new CSV is new_base.csv
+        text = text.replace('base = [["a", "b", "x", "b"], ["a", "b", "x", "x"], ["a", "b", "b", "x"]]',
+                            'base = { csv = "base.csv" }')
+        (a / "base.csv").write_text("a,a,a\nb,b,b\nx,x,b\nb,x,x\n")
+    (a / "m.toml").write_text(text)
+    (a / csv_name).write_text("a,a,a\nb,b,b\nx,x,x\n")
+    out = tmp_path / "b" / "new.toml" if case == "another-folder" else a / "new.toml"
+    out.parent.mkdir(exist_ok=True)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    csv_text = (a / csv_name).read_text()
+    code = main(["tune", str(a / "m.toml"), "--target-rtp", "50", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith("error: --out:") and "reels.other" in err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+    assert (a / csv_name).read_text() == csv_text
