@@ -162,7 +162,7 @@ RULES = {
         ("count", "count_minus_one"),
         "count",
         "multiplier of an expanding symbol drawn c times (or topped c-1 times): 'count' gives x c "
-        "(first repeat x2), 'count_minus_one' gives x max(c-1, 1); capped at 9",
+        "(first repeat x2), 'count_minus_one' gives x max(c-1, 1); capped at the feature's max_multiplier",
     ),
     "bop_books_sub_expanding_normal": (
         bool,
