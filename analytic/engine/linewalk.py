@@ -266,6 +266,32 @@ def _merge_keys(key: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return ks[starts], np.add.reduceat(w[order], starts)
 
 
+#: Work (joint ids x windows x lines) of one reel from which the compiled step
+#: (:mod:`analytic.engine.linewalk_kernel`) replaces the numpy one: below it the
+#: numpy step is faster than importing numba.  Both give the same joint ids.
+_KERNEL_MIN_WORK = 2_000_000
+
+
+def _kernel_step(jt, cells, lines, k, t_next, t_pay, t_trg, last):
+    """The compiled step of one reel, numbered like the numpy step.
+
+    The kernel numbers the distinct next joint states in order of first
+    appearance; they are renumbered here into the order :func:`_group` gives
+    (sorting only the distinct rows), so the joint ids, and everything after,
+    are those of the numpy step.  Returns ``(nxt, pay, trg, jt)``.
+    """
+    from analytic.engine.linewalk_kernel import line_step
+
+    roles = cells[:, [line[k] for line in lines]]
+    nxt, pay, trg, rows = line_step(jt, roles, t_next, t_pay, t_trg, last)
+    if last:
+        return nxt, pay, trg, np.full((1, jt.shape[1]), DEAD, dtype=np.int64)
+    order, _ = _group([rows[:, i] for i in range(rows.shape[1])])
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank[nxt], pay, trg, rows[order]
+
+
 def _walk_states(spec: SpinSpec):
     """The walk itself: final partial states ``(counters+triggers, settled pay, count)``.
 
@@ -313,28 +339,33 @@ def _walk_states(spec: SpinSpec):
         t_trg = np.zeros_like(t_next)
         for (s, r), (n2, p, t) in tn.items():
             t_next[s, r], t_pay[s, r], t_trg[s, r] = n2, p, t
-        # per (joint id, window): next line states, settled pay, triggers
-        new_lines = np.empty((nj, nw, nlines), dtype=np.int64)
-        pay = np.zeros((nj, nw), dtype=pdtype)
-        trg = np.zeros((nj, nw), dtype=np.int64)
-        for li, line in enumerate(spec.lines):
-            rl = cells[:, line[k]]
-            st = jt[:, li][:, None]
-            new_lines[:, :, li] = t_next[st, rl[None, :]]
-            pay += t_pay[st, rl[None, :]]
-            trg += t_trg[st, rl[None, :]]
-        if last:
-            nxt = np.zeros((nj, nw), dtype=np.int64)
-            jt = np.full((1, nlines), DEAD, dtype=np.int64)
+        # per (joint id, window): next joint id, settled pay, triggers
+        if pdtype is np.int64 and nj * nw * nlines >= _KERNEL_MIN_WORK:
+            nxt, pay, trg, jt = _kernel_step(jt, cells, spec.lines, k, t_next, t_pay, t_trg, last)
         else:
-            flat = new_lines.reshape(nj * nw, nlines)
-            order, starts = _group([flat[:, i] for i in range(nlines)])
-            grp = np.zeros(nj * nw, dtype=np.int64)
-            mark = np.zeros(nj * nw, dtype=np.int64)
-            mark[starts] = 1
-            grp[order] = np.cumsum(mark) - 1
-            nxt = grp.reshape(nj, nw)
-            jt = flat[order[starts]]
+            new_lines = np.empty((nj, nw, nlines), dtype=np.int64)
+            pay = np.zeros((nj, nw), dtype=pdtype)
+            trg = np.zeros((nj, nw), dtype=np.int64)
+            for li, line in enumerate(spec.lines):
+                rl = cells[:, line[k]]
+                st = jt[:, li][:, None]
+                if not last:
+                    new_lines[:, :, li] = t_next[st, rl[None, :]]
+                pay += t_pay[st, rl[None, :]]
+                trg += t_trg[st, rl[None, :]]
+            if last:
+                nxt = np.zeros((nj, nw), dtype=np.int64)
+                jt = np.full((1, nlines), DEAD, dtype=np.int64)
+            else:
+                flat = new_lines.reshape(nj * nw, nlines)
+                order, starts = _group([flat[:, i] for i in range(nlines)])
+                grp = np.zeros(nj * nw, dtype=np.int64)
+                mark = np.zeros(nj * nw, dtype=np.int64)
+                mark[starts] = 1
+                grp[order] = np.cumsum(mark) - 1
+                nxt = grp.reshape(nj, nw)
+                jt = flat[order[starts]]
+                del new_lines, flat, grp, mark
         # distinct outcomes per joint id: (j, next, pay, trig, counter incs) -> weight
         jj = np.repeat(np.arange(nj, dtype=np.int64), nw)
         ww = np.tile(np.arange(nw, dtype=np.int64), nj)
