@@ -10,10 +10,9 @@ zero (they are: a settled line stays settled and pays nothing more), so the
 work per pair is the number of live lines.  Memory is the ``(joint ids,
 windows)`` results plus one row per *distinct* next joint state.
 
-The numbering it returns is the order of first appearance; the caller
-renumbers the distinct rows into the sorted order the numpy step gives
-(:func:`analytic.engine.linewalk._walk_states`), so both steps produce the
-same joint ids and the same figures.  Only int64 pays reach this kernel (the
+The numbering it returns is the order of first appearance; the walk's later
+merges sort, so the final rows do not depend on it
+(:func:`analytic.engine.linewalk._kernel_step`).  Only int64 pays reach this kernel (the
 walk checks the pay bound against 2**62 first); integer additions only, no
 floats.
 
@@ -74,7 +73,11 @@ def _line_step(jt, roles, t_next, t_pay, t_trg, last, skip0):  # pragma: no cove
             trg[j, w] = t
             if last:
                 continue
-            h ^= h >> np.uint64(29)
+            h ^= h >> np.uint64(33)  # fmix64 (MurmurHash3's finaliser): every bit into the low ones
+            h *= np.uint64(0xFF51AFD7ED558CCD)
+            h ^= h >> np.uint64(33)
+            h *= np.uint64(0xC4CEB9FE1A85EC53)
+            h ^= h >> np.uint64(33)
             mask = np.uint64(hsize - 1)
             slot = h & mask
             found = -1

@@ -4,8 +4,9 @@
   enumerator (:func:`analytic.engine.brute.brute_force`, its own line
   evaluation) on the random games of ``test_walk_vs_brute``;
 * forced on or off, the walk's final arrays are identical, row order
-  included, and so are the joint ids of every reel (the kernel's distinct
-  rows renumbered into the numpy step's order);
+  included (the kernel numbers joint states in order of appearance, the
+  numpy step in sorted order; the merges after them sort), and so are
+  they with the outcomes grouped by columns instead of one packed key;
 * the kernel itself against a plain Python reference on random tables
   (hash collisions and table growth exercised by many distinct rows),
   with and without settled lines (state 0) that it skips.
@@ -36,9 +37,12 @@ def test_kernel_walk_equals_brute_force_and_numpy_step(gc):
         table = walk(spec).table
     with mock.patch.object(lw, "_KERNEL_MIN_WORK", 1 << 62):
         slow = walk_arrays(spec)
+        with mock.patch.object(lw, "_outcomes_packed", lambda *a: None):  # the column grouping of outcomes
+            cols = walk_arrays(spec)
     assert table == brute_force(game, "base", counters)
-    for a, b in [(fast.counters, slow.counters), (fast.line_win, slow.line_win), (fast.count, slow.count)]:
-        assert a.dtype == b.dtype and a.shape == b.shape and a.tolist() == b.tolist()
+    for other in (slow, cols):
+        for a, b in [(fast.counters, other.counters), (fast.line_win, other.line_win), (fast.count, other.count)]:
+            assert a.dtype == b.dtype and a.shape == b.shape and a.tolist() == b.tolist()
 
 
 def test_kernel_against_python_reference():
