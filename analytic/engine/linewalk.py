@@ -320,9 +320,11 @@ def _outcomes_packed(nxt, pay, trg, inc, wts):
 
 
 #: Work (joint ids x windows x lines) of one reel from which the compiled step
-#: (:mod:`analytic.engine.linewalk_kernel`) replaces the numpy one: below it the
-#: numpy step is faster than importing numba.  Both give the same final rows.
-_KERNEL_MIN_WORK = 2_000_000
+#: (:mod:`analytic.engine.linewalk_kernel`) replaces the numpy one.  Loading
+#: numba and the cached kernel costs a process 1-3 s on the 2-core machine, more
+#: than the numpy step saves below it (a 20-line game's largest reel is 2.6e6,
+#: a 50-line game's 2.7e7).  Both steps give the same final rows.
+_KERNEL_MIN_WORK = 10_000_000
 
 
 def _kernel_step(jt, cells, lines, k, t_next, t_pay, t_trg, last):
