@@ -34,7 +34,8 @@ its dict table from them.
 
 The per-reel step over (joint id, window) pairs is compiled
 (:mod:`analytic.engine.linewalk_kernel`, numba) when a reel's work, joint
-ids x windows x lines, reaches ``_KERNEL_MIN_WORK`` and pays are int64: it
+ids x windows x lines, reaches ``_KERNEL_MIN_WORK`` (or the much lower
+``_KERNEL_LOADED_MIN_WORK`` once the kernel is loaded) and pays are int64: it
 steps only the live lines of each pair and numbers the next joint states
 through a hash of the distinct rows, so nothing of size joint ids x windows
 x lines is built.  Below that size (or with Python-integer pays) the numpy
@@ -48,6 +49,7 @@ Python integers (object arrays).  Nothing is ever a float.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -325,6 +327,14 @@ def _outcomes_packed(nxt, pay, trg, inc, wts):
 #: than the numpy step saves below it (a 20-line game's largest reel is 2.6e6,
 #: a 50-line game's 2.7e7).  Both steps give the same final rows.
 _KERNEL_MIN_WORK = 10_000_000
+#: The same threshold once the kernel is loaded in this process (an earlier reel
+#: or walk needed it): from there on it is faster than the numpy step.
+_KERNEL_LOADED_MIN_WORK = 100_000
+
+
+def _kernel_loaded() -> bool:
+    """Whether the compiled step is already imported (speed only: both steps give the same rows)."""
+    return "analytic.engine.linewalk_kernel" in sys.modules
 
 
 def _kernel_step(jt, cells, lines, k, t_next, t_pay, t_trg, last):
@@ -394,7 +404,9 @@ def _walk_states(spec: SpinSpec):
         for (s, r), (n2, p, t) in tn.items():
             t_next[s, r], t_pay[s, r], t_trg[s, r] = n2, p, t
         # per (joint id, window): next joint id, settled pay, triggers
-        if pdtype is np.int64 and nj * nw * nlines >= _KERNEL_MIN_WORK:
+        work = nj * nw * nlines
+        compiled = work >= _KERNEL_MIN_WORK or (work >= _KERNEL_LOADED_MIN_WORK and _kernel_loaded())
+        if pdtype is np.int64 and compiled:
             nxt, pay, trg, jt = _kernel_step(jt, cells, spec.lines, k, t_next, t_pay, t_trg, last)
         else:
             new_lines = np.empty((nj, nw, nlines), dtype=np.int64)

@@ -35,7 +35,7 @@ def test_kernel_walk_equals_brute_force_and_numpy_step(gc):
     with mock.patch.object(lw, "_KERNEL_MIN_WORK", 0):
         fast = walk_arrays(spec)
         table = walk(spec).table
-    with mock.patch.object(lw, "_KERNEL_MIN_WORK", 1 << 62):
+    with mock.patch.object(lw, "_KERNEL_MIN_WORK", 1 << 62), mock.patch.object(lw, "_KERNEL_LOADED_MIN_WORK", 1 << 62):
         slow = walk_arrays(spec)
         with mock.patch.object(lw, "_outcomes_packed", lambda *a: None):  # the column grouping of outcomes
             cols = walk_arrays(spec)
