@@ -32,6 +32,16 @@ lexically (or merged through a dict when pays are Python integers).
 :func:`walk_arrays` returns the final states as arrays; :func:`walk` builds
 its dict table from them.
 
+The per-reel step over (joint id, window) pairs is compiled
+(:mod:`analytic.engine.linewalk_kernel`, numba) when a reel's work, joint
+ids x windows x lines, reaches ``_KERNEL_MIN_WORK`` (or the much lower
+``_KERNEL_LOADED_MIN_WORK`` once the kernel is loaded) and pays are int64: it
+steps only the live lines of each pair and numbers the next joint states
+through a hash of the distinct rows, so nothing of size joint ids x windows
+x lines is built.  Below that size (or with Python-integer pays) the numpy
+step reads each payline over all pairs.  With int64 pays the distinct
+outcomes per joint id are merged through one packed key as the states are.
+
 Exactness: counts are int64 only when the cycle is below 2**62 and pays are
 bounded well below 2**62 (checked up front); otherwise the walk runs on
 Python integers (object arrays).  Nothing is ever a float.
@@ -39,6 +49,7 @@ Python integers (object arrays).  Nothing is ever a float.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -266,6 +277,85 @@ def _merge_keys(key: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return ks[starts], np.add.reduceat(w[order], starts)
 
 
+def _outcomes_packed(nxt, pay, trg, inc, wts):
+    """Distinct outcomes per joint id through one packed int64 key, or ``None`` if they do not fit.
+
+    ``nxt``, ``pay``, ``trg``: int64 ``(nj, windows)``; ``inc``: int64
+    ``(windows, counters)``; ``wts``: the windows' weights.  The key packs,
+    from the highest bits down, joint id, next joint id, settled pay,
+    triggers and counter increments; equal keys are merged with their
+    weights summed (:func:`_merge_keys`).  Returns ``(o_j, o_next, o_pay,
+    o_inc, o_w)`` sorted by joint id, ``o_inc`` with the counters first and
+    the triggers last; within a joint id the order differs from the column
+    grouping's, which changes nothing after the crossing's merge (a sort).
+    ``None`` when a value is negative or the fields exceed 62 bits.
+    """
+    nj, nw = nxt.shape
+    if not nj or not nw:
+        return None
+    ncount = inc.shape[1]
+    cols = [nxt, pay, trg] + [np.broadcast_to(inc[:, i], (nj, nw)) for i in range(ncount)]
+    if min(int(c.min()) for c in cols) < 0:
+        return None
+    widths = [max(nj - 1, 0).bit_length()] + [int(c.max()).bit_length() for c in cols]
+    if sum(widths) > 62:
+        return None
+    key = np.zeros((nj, nw), dtype=np.int64)
+    shifts = []
+    shift = 0
+    for c, b in zip(cols[::-1], widths[:0:-1]):  # lowest field first: the last counter
+        shifts.append(shift)
+        if b:
+            key |= c.astype(np.int64, copy=False) << shift
+        shift += b
+    shifts = shifts[::-1]
+    key |= np.arange(nj, dtype=np.int64)[:, None] << shift
+    keys, o_w = _merge_keys(key.ravel(), np.broadcast_to(wts, (nj, nw)).ravel())
+
+    def field(sh, b):
+        return (keys >> sh) & ((1 << b) - 1)
+
+    o_j = keys >> shift
+    o_next, o_pay, o_trg = (field(sh, b) for sh, b in zip(shifts[:3], widths[1:4]))
+    o_inc = np.column_stack([field(sh, b) for sh, b in zip(shifts[3:], widths[4:])] + [o_trg])
+    return o_j, o_next, o_pay, o_inc.reshape(len(keys), ncount + 1), o_w
+
+
+#: Work (joint ids x windows x lines) of one reel from which the compiled step
+#: (:mod:`analytic.engine.linewalk_kernel`) replaces the numpy one.  Loading
+#: numba and the cached kernel costs a process 1-3 s on the 2-core machine, more
+#: than the numpy step saves below it (a 20-line game's largest reel is 2.6e6,
+#: a 50-line game's 2.7e7).  Both steps give the same final rows.
+_KERNEL_MIN_WORK = 10_000_000
+#: The same threshold once the kernel is loaded in this process (an earlier reel
+#: or walk needed it): from there on it is faster than the numpy step.
+_KERNEL_LOADED_MIN_WORK = 100_000
+
+
+def _kernel_loaded() -> bool:
+    """Whether the compiled step is already imported (speed only: both steps give the same rows)."""
+    return "analytic.engine.linewalk_kernel" in sys.modules
+
+
+def _kernel_step(jt, cells, lines, k, t_next, t_pay, t_trg, last):
+    """The compiled step of one reel (int64 pays only): ``(nxt, pay, trg, jt)``.
+
+    The kernel numbers the distinct next joint states in order of first
+    appearance, not in the sorted order of the numpy step.  The numbering
+    does not reach the result: the packed outcomes and the crossing's merge
+    sort whatever they receive, and on the last reel every joint id is 0, so
+    the final rows, their order included, are those of the numpy step
+    (``tests/engine/test_walk_kernel.py``).
+    """
+    from analytic.engine.linewalk_kernel import line_step
+
+    roles = cells[:, [line[k] for line in lines]]
+    nxt, pay, trg, rows = line_step(jt, roles, t_next, t_pay, t_trg, last)
+    if last:
+        rows = np.full((1, jt.shape[1]), DEAD, dtype=np.int64)
+    return nxt, pay, trg, rows
+
+
 def _walk_states(spec: SpinSpec):
     """The walk itself: final partial states ``(counters+triggers, settled pay, count)``.
 
@@ -300,7 +390,7 @@ def _walk_states(spec: SpinSpec):
         nw = len(wts)
         nj = jt.shape[0]
         # transition table of this reel over the live line states and roles present
-        live = np.unique(jt)
+        live = np.flatnonzero(np.bincount(jt.ravel()))  # the line states present, increasing
         roles_here = np.unique(cells)
         nstate_cap = len(machine.states) + 1
         tn = {}
@@ -313,47 +403,58 @@ def _walk_states(spec: SpinSpec):
         t_trg = np.zeros_like(t_next)
         for (s, r), (n2, p, t) in tn.items():
             t_next[s, r], t_pay[s, r], t_trg[s, r] = n2, p, t
-        # per (joint id, window): next line states, settled pay, triggers
-        new_lines = np.empty((nj, nw, nlines), dtype=np.int64)
-        pay = np.zeros((nj, nw), dtype=pdtype)
-        trg = np.zeros((nj, nw), dtype=np.int64)
-        for li, line in enumerate(spec.lines):
-            rl = cells[:, line[k]]
-            st = jt[:, li][:, None]
-            new_lines[:, :, li] = t_next[st, rl[None, :]]
-            pay += t_pay[st, rl[None, :]]
-            trg += t_trg[st, rl[None, :]]
-        if last:
-            nxt = np.zeros((nj, nw), dtype=np.int64)
-            jt = np.full((1, nlines), DEAD, dtype=np.int64)
+        # per (joint id, window): next joint id, settled pay, triggers
+        work = nj * nw * nlines
+        compiled = work >= _KERNEL_MIN_WORK or (work >= _KERNEL_LOADED_MIN_WORK and _kernel_loaded())
+        if pdtype is np.int64 and compiled:
+            nxt, pay, trg, jt = _kernel_step(jt, cells, spec.lines, k, t_next, t_pay, t_trg, last)
         else:
-            flat = new_lines.reshape(nj * nw, nlines)
-            order, starts = _group([flat[:, i] for i in range(nlines)])
-            grp = np.zeros(nj * nw, dtype=np.int64)
-            mark = np.zeros(nj * nw, dtype=np.int64)
-            mark[starts] = 1
-            grp[order] = np.cumsum(mark) - 1
-            nxt = grp.reshape(nj, nw)
-            jt = flat[order[starts]]
+            new_lines = np.empty((nj, nw, nlines), dtype=np.int64)
+            pay = np.zeros((nj, nw), dtype=pdtype)
+            trg = np.zeros((nj, nw), dtype=np.int64)
+            for li, line in enumerate(spec.lines):
+                rl = cells[:, line[k]]
+                st = jt[:, li][:, None]
+                if not last:
+                    new_lines[:, :, li] = t_next[st, rl[None, :]]
+                pay += t_pay[st, rl[None, :]]
+                trg += t_trg[st, rl[None, :]]
+            if last:
+                nxt = np.zeros((nj, nw), dtype=np.int64)
+                jt = np.full((1, nlines), DEAD, dtype=np.int64)
+            else:
+                flat = new_lines.reshape(nj * nw, nlines)
+                order, starts = _group([flat[:, i] for i in range(nlines)])
+                grp = np.zeros(nj * nw, dtype=np.int64)
+                mark = np.zeros(nj * nw, dtype=np.int64)
+                mark[starts] = 1
+                grp[order] = np.cumsum(mark) - 1
+                nxt = grp.reshape(nj, nw)
+                jt = flat[order[starts]]
+                del new_lines, flat, grp, mark
         # distinct outcomes per joint id: (j, next, pay, trig, counter incs) -> weight
-        jj = np.repeat(np.arange(nj, dtype=np.int64), nw)
-        ww = np.tile(np.arange(nw, dtype=np.int64), nj)
-        cols = [jj, nxt.ravel(), _codes(pay.ravel()), trg.ravel()] + [
-            np.tile(inc[:, i], nj) for i in range(ncount)
-        ]
-        order, starts = _group(cols)
-        o_w = _segment_sum(wts[ww], order, starts)
-        first = order[starts]
-        o_j = jj[first]
-        o_next = nxt.ravel()[first]
-        o_pay = pay.ravel()[first].astype(pdtype)
-        o_inc = np.column_stack([trg.ravel()[first]] + [np.tile(inc[:, i], nj)[first] for i in range(ncount)])
-        # o_inc column 0 is triggers; reorder to counters..., triggers
-        o_inc = np.column_stack([o_inc[:, 1:], o_inc[:, :1]])
-        # CSR by joint id (outcomes are sorted by j first only if j is the leading key
-        # in the packing; sort explicitly to be safe)
-        by_j = np.argsort(o_j, kind="stable")
-        o_j, o_next, o_pay, o_inc, o_w = o_j[by_j], o_next[by_j], o_pay[by_j], o_inc[by_j], o_w[by_j]
+        packed_out = _outcomes_packed(nxt, pay, trg, inc, wts) if pdtype is np.int64 else None
+        if packed_out is not None:
+            o_j, o_next, o_pay, o_inc, o_w = packed_out
+        else:
+            jj = np.repeat(np.arange(nj, dtype=np.int64), nw)
+            ww = np.tile(np.arange(nw, dtype=np.int64), nj)
+            cols = [jj, nxt.ravel(), _codes(pay.ravel()), trg.ravel()] + [
+                np.tile(inc[:, i], nj) for i in range(ncount)
+            ]
+            order, starts = _group(cols)
+            o_w = _segment_sum(wts[ww], order, starts)
+            first = order[starts]
+            o_j = jj[first]
+            o_next = nxt.ravel()[first]
+            o_pay = pay.ravel()[first].astype(pdtype)
+            o_inc = np.column_stack([trg.ravel()[first]] + [np.tile(inc[:, i], nj)[first] for i in range(ncount)])
+            # o_inc column 0 is triggers; reorder to counters..., triggers
+            o_inc = np.column_stack([o_inc[:, 1:], o_inc[:, :1]])
+            # CSR by joint id (outcomes are sorted by j first only if j is the leading key
+            # in the packing; sort explicitly to be safe)
+            by_j = np.argsort(o_j, kind="stable")
+            o_j, o_next, o_pay, o_inc, o_w = o_j[by_j], o_next[by_j], o_pay[by_j], o_inc[by_j], o_w[by_j]
         n_out = np.bincount(o_j, minlength=nj)
         off = np.r_[0, np.cumsum(n_out)]
         # cross partial states with the outcomes of their joint id

@@ -63,8 +63,6 @@ from itertools import accumulate
 from math import ceil, gcd, lcm
 from typing import Iterable, Mapping, Sequence
 
-from flint import fmpz_poly
-
 __all__ = [
     "TruncatedLaw",
     "grid_of",
@@ -80,6 +78,13 @@ __all__ = [
     "round_law",
     "round_capped_mean",
 ]
+
+
+def fmpz_poly(coeffs):
+    """python-flint's ``fmpz_poly(coeffs)``, flint imported on first use (a game without capped laws never loads it)."""
+    from flint import fmpz_poly as poly
+
+    return poly(coeffs)
 
 
 def _frac_gcd(a: Fraction, b: Fraction) -> Fraction:

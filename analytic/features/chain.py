@@ -58,10 +58,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Hashable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Hashable, Mapping, NamedTuple
 
-import networkx as nx
 import numpy as np
+
+if TYPE_CHECKING:  # networkx is imported by the functions that use it (a cold start without chains skips it)
+    import networkx as nx
 
 __all__ = ["End", "END", "ChainResult", "add_outcome", "solve_exact", "solve_float", "check_graph"]
 
@@ -139,6 +141,8 @@ def check_graph(g: nx.DiGraph) -> None:
         Out-probabilities of a transient state do not sum to 1, an end has
         out-edges, or a transient state cannot reach an end.
     """
+    import networkx as nx
+
     ends = [n for n in g if isinstance(n, End)]
     for n in g:
         out = sum((d["p"] for _, _, d in g.out_edges(n, data=True)), Fraction(0))
@@ -205,6 +209,8 @@ def solve_exact(g: nx.DiGraph, start=None, *, check: bool = True) -> dict | Chai
     Strongly connected components in reverse topological order; each is a
     linear system of its own size (exact, python-flint ``fmpq_mat``).
     """
+    import networkx as nx
+
     if check:
         check_graph(g)
     labels = _labels(g)

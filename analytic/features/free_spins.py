@@ -22,8 +22,10 @@ cross-checks and for features whose state does change.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:  # networkx is imported by the functions that use it (a cold start without chains skips it)
+    import networkx as nx
 
 from analytic.features import chain
 from analytic.features.result import FeatureResult, register_solver
@@ -165,6 +167,8 @@ def spins_left_graph(o: SpinOutcomes, n: int, max_left: int) -> nx.DiGraph:
         States ``k = 1..max_left`` (spins left), ``chain.END`` and
         ``End("truncated")``; wins in total-bet multiples.
     """
+    import networkx as nx
+
     g = nx.DiGraph()
     u = o.units
     for k in range(1, max_left + 1):
