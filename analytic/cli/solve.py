@@ -15,6 +15,7 @@ import sys
 from fractions import Fraction
 
 from analytic.solver.figures import Figure
+from analytic.solver.cap import applied_cap
 
 __all__ = ["add_parser", "run", "result_to_json", "format_table"]
 
@@ -84,6 +85,8 @@ def result_to_json(res) -> dict:
             "variance": _fr(b.figures.variance),
             "top_win_total_bet_multiples": _fr(b.figures.top_win),
             "top_win_combinations": b.figures.top_weight,
+            "top_win_paid_total_bet_multiples": _fr(min(b.figures.top_win, cap))
+            if (cap := applied_cap(res)) is not None else _fr(b.figures.top_win),
             "scatter_counts": {str(k): v for k, v in b.scatter_counts.items()},
             "trigger_counts": [{"feature": f, "count": n, "combinations": c}
                                for (f, n), c in b.trigger_counts.items()],
@@ -146,8 +149,10 @@ def format_table(res) -> str:
     if res.base is not None:
         b = res.base
         tw = b.figures.top_win
+        cap = applied_cap(res)
+        paid = f", paid {float(cap):,.4f}x: the win cap" if cap is not None and tw > cap else ""
         w(f"  {'top base-spin win':<34}{float(tw):,.4f}x total bet   ({b.figures.top_weight:,} combinations, "
-          f"1 in {b.cycle / b.figures.top_weight:,.0f})")
+          f"1 in {b.cycle / b.figures.top_weight:,.0f}{paid})")
     for k, v in res.extra.items():
         if isinstance(v, Figure) and v.error:  # an interval: print its ends, not a centre that looks like a value
             w(f"  {k:<34}between {float(v.value - v.error):.10g} and {float(v.value + v.error):.10g}   [{v.label}]")

@@ -499,3 +499,24 @@ def test_cap_far_above_a_fine_grid_is_refused_not_a_memory_error(tmp_path):
             solve_round(g, mode)
         assert e.value.key == "cap.total_bet_multiple"
         assert "grid" in e.value.reason and "remove the [cap]" in e.value.reason
+
+
+def test_solve_prints_what_the_top_win_pays_under_the_cap(tmp_path, capsys):
+    """The one-reel game: the top base-spin win is 200x, the cap 100x, so it pays 100x (by hand); the
+    ``solve`` table and JSON say so (they printed 200x with no word of the cap)."""
+    import json
+
+    from analytic.cli import main
+
+    p = tmp_path / "game.toml"
+    p.write_text(ONE_REEL)
+    assert main(["solve", str(p)]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "top base-spin win" in x)
+    assert "200.0000x total bet" in line and "paid 100.0000x: the win cap" in line
+    assert main(["solve", str(p), "--format", "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    d = d[0] if isinstance(d, list) else d
+    base = d["base"] if "base" in d else d["modes"][0]["base"]
+    assert base["top_win_total_bet_multiples"]["exact"] == "200/1"
+    assert base["top_win_paid_total_bet_multiples"]["exact"] == "100/1"
