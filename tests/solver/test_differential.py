@@ -38,8 +38,8 @@ from oracle import Oracle
 from randgames import models, to_toml
 
 SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
-DIFF_EXAMPLES = 150
-CAP_EXAMPLES = 60
+DIFF_EXAMPLES = 300
+CAP_EXAMPLES = 100
 SLOW_EXAMPLES = 3000
 SLOW_CAP_EXAMPLES = 1000
 
@@ -71,9 +71,28 @@ def same(fig, want, what):
                 f"{what}: solver [{lo!r}, {hi!r}] and oracle [{want.lo!r}, {want.hi!r}] disjoint")
 
 
+def _started(o: Oracle) -> set:
+    """Features some round can start (a trigger with positive probability, or a buy)."""
+    out = set()
+    for md in o.modes.values():
+        if "buys" in md:
+            out.add(md["buys"])
+        else:
+            for (_, _, trig, lts), c in o.base_table(md["reels"])[0].items():
+                if trig:
+                    out.add(trig[0])
+    return out
+
+
 def unbounded(o: Oracle) -> bool:
+    """A feature some round can start never ends (expected spins awarded per spin >= 1).
+
+    (A never-ending feature no round can start, e.g. its trigger ``requires`` a
+    symbol the base strips lack, may be solved or refused.)
+    """
+    started = _started(o)
     for name, f in o.features.items():
-        if o.has_retrigger(name):
+        if o.has_retrigger(name) and name in started:
             for _, s in o.states(name):
                 tab, cyc = o.free_spin_table(name, s)
                 if sum(a * c for (x, a), c in tab.items()) >= cyc:
