@@ -169,3 +169,24 @@ def test_uncapped(model):
 @given(models(cap=True))
 def test_capped(model):
     check_model(model)
+
+
+# The oracle's capped figures checked against the simulator (which plays the cap with its own
+# code), so that test_capped's expectations are themselves tested while the solver ignores caps.
+@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(models(cap=True))
+def test_oracle_capped_mean_agrees_with_simulator(model):
+    from analytic.simulator.runner import simulate
+
+    text = to_toml(model)
+    o = Oracle(tomllib.loads(text))
+    if unbounded(o):
+        return
+    game = load_model_text(text, "random.toml")
+    for mode in game.modes:
+        want = o.law_figures(mode, o.cap)["capped_mean"]
+        cost = float(o.figures(mode)["cost"])
+        sim = simulate(game, mode=mode, rounds=20_000, seed=7, progress=False)
+        lo, hi = want.lo / cost, want.hi / cost
+        z = max(lo - sim.rtp, sim.rtp - hi, 0.0) / max(sim.rtp_se, 1e-12)
+        assert z < 5, (mode, lo, hi, sim.rtp, sim.rtp_se, text)
