@@ -161,15 +161,16 @@ def models(draw, cap: bool | None = None, feature: str | None = None):
         model["scatter"] = {"symbols": sy, "pays": _count_table(draw, min(reels * rows, 4), values)}
 
     features: dict = {}
-    kind = feature or draw(st.sampled_from(["none", "free_spins", "free_spins", "retrigger", "pick_bonus"]))
+    kind = feature or draw(st.sampled_from(["free_spins", "retrigger", "pick_bonus", "none", "free_spins", "retrigger"]))
     fname = draw(st.sampled_from(["fs", "free-spins", "bonus_1"]))
     reach = 0
     tsyms: list = []
     if kind != "none":
         tsyms = draw(st.lists(st.sampled_from(scatters or allsyms), min_size=1, max_size=2, unique=True))
         reach = _max_cells(base, set(tsyms), rows)
-    if kind != "none" and reach == 0:
-        kind = "none"
+        if reach == 0:  # put a trigger symbol on the first reel
+            base[0][0] = tsyms[0]
+            reach = _max_cells(base, set(tsyms), rows)
     rules: dict = {}
     prize_table = st.lists(st.tuples(st.integers(0, 30), st.integers(1, 4)).map(list), min_size=1, max_size=3)
 
@@ -227,7 +228,7 @@ def models(draw, cap: bool | None = None, feature: str | None = None):
         model["line_triggers"] = line_triggers
 
     # bet modes
-    if draw(st.booleans()):
+    if draw(st.integers(0, 2)):
         cost = st.one_of(st.integers(1, 3), st.sampled_from(["3/2", "0.5", "7/4"]))
         modes: dict = {"base": {"cost": draw(cost), "reels": "base"}}
         if draw(st.booleans()):

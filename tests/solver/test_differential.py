@@ -27,7 +27,7 @@ import tomllib
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 
 from analytic.errors import UnboundedFeatureError
 from analytic.model.loader import load_model_text
@@ -105,6 +105,9 @@ def check_model(model: dict) -> None:
     raw = tomllib.loads(text)
     game = load_model_text(text, "random.toml")
     o = Oracle(raw)
+    event(f"feature kinds: {sorted(('retrigger' if o.has_retrigger(n) else f['kind']) for n, f in o.features.items())}")
+    event(f"reels x rows: {o.reels}x{o.rows}")
+    event(f"buys: {sum('buys' in m for m in o.modes.values())}")
     if unbounded(o):
         with pytest.raises(UnboundedFeatureError):
             for mode in game.modes:
