@@ -130,9 +130,12 @@ class LineStateMachine:
             [max(pays[c][k:], default=0) for k in range(self.reels + 1)] for c in range(n)
         ]
         self._masks = [sum(1 << c for c in r.supports) for r in self.roles]
-        self.states: list[tuple[int, int, int, bool] | None] = [None]
-        self._ids: dict[tuple[int, int, int, bool], int] = {}
-        self.initial = self._id(((1 << n) - 1, 1, 0, reading == "highest"), 0)[0]
+        # a state: (alive, mult, best, fixed, pending); ``pending`` (first_non_wild only) holds
+        # ``(candidate, pay)`` of substituted candidates whose run ended on a wild before the
+        # line's symbol was fixed: such a run pays only if the first non-wild cell shows it
+        self.states: list[tuple | None] = [None]
+        self._ids: dict[tuple, int] = {}
+        self.initial = self._id(((1 << n) - 1, 1, 0, reading == "highest", ()), 0)[0]
 
     # -- state numbering -------------------------------------------------
     def _settle_alive(self, alive: int, run: int, mult: int) -> tuple[int, int]:
@@ -158,7 +161,7 @@ class LineStateMachine:
         (their pay at ``run`` goes into ``best``).  If nothing stays alive
         the line settles: id DEAD, with its pay and trigger.
         """
-        alive, mult, best, fixed = state
+        alive, mult, best, fixed, pend = state
         trig_at = self.paytable.trigger_at
         retire = 0
         a, c = alive, 0
@@ -176,10 +179,10 @@ class LineStateMachine:
             b, trig = self._settle_alive(retire, run, mult)
             best = max(best, b)
             alive &= ~retire
-        if not alive or run >= self.reels:
+        if (not alive and not pend) or run >= self.reels:  # pending runs of an all-wild line never pay
             b, t = self._settle_alive(alive if fixed else alive & self._own, run, mult)
             return DEAD, max(best, b), trig | t
-        key = (alive, mult, best, fixed)
+        key = (alive, mult, best, fixed, pend)
         sid = self._ids.get(key)
         if sid is None:
             sid = len(self.states)
@@ -198,20 +201,40 @@ class LineStateMachine:
         """
         if sid == DEAD:
             return DEAD, 0, 0
-        alive, mult, best, fixed = self.states[sid]
+        alive, mult, best, fixed, pend = self.states[sid]
         cell = self.roles[role]
         keep = alive & self._masks[role]
         dropped = alive & ~keep
         if not fixed:
-            # first_non_wild: substitution alternatives dropped before the line's
-            # symbol is fixed never pay; a wild's own run does
+            # first_non_wild: a substitution alternative dropped before the line's symbol
+            # is fixed pays only when the first non-wild cell shows that symbol (its run
+            # ended on a wild that does not substitute for it); a wild's own run does pay
+            if cell.wild:
+                pays = self.paytable.pays
+                extra = tuple((c, pays[c][k] * mult) for c in _bits(dropped & ~self._own)
+                              if pays[c][k] * mult > 0 and not self.paytable.trigger_at[c])
+                pend = tuple(sorted(pend + extra))
+            else:
+                m = self._masks[role]
+                best = max([best] + [p for c, p in pend if m >> c & 1])
+                pend = ()
             dropped &= self._own
             fixed = not cell.wild
         trig = 0
         if dropped:
             b, trig = self._settle_alive(dropped, k, mult)
             best = max(best, b)
-        if not keep:
+        if not keep and not (pend and not fixed):
             return DEAD, best, trig
-        nid, pay, t = self._id((keep, mult * cell.multiplier, best, fixed), k + 1)
+        nid, pay, t = self._id((keep, mult * cell.multiplier, best, fixed, pend), k + 1)
         return nid, pay, trig | t
+
+
+def _bits(mask: int):
+    """Indices of the set bits of ``mask``, ascending."""
+    c = 0
+    while mask:
+        if mask & 1:
+            yield c
+        mask >>= 1
+        c += 1

@@ -181,11 +181,17 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
             windows[0] = dict(w0)
             exp_cells = frozenset({expanding, lead})
 
+    def counted(symbols) -> frozenset:
+        """``symbols`` plus the reel-1 stand-in when the expanding symbol is among them
+        (a retrigger or scatter symbol with line pays still counts on reel 1)."""
+        out = frozenset(symbols)
+        return out | (exp_cells - {expanding}) if expanding in out else out
+
     counters = []
     if retrig is not None:
-        counters.append(CounterDef("retrigger", frozenset(retrig.symbols)))
+        counters.append(CounterDef("retrigger", counted(retrig.symbols)))
     if scatter_pays:
-        counters.append(CounterDef("scatter", frozenset(game.scatter.symbols)))
+        counters.append(CounterDef("scatter", counted(game.scatter.symbols)))
     if expanding is not None:
         counters.append(CounterDef("expanding", exp_cells, per))
     sspec = build_spin(game, counters=counters, windows=windows, roles=roles, paytable=pt)

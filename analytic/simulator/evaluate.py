@@ -19,7 +19,9 @@ Line win
     leading cells supporting the candidate; its pay is
     ``paytable[c][run] * product(multiplier of the cells in the run)`` (only
     wilds carry multipliers).  The line pays the largest candidate pay; lines
-    add.  Pays are in **line-bet units**.
+    add.  Pays are in **line-bet units**.  Under the rule ``line_wild_pay =
+    "first_non_wild"`` the first non-wild cell of a line fixes its symbol: the
+    only non-wild candidate is that symbol (wilds still pay their own runs).
 Scatter pay
     The number of cells in the window showing a scatter symbol pays
     ``scatter.pays[count]`` **total-bet multiples**, i.e.
@@ -217,6 +219,7 @@ class Tables:
     modes: dict = field(default_factory=dict)
     features: dict = field(default_factory=dict)
     feature_kinds: dict = field(default_factory=dict)
+    wild_mask: np.ndarray | None = None  # symbols with role wild or wild_scatter
 
     @property
     def n_lines(self) -> int:
@@ -388,10 +391,12 @@ def compile_tables(game: Game, stake=None) -> Tables:
             "cost": _as_fraction(m.cost),
             "reel_set": m.reel_set,
             "buys": m.buys,
-            "buy_counts": {int(k): int(v) for k, v in m.buy_counts.items()},
+            # a feature without a trigger (no buy_counts) is bought as one start with count 0
+            "buy_counts": {int(k): int(v) for k, v in m.buy_counts.items()} or {0: 1},
         }
 
     return Tables(
+        wild_mask=np.array([s.role in ("wild", "wild_scatter") for s in game.symbols], dtype=bool),
         name=game.name,
         path=game.path,
         reels=reels,
@@ -528,8 +533,20 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
     # per reel, the symbol each payline shows there: R arrays of shape N x L
     per_reel, mults = line_symbols(tables, windows)
     best = np.zeros((n, tables.n_lines), dtype=np.int64)
+    first = None
+    if tables.rules.get("line_wild_pay", "highest") == "first_non_wild" and tables.wild_mask is not None:
+        # the first non-wild symbol of each line fixes the line's symbol (-1: only wilds);
+        # wilds still pay their own runs
+        first = np.full(per_reel[0].shape, -1, dtype=np.int64)
+        for r in range(tables.reels):
+            first = np.where((first < 0) & ~tables.wild_mask[per_reel[r]], per_reel[r], first)
     for c in range(len(tables.cand_names)):
-        np.maximum(best, candidate_line_pays(tables, c, per_reel, mults), out=best)
+        pay = candidate_line_pays(tables, c, per_reel, mults)
+        if first is not None:
+            sym = tables.index(tables.cand_names[c])
+            if not tables.wild_mask[sym]:
+                pay = np.where(first == sym, pay, 0)
+        np.maximum(best, pay, out=best)
     line_win = best.sum(axis=1)
 
     flat = windows.reshape(n, -1)
@@ -625,8 +642,14 @@ def evaluate_window(game: Game, window: Sequence[Sequence]) -> WindowResult:
     for line in game.lines:
         cells = [win[r][row] for r, row in enumerate(line)]
         best = 0
+        # rule line_wild_pay = "first_non_wild": the first non-wild symbol fixes the line's
+        # symbol; wilds still pay their own runs
+        first = next((c for c in cells if not game.symbol(c).is_wild), None)
+        fnw = game.rules.get("line_wild_pay", "highest") == "first_non_wild"
         for cand, pays in game.paytable.items():
             if game.symbol(cand).role not in _LINE_ROLES:
+                continue
+            if fnw and not game.symbol(cand).is_wild and cand != first:
                 continue
             run, mult = 0, 1
             for cell in cells:

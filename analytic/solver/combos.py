@@ -93,29 +93,46 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
             for cells, w in zip(reel.cells, reel.weights):
                 m[cells[line[k]]] += w
             margs.append(m)
-        states = {((1 << ncand) - 1, 1, None, highest): 1}
+        # state: (alive, mult, best, fixed, pending); pending (first_non_wild): the best
+        # (pay, candidate, run, mult) of substituted runs that ended on a wild before the
+        # line's symbol was fixed; one pays only if the first non-wild cell shows its symbol
+        states = {((1 << ncand) - 1, 1, None, highest, ()): 1}
         for k in range(nreels):
             nxt: dict = defaultdict(int)
-            for (alive, mult, best, fixed), cnt in states.items():
+            for (alive, mult, best, fixed, pend), cnt in states.items():
                 for role, w in margs[k].items():
-                    if alive == 0:
-                        nxt[(0, 1, best, True)] += cnt * w
+                    if alive == 0 and (fixed or not pend):
+                        nxt[(0, 1, best, True, ())] += cnt * w
                         continue
                     cell = roles[role]
                     mask = sum(1 << c for c in cell.supports)
                     keep = alive & mask
                     dropped = alive & ~keep
-                    fx = fixed
-                    if not fixed:  # first_non_wild: only wilds' own runs pay before the symbol is fixed
+                    fx, pd, b0 = fixed, pend, best
+                    if not fixed:  # first_non_wild: wilds' own runs pay; the others wait for the symbol
+                        if cell.wild:
+                            d, c = dropped & ~own, 0
+                            while d:
+                                if d & 1:
+                                    x = best_of(1 << c, k, mult, None)
+                                    if x is not None:
+                                        pd = pd + (x,)
+                                d >>= 1
+                                c += 1
+                        else:
+                            for x in pend:
+                                if mask >> x[1] & 1:
+                                    b0 = x if b0 is None or (x[0], x[2], -x[1]) > (b0[0], b0[2], -b0[1]) else b0
+                            pd = ()
                         dropped &= own
                         fx = not cell.wild
-                    b = best_of(dropped, k, mult, best)
-                    if keep:
-                        nxt[(keep, mult * cell.multiplier, b, fx)] += cnt * w
+                    b = best_of(dropped, k, mult, b0)
+                    if keep or (pd and not fx):
+                        nxt[(keep, mult * cell.multiplier, b, fx, pd)] += cnt * w
                     else:
-                        nxt[(0, 1, b, True)] += cnt * w
+                        nxt[(0, 1, b, True, ())] += cnt * w
             states = nxt
-        for (alive, mult, best, fixed), cnt in states.items():
+        for (alive, mult, best, fixed, pend), cnt in states.items():
             b = best_of(alive if fixed else alive & own, nreels, mult, best)
             if b is not None:
                 p, c, run, mu = b

@@ -83,9 +83,10 @@ def _parts(r: RoundResult):
     fr = r.feature_results
     if r.base is None:
         m = r.game.modes[r.mode]
-        total = sum(m.buy_counts.values())
+        counts = m.buy_counts or {0: 1}  # a feature without a trigger: one start, count 0
+        total = sum(counts.values())
         return [(Fraction(w, total), Fraction(0), [(fr.get((m.buys, n)), 1)])
-                for n, w in m.buy_counts.items() if w]
+                for n, w in counts.items() if w]
     base = r.base
     u = Fraction(1, base.units)
     line_bonus = list(dict.fromkeys(f for counts in r.game.line_triggers.values() for f in counts.values()))

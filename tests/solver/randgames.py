@@ -1,0 +1,260 @@
+"""A hypothesis strategy drawing small random models from the whole documented format.
+
+:func:`models` draws the raw TOML data of a model (``docs/model-format.md``):
+1-5 reels, 1-3 rows, renamed symbols of every role (regular, wild and
+wild_scatter with multipliers and ``except`` / ``substitutes``, scatter,
+bonus, blank), paylines, an optional ``total_bet``, scatter pays (integer
+or ``"p/q"``), one triggered feature (``free_spins`` with or without
+retriggers, a multiplier, ``scatter_pays``, an expanding symbol with weights;
+or ``pick_bonus`` with ``prizes_per_pick``), a trigger's ``requires``, a
+line-triggered pick bonus, the rules ``line_wild_pay``, ``expanding_count``,
+``expanding_line_win``, bet modes (regular with a cost, a second reel set,
+feature buys with ``buy_counts``) and, when asked, a ``[cap]``.  Strips are
+kept short enough that every reel set's cycle can be enumerated.
+
+:func:`to_toml` writes such data as model-file text.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+from hypothesis import strategies as st
+
+NAME_POOL = ["ten", "jack", "Queen", "k-9", "gem_1", "Z", "lotus", "x2", "bar-bar", "seven", "cherry", "o_o",
+             "plum", "bell"]
+#: Largest number of stop combinations of one reel set.
+MAX_CYCLE = 1500
+
+
+def _key(k) -> str:
+    return json.dumps(str(k))
+
+
+def _inline(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_inline(x)}" for k, x in v.items()) + " }"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_inline(x) for x in v) + "]"
+    raise TypeError(v)
+
+
+def to_toml(model: dict) -> str:
+    """Model-file text of raw model data (tables of tables become ``[a.b]`` sections)."""
+    out = []
+    for sec, body in model.items():
+        if sec in ("features", "modes"):
+            for name, t in body.items():
+                out.append(f"[{sec}.{_key(name)}]")
+                out.extend(f"{_key(k)} = {_inline(v)}" for k, v in t.items())
+                out.append("")
+        else:
+            out.append(f"[{sec}]")
+            out.extend(f"{_key(k)} = {_inline(v)}" for k, v in body.items())
+            out.append("")
+    return "\n".join(out)
+
+
+def _max_cells(strips, symbols, rows) -> int:
+    """Most cells of ``symbols`` a window of these strips can show."""
+    tot = 0
+    for s in strips:
+        L = len(s)
+        tot += max(sum(1 for r in range(rows) if s[(i + r) % L] in symbols) for i in range(L))
+    return tot
+
+
+def _count_table(draw, hi: int, values, lo: int = 1) -> dict:
+    """A non-empty ``{count: value}`` table over ``lo .. hi`` (string keys, as TOML parses them)."""
+    ks = draw(st.lists(st.integers(lo, hi), min_size=1, max_size=3, unique=True))
+    return {str(k): draw(values) for k in sorted(ks)}
+
+
+@st.composite
+def models(draw, cap: bool | None = None, feature: str | None = None):
+    """Raw data of a small random model.
+
+    Parameters
+    ----------
+    cap : bool or None
+        True: always a ``[cap]``; False: never; None: drawn.
+    feature : str or None
+        Force the triggered feature kind (``"free_spins"``, ``"retrigger"``,
+        ``"pick_bonus"``, ``"none"``); None: drawn.
+    """
+    reels = draw(st.integers(1, 5))
+    rows = draw(st.integers(1, 3))
+    names = iter(draw(st.permutations(NAME_POOL)))
+    nreg = draw(st.integers(1, 4))
+    regs = [next(names) for _ in range(nreg)]
+    symbols: dict = {}
+    for r in regs:
+        symbols[r] = "regular" if draw(st.booleans()) else {"role": "regular"}
+    wilds = []
+    for _ in range(draw(st.integers(0, 2))):
+        w = next(names)
+        role = draw(st.sampled_from(["wild", "wild", "wild_scatter"]))
+        spec: dict = {"role": role}
+        m = draw(st.sampled_from([1, 1, 2, 3]))
+        if m > 1 or draw(st.booleans()):
+            spec["multiplier"] = m
+        how = draw(st.sampled_from(["all", "all", "except", "substitutes"]))
+        if how != "all":
+            spec[how] = draw(st.lists(st.sampled_from(regs), min_size=how == "substitutes", max_size=nreg, unique=True))
+        symbols[w] = spec
+        wilds.append(w)
+    scat = next(names) if draw(st.booleans()) else None
+    if scat:
+        symbols[scat] = "scatter"
+    bonus = next(names) if draw(st.integers(0, 3)) == 0 else None
+    if bonus:
+        symbols[bonus] = "bonus"
+    blank = next(names) if draw(st.booleans()) else None
+    if blank:
+        symbols[blank] = {"role": "blank"}
+    allsyms = list(symbols)
+
+    pay = st.integers(0, 40)
+    paytable = {}
+    for s in regs + [w for w in wilds if draw(st.booleans())]:
+        if draw(st.integers(0, 5)) or s in wilds:
+            paytable[s] = _count_table(draw, reels, pay)
+    if not paytable:
+        paytable[regs[0]] = {str(reels): 10}
+    nlines = draw(st.integers(1, 4))
+    lines = draw(st.lists(st.lists(st.integers(0, rows - 1), min_size=reels, max_size=reels),
+                          min_size=1, max_size=nlines, unique_by=tuple))
+
+    def strips(pool):
+        lens = [draw(st.integers(rows, rows + 3)) for _ in range(reels)]
+        while True:
+            cyc = 1
+            for n in lens:
+                cyc *= n
+            if cyc <= MAX_CYCLE:
+                break
+            i = lens.index(max(lens))
+            lens[i] -= 1
+        return [[draw(st.sampled_from(pool)) for _ in range(n)] for n in lens]
+
+    base = strips(allsyms)
+    model: dict = {"game": {"name": "random", "reels": reels, "rows": rows}}
+    if draw(st.integers(0, 3)) == 0:
+        model["game"]["total_bet"] = draw(st.integers(1, 12))
+    model["symbols"] = symbols
+    model["paytable"] = paytable
+    model["paylines"] = {"lines": lines}
+    reel_sets: dict = {"base": base}
+    model["reels"] = reel_sets
+    scatters = [s for s in allsyms if (scat == s) or (isinstance(symbols[s], dict)
+                                                     and symbols[s].get("role") == "wild_scatter")]
+    if scatters and draw(st.booleans()):
+        sy = draw(st.lists(st.sampled_from(scatters), min_size=1, max_size=len(scatters), unique=True))
+        values = st.one_of(st.integers(0, 10), st.sampled_from(["1/2", "3/4", "0.25", "5/3"]))
+        model["scatter"] = {"symbols": sy, "pays": _count_table(draw, min(reels * rows, 4), values)}
+
+    features: dict = {}
+    kind = feature or draw(st.sampled_from(["free_spins", "retrigger", "pick_bonus", "none", "free_spins", "retrigger"]))
+    fname = draw(st.sampled_from(["fs", "free-spins", "bonus_1"]))
+    reach = 0
+    tsyms: list = []
+    if kind != "none":
+        tsyms = draw(st.lists(st.sampled_from(scatters or allsyms), min_size=1, max_size=2, unique=True))
+        reach = _max_cells(base, set(tsyms), rows)
+        if reach == 0:  # put a trigger symbol on the first reel
+            base[0][0] = tsyms[0]
+            reach = _max_cells(base, set(tsyms), rows)
+    rules: dict = {}
+    prize_table = st.lists(st.tuples(st.integers(0, 30), st.integers(1, 4)).map(list), min_size=1, max_size=3)
+
+    def pick_params():
+        p = {"picks": _count_table(draw, 3, st.integers(0, 3)), "prizes": draw(prize_table)}
+        if all(v == 0 for v in p["picks"].values()):
+            p["picks"][next(iter(p["picks"]))] = 1
+        if draw(st.booleans()):
+            p["prizes_per_pick"] = _count_table(draw, 2, st.integers(1, 3))
+        return p
+
+    if kind in ("free_spins", "retrigger"):
+        free_pool = [s for s in allsyms if s != bonus]
+        free = strips(free_pool)
+        reel_sets["free"] = free
+        f: dict = {"kind": "free_spins", "reels": "free"}
+        trig: dict = {"symbols": tsyms, "counts": _count_table(draw, reach, st.integers(1, 3))}
+        if draw(st.integers(0, 3)) == 0:
+            trig["requires"] = [draw(st.sampled_from(tsyms))]
+        f["trigger"] = trig
+        if kind == "retrigger":
+            rsyms = draw(st.lists(st.sampled_from(free_pool), min_size=1, max_size=2, unique=True))
+            rreach = _max_cells(free, set(rsyms), rows)
+            if rreach:
+                lo = max(1, rreach - 1)
+                f["retrigger"] = {"symbols": rsyms, "counts": _count_table(draw, rreach, st.integers(1, 2), lo=lo)}
+        if draw(st.booleans()):
+            f["multiplier"] = draw(st.integers(1, 3))
+        if draw(st.booleans()):
+            f["scatter_pays"] = draw(st.booleans())
+        paying = [s for s, row in paytable.items() if any(v > 0 for v in row.values())]
+        if paying and draw(st.booleans()):
+            ch = draw(st.lists(st.sampled_from(paying), min_size=1, max_size=3, unique=True))
+            e: dict = {"choose_from": ch}
+            if draw(st.booleans()):
+                e["weights"] = [draw(st.integers(1, 4)) for _ in ch]
+            f["expanding_symbol"] = e
+            if draw(st.booleans()):
+                rules["expanding_count"] = draw(st.sampled_from(["reels", "cells"]))
+            if draw(st.booleans()):
+                rules["expanding_line_win"] = draw(st.sampled_from(["paid", "wild_led_only"]))
+        features[fname] = f
+    elif kind == "pick_bonus":
+        f = {"kind": "pick_bonus", "trigger": {"symbols": tsyms, "counts": _count_table(draw, reach, st.just(1))}}
+        f.update(pick_params())
+        features[fname] = f
+    line_triggers = {}
+    if bonus and draw(st.booleans()):
+        lname = "buoy"
+        features[lname] = {"kind": "pick_bonus", **pick_params()}
+        line_triggers[bonus] = {str(draw(st.integers(1, reels))): lname}
+    if features:
+        model["features"] = features
+    if line_triggers:
+        model["line_triggers"] = line_triggers
+
+    # bet modes
+    if draw(st.integers(0, 2)):
+        cost = st.one_of(st.integers(1, 3), st.sampled_from(["3/2", "0.5", "7/4"]))
+        modes: dict = {"base": {"cost": draw(cost), "reels": "base"}}
+        if draw(st.booleans()):
+            reel_sets["alt"] = strips(allsyms)
+            modes["alt"] = {"cost": draw(cost), "reels": "alt", "description": "second reel set"}
+        buyable = [n for n in features if draw(st.booleans())]
+        for n in buyable:
+            b: dict = {"cost": draw(st.integers(5, 100)), "buys": n}
+            if "trigger" in features[n]:
+                ks = list(features[n]["trigger"]["counts"])
+                b["buy_counts"] = {k: draw(st.integers(0, 3)) for k in ks}
+                if not any(b["buy_counts"].values()):
+                    b["buy_counts"][ks[0]] = 1
+            modes[f"buy-{n}"] = b
+        model["modes"] = modes
+        # every trigger count must show on a regular mode's reel set (the loader checks it)
+    if cap is None:
+        cap = draw(st.integers(0, 3)) == 0
+    if cap:
+        model["cap"] = {"total_bet_multiple": draw(st.one_of(st.integers(1, 30), st.sampled_from(["5/2", "0.75"])))}
+    if draw(st.integers(0, 2)) == 0:
+        rules["line_wild_pay"] = draw(st.sampled_from(["highest", "first_non_wild"]))
+    if rules:
+        model["rules"] = rules
+    return model
+
+
+def exact_fraction(x) -> Fraction:
+    return Fraction(x)
