@@ -177,7 +177,8 @@ class BetMode:
         For a feature buy: the feature it starts.
     buy_counts : Mapping[int, int]
         For a feature buy: trigger-symbol count -> integer weight (the
-        distribution of the count the bought trigger shows).
+        distribution of the count the bought trigger shows); ``{0: 1}`` for
+        a feature without a trigger (bought as one start).
     params : Mapping[str, Any]
         Remaining mode keys, read-only.
     """

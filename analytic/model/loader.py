@@ -651,6 +651,8 @@ def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
                 if c not in trigger.counts:
                     ctx.fail(ctx.join(bk, str(c)), f"count {c} is not a trigger count of feature {feature!r} "
                                                    f"(its counts: {', '.join(map(str, trigger.counts))})")
+        if trigger is None:
+            buy_counts = {0: 1}  # a feature without a trigger is bought as one start with count 0
         modes[name] = BetMode(name, cost, None, feature, frozen_mapping(buy_counts), frozen_mapping(params))
     return modes
 

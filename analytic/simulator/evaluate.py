@@ -391,8 +391,7 @@ def compile_tables(game: Game, stake=None) -> Tables:
             "cost": _as_fraction(m.cost),
             "reel_set": m.reel_set,
             "buys": m.buys,
-            # a feature without a trigger (no buy_counts) is bought as one start with count 0
-            "buy_counts": {int(k): int(v) for k, v in m.buy_counts.items()} or {0: 1},
+            "buy_counts": {int(k): int(v) for k, v in m.buy_counts.items()},
         }
 
     return Tables(

@@ -83,7 +83,7 @@ def _parts(r: RoundResult):
     fr = r.feature_results
     if r.base is None:
         m = r.game.modes[r.mode]
-        counts = m.buy_counts or {0: 1}  # a feature without a trigger: one start, count 0
+        counts = m.buy_counts
         total = sum(counts.values())
         return [(Fraction(w, total), Fraction(0), [(fr.get((m.buys, n)), 1)])
                 for n, w in counts.items() if w]

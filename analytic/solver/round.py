@@ -379,8 +379,7 @@ def _hit_figure(upper: Fraction, unknown: Fraction) -> Figure:
 
 
 def _solve_buy(game: Game, m, cache: dict, shared: dict | None = None) -> RoundResult:
-    # a feature without a trigger (buy_counts not allowed) is bought as one start with count 0
-    weights = m.buy_counts or {0: 1}
+    weights = m.buy_counts
     total = sum(weights.values())
     s1 = s2 = e1 = e2 = spins = Fraction(0)
     zero = Fraction(0)

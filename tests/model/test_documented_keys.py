@@ -196,6 +196,8 @@ CHANGES = {
     ("cap", "total_bet_multiple"): _set("cap", {"total_bet_multiple": 20}),
     ("cap", "currency"): _set("cap", {"currency": 100, "currency_name": "GBP", "stakes": [1, 10]}),
     ("rules", "line_wild_pay"): _set("rules.line_wild_pay", "first_non_wild"),
+    # only one reading is solved: any other value is refused at load
+    ("rules", "simultaneous_triggers"): _set("rules.simultaneous_triggers", "every_triggered_starts"),
     ("free_spins", "expanding_count"): _set("rules.expanding_count", "cells"),
     ("free_spins", "expanding_line_win"): _set("rules.expanding_line_win", "wild_led_only"),
     # not table rows in the doc, but documented keys all the same
