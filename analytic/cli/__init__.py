@@ -9,7 +9,9 @@ print ``error: FILE: KEY: REASON`` and exit with code 2.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -60,7 +62,13 @@ class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread so that every ``finally`` and cleanup runs."""
 
 
-def _on_sigterm(signum, frame):
+def _on_sigterm(owner: int, signum, frame):
+    """SIGTERM in the CLI's process raises :class:`_Terminated`; a worker process forked from it
+    (whose pool is being shut down) ends as SIGTERM ends a process, quietly."""
+    if os.getpid() != owner:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
     raise _Terminated()
 
 
@@ -92,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     old_term = None
     if threading.current_thread() is threading.main_thread():
-        old_term = signal.signal(signal.SIGTERM, _on_sigterm)
+        old_term = signal.signal(signal.SIGTERM, functools.partial(_on_sigterm, os.getpid()))
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
