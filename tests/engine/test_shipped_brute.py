@@ -42,7 +42,7 @@ import math
 import os
 import tomllib
 from collections import Counter
-from itertools import product
+from itertools import combinations, product
 from pathlib import Path
 
 import numba
@@ -79,6 +79,8 @@ class Raw:
         self.rules = raw.get("rules", {})
         self.features = raw.get("features", {})
         self.modes = raw.get("modes", {"base": {"cost": 1, "reels": "base"}})
+        #: symbol -> the wild it stands in as besides itself (Secrets of Christmas's wild-symbol gifts)
+        self.extra_wild: dict[str, str] = {}
 
     def strips(self, name: str) -> list[list[str]]:
         v = self.raw["reels"][name]
@@ -90,6 +92,8 @@ class Raw:
         """Whether ``cell`` counts as ``sym`` on a payline (``[symbols]`` roles, ``substitutes`` / ``except``)."""
         if cell == sym:
             return True
+        if cell in self.extra_wild:
+            return self.stands_for(self.extra_wild[cell], sym)
         if self.role[cell] not in WILD_ROLES or self.role[sym] != "regular":
             return False
         sp = self.spec[cell]
@@ -436,3 +440,78 @@ def test_book_of_power_free_spin_classes_brute_force():
                 acc[award(int(b))] += int(pair[i, j, b, ki, kj]) * epay(s, int(ki)) * epay(r, int(kj))
             key = (s, r) if (s, r) in st.sPair else (r, s)
             assert st.sPair[key] == [acc[a] for a, _ in st.classes], key
+
+
+# ---------------------------------------------------------------------------
+# Secrets of Christmas's free spins: one free spin's win per gift class
+
+
+def _line_win_histogram(m: Raw, strips: list[list[str]]) -> Counter:
+    """``line win (line-bet units) -> stop combinations`` over every stop combination of ``strips``."""
+    n_sym = len(m.symbols)
+    outcome_of = np.zeros(n_sym**5, np.int32)
+    pays = [0]
+    for tup in product(range(n_sym), repeat=5):
+        w = m.line_win(tuple(m.symbols[i] for i in tup))
+        if w is not None:
+            code = 0
+            for i in tup:
+                code = code * n_sym + i
+            outcome_of[code] = len(pays)
+            pays.append(w[3])
+    pay_of = np.array(pays, np.int64)
+    part, trig = [], []
+    for k, strip in enumerate(strips):
+        L = len(strip)
+        a = np.empty((L, len(m.lines)), np.int64)
+        for s in range(L):
+            for li, line in enumerate(m.lines):
+                a[s, li] = m.index[strip[(s + line[k]) % L]] * n_sym ** (4 - k)
+        part.append(a)
+        trig.append(np.zeros(L, np.int64))
+    maxwin = int(pay_of.max()) * len(m.lines)
+    nthreads = numba.get_num_threads()
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(nthreads) as ex:
+        res = list(ex.map(lambda t: _visit(tuple(part), tuple(trig), outcome_of, pay_of, np.zeros(1, np.int32),
+                                           1, maxwin, nthreads, t), range(nthreads)))
+    hist = sum(r[1][0] for r in res)
+    return Counter({int(w): int(hist[w]) for w in np.nonzero(hist)[0]})
+
+
+@slow
+def test_secrets_of_christmas_free_spin_classes_brute_force():
+    """Secrets of Christmas's ``free`` reel set (35^5 = 5.3e7 stops), every gift class.
+
+    A class is the set of wild reels and of symbols turned wild the picked
+    gifts give (rule text: a wild reel shows the wild on every row; a symbol
+    turned wild stands in for what the wild stands in for, and still pays as
+    itself).  Per class, the law of one free spin's line win (multiplier 1,
+    line-bet units) is the histogram of the line wins over the stop
+    combinations: a wild reel's strip is read as showing the wild at every
+    stop (its length kept, so the weights are stop combinations).  Compared
+    integer for integer with the table the feature solver consumes
+    (``analytic.features.secrets_of_christmas._class_table``), for all 16
+    combinations of the model's wild-reel and wild-symbol gifts.
+    """
+    from analytic.features.secrets_of_christmas import _class_table
+
+    path = MODELS_DIR / "secrets_of_christmas.toml"
+    game = load_model(path)
+    m = Raw(path)
+    f = m.features["free_spins"]
+    wild = f["wild"]
+    wreels = sorted(g["value"] for g in f["gifts"] if g["effect"] == "wild_reel")
+    wsyms = sorted(g["value"] for g in f["gifts"] if g["effect"] == "wild_symbol")
+    assert wreels and wsyms
+    strips = m.strips(f["reels"])
+    for nsy in range(len(wsyms) + 1):
+        for syms in combinations(wsyms, nsy):
+            m.extra_wild = {s: wild for s in syms}
+            for nr in range(len(wreels) + 1):
+                for reels in combinations(wreels, nr):
+                    st = [[wild] * len(strip) if r in reels else strip for r, strip in enumerate(strips, start=1)]
+                    want = _line_win_histogram(m, st)
+                    got = _class_table(game, "free_spins", tuple(reels), tuple(syms))
+                    assert {k: v for k, v in got.items() if v} == dict(want), (reels, syms)
