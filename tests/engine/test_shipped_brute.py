@@ -514,4 +514,152 @@ def test_secrets_of_christmas_free_spin_classes_brute_force():
                     st = [[wild] * len(strip) if r in reels else strip for r, strip in enumerate(strips, start=1)]
                     want = _line_win_histogram(m, st)
                     got = _class_table(game, "free_spins", tuple(reels), tuple(syms))
+                    assert len(want) > 20
                     assert {k: v for k, v in got.items() if v} == dict(want), (reels, syms)
+
+
+# ---------------------------------------------------------------------------
+# Book of Christmas Eve's free spins: one free spin's (line win, expansion) law per special symbol
+
+
+@numba.njit(cache=True, nogil=True)
+def _visit_boce(part, wt, mult, shows, outcome_of, pay_of, epay, nthreads, t):
+    """One thread's sums over every combination of (stop, multiplier of each Book reel).
+
+    ``wt[k][s]``: weight of reel ``k``'s virtual stop ``s`` (a window without
+    a Book: the multipliers' total weight; a Book window revealing ``m``: the
+    weight of ``m``); ``mult[k][s]``: ``m`` (1 without a Book); ``shows[k][s]``:
+    3 bits per special-symbol candidate ``j``, 1 when the window shows it or
+    is a Book reel; ``epay[j, k]``: the expansion pay of ``j`` on ``k`` reels
+    before the Book multipliers.  Returns ``all[L]`` (weight per line win) and
+    ``pos[(L, E, j)]`` (weight per line win and positive expansion pay of ``j``),
+    keys packed as ``L << 27 | E << 4 | j``.
+    """
+    p0, p1, p2, p3, p4 = part
+    w0, w1, w2, w3, w4 = wt
+    m0, m1, m2, m3, m4 = mult
+    h0, h1, h2, h3, h4 = shows
+    nlines = p0.shape[1]
+    nsym = epay.shape[0]
+    alll = numba.typed.Dict.empty(key_type=numba.types.int64, value_type=numba.types.int64)
+    pos = numba.typed.Dict.empty(key_type=numba.types.int64, value_type=numba.types.int64)
+    base3 = np.empty(nlines, np.int64)
+    for a in range(t, p0.shape[0], nthreads):
+        for b in range(p1.shape[0]):
+            for c in range(p2.shape[0]):
+                for d in range(p3.shape[0]):
+                    for l in range(nlines):
+                        base3[l] = p0[a, l] + p1[b, l] + p2[c, l] + p3[d, l]
+                    w4_ = w0[a] * w1[b] * w2[c] * w3[d]
+                    mp4 = m0[a] * m1[b] * m2[c] * m3[d]
+                    sh4 = h0[a] + h1[b] + h2[c] + h3[d]
+                    for e in range(p4.shape[0]):
+                        win = 0
+                        for l in range(nlines):
+                            win += pay_of[outcome_of[base3[l] + p4[e, l]]]
+                        w = w4_ * w4[e]
+                        mp = mp4 * m4[e]
+                        sh = sh4 + h4[e]
+                        alll[win] = alll.get(win, 0) + w
+                        for j in range(nsym):
+                            ex = epay[j, (sh >> (3 * j)) & 7] * mp
+                            if ex > 0:
+                                key = (win << 27) | (ex << 4) | j
+                                pos[key] = pos.get(key, 0) + w
+    return alll, pos
+
+
+@slow
+def test_book_of_christmas_eve_free_spin_tables_brute_force():
+    """Book of Christmas Eve's ``free`` reel set (34^5 = 4.5e7 stops) with every Book reel's multiplier.
+
+    Rule text (``docs/model-format.md``, kind ``book_of_christmas_eve``): in a
+    free spin every Book expands over its reel and reveals a multiplier ``m``
+    (weights ``multipliers``), independently per reel; the expanded reels are
+    wilds whose multipliers multiply along a line's run; then the special
+    symbol ``s`` pays ``paytable[s][k] * lines * prod(m)`` when ``k`` = reels
+    showing ``s`` or a Book reaches its smallest paying count (rule
+    ``boce_wild_reels_expansion = "pays"``: Book reels alone count).  Every
+    (stop combination, multiplier of each Book reel) is visited, weighted by
+    the multipliers' weights (a reel without a Book by their total, so the
+    weights sum to ``cycle * total^5``).  Compared integer for integer, for
+    every candidate ``s``, with the table the feature solver consumes
+    (``analytic.features.book_of_christmas_eve._walk_free_spin_table``:
+    ``(line win, expansion win) -> weight``).
+    """
+    from analytic.features.book_of_christmas_eve import _walk_free_spin_table
+
+    path = MODELS_DIR / "book_of_christmas_eve.toml"
+    m = Raw(path)
+    assert m.rules.get("boce_wild_reels_expansion", "pays") == "pays"
+    f = m.features["free_spins"]
+    book = f["book"]
+    mw = {int(k): v for k, v in f["multipliers"].items()}
+    wtot = sum(mw.values())
+    cands = f["expanding_symbol"]["choose_from"]
+    strips = m.strips(f["reels"])
+    # the expanded Book reels as wild cells with their multiplier
+    for mm in mw:
+        name = f"{book}*{mm}"
+        m.symbols.append(name)
+        m.index[name] = len(m.symbols) - 1
+        m.role[name] = m.role[book]
+        m.spec[name] = {**m.spec[book], "multiplier": mm}
+    windows = []
+    for strip in strips:
+        L = len(strip)
+        out = []
+        for s in range(L):
+            w = tuple(strip[(s + r) % L] for r in range(m.rows))
+            if book in w:
+                out += [((f"{book}*{mm}",) * m.rows, v, mm, True) for mm, v in mw.items() if v]
+            else:
+                out.append((w, wtot, 1, False))
+        windows.append(out)
+    alpha = sorted({c for ws in windows for w, *_ in ws for c in w}, key=m.index.get)
+    ai = {c: i for i, c in enumerate(alpha)}
+    na = len(alpha)
+    outcome_of = np.zeros(na**5, np.int32)
+    pays = [0]
+    for tup in product(range(na), repeat=5):
+        lw = m.line_win(tuple(alpha[i] for i in tup))
+        if lw is not None:
+            code = 0
+            for i in tup:
+                code = code * na + i
+            outcome_of[code] = len(pays)
+            pays.append(lw[3])
+    pay_of = np.array(pays, np.int64)
+    nl = len(m.lines)
+    part, wt, mult, shows = [], [], [], []
+    for k, ws in enumerate(windows):
+        part.append(np.array([[ai[w[line[k]]] * na ** (4 - k) for line in m.lines] for w, *_ in ws], np.int64))
+        wt.append(np.array([x[1] for x in ws], np.int64))
+        mult.append(np.array([x[2] for x in ws], np.int64))
+        shows.append(np.array([sum(1 << (3 * j) for j, s in enumerate(cands) if isbook or s in w)
+                               for w, _, _, isbook in ws], np.int64))
+    minc = [min(k for k, v in m.pays[s].items() if v > 0) for s in cands]
+    epay = np.array([[m.pays[s].get(k, 0) * nl if k >= minc[j] else 0 for k in range(8)]
+                     for j, s in enumerate(cands)], np.int64)
+    nthreads = numba.get_num_threads()
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(nthreads) as ex:
+        res = list(ex.map(lambda t: _visit_boce(tuple(part), tuple(wt), tuple(mult), tuple(shows), outcome_of,
+                                                pay_of, epay, nthreads, t), range(nthreads)))
+    alll, pos = Counter(), [Counter() for _ in cands]
+    for a, p in res:
+        for k, v in a.items():
+            alll[k] += v
+        for k, v in p.items():
+            pos[k & 15][(k >> 27, (k >> 4) & ((1 << 23) - 1))] += v
+    assert sum(alll.values()) == math.prod(len(s) for s in strips) * wtot**5
+    game = load_model(path)
+    for j, s in enumerate(cands):
+        want = Counter({(lw, 0): v for lw, v in alll.items()})
+        for (lw, e), v in pos[j].items():
+            want[(lw, 0)] -= v
+            want[(lw, e)] += v
+        got = _walk_free_spin_table(game, "free_spins", s)
+        assert len(got) > 100
+        assert {k: v for k, v in got.items() if v} == {k: v for k, v in want.items() if v}, s
