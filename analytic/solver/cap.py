@@ -78,21 +78,9 @@ def _exact_feature_law(game, fr, cap: Fraction):
 
 def _classes(res):
     """``[(integer weight, base win, [(FeatureResult, plays)])]`` of the round's classes."""
-    game, fr = res.game, res.feature_results
-    if res.base is None:
-        m = game.modes[res.mode]
-        return [(w, Fraction(0), [(fr.get((m.buys, n)), 1)]) for n, w in m.buy_counts.items() if w]
-    base = res.base
-    line_bonus = list(dict.fromkeys(f for counts in game.line_triggers.values() for f in counts.values()))
-    out = []
-    for (feat, n, lt, win), cnt in base.joint.items():
-        parts = []
-        if feat is not None:
-            parts.append((fr.get((feat, n)), 1))
-        if lt:
-            parts.extend((fr.get((b, 0)), lt) for b in line_bonus)
-        out.append((cnt, Fraction(win, base.units), parts))
-    return out
+    from analytic.solver.distribution import round_classes
+
+    return round_classes(res)
 
 
 def _exact_capped(res, cap: Fraction):

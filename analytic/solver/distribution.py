@@ -37,7 +37,7 @@ from analytic.features.capped import grid_of
 
 from analytic.solver.round import RoundResult
 
-__all__ = ["RoundLaw", "round_law", "MAX_TERMS", "FLOOR"]
+__all__ = ["RoundLaw", "round_law", "round_classes", "MAX_TERMS", "FLOOR"]
 
 #: Largest number of (class x feature outcome) terms combined in Fractions.
 MAX_TERMS = 400_000
@@ -78,17 +78,29 @@ def _convolve(a: Mapping[Fraction, Fraction], b: Mapping[Fraction, Fraction]) ->
     return out
 
 
-def _parts(r: RoundResult):
-    """``[(probability, base win, [(FeatureResult, plays)])]`` of the round's classes."""
+def round_classes(r: RoundResult) -> list[tuple[int, Fraction, list]]:
+    """The round's classes, each with its integer weight.
+
+    Parameters
+    ----------
+    r : RoundResult
+
+    Returns
+    -------
+    list of (int, Fraction, list of (FeatureResult, int))
+        ``(weight, base win, [(feature result, plays)])``: for a spin mode one
+        entry per base-spin class of :attr:`BaseResult.joint` (weight: stop
+        combinations out of the cycle; base win in total-bet multiples; the
+        started feature played once, each line-triggered bonus ``lt`` times);
+        for a feature buy one entry per bought count (weight from
+        ``buy_counts``, base win 0).  Given its class, the feature wins are
+        independent of the base win.
+    """
     fr = r.feature_results
     if r.base is None:
         m = r.game.modes[r.mode]
-        counts = m.buy_counts
-        total = sum(counts.values())
-        return [(Fraction(w, total), Fraction(0), [(fr.get((m.buys, n)), 1)])
-                for n, w in counts.items() if w]
+        return [(w, Fraction(0), [(fr.get((m.buys, n)), 1)]) for n, w in m.buy_counts.items() if w]
     base = r.base
-    u = Fraction(1, base.units)
     line_bonus = list(dict.fromkeys(f for counts in r.game.line_triggers.values() for f in counts.values()))
     out = []
     for (feat, n, lt, win), cnt in base.joint.items():
@@ -97,8 +109,15 @@ def _parts(r: RoundResult):
             parts.append((fr.get((feat, n)), 1))
         if lt:
             parts.extend((fr.get((b, 0)), lt) for b in line_bonus)
-        out.append((Fraction(cnt, base.cycle), win * u, parts))
+        out.append((cnt, Fraction(win, base.units), parts))
     return out
+
+
+def _parts(r: RoundResult):
+    """``[(probability, base win, [(FeatureResult, plays)])]`` of the round's classes."""
+    classes = round_classes(r)
+    total = r.base.cycle if r.base is not None else sum(w for w, _, _ in classes)
+    return [(Fraction(w, total), b, parts) for w, b, parts in classes]
 
 
 def round_law(r: RoundResult) -> RoundLaw:
