@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 
@@ -43,36 +44,8 @@ base = [["X", "Y"]]
 total_bet_multiple = 100
 """
 
-CLASSIC = """
-[game]
-name = "Classic 3x3"
-reels = 3
-rows = 3
-
-[symbols]
-seven = "regular"
-bar = "regular"
-cherry = "regular"
-blank = "blank"
-
-[paytable]
-seven = { 3 = 500 }
-bar = { 3 = 10 }
-cherry = { 2 = 1, 3 = 5 }
-
-[paylines]
-lines = [[1, 1, 1], [0, 0, 0], [2, 2, 2], [0, 1, 2], [2, 1, 0]]
-
-[reels]
-base = [
-  ["seven", "bar", "cherry", "blank", "bar", "blank", "cherry", "blank"],
-  ["bar", "seven", "blank", "cherry", "blank", "bar", "blank", "cherry"],
-  ["blank", "bar", "seven", "cherry", "blank", "bar", "cherry", "blank"],
-]
-
-[cap]
-total_bet_multiple = 50
-"""
+#: a 3x3 classic whose 50x win cap binds (also tuned in tests/tuner/test_tuner.py)
+CLASSIC = (Path(__file__).parent / "data" / "classic_capped.toml").read_text()
 
 FREE = """
 [game]

@@ -100,31 +100,7 @@ def test_default_tuning_keeps_strip_order_except_the_changed_stops():
             assert sum(x != y for x, y in zip(a, b)) <= 2 * len(res.changes) + 2 or strip_counts(a) == strip_counts(b)
 
 
-CAPPED_CLASSIC = """
-[game]
-name = "Classic 3x3 capped"
-reels = 3
-rows = 3
-[symbols]
-seven = "regular"
-bar = "regular"
-cherry = "regular"
-blank = "blank"
-[paytable]
-seven = { 3 = 500 }
-bar = { 3 = 10 }
-cherry = { 2 = 1, 3 = 5 }
-[paylines]
-lines = [[1, 1, 1], [0, 0, 0], [2, 2, 2], [0, 1, 2], [2, 1, 0]]
-[reels]
-base = [
-  ["seven", "bar", "cherry", "blank", "bar", "blank", "cherry", "blank"],
-  ["bar", "seven", "blank", "cherry", "blank", "bar", "blank", "cherry"],
-  ["blank", "bar", "seven", "cherry", "blank", "bar", "cherry", "blank"],
-]
-[cap]
-total_bet_multiple = 50
-"""
+CAPPED_CLASSIC = (Path(__file__).resolve().parents[1] / "solver" / "data" / "classic_capped.toml").read_text()
 
 
 def _brute_capped_rtp(game) -> Fraction:
