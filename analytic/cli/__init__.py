@@ -27,13 +27,13 @@ __all__ = ["main", "COMMANDS"]
 _default_showwarning = warnings.showwarning
 
 #: Command modules (``analytic.cli.<name>``) in help order.
-COMMANDS = ("solve", "simulate", "verify", "tune", "report")
+COMMANDS = ("solve", "simulate", "verify", "tune", "report", "graph")
 
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="analytic",
-        description="Exact slot-game mathematics: solve, simulate, verify, tune, report.",
+        description="Exact slot-game mathematics: solve, simulate, verify, tune, report, graph.",
     )
     p.add_argument("--version", action="version", version=f"analytic {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")

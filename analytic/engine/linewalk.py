@@ -1,7 +1,7 @@
 """The joint line walk: the exact distribution of a spin's win.
 
-Method (``../shared/MATH.md`` section 2)
----------------------------------------
+Method (``docs/derivations.md`` section 2)
+------------------------------------------
 Reels are independent and each reel's stop is uniform, so a spin is a
 product of per-reel *window* distributions: reel ``k`` shows window ``w``
 with integer weight ``n_k(w)`` (the number of stops showing it; identical

@@ -14,7 +14,7 @@ After ``k`` reels, what matters about a line is
   them; they share one multiplier product, that of the ``k`` cells), and
 * the best pay among candidates that already dropped out.
 
-The second item is the trap of ``../shared/MATH.md`` section 2: in
+The second item is the trap of ``docs/derivations.md`` section 2: in
 ``W W W A x`` the wild's own 3-run (or a high symbol's 3-run) dropped at
 reel 4 may pay more than the surviving ``A`` ever will, so the best dropped
 pay must be kept, not forgotten.  A candidate whose paytable row is zero for

@@ -11,12 +11,12 @@ Where the method lives
   reels) and the class-conditional sums of the line win ``L``, the
   expansion pay ``E_s`` per symbol and golden mask, and their products
   (``L^2``, ``E_s^2``, ``L E_s``, ``E_s E_r``), Python integers over the
-  cycle from the exact line walk (MATH.md s.2).
+  cycle from the exact line walk (docs/derivations.md s.2).
 * :mod:`analytic.features.book_of_power_solve` -- the feature moments:
   regular Free Spins by ``E[X_t X_u]`` sums over (spins left, awards) with
-  exact moments of the drawn multipliers (MATH.md s.4); Power Free Spins
+  exact moments of the drawn multipliers (docs/derivations.md s.4); Power Free Spins
   by a sparse absorbing chain over (ladder level, golden mask, spins left)
-  (MATH.md s.5).  Both return certified intervals (truncation dominated by
+  (docs/derivations.md s.5).  Both return certified intervals (truncation dominated by
   an i.i.d. feature and Wald's identities, floating point by a-priori
   bounds or a residual certificate).
 * this module -- model validation (kind ``book_of_power``, rules ``bop_*``),
@@ -119,7 +119,7 @@ its width.
 
 References
 ----------
-MATH.md sections 3-7 (shared notes); Wald's identities for the spin count;
+docs/derivations.md sections 3-8; Wald's identities for the spin count;
 Kemeny and Snell, *Finite Markov Chains* (absorbing chains).
 """
 
@@ -709,9 +709,9 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None)
     spec = game.features[feature]
     variant = spec.params["variant"]
     method = ("E[X_t X_u] over (spins left, awards) with exact draw moments, truncation bounded by Wald "
-              "(MATH.md s.3-4)" if variant == "regular" else
+              "(docs/derivations.md s.3-4)" if variant == "regular" else
               "sparse absorbing chain over (ladder level, golden reels, spins left), residual-certified, "
-              "truncation bounded by Wald (MATH.md s.5)")
+              "truncation bounded by Wald (docs/derivations.md s.5)")
     return FeatureResult(
         feature=feature,
         count=count,

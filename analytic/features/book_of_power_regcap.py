@@ -135,7 +135,7 @@ gives 1.0e-3, most of it its MGF part (6e-4: its finer state falls below
 comonotone coupling at the high levels: every spin's low symbols at the
 same high quantile.
 
-References: MATH.md s.4 (the draws are independent of the windows);
+References: docs/derivations.md s.4 (the draws are independent of the windows);
 Wald's identity; Chernoff's bound for branching sums; convex order;
 comonotonicity (Dhaene, Denuit, Goovaerts, Kaas, Vyncke 2002).
 """

@@ -37,7 +37,7 @@ Then ``E[(X - c)+] >= sum_k F_k (k u - c)+ + (M_over - c P_over)+`` and
 ``P(X >= c) >= sum_{k u >= c} F_k + P_over`` (for ``c <= (N - 1) u``), times
 ``1 - 1e-9`` for the floating-point sums of non-negative terms.
 
-References: MATH.md s.6 (the cap); convex order is not needed here (only
+References: docs/derivations.md s.6 (the cap); convex order is not needed here (only
 monotonicity of ``(x - c)+`` and of the indicator).
 """
 

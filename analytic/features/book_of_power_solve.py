@@ -2,7 +2,7 @@
 
 Units: total-bet multiples.  Per-spin inputs: :mod:`book_of_power_spin`.
 
-Regular Free Spins (MATH.md s.4)
+Regular Free Spins (docs/derivations.md s.4)
 --------------------------------
 State ``(K, j)``: spins left, awards so far.  The drawn expanding symbols
 ``D`` are independent of the windows; after ``j`` awards symbol ``s`` has
@@ -24,13 +24,13 @@ sum_{a>0} p_a V(K-1+a, d-1)``.  The draw moments are ``g(j) = E[m_s(j)]``,
 ``G1(j,k) = E[m_s(j) m_s(k)]`` and ``G2(j,k) = E[m_s(j) m_r(k)]`` (``s !=
 r``, ``k >= j``), exact multinomial sums.
 
-Power Free Spins (MATH.md s.5)
+Power Free Spins (docs/derivations.md s.5)
 ------------------------------
 State ``(lev, G, K)``: ladder level (1..S = symbol rank, then the top
 symbol reached again and again, up to its multiplier ``max_multiplier``;
 :func:`_ladder`), golden mask, spins left.  Given the class ``c`` the edge
 moments are ``l_c + m E_c`` and ``LL_c + 2 m LE_c + m^2 EE_c`` of the ladder
-symbol at mask ``G``; the chain (MATH.md s.5, :mod:`chain`'s equations
+symbol at mask ``G``; the chain (docs/derivations.md s.5 and s.8, :mod:`chain`'s equations
 ``m1 = r1 + Q m1``, ``m2 = r2 + 2 E[X m1(next)] + Q m2``) is solved as one
 sparse system (:func:`power_chain`); :mod:`chain`'s networkx engine solves the
 same graph exactly on small games (tests).
@@ -56,7 +56,7 @@ cut with ``K`` spins left, ``W_post`` is dominated path by path by the win of
 ``K`` spins of an i.i.d. feature paying ``X' = L + M sum_s E_s(all golden)``
 (multipliers never exceed the ceiling ``M = max_multiplier``, pays grow
 with ``n``), whose moments are Wald's
-(MATH.md s.3), ``E[X'^2]`` bounded by Cauchy-Schwarz on the pair terms.  So
+(docs/derivations.md s.3), ``E[X'^2]`` bounded by Cauchy-Schwarz on the pair terms.  So
 ``E[W] in [m1, m1 + T1]`` and ``E[W^2] in [m2, m2 + 2 sqrt(m2 T2) + T2]``
 with ``T1, T2`` the cut mass times those bounds.
 

@@ -24,7 +24,7 @@ Everything the feature solvers need is a class-conditional moment:
   for the third and fourth moments (:meth:`SpinStats.moment_x`).
 
 The joint law of the ten paylines with the per-reel indicators is the exact
-line walk (:func:`analytic.engine.linewalk.walk`, MATH.md s.2) run once per
+line walk (:func:`analytic.engine.linewalk.walk`, docs/derivations.md s.2) run once per
 symbol with hand-made per-reel counters (books, Power Books per golden reel,
 reels showing ``s``); the pair terms are per-reel convolutions (they do not
 involve the lines).  All sums are Python integers over the cycle; ``.prob``,

@@ -4,7 +4,7 @@ Free spins start with ``n`` spins.  Spin ``t`` wins ``X_t`` and awards
 ``A_t >= 0`` extra spins; the pairs ``(X_t, A_t)`` are i.i.d. while the
 feature's state is fixed (``X`` and ``A`` may be correlated: a retriggering
 spin shows scatters).  Spins left move by ``A_t - 1`` and hit zero exactly at
-spin ``T`` (``../shared/MATH.md`` section 3).
+spin ``T`` (``docs/derivations.md`` section 3).
 
 * Expected spins (Wald's first identity on ``sum A_t = T - n``):
   ``E[T] = n / (1 - E[A])``, finite only when ``E[A] < 1``.

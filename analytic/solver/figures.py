@@ -6,7 +6,7 @@ known size (``units`` per total bet).  Everything here is exact: means and
 variances are :class:`fractions.Fraction`; only the square root (standard
 deviation, volatility index) is a float, derived from the exact variance.
 
-Exactness labels (``../shared/MATH.md`` section 7): ``exact`` for a fraction
+Exactness labels (``docs/derivations.md`` section 7): ``exact`` for a fraction
 from integer counts or a rational solve; ``bounded`` for a value with a
 certified absolute error; ``simulated`` only ever comes from the simulator.
 """

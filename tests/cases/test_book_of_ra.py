@@ -8,7 +8,7 @@ expansion (``expanding_line_win = "wild_led_only"``).
 Slotopol fixes a wild-led line's symbol at its first non-wild cell and pays
 nothing for a line of only books: the model sets the rule
 ``line_wild_pay = "first_non_wild"``.  An independent per-line enumeration
-(``_line_mean``, MATH.md section 1: every payline has the same win law)
+(``_line_mean``, docs/derivations.md section 1: every payline has the same win law)
 checks the solver's line return under both readings.
 """
 

@@ -79,7 +79,7 @@ def test_atkins_p_3plus_scatters():
 
 
 def test_atkins_hit_frequency_per_line():
-    # line wins only, one line: every line has the same marginal (MATH.md 1),
+    # line wins only, one line: every line has the same marginal (docs/derivations.md section 1),
     # so the per-line rate is the mean over the 20 lines
     b = base("atkins_diet")
     printed(Fraction(line_hits(b), 20 * b.cycle), "5.45%", percent=True)
@@ -93,7 +93,7 @@ def test_atkins_hit_frequency_one_line_model():
 
 
 def test_atkins_free_spin_figures_by_hand():
-    """Wald (MATH.md 3) from the base figures: E[T] = 10 / (1 - 10 p), E[W] =
+    """Wald (docs/derivations.md section 3) from the base figures: E[T] = 10 / (1 - 10 p), E[W] =
     3 (line + scatter) E[T] (same reels, x3 on every win), RTP share = p E[W]."""
     b = base("atkins_diet")
     p = b.trigger_probability("free_spins")

@@ -1,7 +1,7 @@
 """No overflow: big pays, long strips, cycles and wins beyond 64 bits.
 
 Expected values are computed here with Python integers from per-reel symbol
-counts (``../shared/MATH.md`` section 1: every payline has the same marginal,
+counts (``docs/derivations.md`` section 1: every payline has the same marginal,
 the strip's symbol distribution on each reel), never read from the solver.
 """
 
