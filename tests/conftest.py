@@ -1,19 +1,15 @@
 """Suite-wide settings.
 
-The suite already runs in parallel (``pytest -n 2``), so the Book of Power cap
-bounds are solved in the test process itself (``ANALYTIC_WORKERS=1``) unless a
-test asks for workers (``tests/features/test_book_of_power_reglow.py`` does,
-and the committed Book of Power sheet's fresh solve in
-``tests/reports/test_committed.py``).
+The suite already runs in parallel (``pytest -n 2``); a solve's worker
+processes are an argument (``Workspace(game, workers=...)``, default 1: in
+the test process itself), given only where a test asks for workers
+(``tests/features/test_book_of_power_reglow.py`` does, and the committed Book
+of Power sheet's fresh solve in ``tests/reports/test_committed.py``).
 
 Tests marked ``early`` are collected first: the longest one (that fresh solve,
 minutes) then starts at once on one xdist worker instead of last, when the
 other worker would sit idle.
 """
-
-import os
-
-os.environ.setdefault("ANALYTIC_WORKERS", "1")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -22,6 +22,7 @@ from analytic.limits import MAX_EXPONENT, MAX_NUMBER_CHARS, MAX_ROUNDS, MAX_SEED
 __all__ = [
     "UsageError", "int_type", "rounds", "seed", "workers", "stake", "scheduler_address",
     "rate", "probability", "tolerance", "check_out_dir", "check_out_file", "require_extra",
+    "add_solve_options", "solve_workspace",
 ]
 
 
@@ -66,6 +67,44 @@ rounds = int_type(1, MAX_ROUNDS, "rounds")
 seed = int_type(0, MAX_SEED, "seed")
 #: ``--workers``: 1 .. 1024 processes.
 workers = int_type(1, 1024, "workers")
+
+
+def add_solve_options(p) -> None:
+    """Add the solve's ``--cap-precision`` and ``--workers`` options to the subcommand parser ``p``."""
+    p.add_argument("--cap-precision", choices=("standard", "certify"), default="standard",
+                   help="precision of the certified cap interval where a feature's cap cut is bounded "
+                        "(Book of Power's regular Free Spins): standard (default) or certify (narrower, "
+                        "about 1.6x the time)")
+    p.add_argument("--workers", type=workers, default=None,
+                   help="worker processes of the solve (default: ANALYTIC_WORKERS if set, else the cores "
+                        "this process may use); changes the speed only, never a figure")
+
+
+def solve_workspace(game, args):
+    """The :class:`~analytic.solver.workspace.Workspace` of ``game`` for the parsed ``args``.
+
+    ``args.cap_precision`` and ``args.workers`` (see :func:`add_solve_options`);
+    without ``--workers`` the environment variable ``ANALYTIC_WORKERS`` (a
+    speed setting only), else the core count.
+
+    Raises
+    ------
+    UsageError
+        ``ANALYTIC_WORKERS`` is not a whole number from 1 to 1024.
+    """
+    from analytic.solver.workspace import Workspace, core_count
+
+    n = args.workers
+    if n is None:
+        env = os.environ.get("ANALYTIC_WORKERS", "").strip()
+        if env:
+            try:
+                n = workers(env)
+            except argparse.ArgumentTypeError as exc:
+                raise UsageError(f"ANALYTIC_WORKERS: {exc}") from None
+        else:
+            n = core_count()
+    return Workspace(game, precision=args.cap_precision, workers=n)
 
 
 def stake(text: str) -> Fraction:

@@ -23,10 +23,9 @@ def add_parser(sub):
     p.add_argument("--out", default="reports", help="output directory (default: reports/)")
     p.add_argument("--formats", default="pdf,xlsx,md,json",
                    help="comma-separated subset of pdf,xlsx,md,json (default: all)")
-    p.add_argument("--cap-precision", choices=("standard", "certify"), default=None,
-                   help="precision of the certified cap interval where a feature's cap cut is bounded "
-                        "(Book of Power's regular Free Spins): standard (default) or certify (narrower, "
-                        "about 1.6x the time); also ANALYTIC_CAP_PRECISION")
+    from analytic.cli.args import add_solve_options
+
+    add_solve_options(p)
     return p
 
 
@@ -54,10 +53,11 @@ def run(args) -> int:
             print(f"error: --out: the par sheet {os.path.join(args.out, n)!r} would replace the model file "
                   f"{args.model!r}; choose another --out folder (or name the model .toml)", file=sys.stderr)
             return 2
-    if args.cap_precision:  # read by the solvers that bound a cap cut (a process-wide setting)
-        os.environ["ANALYTIC_CAP_PRECISION"] = args.cap_precision
+    from analytic.cli.args import solve_workspace
+    from analytic.solver.round import solve_game
+
     game = load_model(args.model)
-    sheet = build_sheet(game)
+    sheet = build_sheet(game, solve_game(game, workspace=solve_workspace(game, args)))
     try:
         paths = write_reports(sheet, args.out, formats)
     except OSError as exc:  # e.g. the disk filled up; nothing is left behind

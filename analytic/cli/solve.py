@@ -10,7 +10,6 @@ schema (``"schema": "analytic.solve/1"``) is documented in
 from __future__ import annotations
 
 import json
-import os
 import sys
 from fractions import Fraction
 
@@ -27,10 +26,9 @@ def add_parser(sub):
     p.add_argument("model", help="model file (TOML)")
     p.add_argument("--mode", default=None, help="bet mode name, or 'all' (default: the first mode)")
     p.add_argument("--format", choices=("table", "json"), default="table")
-    p.add_argument("--cap-precision", choices=("standard", "certify"), default=None,
-                   help="precision of the certified cap interval where a feature's cap cut is bounded "
-                        "(Book of Power's regular Free Spins): standard (default) or certify (narrower, "
-                        "about 1.6x the time); also ANALYTIC_CAP_PRECISION")
+    from analytic.cli.args import add_solve_options
+
+    add_solve_options(p)
     return p
 
 
@@ -174,8 +172,8 @@ def run(args) -> int:
     from analytic.model.loader import load_model
     from analytic.solver.round import solve_rounds
 
-    if args.cap_precision:  # read by the solvers that bound a cap cut (a process-wide setting)
-        os.environ["ANALYTIC_CAP_PRECISION"] = args.cap_precision
+    from analytic.cli.args import solve_workspace
+
     game = load_model(args.model)
     modes = list(game.modes) if args.mode == "all" else [args.mode or game.default_mode.name]
     for m in modes:
@@ -183,7 +181,7 @@ def run(args) -> int:
             from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
 
             raise ModelError(args.model, "modes", f"unknown bet mode {m!r} (known: {', '.join(game.modes)})")
-    results = solve_rounds(game, modes)
+    results = solve_rounds(game, modes, workspace=solve_workspace(game, args))
     if args.format == "json":
         doc = {"schema": "analytic.solve/1", "game": game.name, "model": str(args.model),
                "modes": [result_to_json(r) for r in results]}

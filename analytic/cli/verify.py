@@ -83,10 +83,13 @@ def run(args) -> int:
             from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
 
             raise ModelError(args.model, "modes", f"unknown bet mode {m!r} (known: {', '.join(game.modes)})")
+    from analytic.solver.workspace import Workspace, core_count
+
+    ws = Workspace(game, workers=core_count())  # the modes share the solve's tables
     report = {}
     all_ok = True
     for m in modes:
-        exact = solve_round(game, m)
+        exact = solve_round(game, m, workspace=ws)
         sim = simulate(game, m, rounds=args.rounds, seed=args.seed, workers=args.workers,
                        progress=False if args.no_progress else None)
         rows = compare(exact, sim)

@@ -9,11 +9,11 @@ and ``LEVELS_STANDARD`` were chosen; any increasing levels ending at 1 give a va
 Candidates: the steps of the quantiles of ``Bin(k, 1/g)`` for ``k <= 12`` at or above 0.45 (``g``
 the size of the mixture's group; between steps a level's bound is constant), the grid
 ``1 - 10^-x``, ``x = 0.3, 0.45, ..., 5.4``, and the round levels used before (:data:`ROUND`).  About ten minutes on the 2-core machine.
+Arguments: ``[MODEL] [--workers N]`` (default ``models/book_of_power.toml``, the core count).
 """
 
 from __future__ import annotations
 
-import os
 import time
 from fractions import Fraction
 
@@ -61,17 +61,19 @@ def best_levels(levels, values, m: int) -> tuple[float, tuple]:
     return float(best[min(m, n), n - 1]), tuple(float(c[i]) for i in sorted(chosen))
 
 
-_GAME = None
+#: In a worker process only: the workspace of the model it loaded (the initializer's argument).
+_WORKER_WS: list = []
 _LIMITS = None
 
 
 def _init(path):
-    global _GAME, _LIMITS
+    global _LIMITS
     from threadpoolctl import threadpool_limits
 
     from analytic.model.loader import load_model
+    from analytic.solver.workspace import Workspace
 
-    _GAME = load_model(path)
+    _WORKER_WS[:] = [Workspace(load_model(path))]
     _LIMITS = threadpool_limits(limits=1)
 
 
@@ -80,14 +82,18 @@ def _run(job):
     from analytic.features.book_of_power_spin import spin_stats
 
     feature, n0, run, eps = job
-    groups = rc.mixture_groups(spin_stats(_GAME, feature))
-    res = rc.regular_cap_bound_levels(_GAME, feature, n0, list(run), groups=groups, eps=eps)
-    C = float(_GAME.cap.total_bet_multiple)
+    ws = _WORKER_WS[0]
+    groups = rc.mixture_groups(spin_stats(ws.game, feature, ws))
+    res = rc.regular_cap_bound_levels(ws.game, feature, n0, list(run), groups=groups, eps=eps, ws=ws)
+    C = float(ws.game.cap.total_bet_multiple)
     return n0, {lv: b.excess(0.0, C) for lv, b in zip(run, res)}
 
 
-def main(path: str = "models/book_of_power.toml") -> None:
-    """Print the per-level bounds and the best level sets of the shipped model's regular Free Spins."""
+def main(path: str = "models/book_of_power.toml", processes: int | None = None) -> None:
+    """Print the per-level bounds and the best level sets of the shipped model's regular Free Spins.
+
+    ``processes``: worker processes (default: the core count).
+    """
     from concurrent.futures import ProcessPoolExecutor
 
     from analytic.features import book_of_power_regcap as rc
@@ -95,6 +101,7 @@ def main(path: str = "models/book_of_power.toml") -> None:
     from analytic.features.book_of_power_regbounds import workers
     from analytic.features.book_of_power_spin import spin_stats
     from analytic.model.loader import load_model
+    from analytic.solver.workspace import core_count
 
     t0 = time.perf_counter()
     game = load_model(path)
@@ -106,7 +113,8 @@ def main(path: str = "models/book_of_power.toml") -> None:
     runs = rc.level_runs(cand, 9)
     jobs = [(reg, n0, run, eps) for n0 in starts for run in runs]
     vals: dict = {n0: {} for n0 in starts}
-    with ProcessPoolExecutor(workers(len(jobs)), initializer=_init, initargs=(path,)) as pool:
+    with ProcessPoolExecutor(workers(len(jobs), processes or core_count()), initializer=_init,
+                             initargs=(path,)) as pool:
         for n0, out in pool.map(_run, jobs):
             vals[n0].update(out)
     buy = next((m.buy_counts for m in game.modes.values() if m.buys == reg), None)
@@ -131,4 +139,10 @@ def main(path: str = "models/book_of_power.toml") -> None:
 
 
 if __name__ == "__main__":
-    main(os.environ.get("ANALYTIC_MODEL", "models/book_of_power.toml"))
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Where to put the comonotone levels (Book of Power regular Free Spins).")
+    ap.add_argument("model", nargs="?", default="models/book_of_power.toml")
+    ap.add_argument("--workers", type=int, default=None, help="worker processes (default: the core count)")
+    a = ap.parse_args()
+    main(a.model, a.workers)

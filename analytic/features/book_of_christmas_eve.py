@@ -71,6 +71,7 @@ from analytic.features.kinds import register_kind
 from analytic.features.result import FeatureResult, register_solver
 from analytic.model.game import Game, frozen_mapping
 from analytic.solver.figures import Figure
+from analytic.solver.workspace import Workspace, workspace_for
 
 __all__ = [
     "KIND",
@@ -213,15 +214,11 @@ register_kind(
 # one free spin
 
 
-_TABLE_CACHE: dict = {}
-
-
-def _free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[int, int], int]:
-    """Exact law of one free spin's win given the special symbol (cached per game)."""
-    key = (id(game), game.path, feature, symbol)
-    if key not in _TABLE_CACHE:
-        _TABLE_CACHE[key] = (game, _walk_free_spin_table(game, feature, symbol))
-    return _TABLE_CACHE[key][1]
+def _free_spin_table(game: Game, feature: str, symbol: str, ws: Workspace | None = None
+                     ) -> dict[tuple[int, int], int]:
+    """Exact law of one free spin's win given the special symbol (kept in the workspace ``ws``)."""
+    return workspace_for(game, ws).memo(("boce.spin_table", feature, symbol),
+                                        lambda: _walk_free_spin_table(game, feature, symbol))
 
 
 def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[int, int], int]:
@@ -280,7 +277,7 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
     return out
 
 
-def spin_moments(game: Game, feature: str, symbol: str, k: int = K_MOMENTS) -> dict:
+def spin_moments(game: Game, feature: str, symbol: str, k: int = K_MOMENTS, ws: Workspace | None = None) -> dict:
     """Exact raw moments of one free spin's win given the special symbol.
 
     Parameters
@@ -292,6 +289,8 @@ def spin_moments(game: Game, feature: str, symbol: str, k: int = K_MOMENTS) -> d
         The drawn special expanding symbol.
     k : int
         Highest moment.
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -301,7 +300,7 @@ def spin_moments(game: Game, feature: str, symbol: str, k: int = K_MOMENTS) -> d
         multiples), ``max`` (largest spin win, total-bet multiples),
         ``hit`` (P(X > 0)).
     """
-    table = _free_spin_table(game, feature, symbol)
+    table = _free_spin_table(game, feature, symbol, ws)
     tb = game.total_bet
     total = sum(table.values())
     sums = [0] * (k + 1)
@@ -334,8 +333,10 @@ def _spins(game: Game, feature: str, count: int) -> int:
     return counts[min(counts)]
 
 
-def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) -> dict:
+def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS, ws: Workspace | None = None) -> dict:
     """Exact raw moments of the whole feature win, and per-symbol details.
+
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -355,7 +356,7 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) ->
     top = Fraction(0)
     for s, w in zip(es["choose_from"], es["weights"]):
         p = Fraction(w, wsum)
-        sm = spin_moments(game, feature, s, k)
+        sm = spin_moments(game, feature, s, k, ws)
         wm = iid_sum_moments(sm["moments"], n)
         for j in range(k + 1):
             mom[j] += p * wm[j]
@@ -375,23 +376,18 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) ->
     return {"moments": mom, "spins": n, "max": top, "per_symbol": per}
 
 
-_CACHE: dict = {}
-
-
-def _components(game: Game, feature: str, count: int) -> list:
+def _components(game: Game, feature: str, count: int, ws: Workspace) -> list:
     """Mixture components of the feature win: (P(symbol), moments of W | symbol)."""
-    fm = _cached_feature(game, feature, count)
+    fm = _cached_feature(game, feature, count, ws)
     return [(d["probability"], d["raw_moments"]) for d in fm["per_symbol"].values()]
 
 
-def _cached_feature(game: Game, feature: str, count: int) -> dict:
-    key = (id(game), game.path, feature, count)
-    if key not in _CACHE:
-        _CACHE[key] = (game, feature_moments(game, feature, count))
-    return _CACHE[key][1]
+def _cached_feature(game: Game, feature: str, count: int, ws: Workspace | None) -> dict:
+    ws = workspace_for(game, ws)
+    return ws.memo(("boce.feature", feature, count), lambda: feature_moments(game, feature, count, ws=ws))
 
 
-def solve_feature(game: Game, feature: str, count: int, mode: str) -> FeatureResult:
+def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Workspace | None = None) -> FeatureResult:
     """Exact figures of Book of Christmas Eve free spins started with ``count`` Books.
 
     Parameters
@@ -402,6 +398,8 @@ def solve_feature(game: Game, feature: str, count: int, mode: str) -> FeatureRes
         Trigger count (number of Books; selects the spins awarded).
     mode : str
         Bet mode (unused: free spins play at the triggering bet).
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -409,7 +407,7 @@ def solve_feature(game: Game, feature: str, count: int, mode: str) -> FeatureRes
         Mean and second moment of the feature win (total-bet multiples),
         exact; expected spins (the fixed count); ``details`` per drawn symbol.
     """
-    fm = _cached_feature(game, feature, count)
+    fm = _cached_feature(game, feature, count, ws)
     n = fm["spins"]
     return FeatureResult(
         feature=feature,
@@ -521,29 +519,32 @@ def round_tail_bound(game: Game, mode: str | None, components_fn, cap: Fraction)
     return out
 
 
-def max_round_win(game: Game, mode: str | None = None) -> Fraction:
+def max_round_win(game: Game, mode: str | None = None, ws: Workspace | None = None) -> Fraction:
     """Theoretical maximum round win of a bet mode (total-bet multiples), no cap.
 
     The largest base win among spins that trigger the feature (with that
     count) plus ``spins * max over symbols of the largest spin win``
     (every spin can repeat the best outcome), or the base maximum.
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
     """
     from analytic.solver.base import solve_base
 
+    ws = workspace_for(game, ws)
     m = game.modes[mode] if mode else game.default_mode
     if m.buys is not None:
-        return max(_cached_feature(game, m.buys, c)["max"] for c, w in m.buy_counts.items() if w)
+        return max(_cached_feature(game, m.buys, c, ws)["max"] for c, w in m.buy_counts.items() if w)
     base = solve_base(game, m.name)
     best = Fraction(0)
     for (feat, n, lt, win), cnt in base.joint.items():
         v = Fraction(win, base.units)
         if feat is not None:
-            v += _cached_feature(game, feat, n)["max"]
+            v += _cached_feature(game, feat, n, ws)["max"]
         best = max(best, v)
     return best
 
 
-def capped_rtp_bounds(game: Game, mode: str | None = None, cap: Fraction | None = None) -> dict:
+def capped_rtp_bounds(game: Game, mode: str | None = None, cap: Fraction | None = None,
+                      ws: Workspace | None = None) -> dict:
     """Certified bracket of the RTP with the round win capped at ``cap``.
 
     ``E[min(R, C)] = E[R] - E[(R - C)+]`` and ``0 <= E[(R - C)+] <=``
@@ -556,6 +557,8 @@ def capped_rtp_bounds(game: Game, mode: str | None = None, cap: Fraction | None 
     mode : str, optional
     cap : Fraction, optional
         Cap in total-bet multiples; default ``game.cap.total_bet_multiple``.
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -568,16 +571,18 @@ def capped_rtp_bounds(game: Game, mode: str | None = None, cap: Fraction | None 
         if game.cap is None or game.cap.total_bet_multiple is None:
             raise ValueError(f"{game.path}: no [cap] total_bet_multiple; pass cap= (total-bet multiples)")
         cap = game.cap.total_bet_multiple
-    mom = round_raw_moments(game, m.name, lambda f, c: _cached_feature(game, f, c)["moments"])
-    mx = max_round_win(game, m.name)
+    ws = workspace_for(game, ws)
+    mom = round_raw_moments(game, m.name, lambda f, c: _cached_feature(game, f, c, ws)["moments"])
+    mx = max_round_win(game, m.name, ws)
     rtp = mom[1] / m.cost
     if mx <= cap:
         return {"uncapped_rtp": rtp, "lower": rtp, "upper": rtp, "max_win": mx, "binds": False}
-    tb = round_tail_bound(game, m.name, lambda f, c: _components(game, f, c), Fraction(cap))
+    tb = round_tail_bound(game, m.name, lambda f, c: _components(game, f, c, ws), Fraction(cap))
     return {"uncapped_rtp": rtp, "lower": rtp - tb / m.cost, "upper": rtp, "max_win": mx, "binds": True}
 
 
-def spin_law(game: Game, feature: str, symbol: str, cap: Fraction) -> "capped.TruncatedLaw":
+def spin_law(game: Game, feature: str, symbol: str, cap: Fraction, ws: Workspace | None = None
+             ) -> "capped.TruncatedLaw":
     """Law of one free spin's win given ``symbol``, held exactly below ``cap``.
 
     Parameters
@@ -588,6 +593,8 @@ def spin_law(game: Game, feature: str, symbol: str, cap: Fraction) -> "capped.Tr
         The drawn special expanding symbol.
     cap : Fraction
         Total-bet multiples.
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -597,35 +604,41 @@ def spin_law(game: Game, feature: str, symbol: str, cap: Fraction) -> "capped.Tr
     """
     tb = game.total_bet
     w: dict[Fraction, int] = {}
-    for (lw, ex), c in _free_spin_table(game, feature, symbol).items():
+    for (lw, ex), c in _free_spin_table(game, feature, symbol, ws).items():
         x = Fraction(lw + ex, tb)
         w[x] = w.get(x, 0) + c
     return capped.law_from_weights(w, cap)
 
 
-def feature_law(game: Game, feature: str, count: int, cap: Fraction) -> "capped.TruncatedLaw":
+def feature_law(game: Game, feature: str, count: int, cap: Fraction, ws: Workspace | None = None
+                ) -> "capped.TruncatedLaw":
     """Law of the whole feature win (total-bet multiples) held exactly below ``cap``.
 
     ``sum_s w_s P_s(x)^n`` over the drawn symbols (truncated powers), see
-    :mod:`analytic.features.capped`.
+    :mod:`analytic.features.capped`.  ``ws``: the solve's workspace for
+    ``game`` (None: a fresh one).
     """
-    key = ("law", id(game), game.path, feature, count, Fraction(cap))
-    if key not in _CACHE:
+    ws = workspace_for(game, ws)
+
+    def compute():
         f = game.features[feature]
         n = _spins(game, feature, count)
         es = f.params["expanding_symbol"]
-        parts = [(w, capped.iid_sum(spin_law(game, feature, s, cap), n))
+        parts = [(w, capped.iid_sum(spin_law(game, feature, s, cap, ws), n))
                  for s, w in zip(es["choose_from"], es["weights"]) if w]
-        _CACHE[key] = (game, capped.mixture(parts))
-    return _CACHE[key][1]
+        return capped.mixture(parts)
+
+    return ws.memo(("boce.law", feature, count, Fraction(cap)), compute)
 
 
-def capped_round(game: Game, mode: str | None, cap: Fraction) -> "capped.TruncatedLaw":
+def capped_round(game: Game, mode: str | None, cap: Fraction, ws: Workspace | None = None
+                 ) -> "capped.TruncatedLaw":
     """Exact law of the round win of a bet mode capped at ``cap`` (total-bet multiples).
 
     A buy mixes the feature laws of its ``buy_counts``; a spin mode combines
     the base spin's joint law (trigger class, base win) with the feature law
     of each trigger count by :func:`analytic.features.capped.round_law`.
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
 
     Raises
     ------
@@ -635,10 +648,11 @@ def capped_round(game: Game, mode: str | None, cap: Fraction) -> "capped.Truncat
     from analytic.errors import UnsupportedMechanicError
     from analytic.solver.base import solve_base
 
+    ws = workspace_for(game, ws)
     m = game.modes[mode] if mode else game.default_mode
     cap = Fraction(cap)
     if m.buys is not None:
-        return capped.mixture([(w, feature_law(game, m.buys, c, cap)) for c, w in m.buy_counts.items() if w])
+        return capped.mixture([(w, feature_law(game, m.buys, c, cap, ws)) for c, w in m.buy_counts.items() if w])
     base = solve_base(game, m.name)
     feats = {}
     classes = []
@@ -649,13 +663,15 @@ def capped_round(game: Game, mode: str | None, cap: Fraction) -> "capped.Truncat
         if feat is not None:
             key = (feat, n)
             if key not in feats:
-                feats[key] = feature_law(game, feat, n, cap)
+                feats[key] = feature_law(game, feat, n, cap, ws)
         classes.append((cnt, Fraction(win, base.units), key))
     return capped.round_law(classes, feats, cap)
 
 
-def solve_round_capped(game: Game, mode: str) -> "RoundResult":  # noqa: F821
+def solve_round_capped(game: Game, mode: str, *, ws: Workspace | None = None) -> "RoundResult":  # noqa: F821
     """Round figures with the published 20,168x read as a cap (rule ``boce_max_win``).
+
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -674,15 +690,16 @@ def solve_round_capped(game: Game, mode: str) -> "RoundResult":  # noqa: F821
     """
     from analytic.solver.round import solve_round
 
-    res = solve_round(game, mode, plain=True)
+    ws = workspace_for(game, ws)
+    res = solve_round(game, mode, plain=True, workspace=ws)
     extra = dict(res.extra)
-    extra["max_win"] = max_round_win(game, res.mode)
+    extra["max_win"] = max_round_win(game, res.mode, ws)
     reading = game.rules.get("boce_max_win", "cap")
     extra["max_win_reading"] = reading
     if reading != "cap" or game.cap is None or game.cap.total_bet_multiple is None:
         return replace(res, extra=extra)
     cap = Fraction(game.cap.total_bet_multiple)
-    law = capped_round(game, res.mode, cap)
+    law = capped_round(game, res.mode, cap, ws)
     return apply_cap(res, law, extra, method=(
         "exact capped round law: per drawn symbol the free spin's integer-weight polynomial raised to the "
         "spins by truncated power below the cap (FLINT pow_trunc), mixed over the symbol, multiplied by the "

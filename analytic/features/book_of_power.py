@@ -135,6 +135,7 @@ from analytic.features.kinds import register_kind
 from analytic.features.result import FeatureResult, register_round_prefetch, register_round_solver, register_solver
 from analytic.model.game import Game
 from analytic.solver.figures import Figure
+from analytic.solver.workspace import Workspace, workspace_for
 
 __all__ = [
     "SpinStats",
@@ -518,15 +519,13 @@ class SpinStats:
         return (1 << self.ng) - 1
 
 
-def spin_stats(game: Game, feature: str) -> SpinStats:
-    """Exact per-spin figures of a Book of Power feature (cached per game and feature)."""
-    key = (id(game), feature)
-    if key not in _STATS:
-        _STATS[key] = SpinStats(game, feature)
-    return _STATS[key]
+def spin_stats(game: Game, feature: str, ws: Workspace | None = None) -> SpinStats:
+    """Exact per-spin figures of a Book of Power feature, kept in the workspace ``ws``.
 
-
-_STATS: dict = {}
+    ``ws``: the solve's :class:`analytic.solver.workspace.Workspace` of
+    ``game`` (None: a fresh one, the figures are computed again).
+    """
+    return workspace_for(game, ws).memo(("bop.spin_stats.v1", feature), lambda: SpinStats(game, feature))
 
 
 # --------------------------------------------------------------------------
@@ -666,34 +665,35 @@ def _interval(lo, hi) -> Figure:
     return Figure((lo + hi) / 2, "bounded", (hi - lo) / 2)
 
 
-_MOMENTS: dict = {}
-
-
-def feature_moments(game: Game, feature: str, count: int):
-    """Certified moments of ``feature`` started with ``count`` books (cached per game, feature, count).
+def feature_moments(game: Game, feature: str, count: int, ws: Workspace | None = None):
+    """Certified moments of ``feature`` started with ``count`` books (kept in the workspace ``ws``).
 
     All start counts of a feature are solved together (regular: one set of
-    ``V`` tables; Power: one sparse factorisation).
+    ``V`` tables; Power: one sparse factorisation).  ``ws``: the solve's
+    :class:`analytic.solver.workspace.Workspace` of ``game`` (None: a fresh one).
     """
     from analytic.features import book_of_power_solve as S
     from analytic.features.book_of_power_spin import spin_stats as new_stats
 
-    key = (id(game), feature)
-    hit = _MOMENTS.get(key)
-    if hit is None or hit[0] is not game:
+    ws = workspace_for(game, ws)
+
+    def compute():
         spec = game.features[feature]
         starts = sorted(set(spec.trigger.counts.values()))
-        st = new_stats(game, feature)
+        st = new_stats(game, feature, ws)
         if spec.params["variant"] == "regular":
-            mom = S.regular_moments(st, starts)
-        else:
-            mom = S.power_moments(st, starts)
-        hit = _MOMENTS[key] = (game, mom)
-    return hit[1][game.features[feature].trigger.counts[count]]
+            return S.regular_moments(st, starts)
+        return S.power_moments(st, starts)
+
+    return ws.memo(("bop.moments", feature), compute)[game.features[feature].trigger.counts[count]]
 
 
-def solve_feature(game: Game, feature: str, count: int, mode: str | None = None) -> FeatureResult:
+def solve_feature(game: Game, feature: str, count: int, mode: str | None = None, *,
+                  ws: Workspace | None = None) -> FeatureResult:
     """Figures of one Book of Power feature started with ``count`` books.
+
+    ``ws``: the solve's :class:`analytic.solver.workspace.Workspace` of
+    ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -705,7 +705,8 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None)
         ``p_zero_bounds``: ``P(the feature wins nothing)`` within about
         1e-13 (:mod:`analytic.features.book_of_power_zero`).
     """
-    m = feature_moments(game, feature, count)
+    ws = workspace_for(game, ws)
+    m = feature_moments(game, feature, count, ws)
     spec = game.features[feature]
     variant = spec.params["variant"]
     method = ("E[X_t X_u] over (spins left, awards) with exact draw moments, truncation bounded by Wald "
@@ -722,22 +723,22 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None)
         method=method,
         details={"mean_interval": (Fraction(max(m.m1_lo, 0)), Fraction(m.m1_hi)),
                  "second_moment_interval": (Fraction(max(m.m2_lo, 0)), Fraction(m.m2_hi)), **m.info},
-        p_zero_max=zero_win_bound(game, feature) ** spec.trigger.counts[count],
-        p_zero_bounds=_zero_bounds(game, feature, spec.trigger.counts[count]),
+        p_zero_max=zero_win_bound(game, feature, ws) ** spec.trigger.counts[count],
+        p_zero_bounds=_zero_bounds(game, feature, spec.trigger.counts[count], ws),
     )
 
 
-def _zero_bounds(game: Game, feature: str, spins: int):
+def _zero_bounds(game: Game, feature: str, spins: int, ws: Workspace):
     """``(lo, hi)`` of P(the feature wins nothing) as fractions, or None where they cannot be had."""
     from analytic.features.book_of_power_zero import zero_win_probabilities
 
     try:
-        return tuple(Fraction(x) for x in zero_win_probabilities(game, feature)[spins])
+        return tuple(Fraction(x) for x in zero_win_probabilities(game, feature, ws)[spins])
     except ValueError:  # (a cycle beyond int64 counts): the hit frequency falls back on p_zero_max
         return None
 
 
-def zero_win_bound(game: Game, feature: str) -> Fraction:
+def zero_win_bound(game: Game, feature: str, ws: Workspace | None = None) -> Fraction:
     """``q`` with ``P(a spin of the feature wins nothing | any state) <= q`` (exact fraction).
 
     A spin wins nothing only if its normal line win is 0 and its expanding
@@ -746,11 +747,12 @@ def zero_win_bound(game: Game, feature: str) -> Fraction:
     reels).  So ``q = max_s P(L = 0, E_s = 0)`` over the windows, and a
     feature starting with ``n`` spins wins nothing with probability at most
     ``q^n`` (each of the first ``n`` spins must win nothing; given the past,
-    each does so with probability at most ``q``).
+    each does so with probability at most ``q``).  ``ws``: the solve's
+    workspace for ``game`` (None: a fresh one).
     """
     from analytic.features.book_of_power_spin import spin_stats as new_stats
 
-    st = new_stats(game, feature)
+    st = new_stats(game, feature, ws)
     return Fraction(max(st.zero_weight.values()), st.cycle)
 
 
@@ -767,13 +769,15 @@ def _regular_and_power(game: Game) -> tuple[str, str]:
     return reg[0], pw[0]
 
 
-def fair_gamble_probability(game: Game, mode: str = "power_bet") -> Figure:
+def fair_gamble_probability(game: Game, mode: str = "power_bet", ws: Workspace | None = None) -> Figure:
     """Gamble win probability ``q`` making "always gamble" worth "never gamble".
 
     With the same book count ``n`` (rule ``bop_gamble_count = "same"``),
     "always" pays ``q E[V_power(n)]`` where "never" pays ``E[V_regular(n)]``,
     averaged over the Power Bet's regular-trigger counts, so
     ``q = sum_n p_n V_reg(n) / sum_n p_n V_pow(n)``.
+
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -782,14 +786,15 @@ def fair_gamble_probability(game: Game, mode: str = "power_bet") -> Figure:
     """
     from analytic.solver.base import solve_base
 
+    ws = workspace_for(game, ws)
     reg, pw = _regular_and_power(game)
     base = solve_base(game, mode)
     num_lo = num_hi = den_lo = den_hi = Fraction(0)
     for (f, n), c in base.trigger_counts.items():
         if f != reg:
             continue
-        a, b = solve_feature(game, reg, n).details["mean_interval"]
-        x, y = solve_feature(game, pw, n).details["mean_interval"]
+        a, b = solve_feature(game, reg, n, ws=ws).details["mean_interval"]
+        x, y = solve_feature(game, pw, n, ws=ws).details["mean_interval"]
         num_lo += c * a
         num_hi += c * b
         den_lo += c * x
@@ -797,7 +802,8 @@ def fair_gamble_probability(game: Game, mode: str = "power_bet") -> Figure:
     return _interval(num_lo / den_hi, num_hi / den_lo)
 
 
-def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None = None):
+def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None = None, *,
+                        ws: Workspace | None = None):
     """Round figures of a Book of Power bet mode, with the gamble and the cap.
 
     Parameters
@@ -810,6 +816,10 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
         replaces every regular Free Spins trigger of a Power Bet round by
         Power Free Spins with probability ``gamble_probability`` (param of the
         regular feature), else nothing.
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (its cap precision preset sets the
+        regular cap bounds' levels and eps, its ``workers`` their worker
+        processes); None: a fresh one ('standard', one process).
 
     Returns
     -------
@@ -823,7 +833,8 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
 
     from analytic.solver.round import solve_round
 
-    res = solve_round(game, mode, plain=True)
+    ws = workspace_for(game, ws)
+    res = solve_round(game, mode, plain=True, workspace=ws)
     m = game.modes[res.mode]
     gamble = gamble or game.rules.get("bop_gamble", "never")
     extra = dict(res.extra)
@@ -836,8 +847,8 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
             p = Fraction(c, res.base.cycle)
             if f != reg:
                 continue
-            a, b = solve_feature(game, reg, n).details["mean_interval"]
-            x, y = solve_feature(game, pw, n).details["mean_interval"]
+            a, b = solve_feature(game, reg, n, ws=ws).details["mean_interval"]
+            x, y = solve_feature(game, pw, n, ws=ws).details["mean_interval"]
             lo += p * (q * x - b)
             hi += p * (q * y - a)
         shift = _interval(lo, hi)
@@ -854,10 +865,10 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
             gq = game.features[_regular_and_power(game)[0]].params["gamble_probability"]
         refused: list = []
         excess, pcap, excess_lo, pcap_lo = _cap_excess(game, res, float(C), exact_power=True, gamble_q=gq,
-                                                       refused=refused)
+                                                       refused=refused, ws=ws)
         from analytic.features.book_of_power_regcap import precision_preset
 
-        preset = precision_preset()
+        preset = precision_preset(ws.precision)
         how = ("Power Free Spins: exact law of the win on the cap's grid, backward over (ladder level, "
                "golden reels, spins left), lower-bound masses, lost mass times C (book_of_power_cap)"
                + ("; gamble 'always': a regular trigger is Power Free Spins with probability q (that law), "
@@ -902,9 +913,9 @@ def _tracked_names(game: Game) -> str:
 _CK = {2: 1 / 4, 3: 4 / 27, 4: 27 / 256}
 
 
-def _feature_upper_moments(game: Game, feature: str, n: int) -> list[float]:
+def _feature_upper_moments(game: Game, feature: str, n: int, ws: Workspace) -> list[float]:
     """Upper bounds of ``E[W^k]``, ``k = 0..kmax`` (4 for Power, 2 for regular)."""
-    d = solve_feature(game, feature, n).details
+    d = solve_feature(game, feature, n, ws=ws).details
     out = [1.0, float(d["mean_interval"][1]), float(d["second_moment_interval"][1])]
     if "m3_hi" in d:
         out += [float(d["m3_hi"]), float(d["m4_hi"])]
@@ -945,7 +956,7 @@ def _tail_bounds(B: float, mom: list[float], C: float, m1_lo: float = 0.0) -> tu
 
 
 def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: Fraction | None = None,
-                refused: list | None = None):
+                refused: list | None = None, ws: Workspace | None = None):
     """Bounds of the round's ``E[(R - C)+]`` and ``P(R >= C)`` (total-bet multiples).
 
     Returns ``(excess_hi, pcap_hi)``, or with ``exact_power``
@@ -958,8 +969,9 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
     and the base win alone otherwise, so no regular feature is played.
     ``refused`` (a list, optional) collects the start spin counts for which
     the comonotone mixture refused (too many states) and the moment bounds
-    stood alone.
+    stood alone.  ``ws``: the solve's workspace for ``game`` (None: a fresh one).
     """
+    ws = workspace_for(game, ws)
     m = game.modes[res.mode]
     cache: dict = {}
     reg, pw = _regular_and_power(game) if exact_power else (None, None)
@@ -968,7 +980,7 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
 
     def mom(f, n):
         if (f, n) not in cache:
-            cache[(f, n)] = _feature_upper_moments(game, f, n)
+            cache[(f, n)] = _feature_upper_moments(game, f, n, ws)
         return cache[(f, n)]
 
     def alone(B):
@@ -983,20 +995,20 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
         if pw is not None and f == pw:
             from analytic.features.book_of_power_cap import power_cap_law
 
-            law = power_cap_law(game, pw)  # built once per game (cached), only where the feature occurs
+            law = power_cap_law(game, pw, ws=ws)  # built once per workspace, only where the feature occurs
             n0 = game.features[f].trigger.counts[n]
             e_lo, e_hi, p_lo, p_hi, _ = law.capped(n0, B)
-            m1_lo, m1_hi = solve_feature(game, f, n).details["mean_interval"]
+            m1_lo, m1_hi = solve_feature(game, f, n, ws=ws).details["mean_interval"]
             return (max(B + float(m1_hi) - e_lo, 0.0) * (1 + 1e-12), p_hi,
                     max(B + float(m1_lo) - e_hi, 0.0) * (1 - 1e-12), p_lo)
-        m1_lo = float(solve_feature(game, f, n).details["mean_interval"][0])
+        m1_lo = float(solve_feature(game, f, n, ws=ws).details["mean_interval"][0])
         e, q = _tail_bounds(B, mom(f, n), C, m1_lo)
         e_lo = q_lo = 0.0
         if REGULAR_CAP_LAW and game.features[f].params.get("variant") == "regular":
             from analytic.features.book_of_power_regbounds import regular_cap_bounds
 
             if ("regcap", f) not in cache:  # every start at once: the solves run in parallel
-                cache[("regcap", f)] = regular_cap_bounds(game, f, game.features[f].trigger.counts.values())
+                cache[("regcap", f)] = regular_cap_bounds(game, f, game.features[f].trigger.counts.values(), ws=ws)
                 if refused is not None:
                     refused.extend(n0 for n0, (up, _lo) in cache[("regcap", f)].items() if up is None)
             up, low = cache[("regcap", f)][game.features[f].trigger.counts[n]]
@@ -1031,17 +1043,20 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
     return out if exact_power else out[:2]
 
 
-def prefetch_modes(game: Game, modes) -> None:
+def prefetch_modes(game: Game, modes, *, ws: Workspace | None = None) -> None:
     """Before several modes are solved: the regular cap bounds and the Power cap law side by side.
 
     The regular Free Spins' cap bounds run in worker processes
     (:func:`~analytic.features.book_of_power_regbounds.regular_cap_bounds`);
     meanwhile this process builds the Power Free Spins' capped law
     (:func:`~analytic.features.book_of_power_cap.power_cap_law`).  Both are
-    cached, so the modes then find them.  Done only when ``modes`` (names)
-    need both: a mode with base spins or buying the regular feature, and a
-    Power Bet mode (``power`` flag) or one buying the Power feature.
+    kept in the workspace ``ws`` (:class:`analytic.solver.workspace.Workspace`
+    of ``game``), so the modes solved with it then find them.  Done only when
+    ``modes`` (names) need both: a mode with base spins or buying the regular
+    feature, and a Power Bet mode (``power`` flag) or one buying the Power
+    feature.
     """
+    ws = workspace_for(game, ws)
     if game.cap is None or not REGULAR_CAP_LAW:
         return
     reg, pw = _regular_and_power(game)
@@ -1051,25 +1066,27 @@ def prefetch_modes(game: Game, modes) -> None:
     from analytic.features.book_of_power_regbounds import regular_cap_bounds
 
     regular_cap_bounds(game, reg, game.features[reg].trigger.counts.values(),
-                       meanwhile=lambda: bound_free_work(game, reg, pw))
+                       meanwhile=lambda: bound_free_work(game, reg, pw, ws), ws=ws)
 
 
-def bound_free_work(game: Game, reg: str, pw: str) -> None:
-    """The work of every mode that does not wait for the regular cap bounds (all of it cached).
+def bound_free_work(game: Game, reg: str, pw: str, ws: Workspace | None = None) -> None:
+    """The work of every mode that does not wait for the regular cap bounds (all of it kept in ``ws``).
 
     The Power Free Spins' capped law
     (:func:`~analytic.features.book_of_power_cap.power_cap_law`), then both
     features' moments (:func:`feature_moments`) and zero-win laws: what this
     process does while the worker processes solve the regular cap bounds.
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
     """
     from analytic.features.book_of_power_cap import power_cap_law
 
-    power_cap_law(game, pw)
+    ws = workspace_for(game, ws)
+    power_cap_law(game, pw, ws=ws)
     for f in (pw, reg):
         for books, spins in sorted(game.features[f].trigger.counts.items())[:1]:
-            feature_moments(game, f, books)  # (all starts at once)
-            _zero_bounds(game, f, spins)
+            feature_moments(game, f, books, ws)  # (all starts at once)
+            _zero_bounds(game, f, spins, ws)
 
 
-register_round_solver("book_of_power", lambda game, mode: solve_book_of_power(game, mode))
+register_round_solver("book_of_power", lambda game, mode, ws=None: solve_book_of_power(game, mode, ws=ws))
 register_round_prefetch("book_of_power", prefetch_modes)

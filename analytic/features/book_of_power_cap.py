@@ -71,8 +71,6 @@ U = 2.0 ** -53
 SKIP = 1e-12
 WORKERS = 1
 
-_CACHE: dict = {}
-
 
 #: Awards kept beyond the ladder's top level.  On the shipped model the paths cut there were most
 #: of the lost mass: per 10-spin start 1.14e-8 at J = 8, 5.5e-9 at 12 (then mostly the FFT error
@@ -84,8 +82,11 @@ J_AWARDS = 12
 KMAX = 110
 
 
-def power_cap_law(game, feature: str, Kmax: int | None = None, J: int = J_AWARDS) -> "PowerCapLaw":
-    """The :class:`PowerCapLaw` of a Power feature (cached per game object, feature, ``Kmax``, ``J``).
+def power_cap_law(game, feature: str, Kmax: int | None = None, J: int = J_AWARDS, ws=None) -> "PowerCapLaw":
+    """The :class:`PowerCapLaw` of a Power feature, kept in the workspace ``ws`` per feature, ``Kmax``, ``J``.
+
+    ``ws``: the solve's :class:`analytic.solver.workspace.Workspace` of
+    ``game`` (None: a fresh one, the law is built again).
 
     ``Kmax``: largest number of spins left kept (default :data:`KMAX`, or
     three times the largest start when that is larger); ``J``: awards kept
@@ -94,17 +95,16 @@ def power_cap_law(game, feature: str, Kmax: int | None = None, J: int = J_AWARDS
     """
     if Kmax is None:
         Kmax = max(KMAX, 3 * max(game.features[feature].trigger.counts.values()))
-    key = (id(game), feature, Kmax, J)
-    hit = _CACHE.get(key)
-    if hit is None or hit.game is not game:
-        hit = _CACHE[key] = PowerCapLaw(game, feature, Kmax, J)
-    return hit
+    from analytic.solver.workspace import workspace_for
+
+    ws = workspace_for(game, ws)
+    return ws.memo(("bop.power_cap_law", feature, Kmax, J), lambda: PowerCapLaw(game, feature, Kmax, J, ws=ws))
 
 
 class PowerCapLaw:
     """Lower-bound laws ``(h, cap)`` of the Power feature's win per start spin count (ranks averaged)."""
 
-    def __init__(self, game, feature: str, Kmax: int = KMAX, J: int = J_AWARDS):
+    def __init__(self, game, feature: str, Kmax: int = KMAX, J: int = J_AWARDS, ws=None):
         from threadpoolctl import threadpool_limits
 
         # one BLAS thread: the only BLAS calls are the norms ``h @ h`` of 30000-entry vectors, which a
@@ -112,15 +112,15 @@ class PowerCapLaw:
         # and its threads then spin on the cores the FFTs and products need); with one thread the
         # norms are also the same on every machine (a split sums in another order)
         with threadpool_limits(limits=1, user_api="blas"):
-            self._build(game, feature, Kmax, J)
+            self._build(game, feature, Kmax, J, ws)
 
-    def _build(self, game, feature: str, Kmax: int, J: int) -> None:
+    def _build(self, game, feature: str, Kmax: int, J: int, ws) -> None:
         from analytic.features.book_of_power_solve import _ladder
         from analytic.features.book_of_power_spin import spin_stats
 
         self.game = game
         self._starts: dict = {}
-        st = spin_stats(game, feature)
+        st = spin_stats(game, feature, ws)
         if st.ng == 0:
             raise ValueError("power_cap_law: feature without golden reels")
         cap = game.cap.total_bet_multiple

@@ -170,9 +170,8 @@ MGF_STATE_FACTOR = 20
 LEVEL_KMAX = 40
 #: Largest number of (group counts, spins left) states solved before refusing.
 MAX_STATES = 4_000_000
-_CACHE: dict = {}
-#: The last chain run's per-id tables (spin laws, draws, charges), shared by its starts.
-_TABLES: dict = {}
+#: Workspace key of the last chain run's per-id tables (spin laws, draws, charges), shared by its starts.
+RUN_TABLES = "bop.regcap.run_tables"
 
 
 class TooManyStates(ValueError):
@@ -245,8 +244,6 @@ def expansion_table(st, groups, maxima: bool = False) -> tuple[np.ndarray, np.nd
     return uk, cnt
 
 
-_WALK: dict = {}
-
 
 def line_expansion_rows(st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Exact joint law of (award, each symbol's expansion pay, line win) of a free spin.
@@ -257,15 +254,15 @@ def line_expansion_rows(st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     cycle).  Rows are distinct and sorted lexicographically on
     ``(A, E[:, 0], ..., E[:, -1], L)`` (as ``np.unique(axis=0)`` sorts them).
     One line walk (:func:`analytic.engine.linewalk.walk_arrays`) with the
-    books and the reels showing each symbol as counters; kept per model.
+    books and the reels showing each symbol as counters; kept on ``st``
+    (which lives in the solve's workspace).
     """
     from dataclasses import replace as _replace
 
     from analytic.engine.linewalk import ReelWindows, _merge_keys, walk_arrays
     from analytic.engine.spin import build_spin
 
-    key = _fingerprint(st.game, st.feature)
-    hit = _WALK.get(key)
+    hit = getattr(st, "_line_expansion_rows", None)
     if hit is not None:
         return hit
     base = build_spin(st.game, st.reel_set, ())
@@ -310,7 +307,7 @@ def line_expansion_rows(st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     if int(counts.sum()) != st.cycle:
         raise AssertionError("line_expansion_rows: counts do not sum to the cycle")
     res = (keys[:, 0], keys[:, 1:1 + ns], keys[:, 1 + ns], counts)
-    _WALK[key] = res
+    st._line_expansion_rows = res
     return res
 
 
@@ -586,19 +583,18 @@ LEVELS_STANDARD = tuple(binomial_step(k, j) for k, j in (
     (11, 6), (5, 4), (6, 5))) + (1.0,)
 #: Precision presets of the round's regular cap bounds: ``(eps, levels)``.  Both meet what issue 5
 #: asks on the shipped model (every capped RTP interval within 1e-6: 'standard' leaves Buy Free
-#: Spins at 9.5e-7); 'certify' narrows it to 8.3e-7 at about 1.6x the time.  Chosen with
-#: ``ANALYTIC_CAP_PRECISION`` or the CLI's ``--cap-precision``.
+#: Spins at 9.5e-7); 'certify' narrows it to 8.3e-7 at about 1.6x the time.  Chosen by the solve's
+#: workspace (``Workspace(precision=...)``, ``solve_round(..., precision=...)``) or the CLI's
+#: ``--cap-precision``.
 PRESETS = {"standard": (3e-12, LEVELS_STANDARD), "certify": (3e-13, LEVELS)}
 
 
 def precision_preset(name: str | None = None) -> tuple[str, float, tuple]:
-    """``(name, eps, levels)`` of a preset: ``name``, else ``ANALYTIC_CAP_PRECISION``, else 'standard'.
+    """``(name, eps, levels)`` of the preset ``name`` (default 'standard'), see :data:`PRESETS`.
 
     Raises ``ValueError`` for an unknown name.
     """
-    import os
-
-    name = (name or os.environ.get("ANALYTIC_CAP_PRECISION", "") or "standard").strip()
+    name = (name or "standard").strip()
     if name not in PRESETS:
         raise ValueError(f"cap precision {name!r} is not one of {sorted(PRESETS)}")
     eps, levels = PRESETS[name]
@@ -656,7 +652,7 @@ def regular_cap_mixture(game, feature: str, n0: int, levels=None, **kw) -> Regul
 
     Parameters: ``levels`` increasing, ending at 1 (default :data:`LEVELS`);
     ``kw`` as :func:`regular_cap_bound` (default groups:
-    :func:`mixture_groups`).
+    :func:`mixture_groups`), ``ws`` among them.
 
     Raises
     ------
@@ -665,10 +661,12 @@ def regular_cap_mixture(game, feature: str, n0: int, levels=None, **kw) -> Regul
         what :func:`regular_cap_bound` raises.
     """
     from analytic.features.book_of_power_spin import spin_stats
+    from analytic.solver.workspace import workspace_for
 
+    kw["ws"] = workspace_for(game, kw.get("ws"))
     levels = check_levels(LEVELS if levels is None else levels)
     if kw.get("groups") is None:
-        kw["groups"] = mixture_groups(spin_stats(game, feature))
+        kw["groups"] = mixture_groups(spin_stats(game, feature, kw["ws"]))
     bounds = [b for run in level_runs(levels) for b in regular_cap_bound_levels(game, feature, n0, list(run), **kw)]
     return combine_levels(levels, bounds)
 
@@ -772,7 +770,7 @@ def check_grid_unit(u, who: str) -> None:
 def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: float | None = None,
                       groups=None, max_states: int = MAX_STATES,
                       eps_mgf: float | None = None, level: float | None = None,
-                      lines: bool = True) -> RegularCapBound:
+                      lines: bool = True, ws=None) -> RegularCapBound:
     """Certified upper bounds of the cap's cut for regular Free Spins started with ``n0`` spins.
 
     Parameters
@@ -803,6 +801,9 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
         ``Q_U(k)`` the ``U``-quantile of ``Bin(k, 1 / |g|)``, instead of the
         domination of item 3.  The result bounds ``E[(X_U - c)+]`` for that
         level, not the feature's cut by itself.
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (:mod:`analytic.solver.workspace`):
+        the bounds and the run's tables are kept there.  None: a fresh one.
 
     Raises
     ------
@@ -815,12 +816,12 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
         ``MGF_STATE_FACTOR * max_states`` MGF-mode states.
     """
     return regular_cap_bound_levels(game, feature, n0, [level], u=u, eps=eps, groups=groups,
-                                    max_states=max_states, eps_mgf=eps_mgf, lines=lines)[0]
+                                    max_states=max_states, eps_mgf=eps_mgf, lines=lines, ws=ws)[0]
 
 
 def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None = None,
                              eps: float | None = None, groups=None, max_states: int = MAX_STATES,
-                             eps_mgf: float | None = None, lines: bool = True) -> list[RegularCapBound]:
+                             eps_mgf: float | None = None, lines: bool = True, ws=None) -> list[RegularCapBound]:
     """:func:`regular_cap_bound` for several levels at once: one chain run, one bound per level.
 
     ``levels``: a list of comonotone levels in ``(0, 1]`` or ``None`` (the
@@ -844,10 +845,12 @@ def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None 
     """
     from analytic.features.book_of_power import multiplier_of_count
     from analytic.features.book_of_power_spin import spin_stats
+    from analytic.solver.workspace import workspace_for
 
+    ws = workspace_for(game, ws)
     if game.cap is None:
         raise ValueError("regular_cap_bound: the model has no win cap")
-    st = spin_stats(game, feature)
+    st = spin_stats(game, feature, ws)
     if st.variant != "regular":
         raise ValueError("regular_cap_bound: regular Free Spins only")
     groups = [tuple(g) for g in (groups or default_groups(st))]
@@ -868,17 +871,18 @@ def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None 
     # one entry per run: a level's float sums may differ in their last bits with the run's other
     # levels (array shapes), so a result is reused only for the same run
     run = tuple(dict.fromkeys(levels))  # each level once, in order
-    key = (_fingerprint(game, feature), n0, u, eps, eps_mgf, tuple(groups), tuple(MGF_THETAS), max_states,
+    key = ("bop.regcap", feature, n0, u, eps, eps_mgf, tuple(groups), tuple(MGF_THETAS), max_states,
            run, LEVEL_KMAX, lines)
-    hit = _CACHE.get(key)
+    hit = ws.get(key)
     if hit is None:
         try:
             res = _solve_levels(game, st, feature, n0, list(run), u, eps, eps_mgf, groups, max_states, lines,
-                                multiplier_of_count)
+                                multiplier_of_count, ws)
         except BaseException:  # (an interrupted run may leave its per-id tables half filled)
-            _TABLES.clear()
+            ws.discard(RUN_TABLES)
             raise
-        hit = _CACHE[key] = dict(zip(run, res))
+        hit = dict(zip(run, res))
+        ws.put(key, hit)
     return [hit[lv] for lv in levels]
 
 
@@ -955,7 +959,7 @@ def _extend(a: np.ndarray, n: int) -> np.ndarray:
 
 
 def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_states, lines,
-                  multiplier_of_count) -> list[RegularCapBound]:
+                  multiplier_of_count, ws) -> list[RegularCapBound]:
     """The chain run of :func:`regular_cap_bound_levels` (arguments checked there)."""
     from analytic.features.book_of_power_kernel import spin_step, sum_blocks
 
@@ -1056,16 +1060,16 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     # group-count tuples get global ids; per id: the spin law per award class, the charge
     # coefficient s1 (per spin, this state, per level), the ids after one draw into each group.
     # None of it depends on the start: the tables are kept for the next start of the same run
-    # (:data:`_TABLES`, the last run's only), filled as the ids are met.  Ids met together are
+    # (the workspace's :data:`RUN_TABLES`, the last run's only), filled as the ids are met.  Ids met together are
     # tabled together (matrix products over a batch of ids), so an entry's last bits may depend
     # on what was solved before; the round solves a run's starts in one job, in a fixed order
     # (:mod:`book_of_power_regbounds`), so its figures are the same on every run and machine.
-    tkey = (_fingerprint(game, feature), u, N, tuple(groups), tuple(levels), lines, tuple(kcap),
+    tkey = (feature, u, N, tuple(groups), tuple(levels), lines, tuple(kcap),
             tuple(MGF_THETAS), LEVEL_KMAX, tuple(m.tobytes() for m in MS + MM + SPL), prob.tobytes(), LX.tobytes())
-    tab = _TABLES.get(tkey)
+    run_tables = ws.get(RUN_TABLES) or {}
+    tab = run_tables.get(tkey)
     if tab is None:
-        _TABLES.clear()
-        tab = _TABLES[tkey] = dict(
+        tab = dict(
             tid={}, tuples=[], nslots=0,
             # per tuple id: draws, charge and MGF tables
             GZ=np.zeros((64, nl, nc, K + 2)),  # per level and class: mass, E[x; class], E[exp(theta x); class]
@@ -1078,6 +1082,7 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
             BM=np.zeros((64, nl, nc)),  # their first moment
             XM=np.zeros((64, nl, nc)),  # kept mass of the spin law
             X1=np.zeros((64, nl, nc)))  # first moment of the class (E[x; class])
+        ws.put(RUN_TABLES, {tkey: tab})  # the last run's only
     tid, tuples, nslots = tab["tid"], tab["tuples"], tab["nslots"]
     GZ, S1, BUMP, done, gz_done, slot = (tab[k] for k in ("GZ", "S1", "BUMP", "done", "gz_done", "slot"))
     HL, BP, BM, XM, X1 = (tab[k] for k in ("HL", "BP", "BM", "XM", "X1"))

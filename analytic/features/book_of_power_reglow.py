@@ -60,9 +60,6 @@ LOW_GRID = 600
 KMAX_LOW = 30
 #: Largest number of (tracked counts, spins left) states solved before refusing.
 MAX_STATES = 4_000_000
-_CACHE: dict = {}
-#: The regular spin table of the tracked symbols (the last one used): the starts share it.
-_TABLES: dict = {}
 
 
 @dataclass
@@ -115,7 +112,8 @@ class RegularCapLower:
 
 
 def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: float | None = None,
-                      tracked=None, max_states: int | None = None, rest_mean: bool = True) -> RegularCapLower:
+                      tracked=None, max_states: int | None = None, rest_mean: bool = True,
+                      ws=None) -> RegularCapLower:
     """Certified lower bounds of the cap's cut for regular Free Spins started with ``n0`` spins.
 
     Parameters
@@ -132,6 +130,10 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
         Symbols whose expansions are kept (default: the two most valuable).
     max_states : int, optional
         Refuse (``ValueError``) rather than solve more states (default ``MAX_STATES``).
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (:mod:`analytic.solver.workspace`):
+        the bound and the spin table of the tracked symbols (shared by the
+        starts) are kept there.  None: a fresh one.
 
     Raises
     ------
@@ -144,14 +146,16 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
         ``max_states`` states.
     """
     from analytic.features.book_of_power import multiplier_of_count
-    from analytic.features.book_of_power_regcap import (TooManyStates, _fingerprint, _gamma, binomial_pmf,
+    from analytic.features.book_of_power_regcap import (TooManyStates, _gamma, binomial_pmf,
                                                         check_grid_unit, expansion_table)
     from analytic.features.book_of_power_kernel import spin_step, sum_blocks
     from analytic.features.book_of_power_spin import spin_stats
+    from analytic.solver.workspace import workspace_for
 
+    ws = workspace_for(game, ws)
     if game.cap is None:
         raise ValueError("regular_cap_lower: the model has no win cap")
-    st = spin_stats(game, feature)
+    st = spin_stats(game, feature, ws)
     if st.variant != "regular":
         raise ValueError("regular_cap_lower: regular Free Spins only")
     eps = EPS_LOW if eps is None else eps
@@ -162,8 +166,8 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
         raise ValueError(f"regular_cap_lower: tracked symbols {tracked!r} must be distinct regular symbols")
     check_grid_unit(u, "regular_cap_lower")
     max_states = MAX_STATES if max_states is None else max_states
-    key = (_fingerprint(game, feature), n0, u, eps, tracked, max_states, rest_mean, KMAX_LOW, LOW_GRID)
-    hit = _CACHE.get(key)
+    key = ("bop.reglow", feature, n0, u, eps, tracked, max_states, rest_mean, KMAX_LOW, LOW_GRID)
+    hit = ws.get(key)
     if hit is not None:
         return hit
     reading, ceiling = st.reading, st.ceiling
@@ -176,17 +180,18 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     rest = tuple(s for s in st.ordered if s not in tracked)
     nt = len(tracked)
     rest_mean = rest_mean and bool(rest)
-    tkey = (key[0], tracked, rest_mean)  # the spin table does not depend on the start
-    if tkey not in _TABLES:
+    tkey = ("bop.reglow.table", feature, tracked, rest_mean)  # the spin table does not depend on the start
+
+    def table():
         keys, cnt = expansion_table(st, [(s,) for s in tracked] + ([rest] if rest else []))
         keys = keys[:, :2 + nt] if rest_mean else keys[:, :1 + nt]
         uk, inv = np.unique(keys, axis=0, return_inverse=True)
         icnt = np.zeros(len(uk), dtype=object)  # exact integer sums, then one rounding each
         for i, c in zip(inv.ravel(), cnt):
             icnt[i] += int(c)
-        _TABLES.clear()
-        _TABLES[tkey] = uk, np.array([int(c) / st.cycle for c in icnt], dtype=np.float64)
-    uk, prob = _TABLES[tkey]
+        return uk, np.array([int(c) / st.cycle for c in icnt], dtype=np.float64)
+
+    uk, prob = ws.memo(tkey, table)
     award = uk[:, 0]
     E = uk[:, 1:1 + nt].astype(np.int64)
     ER = uk[:, 1 + nt].astype(np.float64) if rest_mean else None  # sum of the untracked E_s
@@ -321,6 +326,6 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     f = 1 - 1e-9
     res = RegularCapLower(n0=n0, u=u, N=N, tb=tb, law=law * f, over_p=float(over[0]) * f,
                           over_mom=float(over[1]) * f, lost=lost, states=states, tracked=tracked)
-    _CACHE[key] = res
+    ws.put(key, res)
     return res
 

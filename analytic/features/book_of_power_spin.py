@@ -41,14 +41,9 @@ from analytic.engine.linewalk import ReelWindows, walk
 from analytic.engine.spin import build_spin, strip_windows
 from analytic.errors import ModelError, UnboundedFeatureError, UnsupportedMechanicError
 
-__all__ = ["SpinStats", "spin_stats", "clear_cache"]
+__all__ = ["SpinStats", "spin_stats"]
 
-_CACHE: dict = {}
 _I64 = 1 << 63
-
-
-def clear_cache() -> None:
-    _CACHE.clear()
 
 
 def _gsum(idx: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
@@ -62,13 +57,25 @@ def _gsum(idx: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-def spin_stats(game, feature: str) -> "SpinStats":
-    """Per-spin statistics of a Book of Power feature (cached per game object and feature)."""
-    key = (id(game), feature)
-    hit = _CACHE.get(key)
-    if hit is None or hit.game is not game:
-        hit = _CACHE[key] = SpinStats(game, feature)
-    return hit
+def spin_stats(game, feature: str, ws=None) -> "SpinStats":
+    """Per-spin statistics of a Book of Power feature, kept in the workspace ``ws``.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+        A Book of Power feature.
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (:mod:`analytic.solver.workspace`);
+        None: a fresh one (the statistics are built again).
+
+    Returns
+    -------
+    SpinStats
+    """
+    from analytic.solver.workspace import workspace_for
+
+    return workspace_for(game, ws).memo(("bop.spin_stats", feature), lambda: SpinStats(game, feature))
 
 
 class SpinStats:

@@ -56,33 +56,31 @@ JMAX = 12
 #: beyond, :func:`zero_win_probabilities` raises ValueError and the caller falls back on its cruder bound.
 MAX_SUBSET_SYMBOLS = 12
 
-_CACHE: dict = {}
-
-
-def zero_win_probabilities(game, feature: str) -> dict:
+def zero_win_probabilities(game, feature: str, ws=None) -> dict:
     """``{n0: (lo, hi)}``: certified bounds of ``P(feature wins nothing)`` per start (spins).
 
     ``feature`` is a Book of Power feature (regular or Power variant); the
-    starts are its trigger's spin counts.  Cached per model fingerprint.
+    starts are its trigger's spin counts.  Kept in the workspace ``ws``
+    (:class:`analytic.solver.workspace.Workspace` of ``game``; None: a fresh one).
     Raises ``ValueError`` when the feature's cycle is too large for exact
     int64 counts (above 2^62), or for a Power feature without golden reels.
     """
-    from analytic.features.book_of_power_regcap import _fingerprint
+    from analytic.solver.workspace import workspace_for
+
+    ws = workspace_for(game, ws)
+    starts = sorted(set(game.features[feature].trigger.counts.values()))
+    return ws.memo(("bop.zero", feature, tuple(starts), JMAX), lambda: _zero_win(game, feature, starts, ws))
+
+
+def _zero_win(game, feature: str, starts, ws) -> dict:
     from analytic.features.book_of_power_spin import spin_stats
 
-    starts = sorted(set(game.features[feature].trigger.counts.values()))
-    key = (_fingerprint(game, feature), tuple(starts), JMAX)  # (the fingerprint holds no trigger)
-    hit = _CACHE.get(key)
-    if hit is not None:
-        return hit
-    st = spin_stats(game, feature)
+    st = spin_stats(game, feature, ws)
     if st.cycle >= 2 ** 62:
         raise ValueError(f"zero_win_probabilities: the cycle of {feature!r} ({st.cycle}) exceeds 2^62")
     if st.variant == "power" and not st.ng:
         raise ValueError(f"zero_win_probabilities: Power feature {feature!r} without golden reels")
-    out = _power(st, starts) if st.variant == "power" else _regular(st, starts)
-    _CACHE[key] = out
-    return out
+    return _power(st, starts) if st.variant == "power" else _regular(st, starts)
 
 
 def _widen(lo: float, hi: float, depth: int, k: int, nsym: int) -> tuple[float, float]:

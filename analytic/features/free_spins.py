@@ -34,32 +34,25 @@ from analytic.features.spin_outcomes import SpinOutcomes, award_of, free_spin_ou
 from analytic.features.wald import WaldMoments, check_finite, mixture, wald_moments
 from analytic.model.game import Game
 from analytic.solver.figures import Figure
+from analytic.solver.workspace import Workspace, workspace_for
 
 __all__ = ["solve_free_spins", "state_outcomes", "spins_left_graph", "capped_law"]
 
-_CACHE: dict = {}
 
-
-def state_outcomes(game: Game, feature: str) -> list[tuple[int, str | None, SpinOutcomes]]:
+def state_outcomes(game: Game, feature: str, ws: Workspace | None = None
+                   ) -> list[tuple[int, str | None, SpinOutcomes]]:
     """One-spin outcomes per feature state: ``[(weight, expanding symbol or None, SpinOutcomes)]``.
 
-    Cached per game object (the model is immutable).
+    Kept in the workspace ``ws`` (:class:`analytic.solver.workspace.Workspace`
+    of ``game``; None: a fresh one, nothing kept).
     """
-    key = (id(game), feature)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is game:
-        return hit[1]
-    p = game.features[feature].params
-    e = p.get("expanding_symbol")
-    if e:
-        states = list(zip(e["weights"], e["choose_from"]))
-    else:
-        states = [(1, None)]
-    out = [(w, s, free_spin_outcomes(game, feature, s)) for w, s in states]
-    if len(_CACHE) > 32:
-        _CACHE.clear()
-    _CACHE[key] = (game, out)
-    return out
+    def compute():
+        p = game.features[feature].params
+        e = p.get("expanding_symbol")
+        states = list(zip(e["weights"], e["choose_from"])) if e else [(1, None)]
+        return [(w, s, free_spin_outcomes(game, feature, s)) for w, s in states]
+
+    return workspace_for(game, ws).memo(("free_spins.states", feature), compute)
 
 
 def _state_moments(o: SpinOutcomes, n: int) -> WaldMoments:
@@ -67,7 +60,8 @@ def _state_moments(o: SpinOutcomes, n: int) -> WaldMoments:
     return wald_moments(n, m["EX"], m["EX2"], m["EA"], m["EA2"], m["EXA"])
 
 
-def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = None) -> FeatureResult:
+def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = None, *,
+                     ws: Workspace | None = None) -> FeatureResult:
     """Exact figures of a ``free_spins`` feature started by ``count`` trigger symbols.
 
     Parameters
@@ -80,6 +74,9 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
         (largest listed count not above it).
     mode : str, optional
         Bet mode (unused: the feature's reel set is fixed).
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (:mod:`analytic.solver.workspace`);
+        None: a fresh one.
 
     Returns
     -------
@@ -97,13 +94,14 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
     n = award_of(spec.trigger.counts, count) if spec.trigger else 0
     if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
         n = spec.trigger.counts[count]
-    states = state_outcomes(game, feature)
+    ws = workspace_for(game, ws)
+    states = state_outcomes(game, feature, ws)
     for _, s, o in states:
         check_finite(feature, o.mean_award, game.path, always_one=set(o.classes) == {1})
     per = [(w, s, _state_moments(o, n)) for w, s, o in states]
     mix = mixture((w, m) for w, _, m in per)
     wsum = sum(w for w, _, _ in states)
-    laws = [(Fraction(w, wsum), _state_law(game, feature, s, o, n)) for w, s, o in states]
+    laws = [(Fraction(w, wsum), _state_law(ws, feature, s, o, n)) for w, s, o in states]
     law = None if any(L is None for _, L in laws) else mix_laws(laws)
     zeros = [zero_probability(o.joint, o.cycle, n) for _, _, o in states]
     p_zero = None if any(z is None for z in zeros) else sum(
@@ -138,14 +136,9 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
     )
 
 
-def _state_law(game: Game, feature: str, s, o: SpinOutcomes, n: int):
-    key = (id(game), feature, s, n, "law")
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is game:
-        return hit[1]
-    law = retrigger_law(o.joint, o.cycle, o.units, n, o.mean_award)
-    _CACHE[key] = (game, law)
-    return law
+def _state_law(ws: Workspace, feature: str, s, o: SpinOutcomes, n: int):
+    return ws.memo(("free_spins.law", feature, s, n),
+                   lambda: retrigger_law(o.joint, o.cycle, o.units, n, o.mean_award))
 
 
 def spins_left_graph(o: SpinOutcomes, n: int, max_left: int) -> nx.DiGraph:
@@ -182,7 +175,7 @@ def spins_left_graph(o: SpinOutcomes, n: int, max_left: int) -> nx.DiGraph:
     return g
 
 
-def capped_law(game: Game, feature: str, count: int, cap):
+def capped_law(game: Game, feature: str, count: int, cap, *, ws: Workspace | None = None):
     """Exact law of the feature win held below ``cap`` when it has no retriggers, else None.
 
     Without retriggers (no spin awards spins) the ``n`` spins of a state are
@@ -200,6 +193,8 @@ def capped_law(game: Game, feature: str, count: int, cap):
         Trigger count (fixes the spins as in :func:`solve_free_spins`).
     cap : Fraction
         Total-bet multiples.
+    ws : Workspace, optional
+        The solve's workspace for ``game``; None: a fresh one.
 
     Returns
     -------
@@ -213,7 +208,7 @@ def capped_law(game: Game, feature: str, count: int, cap):
     n = award_of(spec.trigger.counts, count) if spec.trigger else 0
     if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
         n = spec.trigger.counts[count]
-    states = state_outcomes(game, feature)
+    states = state_outcomes(game, feature, ws)
     if any(a for _, _, o in states for (a, _x) in o.joint):
         return None
     from analytic.solver.cap import MAX_GRID

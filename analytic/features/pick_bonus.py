@@ -67,7 +67,7 @@ def bonus_distribution(params: Mapping) -> dict[int, Fraction]:
     return {x: Fraction(p, total) for x, p in sorted(law.items())}
 
 
-def solve_pick_bonus(game: Game, feature: str, count: int = 0, mode: str | None = None) -> FeatureResult:
+def solve_pick_bonus(game: Game, feature: str, count: int = 0, mode: str | None = None, *, ws=None) -> FeatureResult:
     """Exact mean, second moment and distribution of a pick bonus.
 
     Parameters
@@ -78,6 +78,8 @@ def solve_pick_bonus(game: Game, feature: str, count: int = 0, mode: str | None 
         Trigger count (unused: the bonus does not depend on it).
     mode : str, optional
         Unused.
+    ws : Workspace, optional
+        The solve's workspace (unused: nothing is kept).
 
     Returns
     -------

@@ -104,12 +104,14 @@ class FeatureResult:
         return None
 
 
-#: kind -> solver(game, feature_name, count, mode_name) -> FeatureResult
+#: kind -> solver(game, feature_name, count, mode_name, *, ws) -> FeatureResult (``ws``: the solve's
+#: :class:`analytic.solver.workspace.Workspace` of ``game``, where the solver keeps its tables)
 SOLVERS: dict[str, Callable] = {}
 
 
 def register_solver(kind: str, solver: Callable) -> None:
-    """Register the solver of a feature kind (one per kind)."""
+    """Register the solver of a feature kind (one per kind): ``solver(game, feature, count, mode, *, ws)``,
+    ``ws`` the solve's :class:`analytic.solver.workspace.Workspace` (keyword, may be None)."""
     SOLVERS[kind] = solver
 
 
@@ -132,13 +134,13 @@ def feature_solver(kind: str) -> Callable:
         ) from None
 
 
-#: kind -> capped_law(game, feature, count, cap) -> TruncatedLaw or None: the exact law of one play
+#: kind -> capped_law(game, feature, count, cap, *, ws) -> TruncatedLaw or None: the exact law of one play
 #: held below a cap (:mod:`analytic.features.capped`), None when the kind has none for this feature.
 CAPPED_LAWS: dict[str, Callable] = {}
 
 
 def register_capped_law(kind: str, fn: Callable) -> None:
-    """Register ``fn(game, feature, count, cap) -> TruncatedLaw | None``: the exact law of one
+    """Register ``fn(game, feature, count, cap, *, ws) -> TruncatedLaw | None``: the exact law of one
     play of a feature of ``kind`` (total-bet multiples) held below ``cap``, used by the win cap
     of any game (:mod:`analytic.solver.cap`) when the feature gives no exact distribution."""
     CAPPED_LAWS[kind] = fn
@@ -151,26 +153,27 @@ def capped_law_for(kind: str) -> Callable | None:
     return CAPPED_LAWS.get(kind)
 
 
-#: kind -> round solver(game, mode) -> RoundResult, for kinds whose round needs
+#: kind -> round solver(game, mode, *, ws) -> RoundResult, for kinds whose round needs
 #: more than the law of total expectation (a win cap on the whole round, a gamble).
 ROUND_SOLVERS: dict[str, Callable] = {}
 
 
 def register_round_solver(kind: str, solver: Callable) -> None:
     """Make :func:`analytic.solver.round.solve_round` delegate games with a
-    feature of ``kind`` to ``solver(game, mode) -> RoundResult``.  The
-    delegate computes the plain figures with ``solve_round(..., plain=True)``."""
+    feature of ``kind`` to ``solver(game, mode, *, ws) -> RoundResult`` (``ws`` the solve's
+    workspace).  The delegate computes the plain figures with
+    ``solve_round(..., plain=True, workspace=ws)``."""
     ROUND_SOLVERS[kind] = solver
 
 
-#: kind -> prefetch(game, modes): work a round solver can share across several modes, done once
+#: kind -> prefetch(game, modes, *, ws): work a round solver can share across several modes, done once
 #: before they are solved one by one (e.g. two independent solves run side by side).
 ROUND_PREFETCH: dict[str, Callable] = {}
 
 
 def register_round_prefetch(kind: str, prefetch: Callable) -> None:
-    """Run ``prefetch(game, modes)`` before :func:`analytic.solver.round.solve_rounds` solves
-    several modes of a game with a feature of ``kind`` (it should only fill caches)."""
+    """Run ``prefetch(game, modes, *, ws)`` before :func:`analytic.solver.round.solve_rounds` solves
+    several modes of a game with a feature of ``kind`` (it should only fill the workspace ``ws``)."""
     ROUND_PREFETCH[kind] = prefetch
 
 

@@ -55,6 +55,7 @@ from analytic.features.kinds import register_kind
 from analytic.features.result import FeatureResult, register_solver
 from analytic.model.game import Game, frozen_mapping
 from analytic.solver.figures import Figure
+from analytic.solver.workspace import Workspace, workspace_for
 
 __all__ = [
     "KIND",
@@ -192,54 +193,53 @@ def _class_table(game: Game, feature: str, reels: tuple, symbols: tuple) -> dict
     return out
 
 
-_TABLES: dict = {}
+def _table(game: Game, feature: str, reels: tuple, symbols: tuple, ws: Workspace | None = None) -> dict[int, int]:
+    """:func:`_class_table`, walked once per workspace and class."""
+    return workspace_for(game, ws).memo(("soc.table", feature, reels, symbols),
+                                        lambda: _class_table(game, feature, reels, symbols))
 
 
-def _table(game: Game, feature: str, reels: tuple, symbols: tuple) -> dict[int, int]:
-    """:func:`_class_table`, walked once per game and class."""
-    key = (id(game), game.path, feature, reels, symbols)
-    if key not in _TABLES:
-        _TABLES[key] = (game, _class_table(game, feature, reels, symbols))
-    return _TABLES[key][1]
+#: In a worker process of :func:`prefetch_tables` only: the game it was started with (by the
+#: pool's initializer, inherited through ``fork``, never pickled); never set in the parent.
+_WORKER_GAME: list = []
 
 
-_FORK_GAME: list = []  # the game handed to forked workers (a Game does not pickle)
+def _init_worker(game: Game) -> None:
+    _WORKER_GAME[:] = [game]
 
 
 def _walk_job(args):
     feature, reels, symbols = args
-    return _class_table(_FORK_GAME[0], feature, reels, symbols)
+    return _class_table(_WORKER_GAME[0], feature, reels, symbols)
 
 
-def prefetch_tables(game: Game, feature: str, classes) -> None:
-    """Walk the spin classes ``(reels, symbols)`` not yet cached, on up to two processes.
+def prefetch_tables(game: Game, feature: str, classes, ws: Workspace | None = None) -> None:
+    """Walk the spin classes ``(reels, symbols)`` not yet in the workspace, on ``ws.workers`` processes.
 
     The walks are independent and exact; a class without wild reels and with
-    more wild symbols is the costliest, so those start first.  Falls back to
-    one process where ``fork`` is unavailable or ``ANALYTIC_PROCESSES=1``.
+    more wild symbols is the costliest, so those start first.  Runs in this
+    process where ``fork`` is unavailable or ``ws.workers`` is 1 (a fresh
+    workspace when ``ws`` is None); the tables are the same either way.
     """
     import multiprocessing as mp
-    import os
 
-    todo = sorted({c for c in classes if (id(game), game.path, feature) + tuple(c) not in _TABLES},
+    ws = workspace_for(game, ws)
+    todo = sorted({tuple(c) for c in classes if ("soc.table", feature) + tuple(c) not in ws},
                   key=lambda c: (len(c[0]), -len(c[1])))
     if not todo:
         return
-    procs = min(int(os.environ.get("ANALYTIC_PROCESSES", "2")), os.cpu_count() or 1, len(todo))
+    procs = min(ws.workers, len(todo))
     if procs > 1 and "fork" in mp.get_all_start_methods():
-        _FORK_GAME[:] = [game]
-        try:
-            with mp.get_context("fork").Pool(procs) as pool:
-                tables = pool.map(_walk_job, [(feature, r, s) for r, s in todo], chunksize=1)
-        finally:
-            _FORK_GAME.clear()
+        with mp.get_context("fork").Pool(procs, initializer=_init_worker, initargs=(game,)) as pool:
+            tables = pool.map(_walk_job, [(feature, r, s) for r, s in todo], chunksize=1)
     else:
         tables = [_class_table(game, feature, r, s) for r, s in todo]
     for (r, s), t in zip(todo, tables):
-        _TABLES[(id(game), game.path, feature, r, s)] = (game, t)
+        ws.put(("soc.table", feature, r, s), t)
 
 
-def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k: int = K_MOMENTS) -> dict:
+def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k: int = K_MOMENTS,
+                       ws: Workspace | None = None) -> dict:
     """Exact raw moments of one free spin's win (multiplier 1) of a class.
 
     Parameters
@@ -251,6 +251,8 @@ def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k
     symbols : tuple of str
         Symbols turned wild.
     k : int
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -258,7 +260,7 @@ def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k
         ``moments`` (``E[X^j]``, j = 0..k, total-bet multiples), ``max``
         (largest spin win, total-bet multiples), ``hit`` (P(X > 0)).
     """
-    table = _table(game, feature, reels, symbols)
+    table = _table(game, feature, reels, symbols, ws)
     tb = game.total_bet
     cycle = sum(table.values())
     sums = [0] * (k + 1)
@@ -274,19 +276,15 @@ def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k
             "max": Fraction(top, tb), "hit": Fraction(hit, cycle)}
 
 
-_SPIN_CACHE: dict = {}
-_FEAT_CACHE: dict = {}
+def _spin(game: Game, feature: str, reels: tuple, symbols: tuple, ws: Workspace) -> dict:
+    return ws.memo(("soc.spin", feature, reels, symbols),
+                   lambda: spin_class_moments(game, feature, reels, symbols, ws=ws))
 
 
-def _spin(game: Game, feature: str, reels: tuple, symbols: tuple) -> dict:
-    key = (id(game), feature, reels, symbols)
-    if key not in _SPIN_CACHE:
-        _SPIN_CACHE[key] = (game, spin_class_moments(game, feature, reels, symbols))
-    return _SPIN_CACHE[key][1]
-
-
-def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) -> dict:
+def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS, ws: Workspace | None = None) -> dict:
     """Exact raw moments of the feature win started by ``count`` scatters.
+
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -296,23 +294,25 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) ->
         (effect class -> dict of ``probability``, ``spins``, ``multiplier``,
         ``mean``, ``second_moment``, ``spin_mean``, ``max``).
     """
-    ck = (id(game), feature, count, k)
-    if ck in _FEAT_CACHE:
-        return _FEAT_CACHE[ck][1]
+    ws = workspace_for(game, ws)
+    return ws.memo(("soc.feature", feature, count, k), lambda: _feature_moments(game, feature, count, k, ws))
+
+
+def _feature_moments(game: Game, feature: str, count: int, k: int, ws: Workspace) -> dict:
     f = game.features[feature]
     n0 = f.trigger.counts[count]
     classes = gift_classes(f.params["gifts"], count, f.params["base_multiplier"])
     allc = set()
     for c in f.trigger.counts:  # every count's spin classes at once, walked in parallel
         allc |= {(r, sy) for (_, _, r, sy) in gift_classes(f.params["gifts"], c, f.params["base_multiplier"])}
-    prefetch_tables(game, feature, allc)
+    prefetch_tables(game, feature, allc, ws)
     mom = [Fraction(0)] * (k + 1)
     spins = Fraction(0)
     top = Fraction(0)
     p_zero = Fraction(0)  # every spin of the feature wins nothing
     det = {}
     for (extra, mult, reels, syms), p in classes.items():
-        sm = _spin(game, feature, reels, syms)
+        sm = _spin(game, feature, reels, syms, ws)
         n = n0 + extra
         wm = [mult**j * v for j, v in enumerate(iid_sum_moments(sm["moments"][:k + 1], n))]
         for j in range(k + 1):
@@ -325,12 +325,10 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS) ->
             "probability": p, "spins": n, "multiplier": mult, "wild_reels": reels, "wild_symbols": syms,
             "mean": wm[1], "second_moment": wm[2], "spin_mean": sm["moments"][1], "max": mx, "raw_moments": wm,
         }
-    res = {"moments": mom, "expected_spins": spins, "max": top, "classes": det, "p_zero": p_zero}
-    _FEAT_CACHE[ck] = (game, res)
-    return res
+    return {"moments": mom, "expected_spins": spins, "max": top, "classes": det, "p_zero": p_zero}
 
 
-def solve_feature(game: Game, feature: str, count: int, mode: str) -> FeatureResult:
+def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Workspace | None = None) -> FeatureResult:
     """Exact figures of Secrets of Christmas free spins started by ``count`` scatters.
 
     Parameters
@@ -341,6 +339,8 @@ def solve_feature(game: Game, feature: str, count: int, mode: str) -> FeatureRes
         Scatters that triggered (= gifts picked).
     mode : str
         Bet mode (unused: free spins play at the triggering bet).
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -348,7 +348,7 @@ def solve_feature(game: Game, feature: str, count: int, mode: str) -> FeatureRes
         Exact mean and second moment (total-bet multiples), expected spins,
         ``details["classes"]`` per gift effect class.
     """
-    fm = feature_moments(game, feature, count)
+    fm = feature_moments(game, feature, count, ws=ws)
     return FeatureResult(
         feature=feature,
         count=count,
@@ -372,29 +372,31 @@ register_solver(KIND, solve_feature)
 # max win and the currency cap
 
 
-def max_round_win(game: Game, mode: str | None = None, base=None) -> Fraction:
+def max_round_win(game: Game, mode: str | None = None, base=None, ws: Workspace | None = None) -> Fraction:
     """Theoretical maximum round win (total-bet multiples, uncapped).
 
     Largest base win among spins starting the feature with a given count plus
     that count's largest feature win (best class, every spin the best
-    outcome), or the largest base win.  ``base`` reuses a solved base spin.
+    outcome), or the largest base win.  ``base`` reuses a solved base spin;
+    ``ws`` is the solve's workspace for ``game`` (None: a fresh one).
     """
     from analytic.solver.base import solve_base
 
+    ws = workspace_for(game, ws)
     m = game.modes[mode] if mode else game.default_mode
     if m.buys is not None:
-        return max(feature_moments(game, m.buys, c)["max"] for c, w in m.buy_counts.items() if w)
+        return max(feature_moments(game, m.buys, c, ws=ws)["max"] for c, w in m.buy_counts.items() if w)
     base = base if base is not None else solve_base(game, m.name)
     best = Fraction(0)
     for (feat, n, lt, win), cnt in base.joint.items():
         v = Fraction(win, base.units)
         if feat is not None:
-            v += feature_moments(game, feat, n)["max"]
+            v += feature_moments(game, feat, n, ws=ws)["max"]
         best = max(best, v)
     return best
 
 
-def _tail_terms(game: Game, m, base) -> list[tuple[Fraction, Fraction, list]]:
+def _tail_terms(game: Game, m, base, ws: Workspace) -> list[tuple[Fraction, Fraction, list]]:
     """``(probability, largest win, raw moments of the win)`` per base class and gift class.
 
     Cap-independent, so built once for every stake.
@@ -405,7 +407,7 @@ def _tail_terms(game: Game, m, base) -> list[tuple[Fraction, Fraction, list]]:
     if m.buys is not None:
         tot = sum(m.buy_counts.values())
         for c, w in m.buy_counts.items():
-            for d in feature_moments(game, m.buys, c)["classes"].values():
+            for d in feature_moments(game, m.buys, c, ws=ws)["classes"].values():
                 if w:
                     out.append((Fraction(w, tot) * d["probability"], d["max"], d["raw_moments"]))
         return out
@@ -417,7 +419,7 @@ def _tail_terms(game: Game, m, base) -> list[tuple[Fraction, Fraction, list]]:
             out.append((p, b, [b**j for j in range(k + 1)]))
             continue
         bm = [b**j for j in range(k + 1)]
-        for d in feature_moments(game, feat, n)["classes"].values():
+        for d in feature_moments(game, feat, n, ws=ws)["classes"].values():
             out.append((p * d["probability"], b + d["max"], (bm, d["raw_moments"])))
     return out
 
@@ -443,7 +445,7 @@ def _round_tail_bound(terms, cap: Fraction) -> Fraction:
     return out
 
 
-def currency_cap_report(game: Game, mode: str | None = None, base=None) -> list[dict]:
+def currency_cap_report(game: Game, mode: str | None = None, base=None, ws: Workspace | None = None) -> list[dict]:
     """The RTP under the currency cap at each declared stake.
 
     Parameters
@@ -453,6 +455,8 @@ def currency_cap_report(game: Game, mode: str | None = None, base=None) -> list[
     mode : str, optional
     base : BaseResult, optional
         The mode's solved base spin (solved here when omitted).
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -471,13 +475,14 @@ def currency_cap_report(game: Game, mode: str | None = None, base=None) -> list[
     """
     from analytic.solver.base import solve_base
 
+    ws = workspace_for(game, ws)
     m = game.modes[mode] if mode else game.default_mode
     if m.buys is None and base is None:
         base = solve_base(game, m.name)
-    mom = round_raw_moments_from(game, m, base)
-    mx = max_round_win(game, m.name, base)
+    mom = round_raw_moments_from(game, m, base, ws)
+    mx = max_round_win(game, m.name, base, ws)
     rtp = mom / m.cost
-    terms = _tail_terms(game, m, base)
+    terms = _tail_terms(game, m, base, ws)
     out = []
     for s in game.cap.stakes:
         c = game.cap.currency / s
@@ -491,23 +496,26 @@ def currency_cap_report(game: Game, mode: str | None = None, base=None) -> list[
     return out
 
 
-def round_raw_moments_from(game: Game, m, base) -> Fraction:
-    """Exact mean round win (total-bet multiples) from a solved base spin."""
+def round_raw_moments_from(game: Game, m, base, ws: Workspace | None = None) -> Fraction:
+    """Exact mean round win (total-bet multiples) from a solved base spin (``ws``: the solve's workspace)."""
+    ws = workspace_for(game, ws)
     if m.buys is not None:
         tot = sum(m.buy_counts.values())
-        return sum((Fraction(w, tot) * feature_moments(game, m.buys, c)["moments"][1]
+        return sum((Fraction(w, tot) * feature_moments(game, m.buys, c, ws=ws)["moments"][1]
                     for c, w in m.buy_counts.items() if w), Fraction(0))
     out = Fraction(0)
     for (feat, n, lt, win), cnt in base.joint.items():
         v = Fraction(win, base.units)
         if feat is not None:
-            v += feature_moments(game, feat, n)["moments"][1]
+            v += feature_moments(game, feat, n, ws=ws)["moments"][1]
         out += cnt * v
     return out / base.cycle
 
 
-def solve_round_with_cap_report(game: Game, mode: str):
+def solve_round_with_cap_report(game: Game, mode: str, *, ws: Workspace | None = None):
     """Plain exact round figures plus the currency-cap report per stake.
+
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -522,13 +530,14 @@ def solve_round_with_cap_report(game: Game, mode: str):
 
     from analytic.solver.round import solve_round
 
-    res = solve_round(game, mode, plain=True)
+    ws = workspace_for(game, ws)
+    res = solve_round(game, mode, plain=True, workspace=ws)
     extra = dict(res.extra)
-    mx = max_round_win(game, res.mode, res.base)
+    mx = max_round_win(game, res.mode, res.base, ws)
     extra["max_win"] = mx
     if game.cap is not None and game.cap.currency is not None:
         extra["cap_free_stake_limit"] = game.cap.currency / mx if mx else None
-        extra["currency_cap"] = currency_cap_report(game, res.mode, res.base)
+        extra["currency_cap"] = currency_cap_report(game, res.mode, res.base, ws)
     return replace(res, extra=extra)
 
 
@@ -541,7 +550,7 @@ def _register_round() -> None:
 _register_round()
 
 
-def capped_rtp_exact(game: Game, mode: str | None, cap: Fraction, base=None) -> dict:
+def capped_rtp_exact(game: Game, mode: str | None, cap: Fraction, base=None, ws: Workspace | None = None) -> dict:
     """Exact RTP with the round win capped at ``cap`` total bets (truncated polynomial powers).
 
     Per count and gift class the spin law (integer weights) is raised to the
@@ -550,6 +559,7 @@ def capped_rtp_exact(game: Game, mode: str | None, cap: Fraction, base=None) -> 
     whose largest round win stays below ``cap`` are included all the same
     (the method is exact either way).  Cost grows with ``cap`` (polynomial
     length ``cap / grid``): meant for a few stakes, not the whole table.
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
 
     Returns
     -------
@@ -560,6 +570,7 @@ def capped_rtp_exact(game: Game, mode: str | None, cap: Fraction, base=None) -> 
     from analytic.features import capped
     from analytic.solver.base import solve_base
 
+    ws = workspace_for(game, ws)
     m = game.modes[mode] if mode else game.default_mode
     cap = Fraction(cap)
     tb = game.total_bet
@@ -568,13 +579,13 @@ def capped_rtp_exact(game: Game, mode: str | None, cap: Fraction, base=None) -> 
         f = game.features[feature]
         n0 = f.trigger.counts[count]
         classes = gift_classes(f.params["gifts"], count, f.params["base_multiplier"])
-        prefetch_tables(game, feature, {(r, s) for (_, _, r, s) in classes})
+        prefetch_tables(game, feature, {(r, s) for (_, _, r, s) in classes}, ws)
         den = 1
         for p in classes.values():
             den = den * p.denominator // __import__("math").gcd(den, p.denominator)
         parts = []
         for (extra, mult, reels, syms), p in classes.items():
-            t = _table(game, feature, reels, syms)
+            t = _table(game, feature, reels, syms, ws)
             sl = capped.law_from_weights({Fraction(x, tb): c for x, c in t.items()}, cap / mult)
             s = capped.iid_sum(sl, n0 + extra)
             law = capped.TruncatedLaw(s.poly, s.total, s.grid * mult, cap)

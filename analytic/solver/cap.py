@@ -60,7 +60,7 @@ def applied_cap(res) -> Fraction | None:
     return Fraction(g.cap.total_bet_multiple)
 
 
-def _exact_feature_law(game, fr, cap: Fraction):
+def _exact_feature_law(game, fr, cap: Fraction, ws=None):
     """The exact law of one feature play truncated at ``cap``, or None."""
     from analytic.features.result import capped_law_for
 
@@ -73,7 +73,7 @@ def _exact_feature_law(game, fr, cap: Fraction):
             den = lcm(den, p.denominator)
         return capped.law_from_weights({x: int(p * den) for x, p in d.items()}, cap, max_length=MAX_GRID)
     fn = capped_law_for(game.features[fr.feature].kind)
-    return fn(game, fr.feature, fr.count, cap) if fn is not None else None
+    return fn(game, fr.feature, fr.count, cap, ws=ws) if fn is not None else None
 
 
 def _classes(res):
@@ -83,7 +83,7 @@ def _classes(res):
     return round_classes(res)
 
 
-def _exact_capped(res, cap: Fraction):
+def _exact_capped(res, cap: Fraction, ws=None):
     """``(mean, second moment, P(reach), law)`` exactly, or a string saying why not (a feature
     has no exact law below the cap, or the wins' grid is too fine for the cap)."""
     classes = _classes(res)
@@ -93,7 +93,7 @@ def _exact_capped(res, cap: Fraction):
         for fr, _k in parts:
             key = id(fr)
             if key not in laws:
-                law = _exact_feature_law(res.game, fr, cap)
+                law = _exact_feature_law(res.game, fr, cap, ws)
                 if law is None:
                     return (f"feature '{fr.feature}' has no exact law below the cap (retriggers, or more than "
                             f"{MAX_GRID} points of its wins' grid below the cap)")
@@ -153,7 +153,7 @@ def _stake_caps(g) -> list[tuple[Fraction, Fraction]]:
     return out
 
 
-def apply_round_cap(res):
+def apply_round_cap(res, ws=None):
     """``res`` (uncapped round figures) with the game's ``[cap]`` applied.
 
     Parameters
@@ -162,6 +162,10 @@ def apply_round_cap(res):
         Uncapped figures of a bet mode (the generic path of
         :func:`analytic.solver.round.solve_round`, or a kind's round solver
         that left the cap alone).
+    ws : Workspace, optional
+        The solve's workspace for ``res.game``
+        (:class:`analytic.solver.workspace.Workspace`), handed to the
+        features' capped laws; None: a fresh one.
 
     Returns
     -------
@@ -195,7 +199,7 @@ def apply_round_cap(res):
         return res
     top = max(caps)
     key = "cap.total_bet_multiple" if head is not None else "cap.currency"
-    ex = _exact_capped(res, top)
+    ex = _exact_capped(res, top, ws)
     why = ex if isinstance(ex, str) else ""
     ex = None if isinstance(ex, str) else ex
     if ex is not None:

@@ -29,6 +29,7 @@ from analytic.features.result import FeatureResult, feature_solver, round_solver
 from analytic.model.game import Game
 from analytic.solver.base import BaseResult, solve_base
 from analytic.solver.figures import Figure, Z_SCORES
+from analytic.solver.workspace import Workspace, workspace_for
 
 __all__ = ["Component", "FeatureFigures", "RoundResult", "solve_round", "solve_game"]
 
@@ -147,7 +148,8 @@ def _scale(f: Figure, k: Fraction) -> Figure:
     return Figure(f.value * k, f.label, f.error * abs(k))
 
 
-def _feature(game: Game, name: str, count: int, mode: str, cache: dict, shared: dict | None = None) -> FeatureResult:
+def _feature(game: Game, name: str, count: int, mode: str, cache: dict, shared: dict | None,
+             ws: Workspace) -> FeatureResult:
     key = (name, count)
     if key not in cache:
         skey = (name, count, mode)
@@ -155,14 +157,15 @@ def _feature(game: Game, name: str, count: int, mode: str, cache: dict, shared: 
             cache[key] = shared[skey]
         else:
             spec = game.features[name]
-            cache[key] = feature_solver(spec.kind)(game, name, count, mode)
+            cache[key] = feature_solver(spec.kind)(game, name, count, mode, ws=ws)
             if shared is not None:
                 shared[skey] = cache[key]
     return cache[key]
 
 
 def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | None = None,
-                plain: bool = False) -> RoundResult:
+                plain: bool = False, workspace: Workspace | None = None,
+                precision: str | None = None) -> RoundResult:
     """Exact round figures of a bet mode (base spin + features, or a buy).
 
     Parameters
@@ -179,6 +182,14 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
         :func:`analytic.features.result.register_round_solver`) and the win
         cap: the round without a cap or gamble, by the law of total
         expectation alone.
+    workspace : Workspace, optional
+        The solve's tables and settings for ``game``
+        (:class:`analytic.solver.workspace.Workspace`); pass the same one to
+        solve several modes of one game without redoing their shared work.
+        None: a fresh one (nothing kept from an earlier call).
+    precision : {'standard', 'certify'}, optional
+        Cap precision preset of a fresh workspace (default 'standard'); with
+        ``workspace`` it must be None or equal ``workspace.precision``.
 
     Returns
     -------
@@ -198,17 +209,21 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
     ModelError
         ``cap.total_bet_multiple`` or ``cap.currency``: a cap on a round
         whose win law is neither exact nor certified.
+    ValueError
+        ``workspace`` belongs to another game, or ``precision`` is unknown
+        or contradicts ``workspace.precision``.
     """
+    ws = _workspace(game, workspace, precision)
     m = game.modes[mode] if mode else game.default_mode
     if plain:
-        return _solve_plain(game, m, feature_cache)
+        return _solve_plain(game, m, feature_cache, ws)
     from analytic.solver.cap import add_cap_deduction, add_stake_caps, applied_cap, apply_round_cap
 
     delegate = round_solver_for(game)
     if delegate is not None:
-        res = _with_distribution_hits(delegate(game, m.name))
+        res = _with_distribution_hits(delegate(game, m.name, ws=ws))
         if applied_cap(res) is None and res.extra.get("max_win_reading") != "theoretical":
-            res = apply_round_cap(res)  # a cap the kind's round solver left alone
+            res = apply_round_cap(res, ws)  # a cap the kind's round solver left alone
         elif applied_cap(res) is not None:
             res = add_stake_caps(res)
         if applied_cap(res) is not None and "uncapped_second_moment" not in res.extra:
@@ -219,15 +234,25 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
                 "the uncapped round win (this kind's round solver caps the RTP only); the capped variance is "
                 "at most the uncapped one (min(R, C) is 1-Lipschitz)")})
     else:
-        res = apply_round_cap(_solve_plain(game, m, feature_cache))
+        res = apply_round_cap(_solve_plain(game, m, feature_cache, ws), ws)
     return add_cap_deduction(res)
 
 
-def _solve_plain(game: Game, m, feature_cache: dict | None) -> RoundResult:
+def _workspace(game: Game, workspace: Workspace | None, precision: str | None) -> Workspace:
+    """``workspace`` checked against ``game`` and ``precision``, or a fresh one with ``precision``."""
+    if workspace is None:
+        return Workspace(game, precision=precision or "standard")
+    ws = workspace_for(game, workspace)
+    if precision is not None and precision != ws.precision:
+        raise ValueError(f"precision {precision!r} differs from the workspace's {ws.precision!r}")
+    return ws
+
+
+def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> RoundResult:
     """The round without a cap or gamble: the law of total expectation over the base spin's classes."""
     cache: dict = {}
     if m.buys is not None:
-        return _solve_buy(game, m, cache, feature_cache)
+        return _solve_buy(game, m, cache, feature_cache, ws)
     base = solve_base(game, m.name)
     u = Fraction(1, base.units)
     cyc = base.cycle
@@ -250,11 +275,11 @@ def _solve_plain(game: Game, m, feature_cache: dict | None) -> RoundResult:
         e_mu = e_m2 = Fraction(0)
         parts = []
         if feat is not None:
-            fr = _feature(game, feat, n, m.name, cache, feature_cache)
+            fr = _feature(game, feat, n, m.name, cache, feature_cache, ws)
             parts.append((feat, fr, 1))
         if lt:
             for bname in line_bonus:
-                fr = _feature(game, bname, 0, m.name, cache, feature_cache)
+                fr = _feature(game, bname, 0, m.name, cache, feature_cache, ws)
                 parts.append((bname, fr, lt))
         for name, fr, k in parts:
             fm, f2 = fr.mean.value, fr.second_moment.value
@@ -378,7 +403,7 @@ def _hit_figure(upper: Fraction, unknown: Fraction) -> Figure:
     return Figure(upper - unknown / 2, "bounded", unknown / 2)
 
 
-def _solve_buy(game: Game, m, cache: dict, shared: dict | None = None) -> RoundResult:
+def _solve_buy(game: Game, m, cache: dict, shared: dict | None, ws: Workspace) -> RoundResult:
     weights = m.buy_counts
     total = sum(weights.values())
     s1 = s2 = e1 = e2 = spins = Fraction(0)
@@ -389,7 +414,7 @@ def _solve_buy(game: Game, m, cache: dict, shared: dict | None = None) -> RoundR
         if not w:
             continue
         p = Fraction(w, total)
-        fr = _feature(game, m.buys, n, m.name, cache, shared)
+        fr = _feature(game, m.buys, n, m.name, cache, shared, ws)
         s1 += p * fr.mean.value
         s2 += p * fr.second_moment.value
         e1 += p * fr.mean.error
@@ -418,8 +443,13 @@ def _solve_buy(game: Game, m, cache: dict, shared: dict | None = None) -> RoundR
     )
 
 
-def solve_rounds(game: Game, modes) -> list[RoundResult]:
+def solve_rounds(game: Game, modes, *, workspace: Workspace | None = None,
+                 precision: str | None = None) -> list[RoundResult]:
     """Round figures of the bet modes ``modes`` (names), in that order.
+
+    The modes share one workspace (``workspace``, else a fresh one with the
+    cap precision preset ``precision``, default 'standard'; see
+    :func:`solve_round`).
 
     The prefetch registered for the game's feature kind
     (:func:`analytic.features.result.register_round_prefetch`) runs first:
@@ -431,13 +461,30 @@ def solve_rounds(game: Game, modes) -> list[RoundResult]:
     """
     from analytic.features.result import round_prefetch_for
 
+    ws = _workspace(game, workspace, precision)
     modes = list(modes)
     prefetch = round_prefetch_for(game)
     if prefetch is not None:
-        prefetch(game, modes)
-    return [solve_round(game, m) for m in modes]
+        prefetch(game, modes, ws=ws)
+    return [solve_round(game, m, workspace=ws) for m in modes]
 
 
-def solve_game(game: Game) -> dict[str, RoundResult]:
-    """Round figures of every bet mode, in model order."""
-    return dict(zip(game.modes, solve_rounds(game, list(game.modes))))
+def solve_game(game: Game, *, workspace: Workspace | None = None,
+               precision: str | None = None) -> dict[str, RoundResult]:
+    """Round figures of every bet mode, in model order.
+
+    Parameters
+    ----------
+    game : Game
+    workspace : Workspace, optional
+        Shared by the modes; None: a fresh one (see :func:`solve_round`).
+    precision : {'standard', 'certify'}, optional
+        Cap precision preset of a fresh workspace (default 'standard').
+
+    Returns
+    -------
+    dict
+        ``mode -> RoundResult``.  Errors: as :func:`solve_round`.
+    """
+    ws = _workspace(game, workspace, precision)
+    return dict(zip(game.modes, solve_rounds(game, list(game.modes), workspace=ws)))

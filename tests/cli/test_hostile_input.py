@@ -378,6 +378,11 @@ for flag, v in (("--rounds", "0"), ("--rounds", "100000000000000000000"), ("--se
     rounds = [] if flag == "--rounds" else ["--rounds", "10"]
     add(f"verify{flag}={v[:12]}", ["verify", "{model}", "--no-progress"] + rounds + [flag, v],
         where=(flag.lstrip("-"),), names_file=False)
+for cmd in (["solve", "{model}"], REPORT):
+    for v in ("0", "-3", "two", "1.5", "2000"):
+        add(f"{cmd[0]}--workers={v}", cmd + ["--workers", v], where=("workers",), names_file=False)
+add("solve-bad-cap-precision", ["solve", "{model}", "--cap-precision", "max"], where=("--cap-precision",),
+    names_file=False)
 add("verify-unknown-mode", ["verify", "{model}", "--rounds", "10", "--mode", "nope"], where=("modes", "nope"))
 
 # --- command lines: tune -------------------------------------------------------------------
@@ -681,6 +686,19 @@ def test_workers_without_the_sim_extra_names_it(tmp_path, capsys, monkeypatch):
     assert main(["simulate", str(tmp_path / "m.toml"), "--rounds", "10", "--workers", "2"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "analytic[sim]" in err
+
+
+@pytest.mark.parametrize("value", ["0", "two", "-1", "1.5"])
+def test_a_bad_workers_default_in_the_environment_is_a_usage_error(tmp_path, capsys, monkeypatch, value):
+    """The CLI reads ANALYTIC_WORKERS as the default of --workers (a speed setting only): a bad value
+    is a one-line error naming it, exit 2, nothing written; --workers given wins over it."""
+    (tmp_path / "m.toml").write_text(TINY)
+    monkeypatch.setenv("ANALYTIC_WORKERS", value)
+    assert main(["report", str(tmp_path / "m.toml"), "--out", str(tmp_path / "out"), "--formats", "json"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ANALYTIC_WORKERS" in err
+    assert not (tmp_path / "out" / "m.json").exists()
+    assert main(["solve", str(tmp_path / "m.toml"), "--workers", "1"]) == 0
 
 
 def test_feature_frequency_accepts_one_in_n():

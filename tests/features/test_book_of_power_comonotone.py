@@ -82,9 +82,7 @@ def test_a_levels_bound_is_constant_between_steps():
     if Fraction(inside) <= below:
         inside = math.nextafter(inside, 2.0)
     past = math.nextafter(top, 2.0)
-    rc._CACHE.clear()
     a, b, c = rc.regular_cap_bound_levels(game, "free_spins", 4, [inside, top, past], eps=1e-9, groups=groups)
-    rc._CACHE.clear()
     assert a.excess(0.0, 40.0) == b.excess(0.0, 40.0) and np.array_equal(a.law, b.law)
     assert c.excess(0.0, 40.0) > b.excess(0.0, 40.0)
 
@@ -170,15 +168,11 @@ def test_levels_in_one_run_match_one_run_per_level(eps, kmax, monkeypatch):
     game = tiny(C)
     groups = [("explorer",), ("pharaoh",), ("ten", "jack", "queen", "king", "ace", "beetle", "statue")]
     levels = [1.0, 0.3, None, 0.9, 0.3]  # any order, the domination (None) among them, a repeat
-    rc._CACHE.clear()
     batch = rc.regular_cap_bound_levels(game, "free_spins", n0, levels, eps=eps, groups=groups)
     assert batch[1] is batch[4]
-    rc._CACHE.clear()
     single = []
     for lv in levels:
-        rc._CACHE.clear()
         single.append(rc.regular_cap_bound(game, "free_spins", n0, eps=eps, groups=groups, level=lv))
-    rc._CACHE.clear()
     law = _oracle(game, n0, lines=True, limit=400)
     for B in (0.0, 9.0, 25.0):
         ex = sum(q * max(B + w - C, 0) for w, q in law.items())
@@ -204,12 +198,10 @@ def test_a_levels_bound_hardly_depends_on_the_run_it_shares(eps):
     groups = [("explorer",), ("pharaoh",), ("ten", "jack", "queen", "king", "ace", "beetle", "statue")]
     results = []
     for size in (len(rc.LEVELS), 5, 2, 1):
-        rc._CACHE.clear()
         got = []
         for run in rc.level_runs(rc.LEVELS, size):
             got += rc.regular_cap_bound_levels(game, "free_spins", 4, list(run), eps=eps, groups=groups)
         results.append(got)
-    rc._CACHE.clear()
     for other in results[1:]:
         for a, b in zip(results[0], other):
             assert (a.states, a.mgf_states) == (b.states, b.mgf_states)
@@ -217,22 +209,17 @@ def test_a_levels_bound_hardly_depends_on_the_run_it_shares(eps):
             assert a.p_reach(9.0, 40.0) == pytest.approx(b.p_reach(9.0, 40.0), rel=1e-12)
 
 
-def test_the_rounds_bounds_do_not_depend_on_the_worker_count(monkeypatch):
+def test_the_rounds_bounds_do_not_depend_on_the_worker_count():
     """Found in review: the levels were cut into one run per worker, so the sheet's last digits
     changed with the number of cores.  The runs are now a fixed cut (LEVEL_RUN)."""
     from analytic.features import book_of_power_regbounds as rb
-    from analytic.features import book_of_power_regcap as rc
+    from analytic.solver.workspace import Workspace
 
     game = tiny(40)
-    monkeypatch.setenv("ANALYTIC_CAP_PRECISION", "certify")
     out = []
-    for w in ("1", "2", "3"):
-        monkeypatch.setenv("ANALYTIC_WORKERS", w)
-        rb._DONE.clear()
-        rc._CACHE.clear()
-        out.append(rb.regular_cap_bounds(game, "free_spins", [4, 2]))
-    rb._DONE.clear()
-    rc._CACHE.clear()
+    for w in (1, 2, 3):
+        ws = Workspace(game, precision="certify", workers=w)
+        out.append(rb.regular_cap_bounds(game, "free_spins", [4, 2], ws=ws))
     for other in out[1:]:
         for n0 in (2, 4):
             a, b = out[0][n0][0], other[n0][0]
@@ -269,17 +256,18 @@ def test_a_bad_level_is_refused(level):
         regular_cap_bound(tiny(30), "free_spins", 2, level=level)
 
 
-def test_precision_presets(monkeypatch):
+def test_precision_presets():
     from analytic.features.book_of_power_regcap import LEVELS, PRESETS, check_levels, precision_preset
+    from analytic.solver.workspace import CAP_PRECISIONS, Workspace
 
-    monkeypatch.delenv("ANALYTIC_CAP_PRECISION", raising=False)
     assert precision_preset()[0] == "standard"
-    monkeypatch.setenv("ANALYTIC_CAP_PRECISION", "certify")
-    name, eps, levels = precision_preset()
+    name, eps, levels = precision_preset("certify")
     assert name == "certify" and levels == LEVELS and eps < PRESETS["standard"][0]
-    monkeypatch.setenv("ANALYTIC_CAP_PRECISION", "sloppy")
     with pytest.raises(ValueError, match="sloppy"):
-        precision_preset()
+        precision_preset("sloppy")
+    with pytest.raises(ValueError, match="sloppy"):
+        Workspace(tiny(30), precision="sloppy")
+    assert sorted(CAP_PRECISIONS) == sorted(PRESETS)
     for _name, (eps, levels) in PRESETS.items():  # every preset is a valid mixture
         assert eps > 0 and check_levels(levels) == levels
 
@@ -289,6 +277,32 @@ def test_cli_cap_precision_flag_is_checked():
 
     # main() returns argparse's exit code 2 (one line on stderr) instead of raising SystemExit (issue 20)
     assert main(["solve", "models/book_of_power.toml", "--cap-precision", "sloppy"]) == 2
+
+
+def test_cap_precision_reaches_the_solve(tmp_path, capsys):
+    """The CLI's ``--cap-precision`` sets the solve's preset of the regular cap bounds: the certified
+    capped RTP interval of the tiny game's Buy Free Spins is narrower with 'certify', and both
+    intervals hold the brute-force bracket of the capped RTP."""
+    import json
+
+    from test_book_of_power_oracles import TINY
+    from test_book_of_power_regcap_law import _buy_capped_rtp
+
+    from analytic.cli import main
+
+    C = 40
+    lo, hi = _buy_capped_rtp(tiny(C), C)
+    path = tmp_path / "tiny_bop.toml"
+    path.write_text(TINY.replace("CAP", str(C)))
+    width = {}
+    for name in ("standard", "certify"):
+        assert main(["solve", str(path), "--mode", "buy_free_spins", "--format", "json",
+                     "--cap-precision", name, "--workers", "1"]) == 0
+        (mode,) = json.loads(capsys.readouterr().out)["modes"]
+        mid, err = Fraction(mode["rtp"]["exact"]), Fraction(mode["rtp"]["error"])
+        assert float(mid - err) - 1e-12 <= hi and lo <= float(mid + err) + 1e-12
+        width[name] = err
+    assert width["certify"] < width["standard"]
 
 
 def test_best_levels_against_every_subset():
@@ -316,14 +330,13 @@ def test_a_run_interrupted_midway_leaves_no_tables_behind(monkeypatch):
     """Found in review: the starts of a run share per-id tables; a run that raised while filling
     them left ids marked as tabled with empty spin laws, and the next solve returned ~1e-303."""
     from analytic.features import book_of_power_regcap as rc
+    from analytic.solver.workspace import Workspace
 
     game = tiny(40)
     groups = [("explorer",), ("pharaoh",), ("ten", "jack", "queen", "king", "ace", "beetle", "statue")]
-    rc._CACHE.clear()
-    rc._TABLES.clear()
-    fresh = rc.regular_cap_bound_levels(game, "free_spins", 4, [0.5, 1.0], eps=1e-9, groups=groups)
-    rc._CACHE.clear()
-    rc._TABLES.clear()
+    fresh = rc.regular_cap_bound_levels(game, "free_spins", 4, [0.5, 1.0], eps=1e-9, groups=groups,
+                                        ws=Workspace(game))
+    ws = Workspace(game)  # the interrupted solve and the next one share it
     real, calls = np.bincount, []
 
     def flaky(*a, **k):
@@ -333,11 +346,9 @@ def test_a_run_interrupted_midway_leaves_no_tables_behind(monkeypatch):
         return real(*a, **k)
     monkeypatch.setattr(np, "bincount", flaky)
     with pytest.raises(RuntimeError):
-        rc.regular_cap_bound_levels(game, "free_spins", 4, [0.5, 1.0], eps=1e-9, groups=groups)
+        rc.regular_cap_bound_levels(game, "free_spins", 4, [0.5, 1.0], eps=1e-9, groups=groups, ws=ws)
     monkeypatch.setattr(np, "bincount", real)
-    again = rc.regular_cap_bound_levels(game, "free_spins", 4, [0.5, 1.0], eps=1e-9, groups=groups)
-    rc._CACHE.clear()
-    rc._TABLES.clear()
+    again = rc.regular_cap_bound_levels(game, "free_spins", 4, [0.5, 1.0], eps=1e-9, groups=groups, ws=ws)
     for a, b in zip(fresh, again):
         assert a.excess(0.0, 40.0) == b.excess(0.0, 40.0) and np.array_equal(a.law, b.law)
 
@@ -346,21 +357,22 @@ def test_shared_tables_follow_what_they_are_made_of(monkeypatch):
     """Found in review: the tables' key missed LEVEL_KMAX, so a solve after a change of it reused
     the other setting's multipliers."""
     from analytic.features import book_of_power_regcap as rc
+    from analytic.solver.workspace import Workspace
 
     game = tiny(40)
     groups = [("explorer",), ("pharaoh",), ("ten", "jack", "queen", "king", "ace", "beetle", "statue")]
     out = []
     for keep in (True, False):
-        rc._CACHE.clear()
-        rc._TABLES.clear()
+        ws = Workspace(game)
         monkeypatch.setattr(rc, "LEVEL_KMAX", 2)
-        rc.regular_cap_bound_levels(game, "free_spins", 3, [0.7, 1.0], eps=1e-9, groups=groups)
-        rc._CACHE.clear()
+        rc.regular_cap_bound_levels(game, "free_spins", 3, [0.7, 1.0], eps=1e-9, groups=groups, ws=ws)
+        for k in ws.keys():  # forget the bounds, keep (or not) the run's tables
+            if k[0] == "bop.regcap":
+                ws.discard(k)
         if not keep:
-            rc._TABLES.clear()
+            ws.discard(rc.RUN_TABLES)
         monkeypatch.setattr(rc, "LEVEL_KMAX", 1)
-        out.append(rc.regular_cap_bound_levels(game, "free_spins", 3, [0.7, 1.0], eps=1e-9, groups=groups))
-    rc._CACHE.clear()
-    rc._TABLES.clear()
+        out.append(rc.regular_cap_bound_levels(game, "free_spins", 3, [0.7, 1.0], eps=1e-9, groups=groups,
+                                               ws=ws))
     for a, b in zip(*out):
         assert a.excess(0.0, 40.0) == pytest.approx(b.excess(0.0, 40.0), rel=1e-12)

@@ -103,13 +103,11 @@ def test_parallel_solves_equal_the_sequential_ones(monkeypatch):
     """Two worker processes give the very same bounds as solving in this process."""
     from analytic.features import book_of_power_regbounds as rb
 
+    from analytic.solver.workspace import Workspace
+
     game = tiny(40)
-    monkeypatch.setattr(rb, "_DONE", {})
-    monkeypatch.setenv("ANALYTIC_WORKERS", "2")
-    par = rb.regular_cap_bounds(game, "free_spins", [2, 3])
-    monkeypatch.setattr(rb, "_DONE", {})
-    monkeypatch.setenv("ANALYTIC_WORKERS", "1")
-    seq = rb.regular_cap_bounds(game, "free_spins", [3, 2])
+    par = rb.regular_cap_bounds(game, "free_spins", [2, 3], ws=Workspace(game, workers=2))
+    seq = rb.regular_cap_bounds(game, "free_spins", [3, 2], ws=Workspace(game, workers=1))
     assert sorted(par) == sorted(seq) == [2, 3]
     for n0 in (2, 3):
         (up_p, lo_p), (up_s, lo_s) = par[n0], seq[n0]
@@ -117,13 +115,16 @@ def test_parallel_solves_equal_the_sequential_ones(monkeypatch):
         assert np.array_equal(lo_p.law, lo_s.law) and lo_p.excess(5.0, 40.0) == lo_s.excess(5.0, 40.0)
 
 
-@pytest.mark.parametrize("value", ["0", "two", "-1"])
-def test_worker_count_setting_is_checked(monkeypatch, value):
+@pytest.mark.parametrize("value", [0, "two", -1, 1.5, True])
+def test_worker_count_setting_is_checked(value):
     from analytic.features.book_of_power_regbounds import workers
+    from analytic.solver.workspace import Workspace
 
-    monkeypatch.setenv("ANALYTIC_WORKERS", value)
-    with pytest.raises(ValueError, match="ANALYTIC_WORKERS"):
-        workers(3)
+    with pytest.raises(ValueError, match="workers"):
+        workers(3, value)
+    with pytest.raises(ValueError, match="workers"):
+        Workspace(tiny(40), workers=value)
+    assert workers(3, 8) == 3 and workers(5, 2) == 2
 
 
 def test_round_interval_is_two_sided_and_holds_brute_force():
@@ -144,15 +145,13 @@ def test_round_interval_is_two_sided_and_holds_brute_force():
 def test_lower_bound_refuses_beyond_its_state_limit_and_the_round_falls_back(monkeypatch):
     """Too many states: a ValueError from the solve; in a round, the cut's lower bound is then 0."""
     from analytic.features import book_of_power as bop
-    from analytic.features import book_of_power_regbounds as rb
     from analytic.features import book_of_power_reglow as rl
 
     game = tiny(40)
     with pytest.raises(ValueError, match="more than 5 states"):
         rl.regular_cap_lower(game, "free_spins", 3, max_states=5)
     r = bop.solve_book_of_power(game, "buy_free_spins")
-    monkeypatch.setattr(rb, "_DONE", {})
-    monkeypatch.setattr(rl, "MAX_STATES", 5)
+    monkeypatch.setattr(rl, "MAX_STATES", 5)  # (the next solve has a fresh workspace)
     r0 = bop.solve_book_of_power(game, "buy_free_spins")
     cp, cp0 = r.extra["capped_rtp"], r0.extra["capped_rtp"]
     assert cp.value - cp.error == cp0.value - cp0.error  # the upper bound of the cut is unchanged

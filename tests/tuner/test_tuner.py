@@ -212,3 +212,42 @@ def test_tune_refuses_an_output_that_would_not_load(tmp_path, capsys, case):
     assert err.startswith("error: --out:") and "reels.other" in err
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
     assert (a / csv_name).read_text() == csv_text
+
+
+@pytest.mark.parametrize("reel_set", ["free", "base"])
+def test_every_tuner_candidate_gets_its_own_figures(reel_set, monkeypatch):
+    """The tuner solves many candidate games in one process (tuning the feature's strips: nothing
+    shared; tuning the base strips: the feature results shared, as they do not change).  Each
+    candidate's figures equal the brute force of its own strips (the oracle of tests/solver) and a
+    fresh solve, whatever was solved before it."""
+    import sys
+    import tomllib
+
+    from analytic.model.loader import load_model_text
+    from analytic.tuner import search
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "solver"))
+    try:
+        from oracle import Oracle
+        from test_workspace import FREE_A, _text
+    finally:
+        sys.path.pop(0)
+    game = load_model_text(_text(FREE_A), "a.toml")
+    seen = []
+    real = search.evaluate
+
+    def spy(g, mode, feature_cache=None, **kw):
+        m = real(g, mode, feature_cache, **kw)
+        seen.append((g, m))
+        return m
+
+    monkeypatch.setattr(search, "evaluate", spy)
+    start = solve_round(game, "base").rtp.value
+    search.tune(game, "base", Targets(start * Fraction(11, 10)), reel_set=reel_set, max_steps=3, candidates=3,
+                length_slack=2)
+    assert len({tuple(map(tuple, g.reel_sets[reel_set])) for g, _ in seen}) >= 3  # several candidates
+    raw = tomllib.loads(_text(FREE_A))
+    for g, m in seen:
+        model = dict(raw, reels={name: [list(s) for s in strips] for name, strips in g.reel_sets.items()})
+        want = Oracle(model).figures("base")["rtp"]
+        assert m.rtp == want == solve_round(g, "base").rtp.value
