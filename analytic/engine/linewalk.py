@@ -32,13 +32,21 @@ lexically (or merged through a dict when pays are Python integers).
 :func:`walk_arrays` returns the final states as arrays; :func:`walk` builds
 its dict table from them.
 
-The per-reel step over (joint id, window) pairs is compiled
-(:mod:`analytic.engine.linewalk_kernel`, numba) when a reel's work, joint
-ids x windows x lines, reaches ``_KERNEL_MIN_WORK`` (or the much lower
-``_KERNEL_LOADED_MIN_WORK`` once the kernel is loaded) and pays are int64: it
-steps only the live lines of each pair and numbers the next joint states
-through a hash of the distinct rows, so nothing of size joint ids x windows
-x lines is built.  Below that size (or with Python-integer pays) the numpy
+The per-reel step is compiled (:mod:`analytic.engine.linewalk_kernel`,
+numba) when a reel's work, joint ids x windows x lines, reaches
+``_KERNEL_MIN_WORK`` (or the much lower ``_KERNEL_LOADED_MIN_WORK`` once the
+kernel is loaded) and pays and counts are int64.  Then the whole reel is
+fused (:func:`_fused_reel`): a joint id is kept as the list of its live
+lines (settled lines drop out), the kernel steps only those lines for each
+window, merges the windows of a joint id into its distinct outcomes at once
+(on the last reel from pays summed per row and role), and a second kernel
+crosses the states with their outcomes and merges equal packed keys through
+a hash table.  Nothing of size joint ids x windows x lines, or states x
+outcomes, is built; memory follows the live lines and the distinct states.
+The final distinct keys are sorted, so the rows and their order are those
+of the sorting merge.  When the packed fields do not fit, the reel falls
+back to the compiled line step (:func:`_kernel_step`) and the column
+grouping.  Below the work threshold (or with Python-integer pays) the numpy
 step reads each payline over all pairs.  With int64 pays the distinct
 outcomes per joint id are merged through one packed key as the states are.
 
@@ -162,6 +170,22 @@ class SpinArrays:
     line_win: np.ndarray
     count: np.ndarray
     cycle: int
+
+    def table(self) -> dict[tuple[int, ...], int]:
+        """The rows as :class:`SpinDistribution`'s table: ``(counters..., line_triggers, line_win) -> count``.
+
+        Python integers, in row order; rows with equal keys (possible only
+        when the walk's line multiplier is 0) summed.
+        """
+        cols = [c.tolist() for c in self.counters.T] + [[int(a) for a in self.line_win.tolist()]
+                                                        if self.line_win.dtype == object else self.line_win.tolist()]
+        vals = self.count.tolist() if self.count.dtype != object else [int(w) for w in self.count.tolist()]
+        table: dict[tuple[int, ...], int] = dict(zip(zip(*cols), vals))
+        if len(table) != len(vals):
+            table = {}
+            for key, w in zip(zip(*cols), vals):
+                table[key] = table.get(key, 0) + w
+        return table
 
 
 def _group(cols: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -323,9 +347,10 @@ def _outcomes_packed(nxt, pay, trg, inc, wts):
 
 #: Work (joint ids x windows x lines) of one reel from which the compiled step
 #: (:mod:`analytic.engine.linewalk_kernel`) replaces the numpy one.  Loading
-#: numba and the cached kernel costs a process 1-3 s on the 2-core machine, more
-#: than the numpy step saves below it (a 20-line game's largest reel is 2.6e6,
-#: a 50-line game's 2.7e7).  Both steps give the same final rows.
+#: numba and the cached kernels costs a process about 1-1.5 s and 135 MiB on
+#: the 2-core machine, more than the numpy step saves below it (a 20-line
+#: game's largest reel is 2.6e6, a 50-line game's 2.7e7).  Both steps give the
+#: same final rows.
 _KERNEL_MIN_WORK = 10_000_000
 #: The same threshold once the kernel is loaded in this process (an earlier reel
 #: or walk needed it): from there on it is faster than the numpy step.
@@ -354,6 +379,66 @@ def _kernel_step(jt, cells, lines, k, t_next, t_pay, t_trg, last):
     if last:
         rows = np.full((1, jt.shape[1]), DEAD, dtype=np.int64)
     return nxt, pay, trg, rows
+
+
+def _sparse(jt):
+    """Joint line states as lists of live lines: ``(off, ent)``, ``ent = line << 32 | state``.
+
+    ``jt`` is either that pair already or a dense ``(nj, lines)`` array.
+    """
+    if isinstance(jt, tuple):
+        return jt
+    j, li = np.nonzero(jt)
+    ent = (li.astype(np.int64) << 32) | jt[j, li].astype(np.int64)
+    return np.r_[0, np.cumsum(np.bincount(j, minlength=jt.shape[0]))].astype(np.int64), ent
+
+
+def _dense(jt, nlines: int) -> np.ndarray:
+    """The dense ``(nj, lines)`` int64 array of joint line states (see :func:`_sparse`)."""
+    if not isinstance(jt, tuple):
+        return jt
+    off, ent = jt
+    out = np.zeros((len(off) - 1, nlines), dtype=np.int64)
+    out[np.repeat(np.arange(len(off) - 1), np.diff(off)), ent >> 32] = ent & 0xFFFFFFFF
+    return out
+
+
+def _fused_reel(jt, cells, lines, k, t_next, t_pay, t_trg, last, inc, wts, s_jid, s_cnt, s_acc, s_w):
+    """One reel stepped, crossed and merged by the compiled kernels (int64 pays and counts).
+
+    :func:`analytic.engine.linewalk_kernel.reel_outcomes` gives the distinct
+    outcomes of every joint id (joint ids kept as lists of live lines,
+    :func:`_sparse`), :func:`_pack_crossing` their packed keys,
+    :func:`analytic.engine.linewalk_kernel.cross_merge` the distinct crossed
+    states through a hash table (no sort, nothing of size states x outcomes
+    kept).  The states come out in hash order, which nothing downstream
+    reads: the next reel's merge is again a hash, and on the last reel the
+    distinct keys are sorted, so the final rows and their order are those
+    of the sorting merge (:func:`_merge_keys`).  Returns ``(jt, s_jid,
+    s_cnt, s_acc, s_w)``, or ``None`` when the packed fields exceed 62 bits
+    (the caller's column path takes the reel).
+    """
+    from analytic.engine.linewalk_kernel import cross_merge, reel_outcomes
+
+    line_rows = np.array([line[k] for line in lines], dtype=np.int64)
+    if inc.shape[1]:
+        inc_u, incc = np.unique(inc, axis=0, return_inverse=True)
+    else:
+        inc_u, incc = inc[:1], np.zeros(len(inc), dtype=np.int64)
+    j_off, j_ent = _sparse(jt)
+    off, o_next, o_pay, o_trg, o_cls, o_w, r_off, r_ent = reel_outcomes(
+        j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, incc.ravel(), wts)
+    o_inc = np.column_stack([inc_u[o_cls], o_trg]) if inc_u.shape[1] else o_trg[:, None]
+    packed = _pack_crossing(o_next, s_cnt, s_acc, o_inc, o_pay)
+    if packed is None:
+        return None
+    s_key, o_key, widths = packed
+    keys, w = cross_merge(s_jid, s_key, s_w, off, o_key, o_w)
+    if last:
+        order = np.argsort(keys)
+        keys, w = keys[order], w[order]
+    s_jid, s_cnt, s_acc = _unpack(keys, widths, o_inc.shape[1])
+    return (r_off, r_ent), s_jid, s_cnt, s_acc, w
 
 
 def _walk_states(spec: SpinSpec):
@@ -388,9 +473,12 @@ def _walk_states(spec: SpinSpec):
         wts = np.asarray(reel.weights, dtype=wdtype)
         inc = np.asarray(reel.counters, dtype=np.int64).reshape(len(reel.weights), ncount)
         nw = len(wts)
-        nj = jt.shape[0]
+        nj = len(jt[0]) - 1 if isinstance(jt, tuple) else jt.shape[0]
         # transition table of this reel over the live line states and roles present
-        live = np.flatnonzero(np.bincount(jt.ravel()))  # the line states present, increasing
+        if isinstance(jt, tuple):  # lists of live lines (the compiled step's form)
+            live = np.unique(np.r_[jt[1] & 0xFFFFFFFF, 0])  # the line states present, increasing
+        else:
+            live = np.flatnonzero(np.bincount(jt.ravel()))
         roles_here = np.unique(cells)
         nstate_cap = len(machine.states) + 1
         tn = {}
@@ -406,6 +494,13 @@ def _walk_states(spec: SpinSpec):
         # per (joint id, window): next joint id, settled pay, triggers
         work = nj * nw * nlines
         compiled = work >= _KERNEL_MIN_WORK or (work >= _KERNEL_LOADED_MIN_WORK and _kernel_loaded())
+        if compiled and pdtype is np.int64 and wdtype is np.int64:
+            fused = _fused_reel(jt, cells, spec.lines, k, t_next, t_pay, t_trg, last, inc, wts,
+                                s_jid, s_cnt, s_acc, s_w)
+            if fused is not None:
+                jt, s_jid, s_cnt, s_acc, s_w = fused
+                continue
+        jt = _dense(jt, nlines)
         if pdtype is np.int64 and compiled:
             nxt, pay, trg, jt = _kernel_step(jt, cells, spec.lines, k, t_next, t_pay, t_trg, last)
         else:
@@ -547,12 +642,5 @@ def walk(spec: SpinSpec) -> SpinDistribution:
     The table is built from :func:`walk_arrays`.
     """
     arr = walk_arrays(spec)
-    cols = [c.tolist() for c in arr.counters.T] + [[int(a) for a in arr.line_win.tolist()]
-                                                   if arr.line_win.dtype == object else arr.line_win.tolist()]
-    vals = arr.count.tolist() if arr.count.dtype != object else [int(w) for w in arr.count.tolist()]
-    table: dict[tuple[int, ...], int] = dict(zip(zip(*cols), vals))
-    if len(table) != len(vals):  # rows collide only when line_multiplier == 0
-        table = {}
-        for key, w in zip(zip(*cols), vals):
-            table[key] = table.get(key, 0) + w
+    table = arr.table()
     return SpinDistribution(arr.counter_names, table, arr.cycle)

@@ -16,6 +16,16 @@ merges sort, so the final rows do not depend on it
 walk checks the pay bound against 2**62 first); integer additions only, no
 floats.
 
+The fused reel of the walk (:func:`analytic.engine.linewalk._fused_reel`)
+uses two more kernels: :func:`reel_outcomes` takes joint states as lists of
+live lines (memory and work follow the live lines, not the paylines) and
+returns the distinct outcomes of each joint id (windows merged in a small
+hash per joint id, so no ``(joint ids, windows)`` arrays), and
+:func:`cross_merge` crosses the partial states with those outcomes and
+merges equal packed keys through a hash table (no sort, nothing of size
+states x outcomes).  Hash collisions never merge unequal entries: a hash
+only finds candidates, which are compared in full.
+
 Compiled with numba on first use and cached on disk; the module is imported
 only when a reel's work is large enough to repay the import.
 """
@@ -25,7 +35,7 @@ from __future__ import annotations
 import numba as _nb
 import numpy as np
 
-__all__ = ["line_step"]
+__all__ = ["line_step", "reel_outcomes", "cross_merge"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
@@ -126,6 +136,257 @@ def _line_step(jt, roles, t_next, t_pay, t_trg, last, skip0):  # pragma: no cove
     return nxt, pay, trg, rows[:n].copy()
 
 
+@_nb.njit(cache=True, nogil=True, inline="always")
+def _fmix(h):  # pragma: no cover - compiled
+    h ^= h >> np.uint64(33)  # MurmurHash3's finaliser: every bit into the low ones
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xC4CEB9FE1A85EC53)
+    h ^= h >> np.uint64(33)
+    return h
+
+
+_LOW = np.int64(0xFFFFFFFF)
+
+
+@_nb.njit(cache=True, nogil=True)
+def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, incc, wts):  # pragma: no cover
+    nj = j_off.shape[0] - 1
+    nw, nrows = cells.shape
+    nrole = t_pay.shape[1]
+    # the distinct outcomes (next joint id, pay, triggers, counter class) of each joint id, CSR
+    ocap = 64
+    while ocap < 4 * nj:
+        ocap *= 2
+    o_off = np.zeros(nj + 1, dtype=np.int64)
+    o_next = np.empty(ocap, dtype=np.int64)
+    o_pay = np.empty(ocap, dtype=np.int64)
+    o_trg = np.empty(ocap, dtype=np.int64)
+    o_inc = np.empty(ocap, dtype=np.int64)
+    o_w = np.empty(ocap, dtype=np.int64)
+    no = 0
+    # the outcomes of one joint id: a small open-addressing table, cleared after each joint id
+    lsize = 16
+    while lsize < 2 * nw:
+        lsize *= 2
+    lmask = np.uint64(lsize - 1)
+    ltab = np.full(lsize, -1, dtype=np.int64)
+    used = np.empty(nw, dtype=np.int64)
+    # the distinct next joint states, numbered in order of first appearance: row i is the
+    # list r_ent[r_off[i]:r_off[i+1]] of its live lines, (line << 32 | state) in line order
+    cap = 1024
+    r_off = np.zeros(cap + 1, dtype=np.int64)
+    ecap = 8192
+    r_ent = np.empty(ecap, dtype=np.int64)
+    hsize = 2048
+    table = np.full(hsize, -1, dtype=np.int64)
+    hashes = np.empty(cap, dtype=np.uint64)
+    longest = 1
+    for j in range(nj):
+        longest = max(longest, j_off[j + 1] - j_off[j])
+    sbuf = np.empty(longest, dtype=np.int64)
+    # last reel: pay and triggers per (row, role) summed over the live lines of a joint id
+    agg_p = np.zeros((nrows, nrole), dtype=np.int64)
+    agg_t = np.zeros((nrows, nrole), dtype=np.int64)
+    wp = np.empty(nw, dtype=np.int64)
+    wt = np.empty(nw, dtype=np.int64)
+    n = 0
+    for j in range(nj):
+        e0 = j_off[j]
+        e1 = j_off[j + 1]
+        nlive = e1 - e0
+        if last:
+            if nlive * nrole + nw * nrows < nlive * nw:
+                agg_p[:, :] = 0
+                agg_t[:, :] = 0
+                for q in range(e0, e1):
+                    s = j_ent[q] & _LOW
+                    rr = line_rows[j_ent[q] >> 32]
+                    for ro in range(nrole):
+                        agg_p[rr, ro] += t_pay[s, ro]
+                        agg_t[rr, ro] += t_trg[s, ro]
+                for w in range(nw):
+                    p = 0
+                    t = 0
+                    for rr in range(nrows):
+                        ro = cells[w, rr]
+                        p += agg_p[rr, ro]
+                        t += agg_t[rr, ro]
+                    wp[w] = p
+                    wt[w] = t
+            else:
+                for w in range(nw):
+                    p = 0
+                    t = 0
+                    for q in range(e0, e1):
+                        s = j_ent[q] & _LOW
+                        ro = cells[w, line_rows[j_ent[q] >> 32]]
+                        p += t_pay[s, ro]
+                        t += t_trg[s, ro]
+                    wp[w] = p
+                    wt[w] = t
+        nused = 0
+        for w in range(nw):
+            found = 0
+            if last:
+                p = wp[w]
+                t = wt[w]
+            else:
+                p = 0
+                t = 0
+                h = np.uint64(1469598103934665603)
+                cnt = 0
+                for q in range(e0, e1):
+                    li = j_ent[q] >> 32
+                    s = j_ent[q] & _LOW
+                    ro = cells[w, line_rows[li]]
+                    p += t_pay[s, ro]
+                    t += t_trg[s, ro]
+                    ns = t_next[s, ro]
+                    if ns != 0:
+                        e = (li << 32) | ns
+                        sbuf[cnt] = e
+                        cnt += 1
+                        h = (h ^ np.uint64(e)) * _MIX
+                h = _fmix(h)
+                mask = np.uint64(hsize - 1)
+                slot = h & mask
+                found = -1
+                while True:
+                    idx = table[slot]
+                    if idx < 0:
+                        break
+                    if hashes[idx] == h and r_off[idx + 1] - r_off[idx] == cnt:
+                        same = True
+                        b0 = r_off[idx]
+                        for q in range(cnt):
+                            if r_ent[b0 + q] != sbuf[q]:
+                                same = False
+                                break
+                        if same:
+                            found = idx
+                            break
+                    slot = (slot + np.uint64(1)) & mask
+                if found < 0:
+                    if n == cap:
+                        cap *= 2
+                        r_off = _grow(r_off, n + 1, cap + 1)
+                        hashes = _grow(hashes, n, cap)
+                    b0 = r_off[n]
+                    while b0 + cnt > ecap:
+                        ecap *= 2
+                        r_ent = _grow(r_ent, b0, ecap)
+                    for q in range(cnt):
+                        r_ent[b0 + q] = sbuf[q]
+                    r_off[n + 1] = b0 + cnt
+                    hashes[n] = h
+                    table[slot] = n
+                    found = n
+                    n += 1
+                    if 2 * n > hsize:  # keep the load factor at most 1/2
+                        hsize *= 2
+                        table = np.full(hsize, -1, dtype=np.int64)
+                        mask = np.uint64(hsize - 1)
+                        for i in range(n):
+                            sl = hashes[i] & mask
+                            while table[sl] >= 0:
+                                sl = (sl + np.uint64(1)) & mask
+                            table[sl] = i
+            # merge the window into the outcomes of joint id j
+            c = incc[w]
+            g = np.uint64(found) * _MIX
+            g = (g ^ np.uint64(p)) * _MIX
+            g = (g ^ np.uint64(t)) * _MIX
+            g = _fmix(g ^ np.uint64(c))
+            sl = g & lmask
+            while True:
+                idx = ltab[sl]
+                if idx < 0:
+                    if no == ocap:
+                        ocap *= 2
+                        o_next = _grow(o_next, no, ocap)
+                        o_pay = _grow(o_pay, no, ocap)
+                        o_trg = _grow(o_trg, no, ocap)
+                        o_inc = _grow(o_inc, no, ocap)
+                        o_w = _grow(o_w, no, ocap)
+                    o_next[no] = found
+                    o_pay[no] = p
+                    o_trg[no] = t
+                    o_inc[no] = c
+                    o_w[no] = wts[w]
+                    ltab[sl] = no
+                    used[nused] = sl
+                    nused += 1
+                    no += 1
+                    break
+                if o_next[idx] == found and o_pay[idx] == p and o_trg[idx] == t and o_inc[idx] == c:
+                    o_w[idx] += wts[w]
+                    break
+                sl = (sl + np.uint64(1)) & lmask
+        for q in range(nused):
+            ltab[used[q]] = -1
+        o_off[j + 1] = no
+    return (o_off, o_next[:no].copy(), o_pay[:no].copy(), o_trg[:no].copy(), o_inc[:no].copy(),
+            o_w[:no].copy(), r_off[:n + 1].copy(), r_ent[:r_off[n]].copy())
+
+
+@_nb.njit(cache=True, nogil=True)
+def _grow(a, n, cap):  # pragma: no cover - compiled
+    b = np.empty(cap, dtype=a.dtype)
+    b[:n] = a[:n]
+    return b
+
+
+@_nb.njit(cache=True, nogil=True)
+def _cross_merge(s_jid, s_key, s_w, o_off, o_key, o_w):  # pragma: no cover - compiled
+    ns = s_jid.shape[0]
+    cap = 1024
+    while cap < ns:
+        cap *= 2
+    keys = np.empty(cap, dtype=np.int64)
+    ws = np.empty(cap, dtype=np.int64)
+    hsize = 2 * cap
+    mask = np.uint64(hsize - 1)
+    table = np.full(hsize, -1, dtype=np.int64)
+    m = 0
+    for i in range(ns):
+        j = s_jid[i]
+        a = s_key[i]
+        wi = s_w[i]
+        for o in range(o_off[j], o_off[j + 1]):
+            k = a + o_key[o]
+            x = wi * o_w[o]
+            sl = _fmix(np.uint64(k)) & mask
+            while True:
+                idx = table[sl]
+                if idx < 0:
+                    if m == cap:
+                        cap *= 2
+                        keys = _grow(keys, m, cap)
+                        ws = _grow(ws, m, cap)
+                        hsize = 2 * cap
+                        mask = np.uint64(hsize - 1)
+                        table = np.full(hsize, -1, dtype=np.int64)
+                        for e in range(m):
+                            s2 = _fmix(np.uint64(keys[e])) & mask
+                            while table[s2] >= 0:
+                                s2 = (s2 + np.uint64(1)) & mask
+                            table[s2] = e
+                        sl = _fmix(np.uint64(k)) & mask
+                        while table[sl] >= 0:
+                            sl = (sl + np.uint64(1)) & mask
+                    keys[m] = k
+                    ws[m] = x
+                    table[sl] = m
+                    m += 1
+                    break
+                if keys[idx] == k:
+                    ws[idx] += x
+                    break
+                sl = (sl + np.uint64(1)) & mask
+    return keys[:m].copy(), ws[:m].copy()
+
+
 def line_step(jt: np.ndarray, roles: np.ndarray, t_next: np.ndarray, t_pay: np.ndarray, t_trg: np.ndarray,
               last: bool):
     """One reel of the joint walk for every (joint id, window) pair.
@@ -156,3 +417,90 @@ def line_step(jt: np.ndarray, roles: np.ndarray, t_next: np.ndarray, t_pay: np.n
     skip0 = not (t_next[0].any() or t_pay[0].any() or t_trg[0].any())
     return _line_step(np.ascontiguousarray(jt, dtype=np.int64), np.ascontiguousarray(roles, dtype=np.int64),
                       t_next, t_pay, t_trg, bool(last), skip0)
+
+
+def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_rows: np.ndarray,
+                  t_next: np.ndarray, t_pay: np.ndarray, t_trg: np.ndarray, last: bool, incc: np.ndarray,
+                  wts: np.ndarray):
+    """One reel of the joint walk: the distinct outcomes of every joint id, and the next joint states.
+
+    A joint id is stored as the list of its live lines (a settled line, in
+    state 0, stays settled and pays nothing more: the rows of state 0 must
+    be zero), each entry ``line << 32 | state`` in line order, so memory and
+    work follow the live lines, not the paylines.  For every (joint id,
+    window) pair the live lines are stepped as in :func:`line_step`; on the
+    last reel the pays and triggers of a joint id's lines are first summed
+    per (row, role) when that is less work.  The windows of one joint id
+    that lead to the same (next joint id, settled pay, triggers, counter
+    class) are merged at once, their weights summed, so nothing of size
+    joint ids x windows is kept.
+
+    Parameters
+    ----------
+    j_off : ndarray of int64, shape (nj + 1,)
+        Joint id ``j``'s live lines are ``j_ent[j_off[j]:j_off[j+1]]``.
+    j_ent : ndarray of int64, shape (live lines,)
+        ``line << 32 | state`` (state > 0), increasing lines within a joint id.
+    cells : ndarray of int64, shape (windows, rows)
+        Role id each window shows in each row.
+    line_rows : ndarray of int64, shape (lines,)
+        Row of each payline at this reel.
+    t_next, t_pay, t_trg : ndarray of int64, shape (line states, roles)
+        The reel's transition table (see :func:`line_step`); row 0 zero.
+    last : bool
+        Last reel: every next joint id is 0 and no next states are numbered.
+    incc : ndarray of int64, shape (windows,)
+        Class of each window's counter increments (equal increments, equal
+        class).
+    wts : ndarray of int64, shape (windows,)
+        Weight (number of stops) of each window.
+
+    Returns
+    -------
+    off : ndarray of int64, shape (nj + 1,)
+        Outcomes of joint id ``j`` are ``off[j]:off[j+1]`` of the arrays below.
+    nxt, pay, trg, inc, w : ndarray of int64, shape (outcomes,)
+        Next joint id (order of first appearance; 0 when ``last``), settled
+        pay (credits) and triggers summed over the lines, counter class, and
+        summed window weight of each distinct outcome.
+    r_off, r_ent : ndarray of int64
+        The next joint states in the form of ``j_off``, ``j_ent`` (one empty
+        state, ``r_off == [0]``, when ``last``).
+
+    Raises
+    ------
+    ValueError
+        State 0's table rows are not zero.
+    """
+    t_next, t_pay, t_trg = (np.ascontiguousarray(t, dtype=np.int64) for t in (t_next, t_pay, t_trg))
+    if t_next[0].any() or t_pay[0].any() or t_trg[0].any():
+        raise ValueError("reel_outcomes: state 0 must be settled (its table rows zero)")
+    return _reel_outcomes(*(np.ascontiguousarray(a, dtype=np.int64) for a in (j_off, j_ent, cells, line_rows)),
+                          t_next, t_pay, t_trg, bool(last), np.ascontiguousarray(incc, dtype=np.int64),
+                          np.ascontiguousarray(wts, dtype=np.int64))
+
+
+def cross_merge(s_jid: np.ndarray, s_key: np.ndarray, s_w: np.ndarray, off: np.ndarray, o_key: np.ndarray,
+                o_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cross the partial states with the outcomes of their joint id and merge equal ones.
+
+    The crossed state of state ``i`` and outcome ``o`` (one of
+    ``off[s_jid[i]]:off[s_jid[i]+1]``) has key ``s_key[i] + o_key[o]`` (the
+    packed fields of :func:`analytic.engine.linewalk._pack_crossing`, which
+    never carry into each other) and weight ``s_w[i] * o_w[o]``.
+
+    Parameters
+    ----------
+    s_jid, s_key, s_w : ndarray of int64, shape (states,)
+        Joint id, packed key (joint id field zero) and count of each state.
+    off : ndarray of int64, shape (nj + 1,)
+    o_key, o_w : ndarray of int64, shape (outcomes,)
+        Packed key and weight of each outcome.
+
+    Returns
+    -------
+    keys, w : ndarray of int64, shape (distinct crossed states,)
+        Distinct keys in order of first appearance and their summed counts
+        (exact: every count is at most the cycle, below 2**62).
+    """
+    return _cross_merge(*(np.ascontiguousarray(a, dtype=np.int64) for a in (s_jid, s_key, s_w, off, o_key, o_w)))

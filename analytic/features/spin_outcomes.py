@@ -32,11 +32,14 @@ settled with no pay at once) while the expanding counter still counts it.
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import mul
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-from analytic.engine.linewalk import walk
+import numpy as np
+
+from analytic.engine.linewalk import SpinArrays, walk_arrays
 from analytic.engine.linewin import CellRole
 from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytable, strip_windows
 from analytic.model.game import Game
@@ -195,8 +198,8 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
     if expanding is not None:
         counters.append(CounterDef("expanding", exp_cells, per))
     sspec = build_spin(game, counters=counters, windows=windows, roles=roles, paytable=pt)
-    dist = walk(sspec)
-    names = dist.counter_names
+    arr = walk_arrays(sspec)
+    names = arr.counter_names
 
     sc_pay: dict[int, int] = {}
     if scatter_pays:
@@ -214,9 +217,34 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
             exp_pay[k] = row.get(min(k, kmax), 0) * len(game.lines) * d
     rcounts = retrig.counts if retrig is not None else None
 
+    fast = _joint_int64(arr, d * mult, sc_pay, exp_pay, mult, rcounts)
+    if fast is not None:
+        joint, line_sum, scatter_sum, exp_sum = fast
+    else:
+        joint, line_sum, scatter_sum, exp_sum = _joint_python(arr.table(), names, d, mult, sc_pay, exp_pay,
+                                                              rcounts)
+    classes: dict[int, list[int]] = {}
+    for (a, x), cnt in joint.items():
+        c = classes.setdefault(a, [0, 0, 0])
+        c[0] += cnt
+        c[1] += x * cnt
+        c[2] += x * x * cnt
+    return SpinOutcomes(
+        classes={a: OutcomeClass(a, *classes[a]) for a in sorted(classes)},
+        cycle=arr.cycle,
+        units=units,
+        joint=dict(joint),
+        line_sum=line_sum,
+        scatter_sum=scatter_sum,
+        expansion_sum=exp_sum,
+    )
+
+
+def _joint_python(table, names, d, mult, sc_pay, exp_pay, rcounts):
+    """``(joint, line_sum, scatter_sum, exp_sum)`` from the walk's table, in Python integers."""
     joint: dict = defaultdict(int)
     line_sum = scatter_sum = exp_sum = 0
-    for key, cnt in dist.table.items():
+    for key, cnt in table.items():
         vals = dict(zip(names, key[:-1]))
         lw = key[-1] * d * mult
         sp = sc_pay.get(vals.get("scatter", 0), 0) * mult
@@ -226,18 +254,48 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
         line_sum += lw * cnt
         scatter_sum += sp * cnt
         exp_sum += ep * cnt
-    classes: dict[int, list[int]] = {}
-    for (a, x), cnt in joint.items():
-        c = classes.setdefault(a, [0, 0, 0])
-        c[0] += cnt
-        c[1] += x * cnt
-        c[2] += x * x * cnt
-    return SpinOutcomes(
-        classes={a: OutcomeClass(a, *classes[a]) for a in sorted(classes)},
-        cycle=dist.cycle,
-        units=units,
-        joint=dict(joint),
-        line_sum=line_sum,
-        scatter_sum=scatter_sum,
-        expansion_sum=exp_sum,
-    )
+    return dict(joint), line_sum, scatter_sum, exp_sum
+
+
+def _joint_int64(arr: SpinArrays, scale: int, sc_pay, exp_pay, mult: int, rcounts):
+    """:func:`_joint_python` on the walk's arrays (int64), or ``None`` when a win or count may not fit.
+
+    The same dict, insertion order included: the rows of one ``(award, win)``
+    are summed (exact int64: every sum is at most the cycle, below 2**62) and
+    the keys come in the order of their first row, as the loop over the
+    table (whose rows are the arrays' rows, in order) inserts them.  The
+    sums of win parts times counts are taken in Python integers.
+    """
+    if arr.line_win.dtype != np.int64 or arr.count.dtype != np.int64 or not len(arr.count):
+        return None
+    cols = dict(zip(arr.counter_names, arr.counters.T))
+
+    def lookup(name, f):
+        k = cols.get(name)
+        if k is None:
+            return np.full(len(arr.count), f(0), dtype=np.int64)
+        top = int(k.max())
+        vals = [f(i) for i in range(top + 1)]
+        if int(k.min()) < 0 or max(map(abs, vals)) >= 1 << 60:
+            return None
+        return np.array(vals, dtype=np.int64)[k]
+
+    sp = lookup("scatter", lambda i: sc_pay.get(i, 0) * mult)
+    ep = lookup("expanding", lambda i: exp_pay.get(i, 0) * mult)
+    a = lookup("retrigger", lambda i: award_of(rcounts, i))
+    top = int(np.abs(arr.line_win).max())
+    if sp is None or ep is None or a is None or top * abs(scale) >= 1 << 60:
+        return None
+    lw = arr.line_win * scale
+    x = lw + sp + ep
+    cnt = arr.count
+    order = np.lexsort((x, a))  # stable: a group's first row is its earliest
+    xs, as_ = x[order], a[order]
+    starts = np.flatnonzero(np.r_[True, (xs[1:] != xs[:-1]) | (as_[1:] != as_[:-1])])
+    sums = np.add.reduceat(cnt[order], starts)
+    first = order[starts]
+    by_first = np.argsort(first)
+    keys = zip(as_[starts][by_first].tolist(), xs[starts][by_first].tolist())
+    joint = dict(zip(keys, sums[by_first].tolist()))
+    c = cnt.tolist()
+    return joint, sum(map(mul, lw.tolist(), c)), sum(map(mul, sp.tolist(), c)), sum(map(mul, ep.tolist(), c))

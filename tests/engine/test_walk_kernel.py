@@ -9,7 +9,12 @@
   they with the outcomes grouped by columns instead of one packed key;
 * the kernel itself against a plain Python reference on random tables
   (hash collisions and table growth exercised by many distinct rows),
-  with and without settled lines (state 0) that it skips.
+  with and without settled lines (state 0) that it skips;
+* the fused reel kernels (:func:`reel_outcomes`: outcomes per joint id from
+  lists of live lines; :func:`cross_merge`: the crossing merged through a
+  hash) against plain Python references, and the walk with the fused path
+  refused on some reels (packed fields too wide) so that it changes form
+  between reels, against the numpy step.
 """
 
 from __future__ import annotations
@@ -17,12 +22,13 @@ from __future__ import annotations
 from unittest import mock
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 import analytic.engine.linewalk as lw
 from analytic.engine.brute import brute_force
 from analytic.engine.linewalk import walk, walk_arrays
-from analytic.engine.linewalk_kernel import line_step
+from analytic.engine.linewalk_kernel import cross_merge, line_step, reel_outcomes
 from analytic.engine.spin import build_spin
 from test_walk_vs_brute import games
 
@@ -70,3 +76,100 @@ def test_kernel_against_python_reference():
                         assert nxt[j, w] == ids.setdefault(row, len(ids))
             if not last:
                 assert [tuple(r) for r in rows.tolist()] == list(ids)
+
+
+def _sparse_rows(jt):
+    return [[(li << 32) | int(v) for li, v in enumerate(row) if v] for row in jt.tolist()]
+
+
+def test_reel_outcomes_against_python_reference():
+    rng = np.random.default_rng(12)
+    for nj, nw, nrows, nl, ns, nr, ninc in [(1, 5, 1, 3, 4, 3, 1), (40, 30, 3, 7, 9, 5, 3), (300, 64, 4, 20, 6, 4, 2),
+                                            (2000, 3, 2, 2, 50, 2, 1), (500, 40, 3, 30, 5, 12, 4)]:
+        jt = rng.integers(0, ns, (nj, nl), dtype=np.int64)
+        jt[rng.random(jt.shape) < 0.5] = 0
+        cells = rng.integers(0, nr, (nw, nrows), dtype=np.int64)
+        line_rows = rng.integers(0, nrows, nl, dtype=np.int64)
+        t_next = rng.integers(0, ns, (ns, nr), dtype=np.int64)
+        t_pay = rng.integers(0, 1000, (ns, nr), dtype=np.int64)
+        t_trg = rng.integers(0, 2, (ns, nr), dtype=np.int64)
+        t_next[0] = t_pay[0] = t_trg[0] = 0
+        if nr > 3:  # few distinct pays: many windows merge into one outcome
+            t_pay %= 3
+        incc = rng.integers(0, ninc, nw, dtype=np.int64)
+        wts = rng.integers(1, 9, nw, dtype=np.int64)
+        rows = _sparse_rows(jt)
+        j_off = np.r_[0, np.cumsum([len(r) for r in rows])].astype(np.int64)
+        j_ent = np.array([e for r in rows for e in r], dtype=np.int64)
+        for last in (False, True):
+            off, nxt, pay, trg, inc, w, r_off, r_ent = reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay,
+                                                                     t_trg, last, incc, wts)
+            ids: dict[tuple, int] = {}
+            for j in range(nj):
+                want: dict[tuple, int] = {}
+                for wi in range(nw):
+                    st = jt[j].tolist()
+                    rl = [int(cells[wi, line_rows[li]]) for li in range(nl)]
+                    p = sum(int(t_pay[s, r]) for s, r in zip(st, rl))
+                    t = sum(int(t_trg[s, r]) for s, r in zip(st, rl))
+                    nx = 0
+                    if not last:
+                        row = tuple(int(t_next[s, r]) for s, r in zip(st, rl))
+                        nx = ids.setdefault(row, len(ids))
+                    key = (nx, p, t, int(incc[wi]))
+                    want[key] = want.get(key, 0) + int(wts[wi])
+                got = {(int(nxt[o]), int(pay[o]), int(trg[o]), int(inc[o])): int(w[o]) for o in range(off[j], off[j + 1])}
+                assert off[j + 1] - off[j] == len(got) and got == want
+            if last:
+                assert r_off.tolist() == [0] and len(r_ent) == 0
+            else:
+                assert [r_ent[r_off[i]:r_off[i + 1]].tolist() for i in range(len(r_off) - 1)] == [
+                    _sparse_rows(np.array([row]))[0] for row in ids]
+    bad = np.ones((2, 2), dtype=np.int64)
+    with pytest.raises(ValueError, match="state 0"):
+        reel_outcomes(np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((1, 1), dtype=np.int64),
+                      np.zeros(1, dtype=np.int64), bad, bad, bad, False, np.zeros(1, dtype=np.int64),
+                      np.ones(1, dtype=np.int64))
+
+
+def test_cross_merge_against_python_reference():
+    rng = np.random.default_rng(13)
+    for ns, nj, nout, kmax in [(1, 1, 1, 5), (50, 4, 30, 40), (3000, 200, 2000, 1 << 20), (5000, 7, 300, 60)]:
+        s_jid = rng.integers(0, nj, ns, dtype=np.int64)
+        s_key = rng.integers(0, kmax, ns, dtype=np.int64)
+        s_w = rng.integers(1, 1 << 20, ns, dtype=np.int64)
+        cnt = rng.integers(0, 2 * nout // nj + 1, nj)
+        off = np.r_[0, np.cumsum(cnt)].astype(np.int64)
+        o_key = rng.integers(0, kmax, off[-1], dtype=np.int64)
+        o_w = rng.integers(1, 1 << 20, off[-1], dtype=np.int64)
+        want: dict[int, int] = {}
+        for i in range(ns):
+            for o in range(off[s_jid[i]], off[s_jid[i] + 1]):
+                k = int(s_key[i] + o_key[o])
+                want[k] = want.get(k, 0) + int(s_w[i]) * int(o_w[o])
+        keys, w = cross_merge(s_jid, s_key, s_w, off, o_key, o_w)
+        assert list(zip(keys.tolist(), w.tolist())) == list(want.items())  # first appearance order
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games())
+def test_fused_walk_changing_form_between_reels(gc):
+    """The fused path refused on every other reel (as when its packed fields exceed 62 bits):
+    the joint states go from lists of live lines to the dense array and back; same rows, same order."""
+    game, counters = gc
+    spec = build_spin(game, "base", counters)
+    calls = [0]
+    real = lw._pack_crossing
+
+    def every_other(*a):
+        calls[0] += 1
+        return real(*a) if calls[0] % 2 else None
+
+    with mock.patch.object(lw, "_KERNEL_MIN_WORK", 1 << 62), mock.patch.object(lw, "_KERNEL_LOADED_MIN_WORK", 1 << 62):
+        slow = walk_arrays(spec)
+    for first in (0, 1):
+        calls[0] = first
+        with mock.patch.object(lw, "_KERNEL_MIN_WORK", 0), mock.patch.object(lw, "_pack_crossing", every_other):
+            mixed = walk_arrays(spec)
+        for a, b in [(mixed.counters, slow.counters), (mixed.line_win, slow.line_win), (mixed.count, slow.count)]:
+            assert a.dtype == b.dtype and a.shape == b.shape and a.tolist() == b.tolist()
