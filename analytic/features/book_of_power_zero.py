@@ -78,9 +78,9 @@ def zero_win_probabilities(game, feature: str) -> dict:
     st = spin_stats(game, feature)
     if st.cycle >= 2 ** 62:
         raise ValueError(f"zero_win_probabilities: the cycle of {feature!r} ({st.cycle}) exceeds 2^62")
-    if st.variant == "power" and not st.ng:
+    if st.variant == "ladder" and not st.ng:
         raise ValueError(f"zero_win_probabilities: Power feature {feature!r} without golden reels")
-    out = _power(st, starts) if st.variant == "power" else _regular(st, starts)
+    out = _power(st, starts) if st.variant == "ladder" else _regular(st, starts)
     _CACHE[key] = out
     return out
 

@@ -14,3 +14,5 @@ from analytic.features import pick_bonus  # noqa: F401,E402
 from analytic.features import book_of_power  # noqa: F401
 from analytic.features import book_of_christmas_eve  # noqa: F401,E402
 from analytic.features import secrets_of_christmas  # noqa: F401,E402
+from analytic.features import mechanics  # noqa: F401,E402  (the mechanics' validators and rules)
+from analytic.features.mechanics import engines  # noqa: F401,E402  (the engines the loader selects from)

@@ -155,7 +155,7 @@ def _feature(game: Game, name: str, count: int, mode: str, cache: dict, shared: 
             cache[key] = shared[skey]
         else:
             spec = game.features[name]
-            cache[key] = feature_solver(spec.kind)(game, name, count, mode)
+            cache[key] = feature_solver(spec.engine)(game, name, count, mode)
             if shared is not None:
                 shared[skey] = cache[key]
     return cache[key]

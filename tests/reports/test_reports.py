@@ -105,7 +105,7 @@ def test_capped_feature_without_distribution_refused(monkeypatch):
     from analytic.features.result import SOLVERS
     from tests.reports.conftest import DATA, _fake
 
-    monkeypatch.setitem(SOLVERS, "free_spins", _fake(False))
+    monkeypatch.setitem(SOLVERS, "wald", _fake(False))
     with pytest.raises(ModelError, match="cap.total_bet_multiple"):
         solve_game(load_model(str(DATA / "toyfs.toml")))
 
