@@ -1,14 +1,21 @@
-"""Feature kinds: validators of kind-specific parameters, and rule switches.
+"""Feature kinds, the validation context, and the registry of rule switches.
 
-A model file declares features as ``[features.NAME]`` with a ``kind``.  The
-loader (:mod:`analytic.model.loader`) validates the keys every feature shares
-(``kind``, ``reels``, ``trigger``) and hands the remaining keys to the kind's
-validator registered here.  A validator returns the normalised parameters
-that become :attr:`analytic.model.game.FeatureSpec.params`.
+A model file declares features as ``[features.NAME]`` with a generic
+``kind`` (``free_spins``, the default, or ``pick_bonus``).  The loader
+(:mod:`analytic.model.loader`) validates the keys every feature shares
+(``kind``, ``reels``, ``trigger``) and hands the remaining keys to
+:func:`compose_feature`: the kind's check, then each mechanic's validator
+(:mod:`analytic.features.mechanics`), then the engine that solves the
+declared combination (:mod:`analytic.features.mechanics.engines`), whose
+parameters become :attr:`analytic.model.game.FeatureSpec.params`.
 
-Rule switches (``[rules]`` of a model file) are registered together with the
-kind whose mechanic they change; a model may only set the rules of the kinds
-its features use.
+Rule switches (``[rules]`` of a model file) are registered by the mechanic
+(or engine) whose reading they change (:func:`register_rules`); a model may
+only set the rules of the mechanics and engines its features use, and only
+the default of a mechanic's rule its engine does not read.
+
+A kind registered with :func:`register_kind` and no mechanics (an
+extension) is its own engine: its validator's dict is the parameters.
 
 Adding a kind
 -------------

@@ -37,7 +37,7 @@ Reel sets visited (cycle; seconds measured on the busy 2-core machine, one
   Book of Christmas Eve on ``free`` with every Book multiplier (45-58 s),
   Secrets of Christmas on ``free`` per gift class (62-72 s).
 
-No shipped model uses the generic ``free_spins`` kind, so its outcome
+No shipped model uses engine ``wald`` (the generic free spins), so its outcome
 classes (:mod:`analytic.features.spin_outcomes`) are not checked here (the
 differential harness checks the figures built on them, on random games).
 """

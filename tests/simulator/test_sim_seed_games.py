@@ -229,7 +229,7 @@ def test_boce_player_matches_scalar_reference():
     game = _game("book_of_christmas_eve")
     tables = compile_tables(game)
     prep = tables.features["free_spins"]
-    player = get_player("book_of_christmas_eve")
+    player = get_player("revealed_wild_reels")
     rng = np.random.default_rng(SEED)
     for trial in range(300):
         # play one spin with a generator that reproduces: symbol draw, window, multipliers
@@ -272,7 +272,7 @@ def test_soc_player_matches_scalar_reference():
     game = _game("secrets_of_christmas")
     tables = compile_tables(game)
     prep = tables.features["free_spins"]
-    player = get_player("secrets_of_christmas")
+    player = get_player("gift_pick")
     from analytic.simulator.features.secrets_of_christmas import open_gifts
 
     rng = np.random.default_rng(SEED)
