@@ -14,7 +14,7 @@ A spin pays
   (a Book has priority on a reel it shares with ``s``), when ``k`` reaches
   the smallest paying count of ``s`` the spin also pays
   ``pays[s][k] * lines * prod(m of the Book reels)`` (non-adjacent reels,
-  all lines).  Rule ``boce_wild_reels_expansion``: ``"pays"`` (default, the
+  all lines).  Rule ``wild_reels_expansion``: ``"pays"`` (default, the
   rule text "a possible win of the special expanding symbol on 10 paylines is
   still counted") lets Book reels alone form it; ``"needs_symbol"`` requires
   at least one reel showing ``s``.
@@ -37,7 +37,7 @@ and the feature mixes over ``s`` (law of total expectation).  Nothing is
 sampled.  Units: wins in **total-bet multiples** (line-bet units divided by
 ``game.total_bet``).
 
-The published maximum (20,168x bet) is read by rule ``boce_max_win``:
+The published maximum (20,168x bet) is read by rule ``published_max_win``:
 ``"cap"`` (default: the round win is capped there; the theoretical maximum of
 a 5x-multiplier book game is far above it) or ``"theoretical"``.
 
@@ -67,7 +67,6 @@ from analytic.engine.linewalk import walk
 from analytic.engine.linewin import CellRole
 from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytable, strip_windows
 from analytic.features import capped
-from analytic.features.kinds import register_kind
 from analytic.features.result import FeatureResult, register_solver
 from analytic.model.game import Game, frozen_mapping
 from analytic.solver.figures import Figure
@@ -89,7 +88,8 @@ __all__ = [
     "solve_feature",
 ]
 
-KIND = "book_of_christmas_eve"
+#: The engine this module solves (the key of its solver and round solver).
+KIND = "revealed_wild_reels"
 #: Highest raw moment carried (for the cap's tail bound).
 K_MOMENTS = 4
 MULTIPLIERS = (1, 2, 3, 4, 5)
@@ -154,60 +154,10 @@ def tail_bound(moments: Sequence[Fraction], c: Fraction) -> Fraction:
 
 
 # --------------------------------------------------------------------------
-# parameters
+# parameters: built by engine revealed_wild_reels from the mechanics wild_reels and expanding_symbol
+# (analytic.features.mechanics.engines); rules wild_reels_expansion and published_max_win
 
 
-def _validate(params: Mapping[str, Any], key: str, ctx) -> dict:
-    p = ctx.table(params, key, allowed=("book", "multipliers", "expanding_symbol"),
-                  required=("book", "multipliers", "expanding_symbol"))
-    f = ctx.feature
-    if f is None or f.reel_set is None:
-        ctx.fail(ctx.join(key, "reels"), f"required for kind '{KIND}': the reel set of the free spins")
-    if f.trigger is None:
-        ctx.fail(ctx.join(key, "trigger"), f"required for kind '{KIND}': its counts give the spins")
-    book = ctx.symbol(p["book"], ctx.join(key, "book"), roles=("wild_scatter",))
-    mk = ctx.join(key, "multipliers")
-    mult = ctx.weights(p["multipliers"], mk, what="multiplier")
-    ek = ctx.join(key, "expanding_symbol")
-    e = ctx.table(p["expanding_symbol"], ek, ("choose_from", "weights"), required=("choose_from",))
-    ck = ctx.join(ek, "choose_from")
-    choose = ctx.symbol_list(e["choose_from"], ck, roles=("regular",))
-    for i, s in enumerate(choose):
-        if not any(v > 0 for v in ctx.paytable.get(s, {}).values()):
-            ctx.fail(ctx.join(ck, i), f"symbol {s!r} has no line pays, so it could never pay as the expanding symbol")
-    if "weights" in e:
-        wk = ctx.join(ek, "weights")
-        w = e["weights"]
-        if not isinstance(w, list) or len(w) != len(choose):
-            ctx.fail(wk, f"must be a list of {len(choose)} positive integers (one per choose_from entry)")
-        weights = tuple(ctx.integer(x, ctx.join(wk, i), min=1) for i, x in enumerate(w))
-    else:
-        weights = (1,) * len(choose)
-    return {
-        "book": book,
-        "multipliers": frozen_mapping(mult),
-        "expanding_symbol": frozen_mapping({"choose_from": tuple(choose), "weights": weights}),
-    }
-
-
-register_kind(
-    KIND,
-    _validate,
-    rules={
-        "boce_wild_reels_expansion": (
-            ("pays", "needs_symbol"),
-            "pays",
-            "expanded Book reels alone (no reel showing the special symbol) still form the special "
-            "symbol's all-lines win ('pays', rule text) or not ('needs_symbol')",
-        ),
-        "boce_max_win": (
-            ("cap", "theoretical"),
-            "cap",
-            "published 20,168x max win: a cap on the round win ([cap] total_bet_multiple), or the "
-            "game's theoretical maximum (no cap applied)",
-        ),
-    },
-)
 
 
 # --------------------------------------------------------------------------
@@ -231,7 +181,7 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
         to ``cycle * (sum of multiplier weights)^(book reels)``.
     """
     f = game.features[feature]
-    book = f.params["book"]
+    book = f.params["revealed_by"]
     mw = dict(f.params["multipliers"])
     wtot = sum(mw.values())
     pt, index = line_paytable(game)
@@ -258,7 +208,7 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
     dist = walk(spec)
     pays = game.paytable[symbol]
     minc = min(k for k, v in pays.items() if v > 0)
-    needs = game.rules.get("boce_wild_reels_expansion", "pays") == "needs_symbol"
+    needs = game.rules.get("wild_reels_expansion", "pays") == "needs_symbol"
     nlines = len(game.lines)
     mults = list(mw)
     out: dict[tuple[int, int], int] = {}
@@ -658,7 +608,7 @@ def capped_round(game: Game, mode: str | None, cap: Fraction, ws: Workspace | No
     classes = []
     for (feat, n, lt, win), cnt in base.joint.items():
         if lt:
-            raise UnsupportedMechanicError(f"kind '{KIND}': line-triggered bonuses are not modelled with the cap")
+            raise UnsupportedMechanicError(f"engine '{KIND}': line-triggered bonuses are not modelled with the cap")
         key = None
         if feat is not None:
             key = (feat, n)
@@ -669,7 +619,7 @@ def capped_round(game: Game, mode: str | None, cap: Fraction, ws: Workspace | No
 
 
 def solve_round_capped(game: Game, mode: str, *, ws: Workspace | None = None) -> "RoundResult":  # noqa: F821
-    """Round figures with the published 20,168x read as a cap (rule ``boce_max_win``).
+    """Round figures with the published 20,168x read as a cap (rule ``published_max_win``).
 
     ``ws``: the solve's workspace for ``game`` (None: a fresh one).
 
@@ -694,7 +644,7 @@ def solve_round_capped(game: Game, mode: str, *, ws: Workspace | None = None) ->
     res = solve_round(game, mode, plain=True, workspace=ws)
     extra = dict(res.extra)
     extra["max_win"] = max_round_win(game, res.mode, ws)
-    reading = game.rules.get("boce_max_win", "cap")
+    reading = game.rules.get("published_max_win", "cap")
     extra["max_win_reading"] = reading
     if reading != "cap" or game.cap is None or game.cap.total_bet_multiple is None:
         return replace(res, extra=extra)

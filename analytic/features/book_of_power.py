@@ -30,7 +30,7 @@ Where the method lives
 One spin of a feature
 ---------------------
 A free spin pays the normal line win ``L(w)`` (books substitute, rule
-``bop_books_sub_expanding_normal``), then for every expanding symbol ``s``
+``scatter_substitutes_for_expanding_in_line_wins``), then for every expanding symbol ``s``
 with multiplier ``m_s``: ``m_s E_s(w)``, ``E_s = pay_s(n) * lines`` when
 ``s`` shows on ``n`` reels (golden reels count as showing it; books are
 disregarded) with ``n`` at least its smallest paying count (2 for high, 3
@@ -42,7 +42,7 @@ Regular Free Spins
 Expanding symbols are drawn i.i.d. uniformly over the ``S`` regular symbols
 (one at the start, one per award; ``S = 9`` in the rule text, the model's
 ``regular`` symbols here), so after ``j`` awards the multiplier of ``s`` is
-``f(Binomial(j + 1, 1/S))`` (rule ``bop_repeat_multiplier``, capped at the
+``f(Binomial(j + 1, 1/S))`` (rule ``expanding_repeat_multiplier``, capped at the
 feature's ``max_multiplier``, 9 in the rule text), independent of the
 windows.  Means need only ``g(j) = E f``; second moments the joint
 draw moments at two award levels (see ``book_of_power_solve``).
@@ -52,14 +52,15 @@ Power Free Spins
 One expanding symbol climbs a ladder (ranks 1..S, then the top symbol at
 x2, x3, ... up to ``max_multiplier``) at each award; a Power Book (the Power
 feature's ``trigger.requires``) on a reel of ``golden_reels`` turns that
-reel golden for the rest of the feature (rule ``bop_golden_immediate``: already in the
+reel golden for the rest of the feature (rule ``golden_immediate``: already in the
 spin where it lands).  State ``(level, golden mask, spins left)``.
 
 The gamble
 ----------
-Rule ``bop_gamble = "always"``: on the Power Bet every regular trigger is
-replaced, with probability ``gamble_probability`` (a model parameter), by
-Power Free Spins with the same book count, else nothing.
+A bet mode's ``gamble = { feature, into, policy = "always", win_probability
+}`` (``[modes.NAME]``): on that mode every trigger of ``feature`` (regular
+Free Spins) is replaced, with probability ``win_probability``, by ``into``
+(Power Free Spins) with the same book count, else nothing.
 :func:`fair_gamble_probability` gives the ``q`` making that neutral:
 ``q = sum_n p_n E[V_reg(n)] / sum_n p_n E[V_pow(n)]`` (certified interval).
 
@@ -131,7 +132,6 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
-from analytic.features.kinds import register_kind
 from analytic.features.result import FeatureResult, register_round_prefetch, register_round_solver, register_solver
 from analytic.model.game import Game
 from analytic.solver.figures import Figure
@@ -158,40 +158,6 @@ REGULAR_CAP_LAW = True
 #: Target certified truncation error of a feature mean, total-bet multiples.
 TAIL_TARGET = Fraction(1, 10**13)
 
-RULES = {
-    "bop_repeat_multiplier": (
-        ("count", "count_minus_one"),
-        "count",
-        "multiplier of an expanding symbol drawn c times (or topped c-1 times): 'count' gives x c "
-        "(first repeat x2), 'count_minus_one' gives x max(c-1, 1); capped at the feature's max_multiplier",
-    ),
-    "bop_books_sub_expanding_normal": (
-        bool,
-        True,
-        "true: books substitute for the expanding symbol in NORMAL line wins (the rule's 'except' "
-        "read as the expansion payout, where books are disregarded); false: they do not",
-    ),
-    "bop_power_book_retriggers": (
-        bool,
-        True,
-        "whether a Power Book counts as a Book for the +5 spins award in Power Free Spins",
-    ),
-    "bop_golden_immediate": (
-        bool,
-        True,
-        "whether a reel turned golden counts as golden already in the spin where its Power Book landed",
-    ),
-    "bop_gamble": (
-        ("never", "always"),
-        "never",
-        "Power Bet: whether the player gambles a regular Free Spins trigger for Power Free Spins",
-    ),
-    "bop_gamble_count": (
-        ("same",),
-        "same",
-        "a won gamble awards Power Free Spins with the same book count (10/15/20 spins)",
-    ),
-}
 
 
 #: The rule text's multiplier ceiling ("This multiplier may never go above 9"): the default of the
@@ -221,11 +187,11 @@ def regular_symbols(game: Game) -> list[str]:
 
 
 def power_book_symbols(game: Game) -> frozenset:
-    """The Power Books: the ``trigger.requires`` symbols of the game's ``variant = "power"`` features."""
+    """The Power Books: the ``golden_reels.turned_by`` symbols (= ``trigger.requires``) of the game's ladder features."""
     out: set = set()
     for f in game.features.values():
-        if f.kind == "book_of_power" and f.params.get("variant") == "power" and f.trigger is not None:
-            out |= set(f.trigger.requires)
+        if f.engine == ENGINE and f.params.get("ladder"):
+            out |= set(f.params["golden_symbols"])
     return frozenset(out)
 
 
@@ -233,11 +199,11 @@ def book_symbols(game: Game, feature: str) -> frozenset:
     """The symbols counted as Books for the extra-spins award of ``feature``: its trigger's symbols.
 
     In Power Free Spins the Power Books are left out under rule
-    ``bop_power_book_retriggers = false``.
+    ``golden_symbol_retriggers = false``.
     """
     spec = game.features[feature]
     books = set(spec.trigger.symbols)
-    if spec.params["variant"] == "power" and not game.rules.get("bop_power_book_retriggers", True):
+    if spec.params["ladder"] and not game.rules.get("golden_symbol_retriggers", True):
         books -= power_book_symbols(game)
     return frozenset(books)
 
@@ -259,81 +225,13 @@ def max_multiplier(game: Game, feature: str) -> int:
 
 
 # --------------------------------------------------------------------------
-# model validation
+# model: engine drawn_expanding (analytic.features.mechanics.engines) builds the parameters read here
+# from the mechanics spins (retrigger per_symbol), expanding_symbol (draw at_each_award, repeat
+# multiplier ceiling), ladder and golden_reels: "ladder" (an order or None), "spins_per_symbol",
+# "golden_reels" (1-based), "golden_symbols", "max_multiplier".
 
-
-def _validate(params: Mapping[str, Any], key: str, ctx) -> dict:
-    """Parameters of kind ``book_of_power`` (``variant``, ``spins_per_book``, ``max_multiplier``, ...).
-
-    Besides the parameters, what the solvers read from the rest of the model
-    is checked here, each refusal naming its key path: the Books (the
-    trigger's symbols) must be ``wild_scatter`` symbols; the game needs at
-    least one regular symbol; a ``variant = "power"`` feature needs its
-    Power Books (``trigger.requires``), its ``golden_reels`` and a ``rank``
-    on every regular symbol (the ladder climbs by rank).
-    """
-    p = ctx.table(params, key, allowed=("variant", "spins_per_book", "golden_reels", "gamble_probability",
-                                        "max_multiplier"),
-                  required=("variant",))
-    f = ctx.feature
-    if f is None or f.reel_set is None:
-        ctx.fail(ctx.join(key, "reels"), "required for kind 'book_of_power'")
-    if f.trigger is None:
-        ctx.fail(ctx.join(key, "trigger"), "required for kind 'book_of_power'")
-    out: dict[str, Any] = {
-        "variant": ctx.string(p["variant"], ctx.join(key, "variant"), choices=("regular", "power")),
-        "spins_per_book": 5,
-        "golden_reels": (),
-        "gamble_probability": Fraction(0),
-        "max_multiplier": DEFAULT_MAX_MULTIPLIER,
-    }
-    if "spins_per_book" in p:
-        out["spins_per_book"] = ctx.integer(p["spins_per_book"], ctx.join(key, "spins_per_book"), min=1)
-    if "max_multiplier" in p:
-        out["max_multiplier"] = ctx.integer(p["max_multiplier"], ctx.join(key, "max_multiplier"), min=1,
-                                            max=MAX_MULTIPLIER_SUPPORTED)
-    if "golden_reels" in p:
-        gk = ctx.join(key, "golden_reels")
-        g = p["golden_reels"]
-        if out["variant"] != "power":
-            ctx.fail(gk, "only for variant 'power'")
-        if not isinstance(g, list) or not g:
-            ctx.fail(gk, "must be a non-empty list of reel numbers (1-based)")
-        out["golden_reels"] = tuple(ctx.integer(x, ctx.join(gk, i), min=1, max=ctx.reels) for i, x in enumerate(g))
-        if len(set(out["golden_reels"])) != len(out["golden_reels"]):
-            ctx.fail(gk, f"reels must be distinct, got {list(out['golden_reels'])}")
-    if "gamble_probability" in p:
-        out["gamble_probability"] = ctx.fraction(p["gamble_probability"], ctx.join(key, "gamble_probability"),
-                                                 min=0)
-        if out["gamble_probability"] > 1:
-            ctx.fail(ctx.join(key, "gamble_probability"), "must be <= 1")
-    tk = ctx.join(key, "trigger")
-    for s in sorted(f.trigger.symbols):
-        role = ctx.symbols[s].role
-        if role != "wild_scatter":
-            ctx.fail(ctx.join(tk, "symbols"), f"the Books of kind 'book_of_power' (the trigger's symbols) must "
-                                              f"be wild_scatter symbols (they substitute in line wins); {s!r} has "
-                                              f"role {role!r}")
-    regular = [sym for sym in ctx.symbols.values() if sym.role == "regular"]
-    if not regular:
-        ctx.fail("symbols", "kind 'book_of_power' draws its expanding symbols from the regular symbols; "
-                            "the game has none")
-    if out["variant"] == "power":
-        if not f.trigger.requires:
-            ctx.fail(ctx.join(tk, "requires"), "required for variant 'power': the Power Book symbols (three "
-                                               "Books, one of them a Power Book, start Power Free Spins)")
-        if not out["golden_reels"]:
-            ctx.fail(ctx.join(key, "golden_reels"), "required for variant 'power': the reels a Power Book "
-                                                    "turns golden (e.g. [2, 3, 4])")
-        for sym in regular:
-            if sym.value_rank is None:
-                ctx.fail(ctx.join(ctx.join("symbols", sym.name), "rank"),
-                         "required for kind 'book_of_power' variant 'power': the Expanding Symbol climbs "
-                         "the regular symbols by rank")
-    return out
-
-
-register_kind("book_of_power", _validate, rules=RULES)
+#: The engine this module solves (the key of its solver, round solver and prefetch).
+ENGINE = "drawn_expanding"
 
 
 # --------------------------------------------------------------------------
@@ -348,7 +246,7 @@ def multiplier_of_count(c: int, reading: str = "count", ceiling: int = DEFAULT_M
     c : int
         Number of times the symbol was drawn (or reached on the ladder).
     reading : {'count', 'count_minus_one'}
-        Rule ``bop_repeat_multiplier``.
+        Rule ``expanding_repeat_multiplier``.
     ceiling : int
         The feature's ``max_multiplier`` (rule text: "may never go above 9").
 
@@ -416,23 +314,23 @@ class SpinStats:
         spec = game.features[feature]
         par = spec.params
         self.game, self.feature = game, feature
-        self.variant = par["variant"]
+        self.variant = "ladder" if par["ladder"] else "draws"
         rules = game.rules
-        if not rules.get("bop_books_sub_expanding_normal", True):
+        if not rules.get("scatter_substitutes_for_expanding_in_line_wins", True):
             raise UnsupportedMechanicError(
-                "rule bop_books_sub_expanding_normal = false makes the normal line win depend on the set of "
+                "rule scatter_substitutes_for_expanding_in_line_wins = false makes the normal line win depend on the set of "
                 "expanding symbols; not solved yet (set it to true)")
         strips = game.reel_sets[spec.reel_set]
         rows = game.rows
         books = book_symbols(game, feature)
         pbooks = power_book_symbols(game)
-        golden = [g - 1 for g in par["golden_reels"]] if self.variant == "power" else []
+        golden = [g - 1 for g in par["golden_reels"]] if self.variant == "ladder" else []
         self.golden = golden
         self.ng = len(golden)
-        immediate = rules.get("bop_golden_immediate", True)
+        immediate = rules.get("golden_immediate", True)
         self.ordered = regular_symbols(game)
         self.ceiling = max_multiplier(game, feature)
-        self.reading = rules.get("bop_repeat_multiplier", "count")
+        self.reading = rules.get("expanding_repeat_multiplier", "count")
         self.cycle = game.cycle(spec.reel_set)
         windows = []
         for strip in strips:
@@ -452,7 +350,7 @@ class SpinStats:
                     k = (b0 + b1, p0 | p1)
                     nd[k] = nd.get(k, 0) + c0 * c1
             dist = nd
-        spb = par["spins_per_book"]
+        spb = par["spins_per_symbol"]
         self.classes: dict = {}
         for (b, pm), c in dist.items():
             a = spb * (b - 1) if b >= 2 else 0
@@ -602,7 +500,7 @@ def _rates(stats: SpinStats, j: int) -> list[Fraction]:
     reading, top = stats.reading, stats.ceiling
     ng = 1 << stats.ng
     nsym = len(stats.ordered)
-    if stats.variant == "regular":
+    if stats.variant == "draws":
         R = sum((stats.r[(s, 0)] for s in stats.ordered), Fraction(0))
         return [stats.l + draw_multiplier_mean(j, reading, nsym, top) * R]
     out = []
@@ -621,7 +519,7 @@ def _rates(stats: SpinStats, j: int) -> list[Fraction]:
 def _rate_hi(stats: SpinStats) -> Fraction:
     """A per-spin mean win no state exceeds (the ceiling ``max_multiplier`` on every symbol's best case)."""
     full = stats.full_mask()
-    if stats.variant == "regular":
+    if stats.variant == "draws":
         return stats.l + stats.ceiling * sum((stats.r[(s, 0)] for s in stats.ordered), Fraction(0))
     return stats.l + stats.ceiling * max(stats.r[(s, full)] for s in stats.ordered)
 
@@ -681,7 +579,7 @@ def feature_moments(game: Game, feature: str, count: int, ws: Workspace | None =
         spec = game.features[feature]
         starts = sorted(set(spec.trigger.counts.values()))
         st = new_stats(game, feature, ws)
-        if spec.params["variant"] == "regular":
+        if not spec.params["ladder"]:
             return S.regular_moments(st, starts)
         return S.power_moments(st, starts)
 
@@ -708,9 +606,9 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None,
     ws = workspace_for(game, ws)
     m = feature_moments(game, feature, count, ws)
     spec = game.features[feature]
-    variant = spec.params["variant"]
+    variant = "ladder" if spec.params["ladder"] else "draws"
     method = ("E[X_t X_u] over (spins left, awards) with exact draw moments, truncation bounded by Wald "
-              "(docs/derivations.md s.3-4)" if variant == "regular" else
+              "(docs/derivations.md s.3-4)" if variant == "draws" else
               "sparse absorbing chain over (ladder level, golden reels, spins left), residual-certified, "
               "truncation bounded by Wald (docs/derivations.md s.5)")
     return FeatureResult(
@@ -756,7 +654,7 @@ def zero_win_bound(game: Game, feature: str, ws: Workspace | None = None) -> Fra
     return Fraction(max(st.zero_weight.values()), st.cycle)
 
 
-register_solver("book_of_power", solve_feature)
+register_solver(ENGINE, solve_feature)
 
 
 # --------------------------------------------------------------------------
@@ -764,15 +662,20 @@ register_solver("book_of_power", solve_feature)
 
 
 def _regular_and_power(game: Game) -> tuple[str, str]:
-    reg = [n for n, f in game.features.items() if f.kind == "book_of_power" and f.params["variant"] == "regular"]
-    pw = [n for n, f in game.features.items() if f.kind == "book_of_power" and f.params["variant"] == "power"]
+    reg = [n for n, f in game.features.items() if f.engine == ENGINE and not f.params["ladder"]]
+    pw = [n for n, f in game.features.items() if f.engine == ENGINE and f.params["ladder"]]
+    if not reg or not pw:
+        raise UnsupportedMechanicError(
+            "engine drawn_expanding's round solver (gamble, cap) solves a game with one feature drawing "
+            "expanding symbols at each award and one with a ladder and golden reels; this game has "
+            f"{len(reg)} and {len(pw)}")
     return reg[0], pw[0]
 
 
 def fair_gamble_probability(game: Game, mode: str = "power_bet", ws: Workspace | None = None) -> Figure:
     """Gamble win probability ``q`` making "always gamble" worth "never gamble".
 
-    With the same book count ``n`` (rule ``bop_gamble_count = "same"``),
+    With the same book count ``n`` (the mode's ``gamble.count = "same"``),
     "always" pays ``q E[V_power(n)]`` where "never" pays ``E[V_regular(n)]``,
     averaged over the Power Bet's regular-trigger counts, so
     ``q = sum_n p_n V_reg(n) / sum_n p_n V_pow(n)``.
@@ -812,10 +715,10 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
     mode : str, optional
         Bet mode (default the first).
     gamble : {'never', 'always'}, optional
-        Power Bet gamble policy; default rule ``bop_gamble``.  "always"
-        replaces every regular Free Spins trigger of a Power Bet round by
-        Power Free Spins with probability ``gamble_probability`` (param of the
-        regular feature), else nothing.
+        Gamble policy; default the bet mode's ``gamble.policy`` ("never"
+        without a gamble).  "always" replaces every trigger of the mode's
+        ``gamble.feature`` by ``gamble.into`` (same trigger count) with
+        probability ``gamble.win_probability``, else nothing.
     ws : Workspace, optional
         The solve's workspace for ``game`` (its cap precision preset sets the
         regular cap bounds' levels and eps, its ``workers`` their worker
@@ -836,12 +739,13 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
     ws = workspace_for(game, ws)
     res = solve_round(game, mode, plain=True, workspace=ws)
     m = game.modes[res.mode]
-    gamble = gamble or game.rules.get("bop_gamble", "never")
+    gm = m.params.get("gamble")  # the mode's gamble (loader: from a draws feature into a ladder one)
+    gamble = gamble or (gm["policy"] if gm else "never")
     extra = dict(res.extra)
     mean = res.mean_win
-    if gamble == "always" and m.params.get("power") and res.base is not None:
-        reg, pw = _regular_and_power(game)
-        q = game.features[reg].params["gamble_probability"]
+    if gamble == "always" and gm is not None and res.base is not None:
+        reg, pw = gm["feature"], gm["into"]
+        q = gm["win_probability"]
         lo = hi = Fraction(0)
         for (f, n), c in res.base.trigger_counts.items():
             p = Fraction(c, res.base.cycle)
@@ -860,9 +764,9 @@ def solve_book_of_power(game: Game, mode: str | None = None, gamble: str | None 
     if cap is not None:
         C = Fraction(cap)
         gq = None
-        if gamble == "always" and m.params.get("power") and res.base is not None:
+        if gamble == "always" and gm is not None and res.base is not None:
             # every regular trigger becomes Power Free Spins (same books) with probability q, else nothing
-            gq = game.features[_regular_and_power(game)[0]].params["gamble_probability"]
+            gq = gm["win_probability"]
         refused: list = []
         excess, pcap, excess_lo, pcap_lo = _cap_excess(game, res, float(C), exact_power=True, gamble_q=gq,
                                                        refused=refused, ws=ws)
@@ -1004,7 +908,7 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
         m1_lo = float(solve_feature(game, f, n, ws=ws).details["mean_interval"][0])
         e, q = _tail_bounds(B, mom(f, n), C, m1_lo)
         e_lo = q_lo = 0.0
-        if REGULAR_CAP_LAW and game.features[f].params.get("variant") == "regular":
+        if REGULAR_CAP_LAW and not game.features[f].params.get("ladder"):
             from analytic.features.book_of_power_regbounds import regular_cap_bounds
 
             if ("regcap", f) not in cache:  # every start at once: the solves run in parallel
@@ -1061,7 +965,7 @@ def prefetch_modes(game: Game, modes, *, ws: Workspace | None = None) -> None:
         return
     reg, pw = _regular_and_power(game)
     ms = [game.modes[name] for name in modes]
-    if not (any(m.buys in (None, reg) for m in ms) and any(m.buys == pw or m.params.get("power") for m in ms)):
+    if not (any(m.buys in (None, reg) for m in ms) and any(m.buys == pw or m.params.get("gamble") for m in ms)):
         return
     from analytic.features.book_of_power_regbounds import regular_cap_bounds
 
@@ -1088,5 +992,5 @@ def bound_free_work(game: Game, reg: str, pw: str, ws: Workspace | None = None) 
             _zero_bounds(game, f, spins, ws)
 
 
-register_round_solver("book_of_power", lambda game, mode, ws=None: solve_book_of_power(game, mode, ws=ws))
-register_round_prefetch("book_of_power", prefetch_modes)
+register_round_solver(ENGINE, lambda game, mode, ws=None: solve_book_of_power(game, mode, ws=ws))
+register_round_prefetch(ENGINE, prefetch_modes)

@@ -51,7 +51,7 @@ bound larger.  The round uses :func:`regular_cap_mixture` (item 0).
    and threes).  Given a group's count ``k``, its symbols' counts ``c_s``
    split ``k`` in an unknown way, and the group's expansion pay in a spin is
    at most ``min(f(k) sum_s E_s, F_g(k) max_s E_s)``, ``f`` the multiplier
-   of a count (rule ``bop_repeat_multiplier``; increasing, ``f(0) = 0``) and
+   of a count (rule ``expanding_repeat_multiplier``; increasing, ``f(0) = 0``) and
    ``F_g(k)`` the largest ``sum_s f(c_s)`` over the splits (``min(k, M |g|)``
    for the rule 'count', ``M`` the ceiling ``max_multiplier``): ``sum_s f(c_s) E_s`` is below both because
    ``f(c_s) <= f(k)`` and ``E_s <= max E``.  So along every path (same
@@ -851,7 +851,7 @@ def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None 
     if game.cap is None:
         raise ValueError("regular_cap_bound: the model has no win cap")
     st = spin_stats(game, feature, ws)
-    if st.variant != "regular":
+    if st.variant != "draws":
         raise ValueError("regular_cap_bound: regular Free Spins only")
     groups = [tuple(g) for g in (groups or default_groups(st))]
     eps = EPS if eps is None else eps

@@ -156,7 +156,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     if game.cap is None:
         raise ValueError("regular_cap_lower: the model has no win cap")
     st = spin_stats(game, feature, ws)
-    if st.variant != "regular":
+    if st.variant != "draws":
         raise ValueError("regular_cap_lower: regular Free Spins only")
     eps = EPS_LOW if eps is None else eps
     if not eps > 0:

@@ -94,7 +94,7 @@ U = 2.0 ** -53
 def multiplier_of_count(c: int, reading: str, ceiling: int) -> int:
     """Multiplier of a symbol drawn (or topped) ``c`` times; 0 = not expanding; capped at ``ceiling``.
 
-    ``reading``: rule ``bop_repeat_multiplier``; ``ceiling``: the feature's
+    ``reading``: rule ``expanding_repeat_multiplier``; ``ceiling``: the feature's
     ``max_multiplier``.  (The same function as
     :func:`analytic.features.book_of_power.multiplier_of_count`.)
     """
@@ -302,7 +302,7 @@ def _ladder(reading: str, nsym: int, ceiling: int):
     """Levels of the Power ladder: ``(symbol rank index 0..nsym-1, multiplier)``; the last is absorbing.
 
     The ranks first (x1), then the top symbol reached ``c = 2, 3, ...`` times
-    (multiplier ``f(c)``, rule ``bop_repeat_multiplier``) until ``f`` reaches
+    (multiplier ``f(c)``, rule ``expanding_repeat_multiplier``) until ``f`` reaches
     the ceiling ``max_multiplier``.  Every ``c`` is a level of its own, also
     where ``f`` does not grow (``count_minus_one``: ``f(2) = f(1) = 1``), since
     the next award moves on from each.

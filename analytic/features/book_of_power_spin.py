@@ -2,11 +2,11 @@
 
 A free spin on the feature's reel set shows a window ``w``.  Its *class*
 ``c = (A, P)`` is what moves the feature: ``A`` the awarded spins
-(``spins_per_book * (b - 1)`` for ``b >= 2`` books) and ``P`` the bit mask
+(``spins_per_symbol * (b - 1)`` for ``b >= 2`` books) and ``P`` the bit mask
 of golden-eligible reels showing a Power Book.  The spin pays the normal line
 win ``L(w)`` and, for an expanding symbol ``s`` with multiplier ``m``,
 ``m E_s(w, H)`` where ``H`` is the effective golden mask (the golden reels
-``G`` of the state, plus ``P`` under rule ``bop_golden_immediate``):
+``G`` of the state, plus ``P`` under rule ``golden_immediate``):
 ``E_s = pay_s(n) * lines`` when ``n`` (reels showing ``s``, golden reels
 counted) reaches the smallest paying count of ``s`` (2 for high, 3 for low
 symbols in the rule text); books are disregarded.  Books, Power Books and
@@ -102,15 +102,15 @@ class SpinStats:
         par = spec.params
         rules = game.rules
         self.game, self.feature = game, feature
-        self.variant = par["variant"]
+        self.variant = "ladder" if par["ladder"] else "draws"
         if game.scatter is not None and any(v > 0 for v in game.scatter.pays.values()):
             # the simulator pays them in every free spin; the spin law here is line wins and expansions
             raise ModelError(game.path, "scatter.pays",
                              "kind 'book_of_power' solves free spins paying line wins and expansions only; "
                              "scatter pays (also paid in its free spins) are not solved: remove them")
-        if not rules.get("bop_books_sub_expanding_normal", True):
+        if not rules.get("scatter_substitutes_for_expanding_in_line_wins", True):
             raise UnsupportedMechanicError(
-                "rule bop_books_sub_expanding_normal = false makes the normal line win depend on the set of "
+                "rule scatter_substitutes_for_expanding_in_line_wins = false makes the normal line win depend on the set of "
                 "expanding symbols; not solved yet (set it to true)")
         self.reel_set = spec.reel_set
         strips = game.reel_sets[spec.reel_set]
@@ -120,19 +120,19 @@ class SpinStats:
 
         books = book_symbols(game, feature)
         pbooks = power_book_symbols(game)
-        self.golden = [g - 1 for g in par["golden_reels"]] if self.variant == "power" else []
+        self.golden = [g - 1 for g in par["golden_reels"]] if self.variant == "ladder" else []
         self.ng = len(self.golden)
-        self.immediate = bool(rules.get("bop_golden_immediate", True)) and self.ng > 0
+        self.immediate = bool(rules.get("golden_immediate", True)) and self.ng > 0
         self.ordered = regular_symbols(game)
         #: reels an expansion needs (the smallest paying count: 2 for high, 3 for low symbols)
         self.need = {s: expansion_need(game, s) for s in self.ordered}
-        #: the multiplier ceiling (param ``max_multiplier``) and rule ``bop_repeat_multiplier``
+        #: the multiplier ceiling (param ``max_multiplier``) and rule ``expanding_repeat_multiplier``
         self.ceiling = max_multiplier(game, feature)
-        self.reading = rules.get("bop_repeat_multiplier", "count")
+        self.reading = rules.get("expanding_repeat_multiplier", "count")
         self.pays = {s: dict(game.paytable.get(s, {})) for s in self.ordered}
         self.nl = len(game.lines)
         self.tb = game.total_bet
-        self.spb = par["spins_per_book"]
+        self.spb = par["spins_per_symbol"]
         self.windows = [strip_windows(st, game.rows) for st in strips]
         self.cycle = game.cycle(spec.reel_set)
         self.books = books
@@ -149,7 +149,7 @@ class SpinStats:
             raise UnboundedFeatureError(game.path, f"features.{feature}",
                                         f"mean award {float(self.mean_award):.4f} spins per spin >= 1: the "
                                         "feature would never end in expectation")
-        if self.variant == "regular":
+        if self.variant == "draws":
             self._pairs()
 
     # ------------------------------------------------------------------

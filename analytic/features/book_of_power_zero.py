@@ -78,9 +78,9 @@ def _zero_win(game, feature: str, starts, ws) -> dict:
     st = spin_stats(game, feature, ws)
     if st.cycle >= 2 ** 62:
         raise ValueError(f"zero_win_probabilities: the cycle of {feature!r} ({st.cycle}) exceeds 2^62")
-    if st.variant == "power" and not st.ng:
+    if st.variant == "ladder" and not st.ng:
         raise ValueError(f"zero_win_probabilities: Power feature {feature!r} without golden reels")
-    return _power(st, starts) if st.variant == "power" else _regular(st, starts)
+    return _power(st, starts) if st.variant == "ladder" else _regular(st, starts)
 
 
 def _widen(lo: float, hi: float, depth: int, k: int, nsym: int) -> tuple[float, float]:

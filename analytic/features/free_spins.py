@@ -223,13 +223,13 @@ def capped_law(game: Game, feature: str, count: int, cap, *, ws: Workspace | Non
     return capped.mixture(parts)
 
 
-register_solver("free_spins", solve_free_spins)
+register_solver("wald", solve_free_spins)
 
 
 def _register_capped() -> None:
     from analytic.features.result import register_capped_law
 
-    register_capped_law("free_spins", capped_law)
+    register_capped_law("wald", capped_law)
 
 
 _register_capped()

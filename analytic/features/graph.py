@@ -21,16 +21,16 @@ expanding symbol, from :func:`analytic.features.free_spins.state_outcomes`);
 only node names and attribute types are converted here, and states the
 start cannot reach are left out.
 
-Which kinds have a graph
-------------------------
-``free_spins``: the state is fixed for the whole feature (the drawn
+Which engines have a graph
+--------------------------
+``wald``: the state is fixed for the whole feature (the drawn
 expanding symbol), so the chain runs on the number of spins left.  The
 solver evaluates this chain by Wald's closed forms (docs/derivations.md
 section 3), which are its exact solution; without retriggers the chain is
 finite and exported whole.  With retriggers the number of spins left is
 unbounded: the graph is cut at ``max_spins_left`` (a spin that would leave
 more goes to the end ``"truncated"``), the closed forms are not cut.
-Every other kind is solved without an explicit graph and is refused
+Every other engine is solved without an explicit graph and is refused
 (:class:`NoStateGraph`).
 """
 
@@ -44,18 +44,18 @@ if TYPE_CHECKING:
 
 from analytic.model.game import Game
 
-__all__ = ["NoStateGraph", "GRAPH_KINDS", "feature_graph", "initial_spins", "to_dot"]
+__all__ = ["NoStateGraph", "GRAPH_ENGINES", "feature_graph", "initial_spins", "to_dot"]
 
-#: Feature kinds whose chain is exported, and why the others are refused.
-GRAPH_KINDS = ("free_spins",)
+#: Engines whose chain is exported, and why the others are refused.
+GRAPH_ENGINES = ("wald",)
 
 _WHY_NOT = {
     "pick_bonus": "is solved as a law of picks (one draw, no chain), no state graph is built",
-    "book_of_power": "is solved by its own sums and sparse array chains over (level, golden mask, spins "
-                     "left), no networkx state graph is built",
-    "book_of_christmas_eve": "is solved by closed forms per drawn symbol (i.i.d. spins, no retriggers), "
-                             "no state graph is built",
-    "secrets_of_christmas": "is solved by moments of i.i.d. spins per gift class, no state graph is built",
+    "drawn_expanding": "is solved by its own sums and sparse array chains over (ladder level, golden mask, "
+                       "spins left), no networkx state graph is built",
+    "revealed_wild_reels": "is solved by closed forms per drawn symbol (i.i.d. spins, no retriggers), "
+                           "no state graph is built",
+    "gift_pick": "is solved by moments of i.i.d. spins per gift class, no state graph is built",
 }
 
 
@@ -83,11 +83,11 @@ def initial_spins(game: Game, feature: str, count: int) -> int:
 
 
 def check_graphable(game: Game, feature: str) -> None:
-    """Raise :class:`NoStateGraph` unless ``feature``'s kind has an exported chain (cheap, no solve)."""
-    kind = game.features[feature].kind
-    if kind not in GRAPH_KINDS:
-        why = _WHY_NOT.get(kind, "is solved without an explicit state graph")
-        raise NoStateGraph(f"feature {feature!r} (kind {kind!r}) {why}")
+    """Raise :class:`NoStateGraph` unless ``feature``'s engine has an exported chain (cheap, no solve)."""
+    engine = game.features[feature].engine
+    if engine not in GRAPH_ENGINES:
+        why = _WHY_NOT.get(engine, "is solved without an explicit state graph")
+        raise NoStateGraph(f"feature {feature!r} (engine {engine!r}) {why}")
 
 
 def feature_graph(game: Game, feature: str, count: int, max_spins_left: int | None = None) -> nx.DiGraph:
@@ -97,7 +97,7 @@ def feature_graph(game: Game, feature: str, count: int, max_spins_left: int | No
     ----------
     game : Game
     feature : str
-        A feature of kind ``free_spins``.
+        A feature solved by engine ``wald``.
     count : int
         Trigger-symbol count; it fixes the initial spins ``n``.
     max_spins_left : int, optional
@@ -110,13 +110,13 @@ def feature_graph(game: Game, feature: str, count: int, max_spins_left: int | No
     -------
     networkx.DiGraph
         Attributes as in the module text; graph attributes ``feature``,
-        ``kind``, ``trigger_count``, ``initial_spins``, ``max_spins_left``,
+        ``kind``, ``engine``, ``trigger_count``, ``initial_spins``, ``max_spins_left``,
         ``truncated`` (bool), ``win_unit``, ``solved_by``.
 
     Raises
     ------
     NoStateGraph
-        The kind is solved without a state graph, or ``count`` awards no spins.
+        The engine solves without a state graph, or ``count`` awards no spins.
     """
     import networkx as nx
 
@@ -164,7 +164,7 @@ def feature_graph(game: Game, feature: str, count: int, max_spins_left: int | No
             out.add_edge(name(sym, u), name(sym, v), probability=_frac(d["p"]), probability_float=float(d["p"]),
                          mean_win=_frac(d["m1"]), second_moment_win=_frac(d["m2"]))
     out.graph.update(
-        feature=feature, kind=game.features[feature].kind, trigger_count=int(count), initial_spins=n,
+        feature=feature, kind=game.features[feature].kind, engine=game.features[feature].engine, trigger_count=int(count), initial_spins=n,
         max_spins_left=max_spins_left, truncated=truncated, win_unit="total bet multiples",
         solved_by=("Wald closed forms per drawn state (docs/derivations.md section 3), the exact solution of "
                    "this chain" + (" without its cut at max_spins_left" if truncated else "")),

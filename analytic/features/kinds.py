@@ -1,14 +1,21 @@
-"""Feature kinds: validators of kind-specific parameters, and rule switches.
+"""Feature kinds, the validation context, and the registry of rule switches.
 
-A model file declares features as ``[features.NAME]`` with a ``kind``.  The
-loader (:mod:`analytic.model.loader`) validates the keys every feature shares
-(``kind``, ``reels``, ``trigger``) and hands the remaining keys to the kind's
-validator registered here.  A validator returns the normalised parameters
-that become :attr:`analytic.model.game.FeatureSpec.params`.
+A model file declares features as ``[features.NAME]`` with a generic
+``kind`` (``free_spins``, the default, or ``pick_bonus``).  The loader
+(:mod:`analytic.model.loader`) validates the keys every feature shares
+(``kind``, ``reels``, ``trigger``) and hands the remaining keys to
+:func:`compose_feature`: the kind's check, then each mechanic's validator
+(:mod:`analytic.features.mechanics`), then the engine that solves the
+declared combination (:mod:`analytic.features.mechanics.engines`), whose
+parameters become :attr:`analytic.model.game.FeatureSpec.params`.
 
-Rule switches (``[rules]`` of a model file) are registered together with the
-kind whose mechanic they change; a model may only set the rules of the kinds
-its features use.
+Rule switches (``[rules]`` of a model file) are registered by the mechanic
+(or engine) whose reading they change (:func:`register_rules`); a model may
+only set the rules of the mechanics and engines its features use, and only
+the default of a mechanic's rule its engine does not read.
+
+A kind registered with :func:`register_kind` and no mechanics (an
+extension) is its own engine: its validator's dict is the parameters.
 
 Adding a kind
 -------------
@@ -44,6 +51,9 @@ from analytic.model.game import FeatureSpec, Symbol, Trigger, frozen_mapping
 
 __all__ = [
     "FEATURE_KINDS",
+    "compose_feature",
+    "register_rules",
+    "RETIRED_KINDS",
     "RULES",
     "KIND_RULES",
     "RuleSpec",
@@ -126,15 +136,38 @@ def register_kind(
     """
     if name in FEATURE_KINDS and not replace:
         raise ValueError(f"feature kind {name!r} is already registered")
-    specs = {r: RuleSpec(*s) for r, s in (rules or {}).items()}
+    register_rules(name, rules or {})
+    FEATURE_KINDS[name] = validator
+
+
+def register_rules(owner: str, rules: Mapping[str, RuleSpec | tuple]) -> dict[str, RuleSpec]:
+    """Register the rule switches of ``owner`` (a kind, ``mechanic:NAME`` or the game).
+
+    Parameters
+    ----------
+    owner : str
+    rules : mapping
+        Rule name -> ``(allowed values or type, default, doc)``.
+
+    Returns
+    -------
+    dict
+        Rule name -> :class:`RuleSpec`.
+
+    Raises
+    ------
+    ValueError
+        A rule name already registered with a different spec, or a default not allowed.
+    """
+    specs = {r: RuleSpec(*s) for r, s in rules.items()}
     for r, spec in specs.items():
         if r in RULES and RULES[r] != spec:
             raise ValueError(f"rule {r!r} is already registered with a different spec")
         if spec.problem(spec.default) is not None:
             raise ValueError(f"rule {r!r}: default {spec.default!r} is not allowed")
-    FEATURE_KINDS[name] = validator
     RULES.update(specs)
-    KIND_RULES[name] = tuple(specs)
+    KIND_RULES[owner] = tuple(specs)
+    return specs
 
 
 def unregister_kind(name: str) -> None:
@@ -159,12 +192,12 @@ def unregister_kind(name: str) -> None:
 
 
 def rules_for(kinds: Iterable[str]) -> dict[str, RuleSpec]:
-    """The rule switches known for a game whose features have ``kinds``.
+    """The rule switches known for a game whose features have ``kinds`` / mechanics.
 
     Parameters
     ----------
     kinds : iterable of str
-        Registered kind names.
+        Registered owners: kind names, or ``mechanic:NAME`` for a feature's mechanics.
 
     Returns
     -------
@@ -712,98 +745,102 @@ class ValidationContext:
 
 
 # --------------------------------------------------------------------------
-# built-in kinds
+# built-in kinds: a feature is composed of mechanics (analytic.features.mechanics)
+
+#: The kinds that named a seed game before features were declared from mechanics: refused with the
+#: new declaration (docs/model-format.md, "Mechanics").
+RETIRED_KINDS = {
+    "book_of_power": "kind = \"free_spins\" with retrigger = { per_symbol = 5 } and expanding_symbol = "
+                     "{ draw = \"at_each_award\", repeat_multiplier = { ceiling = 9 } } (plus ladder = "
+                     "{ order = \"rank_ascending\" } and golden_reels = { reels = [...], turned_by = [...] } for "
+                     "the ladder feature; the gamble is declared on the bet mode: gamble = { ... })",
+    "book_of_christmas_eve": "kind = \"free_spins\" with wild_reels = { revealed_by = \"book\", multipliers = "
+                             "{ 1 = 60, ... }, combine = \"multiply\" } and expanding_symbol = { choose_from = [...] }",
+    "secrets_of_christmas": "kind = \"free_spins\" with gift_pick = { wild = \"wild\", gifts = [...] } "
+                            "(and multiplier = N for the starting multiplier)",
+}
+
+#: Keys of the retired kinds -> where they went.
+RETIRED_KEYS = {
+    "variant": "declare the mechanics instead (a ladder: ladder = { order = \"rank_ascending\" })",
+    "spins_per_book": "now retrigger = { per_symbol = N }",
+    "max_multiplier": "now expanding_symbol.repeat_multiplier = { ceiling = N }",
+    "gamble_probability": "the gamble is declared on the bet mode: [modes.NAME] gamble = { ..., win_probability = q }",
+    "book": "now wild_reels = { revealed_by = SYMBOL, multipliers = { ... }, combine = \"multiply\" }",
+    "multipliers": "now wild_reels.multipliers (with revealed_by)",
+    "wild": "now gift_pick.wild",
+    "gifts": "now gift_pick.gifts",
+    "base_multiplier": "now multiplier = N",
+}
 
 
-def _free_spins(params: Mapping[str, Any], key: str, ctx: ValidationContext) -> dict:
-    """Generic free spins (Atkins Diet, Book of Ra): see docs/model-format.md."""
-    p = ctx.table(params, key, allowed=("retrigger", "multiplier", "scatter_pays", "expanding_symbol"))
+def _free_spins(params: Mapping[str, Any], key: str, ctx: ValidationContext) -> None:
+    """What every free-spins feature needs: its reel set and a trigger (whose counts give the spins)."""
     f = ctx.feature
     if f is None or f.reel_set is None:
         ctx.fail(ctx.join(key, "reels"), "required for kind 'free_spins': the reel set its spins use")
     if f.trigger is None:
         ctx.fail(ctx.join(key, "trigger"),
                  "required for kind 'free_spins': its counts give the number of spins awarded")
-    out: dict[str, Any] = {"retrigger": None, "multiplier": 1, "scatter_pays": True, "expanding_symbol": None}
-    if "retrigger" in p:
-        out["retrigger"] = ctx.trigger(p["retrigger"], ctx.join(key, "retrigger"),
-                                       reel_sets=[f.reel_set], allow_requires=False)
-    if "multiplier" in p:
-        out["multiplier"] = ctx.integer(p["multiplier"], ctx.join(key, "multiplier"), min=1)
-    if "scatter_pays" in p:
-        out["scatter_pays"] = ctx.boolean(p["scatter_pays"], ctx.join(key, "scatter_pays"))
-    if "expanding_symbol" in p:
-        ek = ctx.join(key, "expanding_symbol")
-        e = ctx.table(p["expanding_symbol"], ek, ("choose_from", "weights"), required=("choose_from",))
-        ck = ctx.join(ek, "choose_from")
-        choose = ctx.symbol_list(e["choose_from"], ck)
-        for i, s in enumerate(choose):
-            if not any(v > 0 for v in ctx.paytable.get(s, {}).values()):
-                ctx.fail(ctx.join(ck, i), f"symbol {s!r} has no line pays, so it could never pay as the "
-                                          "expanding symbol")
-        if "weights" in e:
-            wk = ctx.join(ek, "weights")
-            w = e["weights"]
-            if not isinstance(w, list):
-                ctx.fail(wk, f"must be a list of positive integers, got {show(w)}")
-            if len(w) != len(choose):
-                ctx.fail(wk, f"has {len(w)} entries but choose_from has {len(choose)}")
-            weights = tuple(ctx.integer(x, ctx.join(wk, i), min=1) for i, x in enumerate(w))
-        else:
-            weights = (1,) * len(choose)
-        out["expanding_symbol"] = frozen_mapping({"choose_from": tuple(choose), "weights": weights})
-    return out
 
 
-def _pick_bonus(params: Mapping[str, Any], key: str, ctx: ValidationContext) -> dict:
-    """Pick bonus (Lobstermania's buoy bonus): see docs/model-format.md."""
-    p = ctx.table(params, key, allowed=("picks", "prizes_per_pick", "prizes"), required=("picks", "prizes"))
+def _pick_bonus(params: Mapping[str, Any], key: str, ctx: ValidationContext) -> None:
+    """A pick bonus has no spins."""
     f = ctx.feature
     if f is not None and f.reel_set is not None:
         ctx.fail(ctx.join(key, "reels"), "not used by kind 'pick_bonus' (it has no spins)")
-    out: dict[str, Any] = {
-        "picks": frozen_mapping(ctx.weights(p["picks"], ctx.join(key, "picks"), what="number of picks")),
-        "prizes_per_pick": frozen_mapping({1: 1}),
-    }
-    if "prizes_per_pick" in p:
-        out["prizes_per_pick"] = frozen_mapping(
-            ctx.weights(p["prizes_per_pick"], ctx.join(key, "prizes_per_pick"), what="prizes per pick"))
-    most = max(out["picks"]) * max(out["prizes_per_pick"])  # the exact law's time grows with it
-    if most > MAX_PICK_PRIZES:
-        ctx.fail(ctx.join(key, "picks"), f"a bonus reveals up to {max(out['picks'])} x "
-                                         f"{max(out['prizes_per_pick'])} = {most} prizes; at most {MAX_PICK_PRIZES}")
-    pk = ctx.join(key, "prizes")
-    prizes = p["prizes"]
-    if not isinstance(prizes, list) or not prizes:
-        ctx.fail(pk, f"must be a non-empty list of [prize, weight] pairs, got {show(prizes)}")
-    pairs = []
-    for i, pair in enumerate(prizes):
-        ik = ctx.join(pk, i)
-        if not isinstance(pair, list) or len(pair) != 2:
-            ctx.fail(ik, f"must be a pair [prize, weight], got {show(pair)}")
-        pairs.append((ctx.integer(pair[0], ctx.join(ik, 0), min=0), ctx.integer(pair[1], ctx.join(ik, 1), min=1)))
-    out["prizes"] = tuple(pairs)
-    return out
 
 
-register_kind(
-    "free_spins",
-    _free_spins,
-    rules={
-        "expanding_count": (
-            ("reels", "cells"),
-            "reels",
-            "how the expanding symbol is counted: reels showing it, or visible cells",
-        ),
-        "expanding_line_win": (
-            ("paid", "wild_led_only"),
-            "paid",
-            "normal line wins of the expanding symbol: all paid, or only wild-led lines "
-            "(a line starting with the symbol itself is left to the expansion)",
-        ),
-    },
-)
+register_kind("free_spins", _free_spins)
 register_kind("pick_bonus", _pick_bonus)
+
+
+def compose_feature(kind: str, params: Mapping[str, Any], key: str, ctx: ValidationContext):
+    """Validate a feature's mechanic keys and choose the engine that solves them.
+
+    Parameters
+    ----------
+    kind : str
+        A registered kind.
+    params : mapping
+        The feature's keys other than ``kind``, ``reels``, ``trigger``.
+    key : str
+        ``features.NAME``.
+    ctx : ValidationContext
+        ``ctx.feature`` holds the feature's common part.
+
+    Returns
+    -------
+    (str, tuple of str, dict)
+        The engine's name, the mechanics declared (file order) and the
+        parameters the engine's solver reads.
+
+    Raises
+    ------
+    ModelError
+        An unknown key (with where a retired key went), a bad mechanic value,
+        or a combination no engine solves.
+    """
+    from analytic.features.mechanics import MECHANICS, declared
+    from analytic.features.mechanics.engines import select_engine
+
+    own = FEATURE_KINDS[kind](params, key, ctx)
+    fitting = [m for m in MECHANICS.values() if kind in m.kinds]
+    if not fitting:  # a kind registered with its own validator and no mechanics: its own engine
+        return kind, (), dict(own or {})
+    allowed = [k for m in fitting for k in m.keys]
+    for k in params:
+        if k not in allowed:
+            hint = f" ({RETIRED_KEYS[k]})" if k in RETIRED_KEYS else ""
+            ctx.fail(ctx.join(key, k), f"unknown key {k!r} for kind {kind!r}{hint}; allowed: kind, reels, trigger, "
+                                       f"{', '.join(allowed)}")
+    decl = {}
+    for m, values in declared(params).items():
+        decl[m] = MECHANICS[m].validate(values, key, ctx)
+    if kind == "pick_bonus" and "pick_bonus" not in decl:
+        decl["pick_bonus"] = MECHANICS["pick_bonus"].validate({}, key, ctx)  # names the missing key
+    engine, built = select_engine(kind, decl, key, ctx)
+    return engine, tuple(decl), built
 
 
 # --------------------------------------------------------------------------

@@ -4,8 +4,9 @@ A feature solver evaluates one feature started with a given trigger count
 (or by a buy) and returns a :class:`FeatureResult`: the moments of its total
 win, its expected number of spins, how it can end, and (when it can) its
 win distribution.  The round solver (:mod:`analytic.solver.round`) combines
-these with the base spin.  Each feature *kind* registers one solver with
-:func:`register_solver`; an engine that cannot handle a mechanic raises
+these with the base spin.  Each *engine* (the solver a feature's declared
+mechanics select, :mod:`analytic.features.mechanics.engines`) registers one
+solver with :func:`register_solver`; an engine that cannot handle a mechanic raises
 :class:`~analytic.errors.UnsupportedMechanicError` instead of approximating.
 
 Units: all wins in **total-bet multiples** (Fractions).
@@ -104,33 +105,34 @@ class FeatureResult:
         return None
 
 
-#: kind -> solver(game, feature_name, count, mode_name, *, ws) -> FeatureResult (``ws``: the solve's
+#: engine -> solver(game, feature_name, count, mode_name, *, ws) -> FeatureResult (``ws``: the solve's
 #: :class:`analytic.solver.workspace.Workspace` of ``game``, where the solver keeps its tables)
 SOLVERS: dict[str, Callable] = {}
 
 
 def register_solver(kind: str, solver: Callable) -> None:
-    """Register the solver of a feature kind (one per kind): ``solver(game, feature, count, mode, *, ws)``,
-    ``ws`` the solve's :class:`analytic.solver.workspace.Workspace` (keyword, may be None)."""
+    """Register the solver of an engine (``kind``: the engine's name, ``FeatureSpec.engine``; one per engine):
+    ``solver(game, feature, count, mode, *, ws)``, ``ws`` the solve's
+    :class:`analytic.solver.workspace.Workspace` (keyword, may be None)."""
     SOLVERS[kind] = solver
 
 
 def feature_solver(kind: str) -> Callable:
-    """The solver of ``kind``.
+    """The solver of engine ``kind`` (``FeatureSpec.engine``).
 
     Raises
     ------
     UnsupportedMechanicError
         No solver is registered for ``kind``.
     """
-    # importing the kinds' modules registers them
+    # importing the engines' modules registers them
     import analytic.features.catalog  # noqa: F401
 
     try:
         return SOLVERS[kind]
     except KeyError:
         raise UnsupportedMechanicError(
-            f"no exact solver for feature kind '{kind}' (known: {', '.join(sorted(SOLVERS)) or 'none'})"
+            f"no exact solver for engine '{kind}' (known: {', '.join(sorted(SOLVERS)) or 'none'})"
         ) from None
 
 
@@ -178,20 +180,20 @@ def register_round_prefetch(kind: str, prefetch: Callable) -> None:
 
 
 def round_prefetch_for(game) -> Callable | None:
-    """The prefetch registered for one of ``game``'s feature kinds, if any."""
+    """The prefetch registered for one of ``game``'s features' engines, if any."""
     import analytic.features.catalog  # noqa: F401
 
     for f in game.features.values():
-        if f.kind in ROUND_PREFETCH:
-            return ROUND_PREFETCH[f.kind]
+        if f.engine in ROUND_PREFETCH:
+            return ROUND_PREFETCH[f.engine]
     return None
 
 
 def round_solver_for(game) -> Callable | None:
-    """The round solver registered for one of ``game``'s feature kinds, if any."""
+    """The round solver registered for one of ``game``'s features' engines, if any."""
     import analytic.features.catalog  # noqa: F401
 
     for f in game.features.values():
-        if f.kind in ROUND_SOLVERS:
-            return ROUND_SOLVERS[f.kind]
+        if f.engine in ROUND_SOLVERS:
+            return ROUND_SOLVERS[f.engine]
     return None

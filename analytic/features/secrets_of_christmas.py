@@ -51,7 +51,6 @@ from analytic.engine.linewin import CellRole
 from analytic.engine.spin import build_spin, cell_roles, line_paytable, strip_windows
 from analytic.errors import UnsupportedMechanicError
 from analytic.features.book_of_christmas_eve import iid_sum_moments
-from analytic.features.kinds import register_kind
 from analytic.features.result import FeatureResult, register_solver
 from analytic.model.game import Game, frozen_mapping
 from analytic.solver.figures import Figure
@@ -68,53 +67,14 @@ __all__ = [
     "currency_cap_report",
 ]
 
-KIND = "secrets_of_christmas"
+#: The engine this module solves (the key of its solver and round solver).
+KIND = "gift_pick"
 EFFECTS = ("spins", "multiplier", "wild_reel", "wild_symbol")
 K_MOMENTS = 4
 
 
-def _validate(params: Mapping[str, Any], key: str, ctx) -> dict:
-    p = ctx.table(params, key, allowed=("wild", "gifts", "base_multiplier"), required=("wild", "gifts"))
-    f = ctx.feature
-    if f is None or f.reel_set is None:
-        ctx.fail(ctx.join(key, "reels"), f"required for kind '{KIND}': the reel set of the free spins")
-    if f.trigger is None:
-        ctx.fail(ctx.join(key, "trigger"), f"required for kind '{KIND}': its counts give spins and picks")
-    wild = ctx.symbol(p["wild"], ctx.join(key, "wild"), roles=("wild",))
-    gk = ctx.join(key, "gifts")
-    gifts = p["gifts"]
-    if not isinstance(gifts, list) or not gifts:
-        ctx.fail(gk, "must be a non-empty list of { effect, value, count } tables")
-    out = []
-    seen = set()
-    for i, g in enumerate(gifts):
-        ik = ctx.join(gk, i)
-        t = ctx.table(g, ik, ("effect", "value", "count"), required=("effect", "value", "count"))
-        eff = ctx.string(t["effect"], ctx.join(ik, "effect"), choices=EFFECTS)
-        vk = ctx.join(ik, "value")
-        if eff in ("spins", "multiplier"):
-            val = ctx.integer(t["value"], vk, min=1)
-        elif eff == "wild_reel":
-            val = ctx.integer(t["value"], vk, min=1, max=ctx.reels)
-        else:
-            val = ctx.symbol(t["value"], vk, roles=("regular",))
-        n = ctx.integer(t["count"], ctx.join(ik, "count"), min=1)
-        if (eff, val) in seen:
-            ctx.fail(ik, f"gift effect {eff} = {val!r} is listed twice; give one entry with its count")
-        seen.add((eff, val))
-        if eff in ("wild_reel", "wild_symbol") and n > 1:
-            ctx.fail(ctx.join(ik, "count"), f"a {eff} gift may be held by one gift only (a second copy would "
-                                            "change nothing), got count {n}")
-        out.append((eff, val, n))
-    total = sum(n for _, _, n in out)
-    most = max(f.trigger.counts)
-    if total < most:
-        ctx.fail(gk, f"holds {total} gifts but a trigger of {most} scatters picks {most}")
-    bm = ctx.integer(p.get("base_multiplier", 1), ctx.join(key, "base_multiplier"), min=1)
-    return {"wild": wild, "gifts": tuple(out), "base_multiplier": bm}
-
-
-register_kind(KIND, _validate)
+# parameters: built by engine gift_pick from the mechanics gift_pick and multiplier
+# (analytic.features.mechanics.engines): "wild", "gifts", "multiplier"
 
 
 # --------------------------------------------------------------------------
@@ -172,7 +132,7 @@ def _class_table(game: Game, feature: str, reels: tuple, symbols: tuple) -> dict
     """Exact law of one free spin's win (line-bet units, multiplier 1) of a class: win -> weight."""
     f = game.features[feature]
     if game.scatter is not None and any(v for v in game.scatter.pays.values()):
-        raise UnsupportedMechanicError(f"kind '{KIND}' models no scatter pays; remove [scatter] pays")
+        raise UnsupportedMechanicError(f"engine '{KIND}' models no scatter pays; remove [scatter] pays")
     wild = f.params["wild"]
     pt, index = line_paytable(game)
     roles = dict(cell_roles(game, index))
@@ -301,10 +261,10 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS, ws
 def _feature_moments(game: Game, feature: str, count: int, k: int, ws: Workspace) -> dict:
     f = game.features[feature]
     n0 = f.trigger.counts[count]
-    classes = gift_classes(f.params["gifts"], count, f.params["base_multiplier"])
+    classes = gift_classes(f.params["gifts"], count, f.params["multiplier"])
     allc = set()
     for c in f.trigger.counts:  # every count's spin classes at once, walked in parallel
-        allc |= {(r, sy) for (_, _, r, sy) in gift_classes(f.params["gifts"], c, f.params["base_multiplier"])}
+        allc |= {(r, sy) for (_, _, r, sy) in gift_classes(f.params["gifts"], c, f.params["multiplier"])}
     prefetch_tables(game, feature, allc, ws)
     mom = [Fraction(0)] * (k + 1)
     spins = Fraction(0)
@@ -578,7 +538,7 @@ def capped_rtp_exact(game: Game, mode: str | None, cap: Fraction, base=None, ws:
     def flaw(feature: str, count: int) -> capped.TruncatedLaw:
         f = game.features[feature]
         n0 = f.trigger.counts[count]
-        classes = gift_classes(f.params["gifts"], count, f.params["base_multiplier"])
+        classes = gift_classes(f.params["gifts"], count, f.params["multiplier"])
         prefetch_tables(game, feature, {(r, s) for (_, _, r, s) in classes}, ws)
         den = 1
         for p in classes.values():

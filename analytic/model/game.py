@@ -134,6 +134,11 @@ class Trigger:
         return min(self.counts)
 
 
+#: The engine of a feature built without one (by hand, not by the loader): Wald's free spins for
+#: kind ``free_spins`` (the generic mechanics), the pick bonus for ``pick_bonus``.
+GENERIC_ENGINES = {"free_spins": "wald", "pick_bonus": "pick_bonus"}
+
+
 @dataclass(frozen=True)
 class FeatureSpec:
     """A feature declared in the model (free spins, pick bonus, ...).
@@ -146,13 +151,21 @@ class FeatureSpec:
     name : str
         Key of the feature in the model file (``[features.NAME]``).
     kind : str
-        Mechanic, e.g. ``"free_spins"``.
+        Generic type: ``"free_spins"`` or ``"pick_bonus"``.
     trigger : Trigger or None
         What starts it from a base spin (None: only bought or gambled into).
     reel_set : str or None
         Reel set its spins use.
     params : Mapping[str, Any]
-        The remaining keys of ``[features.NAME]``, read-only, as parsed.
+        The parameters the feature's engine reads, built from its validated
+        mechanics (:mod:`analytic.features.mechanics.engines`), read-only.
+    engine : str
+        The engine solving the feature (default for a spec built by hand:
+        :data:`GENERIC_ENGINES` of its kind) (``wald``, ``revealed_wild_reels``,
+        ``gift_pick``, ``drawn_expanding``, ``pick_bonus``): the key of the
+        solver, round-solver and simulator-player registries.
+    mechanics : tuple of str
+        The mechanics declared (``spins``, ``expanding_symbol``, ...), in file order.
     """
 
     name: str
@@ -160,6 +173,13 @@ class FeatureSpec:
     trigger: Trigger | None
     reel_set: str | None
     params: Mapping[str, Any] = field(default_factory=frozen_mapping)
+    engine: str = ""
+    mechanics: tuple = ()
+
+    def __post_init__(self) -> None:
+        # a spec built by hand (not by the loader) without an engine: the kind's generic engine
+        if not self.engine:
+            object.__setattr__(self, "engine", GENERIC_ENGINES.get(self.kind, self.kind))
 
 
 @dataclass(frozen=True)

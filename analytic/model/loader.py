@@ -60,8 +60,9 @@ SECTIONS = (
 _GAME_KEYS = ("name", "reels", "rows", "total_bet", "provider", "notes", "published")
 _SYMBOL_KEYS = ("role", "tier", "rank", "substitutes", "except", "multiplier")
 _WILD_ONLY = ("substitutes", "except", "multiplier")
-_MODE_KEYS = ("cost", "reels", "description", "power")
-_BUY_KEYS = ("cost", "buys", "buy_counts", "description", "power")
+_MODE_KEYS = ("cost", "reels", "description", "gamble")
+_BUY_KEYS = ("cost", "buys", "buy_counts", "description")
+_GAMBLE_KEYS = ("feature", "into", "policy", "win_probability", "count")
 _FEATURE_COMMON = ("kind", "reels", "trigger")
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_\-]*")
 
@@ -568,14 +569,17 @@ def _reel_set_name(ctx: _Ctx, value: Any, key: str) -> str:
 
 
 def _features(ctx: _Ctx, value: Any) -> None:
-    # Importing the catalogue registers every kind module's validator.
+    # Importing the catalogue registers every kind, mechanic and engine.
     import analytic.features.catalog  # noqa: F401
 
     t = ctx.table(value, "features")
     for name, spec in t.items():
         key = ctx.join("features", name)
-        spec = ctx.table(spec, key, required=("kind",))
-        kind = ctx.string(spec["kind"], ctx.join(key, "kind"))
+        spec = ctx.table(spec, key)
+        kind = ctx.string(spec.get("kind", "free_spins"), ctx.join(key, "kind"))
+        if kind in kinds.RETIRED_KINDS:
+            ctx.fail(ctx.join(key, "kind"), f"kind {kind!r} named a game and is retired: a feature is declared "
+                                            f"from mechanics; declare {kinds.RETIRED_KINDS[kind]}")
         if kind not in kinds.FEATURE_KINDS:
             ctx.fail(ctx.join(key, "kind"), f"unknown feature kind {kind!r} "
                                             f"(known: {', '.join(kinds.FEATURE_KINDS)})")
@@ -588,9 +592,9 @@ def _features(ctx: _Ctx, value: Any) -> None:
             trigger = ctx.trigger(spec["trigger"], ctx.join(key, "trigger"))
         ctx.feature = FeatureSpec(name, kind, trigger, reel_set)
         rest = {k: v for k, v in spec.items() if k not in _FEATURE_COMMON}
-        params = kinds.FEATURE_KINDS[kind](rest, key, ctx)
+        engine, mechanics, params = kinds.compose_feature(kind, rest, key, ctx)
         ctx.feature = None
-        ctx.features[name] = FeatureSpec(name, kind, trigger, reel_set, frozen_mapping(params))
+        ctx.features[name] = FeatureSpec(name, kind, trigger, reel_set, frozen_mapping(params), engine, mechanics)
 
 
 def _feature_name(ctx: _Ctx, value: Any, key: str) -> str:
@@ -624,14 +628,17 @@ def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
     for name, spec in t.items():
         key = ctx.join("modes", name)
         is_buy = isinstance(spec, Mapping) and "buys" in spec
+        if isinstance(spec, Mapping) and "power" in spec:
+            ctx.fail(ctx.join(key, "power"), "retired: the Power Bet's gamble is declared on the mode as "
+                                             "gamble = { feature, into, policy, win_probability, count }")
         spec = ctx.table(spec, key, _BUY_KEYS if is_buy else _MODE_KEYS,
                          required=("cost", "buys") if is_buy else ("cost", "reels"))
         cost = ctx.fraction(spec["cost"], ctx.join(key, "cost"), positive=True)
         params: dict[str, Any] = {}
         if "description" in spec:
             params["description"] = ctx.string(spec["description"], ctx.join(key, "description"))
-        if "power" in spec:
-            params["power"] = ctx.boolean(spec["power"], ctx.join(key, "power"))
+        if "gamble" in spec:
+            params["gamble"] = _gamble(ctx, spec["gamble"], ctx.join(key, "gamble"))
         if not is_buy:
             reel_set = _reel_set_name(ctx, spec["reels"], ctx.join(key, "reels"))
             modes[name] = BetMode(name, cost, reel_set, params=frozen_mapping(params))
@@ -655,6 +662,37 @@ def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
             buy_counts = {0: 1}  # a feature without a trigger is bought as one start with count 0
         modes[name] = BetMode(name, cost, None, feature, frozen_mapping(buy_counts), frozen_mapping(params))
     return modes
+
+
+def _gamble(ctx: _Ctx, value: Any, key: str) -> Mapping[str, Any]:
+    """A bet mode's gamble: ``{ feature, into, policy, win_probability, count }``.
+
+    On this mode every trigger of ``feature`` is gambled (``policy =
+    "always"``) or kept (``"never"``): a won gamble (probability
+    ``win_probability``) plays ``into`` started with the same trigger count
+    (``count = "same"``, the only reading), a lost one plays no feature.
+    Solved by the round solver of engine ``drawn_expanding`` only, for a
+    ``feature`` without a ladder and an ``into`` with one (checked here).
+    """
+    t = ctx.table(value, key, _GAMBLE_KEYS, required=("feature", "into", "policy", "win_probability"))
+    feature = _feature_name(ctx, t["feature"], ctx.join(key, "feature"))
+    into = _feature_name(ctx, t["into"], ctx.join(key, "into"))
+    policy = ctx.string(t["policy"], ctx.join(key, "policy"), choices=("never", "always"))
+    qk = ctx.join(key, "win_probability")
+    q = ctx.fraction(t["win_probability"], qk, min=0)
+    if q > 1:
+        ctx.fail(qk, "must be <= 1")
+    count = ctx.string(t.get("count", "same"), ctx.join(key, "count"), choices=("same",))
+    f, g = ctx.features[feature], ctx.features[into]
+    if f.engine != "drawn_expanding" or g.engine != "drawn_expanding" or f.params["ladder"] or not g.params["ladder"]:
+        ctx.fail(key, f"a gamble is solved (engine drawn_expanding's round solver) from a feature of engine "
+                      f"drawn_expanding without a ladder into one with a ladder; {feature!r} has engine "
+                      f"{f.engine}{' with a ladder' if f.params.get('ladder') else ''}, {into!r} has engine "
+                      f"{g.engine}{'' if g.params.get('ladder') else ' without a ladder'}")
+    if dict(f.trigger.counts).keys() != dict(g.trigger.counts).keys():
+        ctx.fail(ctx.join(key, "count"), f"'same': every trigger count of {feature!r} must be one of {into!r}")
+    return frozen_mapping({"feature": feature, "into": into, "policy": policy, "win_probability": q,
+                           "count": count})
 
 
 def _check_triggers(ctx: _Ctx, modes: dict[str, BetMode]) -> None:
@@ -692,18 +730,38 @@ def _cap(ctx: _Ctx, value: Any) -> WinCap:
 
 def _rules(ctx: _Ctx, value: Any) -> dict[str, Any]:
     t = ctx.table(value, "rules")
-    known = kinds.rules_for(f.kind for f in ctx.features.values())
+    owners = [f"mechanic:{m}" for f in ctx.features.values() for m in f.mechanics]
+    owners += [f"engine:{f.engine}" for f in ctx.features.values()]
+    known = kinds.rules_for([*(f.kind for f in ctx.features.values()), *owners])
     out = {r: spec.default for r, spec in known.items()}
     for name, v in t.items():
         key = ctx.join("rules", name)
         if name not in known:
-            ctx.fail(key, f"unknown rule {name!r} (known for this game's feature kinds: "
+            retired = _RETIRED_RULES.get(name)
+            hint = f"; {retired}" if retired else ""
+            ctx.fail(key, f"unknown rule {name!r}{hint} (known for this game's feature mechanics: "
                           f"{', '.join(known) or 'none'})")
         problem = known[name].problem(v)
         if problem:
             ctx.fail(key, problem)
         out[name] = v
+    from analytic.features.mechanics.engines import check_rules
+
+    check_rules(ctx, out, ctx.features.values(), known)
     return out
+
+
+#: The rules that named a game (prefix, rest) -> where they went; refused with that hint.
+_RETIRED_RULES = {"_".join(k): v for k, v in {
+    ("bop", "repeat_multiplier"): "renamed expanding_repeat_multiplier",
+    ("bop", "books_sub_expanding_normal"): "renamed scatter_substitutes_for_expanding_in_line_wins",
+    ("bop", "power_book_retriggers"): "renamed golden_symbol_retriggers",
+    ("bop", "golden_immediate"): "renamed golden_immediate",
+    ("bop", "gamble"): "the gamble is declared on the bet mode: gamble = { feature, into, policy, win_probability }",
+    ("bop", "gamble_count"): "now the bet mode's gamble.count",
+    ("boce", "wild_reels_expansion"): "renamed wild_reels_expansion",
+    ("boce", "max_win"): "renamed published_max_win",
+}.items()}
 
 
 def _design(ctx: _Ctx, value: Any) -> dict[str, str]:

@@ -79,7 +79,7 @@ def to_data(sheet: ParSheet) -> dict:
     d["paytable"] = [{"symbol": p.symbol, "role": p.role, "pays": {str(n): v for n, v in p.pays}}
                      for p in sheet.paytable]
     d["scatter_pays"] = {str(n): _frac(Fraction(p)) for n, p in sheet.scatter_pays}
-    d["features"] = [{"name": n, "kind": k, "trigger": t} for n, k, t in sheet.features]
+    d["features"] = [{"name": n, "kind": k, "engine": e, "trigger": t} for n, k, e, t in sheet.features]
     d["line_triggers"] = [{"symbol": s, "count": n, "feature": f} for s, n, f in sheet.line_triggers]
     return {"schema": SCHEMA, **d}
 

@@ -96,7 +96,7 @@ def _summary(s: ParSheet) -> list[str]:
     out.append("")
     if s.features:
         out += ["### Features", ""]
-        out += _table(["feature", "kind", "trigger"], [list(f) for f in s.features], "lll")
+        out += _table(["feature", "kind", "engine", "trigger"], [list(f) for f in s.features], "llll")
     out += ["### Rules as modelled", ""]
     if s.rules:
         out += _table(["rule", "value", "default", "meaning"],

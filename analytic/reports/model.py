@@ -253,7 +253,7 @@ class ParSheet:
     scatter_pays: tuple[tuple[int, Fraction], ...]
     scatter_symbols: tuple[str, ...]
     line_triggers: tuple[tuple[str, int, str], ...]
-    features: tuple[tuple[str, str, str], ...]  # (name, kind, trigger text)
+    features: tuple[tuple[str, str, str, str], ...]  # (name, kind, engine, trigger text)
     modes: tuple[ModeSheet, ...]
     appendix: tuple[AppendixRow, ...]
 
@@ -534,7 +534,7 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
         t = f.trigger
         trig = (f"{min(t.counts)}+ of {_show(t.symbols)} anywhere; awards {_show(dict(t.counts))}"
                 + (f"; requires {_show(t.requires)}" if t.requires else "")) if t else "bought or line-triggered"
-        feats.append((f.name, f.kind, trig))
+        feats.append((f.name, f.kind, f.engine, trig))
     modes = [_mode_sheet(game, results[name]) for name in game.modes if name in results]
     return ParSheet(
         name=game.name,

@@ -123,8 +123,8 @@ def _summary(d: _Doc, s: ParSheet):
     d.png(plots.paylines_png(s), w=min(170, 17 * min(len(s.lines), 10)))
     if s.features:
         d.h2("Features")
-        d.table(["feature", "kind", "trigger"], [list(f) for f in s.features], widths=(2, 2, 6),
-                align=("LEFT",) * 3)
+        d.table(["feature", "kind", "engine", "trigger"], [list(f) for f in s.features], widths=(2, 2, 2, 5),
+                align=("LEFT",) * 4)
     d.h2("Rules as modelled")
     if s.rules:
         d.table(["rule", "value", "default", "meaning"], [[r.name, r.value, r.default, r.doc] for r in s.rules],

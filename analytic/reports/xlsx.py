@@ -150,7 +150,7 @@ def _summary(wb, s: ParSheet):
     if s.features:
         w.blank()
         w.title("Features", _SUB)
-        w.header(["feature", "kind", "trigger"])
+        w.header(["feature", "kind", "engine", "trigger"])
         for f in s.features:
             w.put(list(f))
     w.blank()

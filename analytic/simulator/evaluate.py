@@ -313,7 +313,7 @@ def compile_tables(game: Game, stake=None) -> Tables:
         den = lcm(den, cap_lb.denominator)
     prepared = {}
     for fname, spec in game.features.items():
-        player = get_player(spec.kind, game.path, fname)
+        player = get_player(spec.engine, game.path, fname)
         prepared[fname] = player.prepare(game, spec)
         den = lcm(den, getattr(prepared[fname], "denom", 1))
 
@@ -420,7 +420,7 @@ def compile_tables(game: Game, stake=None) -> Tables:
         rules=plain(game.rules),
         modes=modes,
         features=prepared,
-        feature_kinds={f: spec.kind for f, spec in game.features.items()},
+        feature_kinds={f: spec.engine for f, spec in game.features.items()},
     )
 
 

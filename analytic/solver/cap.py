@@ -72,7 +72,7 @@ def _exact_feature_law(game, fr, cap: Fraction, ws=None):
         for p in d.values():
             den = lcm(den, p.denominator)
         return capped.law_from_weights({x: int(p * den) for x, p in d.items()}, cap, max_length=MAX_GRID)
-    fn = capped_law_for(game.features[fr.feature].kind)
+    fn = capped_law_for(game.features[fr.feature].engine)
     return fn(game, fr.feature, fr.count, cap, ws=ws) if fn is not None else None
 
 

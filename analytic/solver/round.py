@@ -157,7 +157,7 @@ def _feature(game: Game, name: str, count: int, mode: str, cache: dict, shared: 
             cache[key] = shared[skey]
         else:
             spec = game.features[name]
-            cache[key] = feature_solver(spec.kind)(game, name, count, mode, ws=ws)
+            cache[key] = feature_solver(spec.engine)(game, name, count, mode, ws=ws)
             if shared is not None:
                 shared[skey] = cache[key]
     return cache[key]

@@ -149,7 +149,7 @@ def test_dot_from_suffix(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,fragment", [
-    (["--feature", "pick"], "features.pick: feature 'pick' (kind 'pick_bonus')"),
+    (["--feature", "pick"], "features.pick: feature 'pick' (engine 'pick_bonus')"),
     (["--feature", "nope"], "--feature: unknown feature 'nope'"),
     (["--feature", "fs", "--count", "1"], "--count: 1 trigger symbols do not start feature 'fs'"),
     (["--feature", "fs", "--count", "4"], "--count: 4 trigger symbols cannot show"),
@@ -174,7 +174,7 @@ def test_bad_out_refused_before_work(tmp_path, capsys, out_name, fragment):
 @pytest.mark.parametrize("stem,feature", [("book_of_power", "free_spins"), ("book_of_power", "power_free_spins"),
                                           ("book_of_christmas_eve", "free_spins"),
                                           ("secrets_of_christmas", "free_spins")])
-def test_shipped_kinds_without_graph_refused(tmp_path, capsys, stem, feature):
+def test_shipped_engines_without_graph_refused(tmp_path, capsys, stem, feature):
     from pathlib import Path
 
     m = Path(__file__).resolve().parents[2] / "models" / f"{stem}.toml"

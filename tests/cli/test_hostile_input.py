@@ -213,6 +213,81 @@ add("retrigger-award-1e9-spins", SOLVE, tiny(("\n[cap]", FS.format(t=10, r=99999
     ("features.fs.retrigger.counts.3", "10000"))
 add("award-negative", SOLVE, tiny(("\n[cap]", FS.format(t=-1, r=1))), ("features.fs.trigger.counts.3", ">= 0"))
 
+# --- mechanics of [features.NAME] (analytic/features/mechanics/): one-line key-path errors, and the
+# combinations no engine solves refused at the feature with what each engine accepts
+MECH = '\n[features.fs]\nkind = "free_spins"\nreels = "base"\ntrigger = { symbols = ["s"], counts = { 3 = 10 } }\n'
+
+
+def mech(lines: str, *edits) -> str:
+    return tiny(("\n[cap]", MECH + lines + "\n\n[cap]"), *edits)
+
+
+for mid, lines, where in [
+    ("spins-max-spins-zero", "max_spins = 0", ("features.fs.max_spins", ">= 1")),
+    ("spins-max-spins-no-engine", "max_spins = 50", ("features.fs", "does not honour max_spins")),
+    ("spins-per-symbol-zero", "retrigger = { per_symbol = 0 }", ("features.fs.retrigger.per_symbol", ">= 1")),
+    ("spins-per-symbol-extra-key", "retrigger = { per_symbol = 5, from = 2 }",
+     ("features.fs.retrigger.from", "unknown key")),
+    ("spins-per-symbol-without-draws", "retrigger = { per_symbol = 5 }",
+     ("features.fs", "no engine solves the mechanics declared: spins (retrigger per_symbol)")),
+    ("multiplier-string", 'multiplier = "x"', ("features.fs.multiplier", "integer")),
+    ("scatter-pays-number", "scatter_pays = 1", ("features.fs.scatter_pays", "true or false")),
+    ("wild-symbols-a-wild", 'wild_symbols = { symbols = ["w"], wild = "w" }',
+     ("features.fs.wild_symbols.symbols[0]", "must be regular")),
+    ("wild-symbols-no-engine", 'wild_symbols = { symbols = ["a"], wild = "w" }',
+     ("features.fs", "does not solve wild_symbols")),
+    ("wild-reels-reel-4", 'wild_reels = { reels = [4], wild = "w" }', ("features.fs.wild_reels.reels[0]", "<= 3")),
+    ("wild-reels-fixed-no-engine", 'wild_reels = { reels = [2], wild = "w" }',
+     ("features.fs", "wild_reels (fixed)")),
+    ("wild-reels-multiplier-zero", 'wild_reels = { revealed_by = "s", multipliers = { 0 = 1 } }',
+     ("features.fs.wild_reels.multipliers.0", ">= 1")),
+    ("wild-reels-combine-sum", 'wild_reels = { revealed_by = "s", multipliers = { 2 = 1 }, combine = "sum" }',
+     ("features.fs.wild_reels.combine", "allowed: multiply, add")),
+    ("wild-reels-add-no-engine", 'wild_reels = { revealed_by = "s", multipliers = { 2 = 1 }, combine = "add" }\n'
+     'expanding_symbol = { choose_from = ["a"] }', ("features.fs", "needs wild_reels.combine = 'multiply'")),
+    ("expanding-draw-sometimes", 'expanding_symbol = { draw = "sometimes", choose_from = ["a"] }',
+     ("features.fs.expanding_symbol.draw", "allowed: at_start, at_each_award")),
+    ("expanding-no-ceiling", 'expanding_symbol = { draw = "at_each_award" }',
+     ("features.fs.expanding_symbol.repeat_multiplier", "ceiling")),
+    ("expanding-ceiling-31", 'expanding_symbol = { draw = "at_each_award", repeat_multiplier = { ceiling = 31 } }',
+     ("features.fs.expanding_symbol.repeat_multiplier.ceiling", "<= 30")),
+    ("expanding-repeat-at-start", 'expanding_symbol = { choose_from = ["a"], repeat_multiplier = { ceiling = 2 } }',
+     ("features.fs.expanding_symbol.repeat_multiplier", "at_each_award")),
+    ("ladder-order-random", 'ladder = { order = "random" }', ("features.fs.ladder.order", "rank_ascending")),
+    ("ladder-without-ranks", 'ladder = { order = "rank_ascending" }', ("symbols.a.rank", "climbs")),
+    ("golden-reel-zero", 'golden_reels = { reels = [0], turned_by = ["s"] }',
+     ("features.fs.golden_reels.reels[0]", ">= 1")),
+    ("golden-unknown-symbol", 'golden_reels = { reels = [2], turned_by = ["gold"] }',
+     ("features.fs.golden_reels.turned_by[0]", "unknown symbol 'gold'")),
+    ("gift-effect-bomb", 'gift_pick = { wild = "w", gifts = [{ effect = "bomb", value = 1, count = 3 }] }',
+     ("features.fs.gift_pick.gifts[0].effect", "allowed: spins, multiplier")),
+    ("gift-wild-regular", 'gift_pick = { wild = "a", gifts = [{ effect = "spins", value = 1, count = 3 }] }',
+     ("features.fs.gift_pick.wild", "must be wild")),
+    ("gift-too-few", 'gift_pick = { wild = "w", gifts = [{ effect = "spins", value = 1, count = 2 }] }',
+     ("features.fs.gift_pick.gifts", "holds 2 gifts")),
+    ("gift-pick-with-ladder", 'gift_pick = { wild = "w", gifts = [{ effect = "spins", value = 1, count = 3 }] }\n'
+     'ladder = { order = "rank_ascending" }', ("features.fs", "gift_pick [gift_pick, multiplier; no retrigger] does not "
+                                               "solve ladder")),
+    ("retired-key-variant", 'variant = "power"', ("features.fs.variant", "declare the mechanics")),
+]:
+    add(f"mechanic-{mid}", SOLVE, mech(lines, ('a = "regular"', 'a = { role = "regular", rank = 1 }'),
+                                       ('b = "regular"', 'b = { role = "regular", rank = 2 }'))
+        if mid == "gift-pick-with-ladder" else mech(lines), where)
+add("mechanic-retired-kind", SOLVE, mech("", ('kind = "free_spins"', 'kind = "secrets_of' + '_christmas"')),
+    ("features.fs.kind", "retired", "gift_pick"))
+add("mechanic-retired-rule", SOLVE, mech('expanding_symbol = { choose_from = ["a"] }\n[rules]\n' + "bop" +
+                                         '_gamble = "always"'),
+    ("rules." + "bop" + "_gamble", "declared on the bet mode"))
+add("mechanic-rule-not-honoured", SOLVE, mech('expanding_symbol = { choose_from = ["a"] }\n[rules]\n'
+                                              "golden_immediate = false"), ("rules.golden_immediate", "unknown rule"))
+add("mechanic-rule-default-only", SOLVE, mech('expanding_symbol = { choose_from = ["a"] }\n[rules]\n'
+                                              'expanding_repeat_multiplier = "count_minus_one"'),
+    ("rules.expanding_repeat_multiplier", "engine wald (features.fs) solves only the default"))
+add("mode-gamble-policy", SOLVE, mech("", ('description = "plain"', 'gamble = { feature = "fs", into = "fs", '
+                                           'policy = "sometimes", win_probability = "1/2" }')),
+    ("modes.base.gamble.policy", "allowed: never, always"))
+add("mode-power-retired", SOLVE, tiny(('description = "plain"', "power = true")), ("modes.base.power", "retired"))
+
 PICK = ('\n[line_triggers]\nb = {{ 3 = "pick" }}\n[features.pick]\nkind = "pick_bonus"\npicks = {{ {n} = 1 }}\n'
         'prizes_per_pick = {{ {m} = 1 }}\nprizes = [[5, 1]]\n\n[cap]')
 PICK_MODEL = tiny(('b = "regular"', 'b = "bonus"'), ("b = { 2 = 1, 3 = 5 }\n", ""))

@@ -37,7 +37,7 @@ Reel sets visited (cycle; seconds measured on the busy 2-core machine, one
   Book of Christmas Eve on ``free`` with every Book multiplier (45-58 s),
   Secrets of Christmas on ``free`` per gift class (62-72 s).
 
-No shipped model uses the generic ``free_spins`` kind, so its outcome
+No shipped model uses engine ``wald`` (the generic free spins), so its outcome
 classes (:mod:`analytic.features.spin_outcomes`) are not checked here (the
 differential harness checks the figures built on them, on random games).
 """
@@ -336,7 +336,7 @@ def _visit_free(part, books, shows, outcome_of, pay_of, need, maxwin, maxb, nsym
     return line, n, sl, pair
 
 
-def bop_free_brute(m: Raw, feature: str):
+def draws_free_brute(m: Raw, feature: str):
     """Every stop combination of a regular Book of Power feature's reel set.
 
     Returns ``(line, n, sl, pair, regular, need)``: the histograms of
@@ -388,7 +388,7 @@ def test_book_of_power_free_spin_classes_brute_force():
     """Book of Power's ``free`` reel set (40^5 = 1.0e8 stops): :class:`SpinStats` of regular Free Spins.
 
     Per free spin, from the visit: the books ``b`` shown (the trigger's
-    symbols, cells), the award ``spins_per_book * (b - 1)`` for ``b >= 2``,
+    symbols, cells), the award ``retrigger.per_symbol * (b - 1)`` for ``b >= 2``,
     the normal line win ``L``, and for every regular symbol the reels showing
     it ``k`` (expansion pay ``paytable[s][k] * lines`` from its smallest
     paying count on).  Compared integer for integer: the classes and their
@@ -403,10 +403,10 @@ def test_book_of_power_free_spin_classes_brute_force():
     path = MODELS_DIR / "book_of_power.toml"
     m = Raw(path)
     f = m.features["free_spins"]
-    assert f["variant"] == "regular"
-    line, n, sl, pair, regular, need = bop_free_brute(m, "free_spins")
+    assert "ladder" not in f and f["expanding_symbol"]["draw"] == "at_each_award"
+    line, n, sl, pair, regular, need = draws_free_brute(m, "free_spins")
     st = SpinStats(load_model(path), "free_spins")
-    spb = f.get("spins_per_book", 5)
+    spb = f["retrigger"]["per_symbol"]
     nl = len(m.lines)
 
     def award(b):
@@ -507,9 +507,9 @@ def test_secrets_of_christmas_free_spin_classes_brute_force():
     game = load_model(path)
     m = Raw(path)
     f = m.features["free_spins"]
-    wild = f["wild"]
-    wreels = sorted(g["value"] for g in f["gifts"] if g["effect"] == "wild_reel")
-    wsyms = sorted(g["value"] for g in f["gifts"] if g["effect"] == "wild_symbol")
+    wild = f["gift_pick"]["wild"]
+    wreels = sorted(g["value"] for g in f["gift_pick"]["gifts"] if g["effect"] == "wild_reel")
+    wsyms = sorted(g["value"] for g in f["gift_pick"]["gifts"] if g["effect"] == "wild_symbol")
     assert wreels and wsyms
     strips = m.strips(f["reels"])
     for nsy in range(len(wsyms) + 1):
@@ -579,13 +579,13 @@ def _visit_boce(part, wt, mult, shows, outcome_of, pay_of, epay, nthreads, t):
 def test_book_of_christmas_eve_free_spin_tables_brute_force():
     """Book of Christmas Eve's ``free`` reel set (34^5 = 4.5e7 stops) with every Book reel's multiplier.
 
-    Rule text (``docs/model-format.md``, kind ``book_of_christmas_eve``): in a
+    Rule text (``docs/model-format.md``, mechanic ``wild_reels``): in a
     free spin every Book expands over its reel and reveals a multiplier ``m``
     (weights ``multipliers``), independently per reel; the expanded reels are
     wilds whose multipliers multiply along a line's run; then the special
     symbol ``s`` pays ``paytable[s][k] * lines * prod(m)`` when ``k`` = reels
     showing ``s`` or a Book reaches its smallest paying count (rule
-    ``boce_wild_reels_expansion = "pays"``: Book reels alone count).  Every
+    ``wild_reels_expansion = "pays"``: Book reels alone count).  Every
     (stop combination, multiplier of each Book reel) is visited, weighted by
     the multipliers' weights (a reel without a Book by their total, so the
     weights sum to ``cycle * total^5``).  Compared integer for integer, for
@@ -597,10 +597,10 @@ def test_book_of_christmas_eve_free_spin_tables_brute_force():
 
     path = MODELS_DIR / "book_of_christmas_eve.toml"
     m = Raw(path)
-    assert m.rules.get("boce_wild_reels_expansion", "pays") == "pays"
+    assert m.rules.get("wild_reels_expansion", "pays") == "pays"
     f = m.features["free_spins"]
-    book = f["book"]
-    mw = {int(k): v for k, v in f["multipliers"].items()}
+    book = f["wild_reels"]["revealed_by"]
+    mw = {int(k): v for k, v in f["wild_reels"]["multipliers"].items()}
     wtot = sum(mw.values())
     cands = f["expanding_symbol"]["choose_from"]
     strips = m.strips(f["reels"])
@@ -698,7 +698,7 @@ def test_book_of_power_power_free_spin_classes_brute_force():
 
     Per free spin of Power Free Spins: the Books shown (cells of the
     trigger's symbols; a Power Book counts under rule
-    ``bop_power_book_retriggers = true``), the award ``spins_per_book * (b - 1)``
+    ``golden_symbol_retriggers = true``), the award ``retrigger.per_symbol * (b - 1)``
     for ``b >= 2``, and the mask ``P`` of golden-eligible reels
     (``golden_reels``, bit ``i`` for the ``i``-th listed) showing a Power
     Book.  Every stop combination is visited (the line wins are not: 10
@@ -710,12 +710,12 @@ def test_book_of_power_power_free_spin_classes_brute_force():
     path = MODELS_DIR / "book_of_power.toml"
     m = Raw(path)
     f = m.features["power_free_spins"]
-    assert f["variant"] == "power"
-    pbooks = set(f["trigger"]["requires"])
+    assert f["ladder"] == {"order": "rank_ascending"}
+    pbooks = set(f["golden_reels"]["turned_by"])
     books = set(f["trigger"]["symbols"])
-    if not m.rules.get("bop_power_book_retriggers", True):
+    if not m.rules.get("golden_symbol_retriggers", True):
         books -= pbooks
-    golden = [g - 1 for g in f["golden_reels"]]
+    golden = [g - 1 for g in f["golden_reels"]["reels"]]
     strips = m.strips(f["reels"])
     bk, pm = [], []
     for k, strip in enumerate(strips):
@@ -732,7 +732,7 @@ def test_book_of_power_power_free_spin_classes_brute_force():
                                                    nthreads, t), range(nthreads)))
     hist = sum(res)
     assert int(hist.sum()) == math.prod(len(s) for s in strips)
-    spb = f.get("spins_per_book", 5)
+    spb = f["retrigger"]["per_symbol"]
     want = Counter()
     for b, p in zip(*np.nonzero(hist)):
         want[(spb * (int(b) - 1) if b >= 2 else 0, int(p))] += int(hist[b, p])

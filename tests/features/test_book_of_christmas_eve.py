@@ -1,4 +1,4 @@
-"""Book of Christmas Eve kind: tiny games against hand-written brute force."""
+"""Engine revealed_wild_reels (Book of Christmas Eve): tiny games against hand-written brute force."""
 
 from __future__ import annotations
 
@@ -43,18 +43,17 @@ buys = "fs"
 buy_counts = { 2 = 1 }
 
 [features.fs]
-kind = "book_of_christmas_eve"
+kind = "free_spins"
 reels = "free"
 trigger = { symbols = ["book"], counts = { 2 = 3 } }
-book = "book"
-multipliers = { 1 = 2, 2 = 1, 5 = 1 }
-expanding_symbol = { choose_from = ["a", "b"], weights = [2, 1] }
+wild_reels = { revealed_by = "book", multipliers = { 1 = 2, 2 = 1, 5 = 1 }, combine = "multiply" }
+expanding_symbol = { draw = "at_start", choose_from = ["a", "b"], weights = [2, 1] }
 
 [cap]
 total_bet_multiple = 100
 
 [rules]
-boce_wild_reels_expansion = "RULE"
+wild_reels_expansion = "RULE"
 """
 
 PAYS = {"a": {2: 2, 3: 10}, "b": {3: 20}}
@@ -255,7 +254,7 @@ def test_shipped_model_solves_every_mode():
     from analytic.model import load_model
 
     g = load_model(Path(__file__).resolve().parents[2] / "models" / "book_of_christmas_eve.toml")
-    assert g.rules["boce_max_win"] == "cap" and g.cap.total_bet_multiple == 20168
+    assert g.rules["published_max_win"] == "cap" and g.cap.total_bet_multiple == 20168
     for mode in g.modes:
         r = solve_round(g, mode)
         assert r.extra["uncapped_rtp"].label == "exact" and 0.9 < r.extra["uncapped_rtp"].value < 1.0

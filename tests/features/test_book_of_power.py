@@ -72,7 +72,7 @@ def game():
 
 
 def test_model_loads_with_rules(game):
-    assert game.rules["bop_repeat_multiplier"] == "count"
+    assert game.rules["expanding_repeat_multiplier"] == "count"
     assert game.features["power_free_spins"].params["golden_reels"] == (2, 3, 4)
 
 

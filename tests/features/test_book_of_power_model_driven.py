@@ -36,8 +36,8 @@ class Spec:
     order: tuple = ORDER          # regular symbols by rank
     books: frozenset = frozenset({"book", "power_book"})   # the Books (wild in line wins)
     power_books: frozenset = frozenset({"power_book"})
-    ceiling: int = 9              # max_multiplier
-    reading: str = "count"        # bop_repeat_multiplier
+    ceiling: int = 9              # expanding_symbol.repeat_multiplier.ceiling
+    reading: str = "count"        # expanding_repeat_multiplier
     golden: tuple = (1, 2, 3)     # 0-based golden-eligible reels
 
     def mult(self, c: int) -> int:
@@ -70,8 +70,8 @@ def renamed_text(text: str, names: dict = RENAME) -> str:
 
 
 def with_ceiling(text: str, ceiling: int) -> str:
-    """Both features with ``max_multiplier = ceiling``."""
-    return text.replace('kind = "book_of_power"\n', f'kind = "book_of_power"\nmax_multiplier = {ceiling}\n')
+    """Both features with ``expanding_symbol.repeat_multiplier.ceiling = ceiling``."""
+    return text.replace("repeat_multiplier = { ceiling = 9 }", f"repeat_multiplier = {{ ceiling = {ceiling} }}")
 
 
 def without(text: str, gone: dict) -> str:
@@ -343,9 +343,12 @@ def test_max_multiplier_one_regular_repeats_pay_x1():
     assert ohi < nlo and _overlap(lo, hi, olo, ohi) and float(hi) < nlo
 
 
-def test_default_max_multiplier_is_the_rule_texts_nine():
+def test_ceiling_is_required_and_read():
     game = load(_text())
-    assert all(f.params["max_multiplier"] == 9 for f in game.features.values())
+    assert all(f.params["max_multiplier"] == 9 for f in game.features.values())  # the rule text's 9, declared
+    with pytest.raises(ModelError) as err:
+        load(_text().replace(", repeat_multiplier = { ceiling = 9 }", ""))
+    assert err.value.key == "features.free_spins.expanding_symbol.repeat_multiplier"
 
 
 # --------------------------------------------------------------------------
@@ -416,9 +419,9 @@ def power_capped_oracle(game, spec: Spec, n0: int, C: int, jmax: int = 10) -> fl
 
 
 def test_count_minus_one_power_ladder_against_oracle():
-    text = _text().replace('bop_repeat_multiplier = "count"', 'bop_repeat_multiplier = "count_minus_one"')
+    text = _text().replace('expanding_repeat_multiplier = "count"', 'expanding_repeat_multiplier = "count_minus_one"')
     game = load(text)
-    assert game.rules["bop_repeat_multiplier"] == "count_minus_one"
+    assert game.rules["expanding_repeat_multiplier"] == "count_minus_one"
     check_against_oracles(game, Spec(reading="count_minus_one"))
 
 
@@ -458,18 +461,19 @@ def test_simulator_honours_the_ceiling():
 
 
 @pytest.mark.parametrize("edit, key", [
-    (lambda t: with_ceiling(t, 0), "features.free_spins.max_multiplier"),
-    (lambda t: with_ceiling(t, 31), "features.free_spins.max_multiplier"),
-    (lambda t: with_ceiling(t, '"9"'), "features.free_spins.max_multiplier"),
-    (lambda t: t.replace(', requires = ["power_book"]', ""), "features.power_free_spins.trigger.requires"),
-    (lambda t: t.replace("golden_reels = [2, 3, 4]\n", ""), "features.power_free_spins.golden_reels"),
-    (lambda t: t.replace("golden_reels = [2, 3, 4]", "golden_reels = [2, 2]"),
-     "features.power_free_spins.golden_reels"),
+    (lambda t: with_ceiling(t, 0), "features.free_spins.expanding_symbol.repeat_multiplier.ceiling"),
+    (lambda t: with_ceiling(t, 31), "features.free_spins.expanding_symbol.repeat_multiplier.ceiling"),
+    (lambda t: with_ceiling(t, '"9"'), "features.free_spins.expanding_symbol.repeat_multiplier.ceiling"),
+    (lambda t: t.replace(', requires = ["power_book"]', ""), "features.power_free_spins"),
+    (lambda t: t.replace('golden_reels = { reels = [2, 3, 4], turned_by = ["power_book"] }\n', ""),
+     "features.power_free_spins"),
+    (lambda t: t.replace("reels = [2, 3, 4]", "reels = [2, 2]"),
+     "features.power_free_spins.golden_reels.reels"),
     (lambda t: t.replace('king = { role = "regular", tier = "low", rank = 4 }', 'king = { role = "regular" }'),
      "symbols.king.rank"),
     (lambda t: t.replace('symbols = ["book", "power_book"], counts = { 3 = 2, 4 = 3, 5 = 4 } }',
                          'symbols = ["book", "ten"], counts = { 3 = 2, 4 = 3, 5 = 4 } }'),
-     "features.free_spins.trigger.symbols"),
+     "features.free_spins"),
 ])
 def test_refused_at_load(edit, key):
     text = edit(_text())

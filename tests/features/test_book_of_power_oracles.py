@@ -93,25 +93,26 @@ buys = "power_free_spins"
 buy_counts = { 3 = 2, 4 = 1 }
 
 [features.free_spins]
-kind = "book_of_power"
-variant = "regular"
+kind = "free_spins"
 reels = "free"
 trigger = { symbols = ["book", "power_book"], counts = { 3 = 2, 4 = 3, 5 = 4 } }
-spins_per_book = 1
+retrigger = { per_symbol = 1 }
+expanding_symbol = { draw = "at_each_award", repeat_multiplier = { ceiling = 9 } }
 
 [features.power_free_spins]
-kind = "book_of_power"
-variant = "power"
+kind = "free_spins"
 reels = "power_free"
 trigger = { symbols = ["book", "power_book"], counts = { 3 = 2, 4 = 3, 5 = 4 }, requires = ["power_book"] }
-spins_per_book = 1
-golden_reels = [2, 3, 4]
+retrigger = { per_symbol = 1 }
+expanding_symbol = { draw = "at_each_award", repeat_multiplier = { ceiling = 9 } }
+ladder = { order = "rank_ascending" }
+golden_reels = { reels = [2, 3, 4], turned_by = ["power_book"] }
 
 [cap]
 total_bet_multiple = CAP
 
 [rules]
-bop_repeat_multiplier = "count"
+expanding_repeat_multiplier = "count"
 '''
 
 ORDER = ["ten", "jack", "queen", "king", "ace", "beetle", "statue", "pharaoh", "explorer"]

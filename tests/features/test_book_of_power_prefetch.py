@@ -59,6 +59,6 @@ def test_solve_rounds_prefetches_when_the_modes_need_both_laws(monkeypatch):
 
     asked = []
     monkeypatch.setattr("analytic.features.result.ROUND_PREFETCH",
-                        {"book_of_power": lambda g, ms, ws: (asked.append(ms), prefetch_modes(g, ms, ws=ws))})
+                        {"drawn_expanding": lambda g, ms, ws: (asked.append(ms), prefetch_modes(g, ms, ws=ws))})
     solve_rounds(game, ["buy_power_free_spins"])  # (a single mode may need both, as the Power Bet does)
     assert asked == [["buy_power_free_spins"]]

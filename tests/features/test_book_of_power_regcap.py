@@ -76,7 +76,7 @@ POWER_BET = '''
 [modes.power_bet]
 cost = 2
 reels = "power"
-power = true
+gamble = { feature = "free_spins", into = "power_free_spins", policy = "POLICY", win_probability = "Q" }
 '''
 
 POWER_REELS = '''power = [
@@ -94,8 +94,7 @@ def _tiny_power_bet(C: int, q: str):
     text = TINY.replace("CAP", str(C))
     text = text.replace("free = [", POWER_REELS + "free = [", 1)
     text = text.replace("[modes.buy_free_spins]", POWER_BET + "\n[modes.buy_free_spins]", 1)
-    text = text.replace('spins_per_book = 1\n\n[features.power_free_spins]',
-                        f'spins_per_book = 1\ngamble_probability = "{q}"\n\n[features.power_free_spins]', 1)
+    text = text.replace('"Q"', f'"{q}"', 1).replace('"POLICY"', '"never"', 1)
     return load_model_text(text, path="tiny_bop_power_bet.toml")
 
 

@@ -1,4 +1,4 @@
-"""Secrets of Christmas kind: the gift pick and tiny free spins against brute force."""
+"""Engine gift_pick (Secrets of Christmas): the gift pick and tiny free spins against brute force."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ MODEL = Path(__file__).resolve().parents[2] / "models" / "secrets_of_christmas.t
 
 
 def model_gifts():
-    raw = tomllib.loads(MODEL.read_text())["features"]["free_spins"]["gifts"]
+    raw = tomllib.loads(MODEL.read_text())["features"]["free_spins"]["gift_pick"]["gifts"]
     return [(g["effect"], g["value"], g["count"]) for g in raw]
 
 
@@ -81,11 +81,11 @@ cost = 1
 reels = "base"
 
 [features.fs]
-kind = "secrets_of_christmas"
+kind = "free_spins"
 reels = "free"
 trigger = { symbols = ["scatter"], counts = { 2 = 2, 3 = 2 } }
-wild = "wild"
-gifts = [
+gift_pick.wild = "wild"
+gift_pick.gifts = [
   { effect = "spins", value = 2, count = 2 },
   { effect = "multiplier", value = 1, count = 1 },
   { effect = "wild_reel", value = 2, count = 1 },

@@ -134,14 +134,19 @@ BROKEN = [
     # [features]
     ("feature-kind", [('kind = "free_spins"', 'kind = "freespins"')], "features.free_spins.kind",
      "unknown feature kind 'freespins' (known: free_spins, pick_bonus"),
-    ("feature-no-kind", [('kind = "free_spins"\n', "")], "features.free_spins.kind", "required"),
+    ("feature-retired-kind", [('kind = "free_spins"', 'kind = "book_of' + '_power"')], "features.free_spins.kind",
+     "named a game and is retired: a feature is declared from mechanics; declare kind = \"free_spins\" with "
+     "retrigger = { per_symbol = 5 }"),
+    ("feature-kind-wild-reels-retrigger", [("multiplier = 1\n", 'wild_reels = { revealed_by = "book", multipliers = '
+                                            '{ 1 = 1 } }\n')], "features.free_spins",
+     "no engine solves the mechanics declared: spins (retrigger table), wild_reels (revealed_by, combine multiply)"),
     ("feature-reel-set", [('reels = "free"', 'reels = "fre"')], "features.free_spins.reels",
      "unknown reel set 'fre' (defined in [reels]: base, free)"),
     ("free-spins-needs-reels", [('reels = "free"\n', "")], "features.free_spins.reels", "required for kind"),
     ("free-spins-needs-trigger", [("trigger = { symbols = [\"book\"], counts = { 3 = 10, 4 = 10, 5 = 10 }, "
                                    "requires = [] }\n", "")], "features.free_spins.trigger", "required for kind"),
     ("feature-unknown-param", [("multiplier = 1\n", "multipler = 1\n")], "features.free_spins.multipler",
-     "unknown key 'multipler'; allowed: retrigger, multiplier"),
+     "unknown key 'multipler' for kind 'free_spins'; allowed: kind, reels, trigger, retrigger, max_spins, multiplier"),
     ("trigger-unreachable", [("counts = { 3 = 10, 4 = 10, 5 = 10 }", "counts = { 3 = 10, 4 = 10, 5 = 10, 6 = 10 }")],
      "features.free_spins.trigger.counts.6", "count 6 can never show: a window of reel set 'base' holds at most 5"),
     ("trigger-above-grid", [("counts = { 3 = 10, 4 = 10, 5 = 10 }", "counts = { 3 = 10, 16 = 10 }")],
@@ -195,7 +200,7 @@ BROKEN = [
     ("mode-cost-string", [('cost = 1\nreels = "base"', 'cost = "a lot"\nreels = "base"')], "modes.base.cost",
      "got 'a lot'"),
     ("mode-unknown-key", [('description = "regular play"', 'colour = "red"')], "modes.base.colour",
-     "unknown key 'colour'; allowed: cost, reels, description, power"),
+     "unknown key 'colour'; allowed: cost, reels, description, gamble"),
     ("mode-no-reels", [('cost = 1\nreels = "base"', "cost = 1")], "modes.base.reels", "required"),
     ("buy-with-reels", [("buys = \"free_spins\"", "buys = \"free_spins\"\nreels = \"base\"")], "modes.buy.reels",
      "unknown key 'reels'"),
@@ -210,7 +215,11 @@ BROKEN = [
     ("buy-count-missing", [("buy_counts = { 3 = 90, 4 = 9, 5 = 1 }\n", "")], "modes.buy.buy_counts", "required"),
     ("buy-no-trigger", [('buys = "free_spins"\nbuy_counts = { 3 = 90, 4 = 9, 5 = 1 }', 'buys = "buoy"\n'
                          'buy_counts = { 3 = 1 }')], "modes.buy.buy_counts", "feature 'buoy' has no trigger"),
-    ("buy-power", [("power = false", "power = 1")], "modes.buy.power", "must be true or false, got 1"),
+    ("buy-power", [("buy_counts = { 3 = 90, 4 = 9, 5 = 1 }", "buy_counts = { 3 = 90, 4 = 9, 5 = 1 }\npower = 1")],
+     "modes.buy.power", "retired: the Power Bet's gamble is declared on the mode"),
+    ("mode-gamble-engine", [('description = "regular play"', 'gamble = { feature = "free_spins", into = "free_spins", '
+                             'policy = "always", win_probability = "1/2" }')], "modes.base.gamble",
+     "a gamble is solved (engine drawn_expanding's round solver) from a feature of engine drawn_expanding"),
     ("modes-empty", [(MODES, "[modes]\n\n")], "modes", "at least one bet mode"),
     ("no-modes-no-base", [(MODES, ""), ("base = [\n", "main = [\n")], "modes", "reel set 'base'"),
     # [cap]
@@ -224,7 +233,7 @@ BROKEN = [
     ("cap-empty", [("total_bet_multiple = 5000", "")], "cap", "give total_bet_multiple and/or currency"),
     # [rules]
     ("rule-unknown", [('expanding_line_win = "wild_led_only"', 'expanding_lin = "wild_led_only"')],
-     "rules.expanding_lin", "unknown rule 'expanding_lin' (known for this game's feature kinds: expanding_count"),
+     "rules.expanding_lin", "unknown rule 'expanding_lin' (known for this game's feature mechanics: "),
     ("rule-value", [('expanding_line_win = "wild_led_only"', 'expanding_line_win = "sometimes"')],
      "rules.expanding_line_win", "got 'sometimes'; allowed: 'paid', 'wild_led_only'"),
     ("rule-type", [('expanding_line_win = "wild_led_only"', "expanding_count = 3")], "rules.expanding_count",
@@ -293,10 +302,13 @@ def test_round_trip():
     assert g.modes["base"].params["description"] == "regular play"
     buy = g.modes["buy"]
     assert (buy.cost, buy.reel_set, buy.buys) == (Fraction(100), None, "free_spins")
-    assert dict(buy.buy_counts) == {3: 90, 4: 9, 5: 1} and buy.params["power"] is False
+    assert dict(buy.buy_counts) == {3: 90, 4: 9, 5: 1} and "gamble" not in buy.params
+    assert (fs.engine, fs.mechanics) == ("wald", ("spins", "multiplier", "expanding_symbol"))
     assert g.cap.total_bet_multiple == Fraction(5000) and g.cap.currency is None
     assert dict(g.rules) == {"line_wild_pay": "highest", "simultaneous_triggers": "first_declared_starts",
-                             "expanding_count": "reels", "expanding_line_win": "wild_led_only"}
+                             "expanding_count": "reels", "expanding_line_win": "wild_led_only",
+                             "expanding_repeat_multiplier": "count",
+                             "scatter_substitutes_for_expanding_in_line_wins": True}
     assert dict(g.design) == {
         "paytable.wild": "the wild pays on its own, as on the published paytable",
         "scatter.pays": "5 books pay 200.5 x total bet",

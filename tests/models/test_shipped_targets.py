@@ -35,7 +35,7 @@ def test_book_of_christmas_eve_declared_target_and_cap():
     game = load_model(MODELS / "book_of_christmas_eve.toml")
     assert "96.00 %" in game.design["target.rtp"]
     # published "up to 20,168x" read as a cap on the round (rule switch), declared in [cap]
-    assert game.rules["boce_max_win"] == "cap"
+    assert game.rules["published_max_win"] == "cap"
     assert game.cap.total_bet_multiple == 20168
     res = solve_round(game, "base")  # capped, exact
     assert res.rtp.label == "exact"

@@ -54,8 +54,8 @@ def fs_path(fake_free_spins, tmp_path) -> str:
 def fake_free_spins(request, monkeypatch):
     """Register the fake free-spins solver; the param says whether it has a distribution."""
     try:
-        import analytic.features.catalog  # noqa: F401  (registers the real kinds first)
+        import analytic.features.catalog  # noqa: F401  (registers the real engines first)
     except ImportError:
         pass
-    monkeypatch.setitem(SOLVERS, "free_spins", _fake(request.param))
+    monkeypatch.setitem(SOLVERS, "wald", _fake(request.param))
     return request.param

@@ -82,8 +82,10 @@ def test_feature_sheet_equals_solver(fs_path, fake_free_spins):
     _check_against_solver(sheet, res)
     base, buy = sheet.modes
     assert [f.name for f in base.features] == ["free_spins"]
-    rule = {r.name: r for r in sheet.rules}["expanding_count"]
-    assert rule.value == "cells" and rule.doc
+    rule = {r.name: r for r in sheet.rules}["simultaneous_triggers"]
+    assert rule.value == "first_declared_starts" and rule.doc
+    # a rule of a mechanic the toy does not declare (no expanding symbol) is not known to it
+    assert "expanding_count" not in {r.name for r in sheet.rules}
     if fake_free_spins:
         assert base.distribution.scope == "round"
         assert buy.distribution.scope == "round"
@@ -103,9 +105,10 @@ def test_capped_feature_without_distribution_refused(monkeypatch):
     """Issue 18: a cap on a round whose feature gives no win law is refused, not ignored."""
     from analytic.errors import ModelError
     from analytic.features.result import SOLVERS
+    import analytic.features.catalog  # noqa: F401  (registers the real engines first)
     from tests.reports.conftest import DATA, _fake
 
-    monkeypatch.setitem(SOLVERS, "free_spins", _fake(False))
+    monkeypatch.setitem(SOLVERS, "wald", _fake(False))
     with pytest.raises(ModelError, match="cap.total_bet_multiple"):
         solve_game(load_model(str(DATA / "toyfs.toml")))
 

@@ -69,7 +69,7 @@ def _variant(name: str, cap: bool = False, **rules):
 
 
 def _solve(game, mode):
-    if any(f.kind == "book_of_power" for f in game.features.values()):
+    if any(f.engine == "drawn_expanding" for f in game.features.values()):
         from analytic.features.book_of_power import solve_book_of_power
 
         return solve_book_of_power(game, mode)
@@ -106,7 +106,7 @@ def test_every_shipped_mode_is_covered():
     for path in sorted(MODELS.glob("*.toml")):
         game = load_model(path)
         covered = {m for n, m, _ in CASES if n == path.stem}
-        if any(f.kind in ("book_of_christmas_eve", "secrets_of_christmas", "book_of_power")
+        if any(f.engine in ("revealed_wild_reels", "gift_pick", "drawn_expanding")
                for f in game.features.values()):
             assert covered == set(game.modes), (path.stem, set(game.modes) - covered)
 
@@ -116,30 +116,36 @@ def test_every_shipped_mode_is_covered():
 
 
 @pytest.mark.skipif(not SLOW, reason="extra exact solve; set ANALYTIC_SLOW=1")
-def test_boce_needs_symbol_reading():
-    game = _variant("book_of_christmas_eve", boce_wild_reels_expansion="needs_symbol")
+def test_needs_symbol_reading():
+    game = _variant("book_of_christmas_eve", wild_reels_expansion="needs_symbol")
     _check(game, "buy", 60_000)
 
 
 @pytest.mark.skipif(not SLOW, reason="extra exact solve; set ANALYTIC_SLOW=1")
-def test_bop_count_minus_one_reading():
-    game = _variant("book_of_power", bop_repeat_multiplier="count_minus_one")
+def test_count_minus_one_reading():
+    game = _variant("book_of_power", expanding_repeat_multiplier="count_minus_one")
     _check(game, "buy_free_spins", 30_000)
 
 
 @pytest.mark.skipif(not SLOW, reason="slow exact solves; set ANALYTIC_SLOW=1")
 @pytest.mark.parametrize("rules", [
-    {"bop_golden_immediate": False},
-    {"bop_power_book_retriggers": False},
-    {"bop_repeat_multiplier": "count_minus_one"},
+    {"golden_immediate": False},
+    {"golden_symbol_retriggers": False},
+    {"expanding_repeat_multiplier": "count_minus_one"},
 ])
-def test_bop_power_readings(rules):
+def test_ladder_readings(rules):
     _check(_variant("book_of_power", **rules), "buy_power_free_spins", 6_000)
 
 
 @pytest.mark.skipif(not SLOW, reason="slow exact solve (~40 s); set ANALYTIC_SLOW=1")
-def test_bop_gamble_always_rtp():
-    game = _variant("book_of_power", bop_gamble="always")
+def test_gamble_always_rtp():
+    from analytic.model.game import frozen_mapping
+
+    g = _variant("book_of_power")
+    m = g.modes["power_bet"]
+    gamble = frozen_mapping({**m.params["gamble"], "policy": "always"})
+    modes = {**g.modes, "power_bet": dataclasses.replace(m, params=frozen_mapping({**m.params, "gamble": gamble}))}
+    game = dataclasses.replace(g, modes=modes)
     exact = _solve(game, "power_bet")
     sim = simulate(game, "power_bet", rounds=40_000, seed=SEED, progress=False)
     # solve_book_of_power shifts only the mean under the gamble: compare the RTP
@@ -191,7 +197,7 @@ def _boce_spin(game, window, s, mult):
 
     ``window[reel][row]`` names; ``mult[reel]`` the multiplier a Book reel reveals.
     """
-    book = game.features["free_spins"].params["book"]
+    book = game.features["free_spins"].params["revealed_by"]
     is_book = [book in reel for reel in window]
     total = 0
     for line in game.lines:
@@ -209,7 +215,7 @@ def _boce_spin(game, window, s, mult):
     shows = [not is_book[r] and s in window[r] for r in range(game.reels)]
     k = sum(1 for r in range(game.reels) if shows[r] or is_book[r])
     kmin = min(c for c, v in game.paytable[s].items() if v > 0)
-    if k >= kmin and (game.rules["boce_wild_reels_expansion"] == "pays" or any(shows)):
+    if k >= kmin and (game.rules["wild_reels_expansion"] == "pays" or any(shows)):
         prod = 1
         for r in range(game.reels):
             if is_book[r]:
@@ -223,7 +229,7 @@ def test_boce_player_matches_scalar_reference():
     game = _game("book_of_christmas_eve")
     tables = compile_tables(game)
     prep = tables.features["free_spins"]
-    player = get_player("book_of_christmas_eve")
+    player = get_player("revealed_wild_reels")
     rng = np.random.default_rng(SEED)
     for trial in range(300):
         # play one spin with a generator that reproduces: symbol draw, window, multipliers
@@ -266,7 +272,7 @@ def test_soc_player_matches_scalar_reference():
     game = _game("secrets_of_christmas")
     tables = compile_tables(game)
     prep = tables.features["free_spins"]
-    player = get_player("secrets_of_christmas")
+    player = get_player("gift_pick")
     from analytic.simulator.features.secrets_of_christmas import open_gifts
 
     rng = np.random.default_rng(SEED)
@@ -346,7 +352,7 @@ def test_caps_applied_and_theoretical_reading():
     assert cap == 20 * tables.total_bet * tables.denom
     assert b.win.max() <= cap and b.capped.any()
     assert (b.win[b.capped] == cap).all() and (b.feature_win[b.capped] > cap).all()
-    boce = _variant("book_of_christmas_eve", cap=True, boce_max_win="theoretical")
+    boce = _variant("book_of_christmas_eve", cap=True, published_max_win="theoretical")
     assert compile_tables(boce).features["free_spins"].uncapped
     assert not compile_tables(_variant("book_of_christmas_eve", cap=True)).features["free_spins"].uncapped
 

@@ -1,4 +1,4 @@
-"""Feature players of the simulator: one module per feature ``kind``.
+"""Feature players of the simulator: one module per engine (``FeatureSpec.engine``).
 
 Each module ``analytic.simulator.features.<kind>`` provides two functions:
 
@@ -13,7 +13,7 @@ Each module ``analytic.simulator.features.<kind>`` provides two functions:
     may work on the whole batch at once (vectorised) or loop over instances;
     all its randomness comes from ``rng``.
 
-:data:`PLAYERS` maps a kind to its module; :func:`get_player` imports it or
+:data:`PLAYERS` maps an engine to its module; :func:`get_player` imports it or
 raises :class:`~analytic.errors.UnsupportedMechanicError`.
 """
 
@@ -29,13 +29,14 @@ from analytic.errors import UnsupportedMechanicError
 
 __all__ = ["PLAYERS", "FeatureBatch", "get_player", "weighted_draw"]
 
-#: Feature kind -> module name of its player (in this package).
+#: Engine (``FeatureSpec.engine``, :mod:`analytic.features.mechanics.engines`) -> module name of its
+#: player (in this package; the module files are renamed with the package layout).
 PLAYERS = {
-    "free_spins": "free_spins",
+    "wald": "free_spins",
     "pick_bonus": "pick_bonus",
-    "book_of_christmas_eve": "book_of_christmas_eve",
-    "secrets_of_christmas": "secrets_of_christmas",
-    "book_of_power": "book_of_power",
+    "revealed_wild_reels": "book_of_christmas_eve",
+    "gift_pick": "secrets_of_christmas",
+    "drawn_expanding": "book_of_power",
 }
 
 
@@ -59,7 +60,7 @@ class FeatureBatch:
 
 
 def get_player(kind: str, path: str = "", feature: str = "") -> ModuleType:
-    """The player module of feature ``kind``.
+    """The player module of engine ``kind`` (``FeatureSpec.engine``).
 
     Raises
     ------
@@ -71,9 +72,9 @@ def get_player(kind: str, path: str = "", feature: str = "") -> ModuleType:
     if mod is None:
         where = f"{path}: features.{feature}: " if feature else ""
         raise UnsupportedMechanicError(
-            f"{where}the simulator cannot play feature kind {kind!r}; "
+            f"{where}the simulator cannot play engine {kind!r}; "
             f"it plays {', '.join(sorted(PLAYERS))}. Add a player module "
-            f"analytic/simulator/features/{kind}.py and register it in PLAYERS."
+            f"in analytic/simulator/features/ and register it in PLAYERS."
         )
     return importlib.import_module(f"{__name__}.{mod}")
 

@@ -22,10 +22,10 @@ Rules played
   ``k`` reaches the smallest paying count of ``s`` the spin also pays
   ``paytable[s][k] * number of paylines * product of the Book reels'
   multipliers``, whatever the reels' positions.  Rule
-  ``boce_wild_reels_expansion = "needs_symbol"`` requires at least one reel
+  ``wild_reels_expansion = "needs_symbol"`` requires at least one reel
   actually showing ``s`` (not a Book) for this win; ``"pays"`` (default)
   lets Book reels alone form it.
-* Rule ``boce_max_win``: ``"cap"`` keeps the game's ``[cap]``
+* Rule ``published_max_win``: ``"cap"`` keeps the game's ``[cap]``
   (applied to the round by :mod:`analytic.simulator.rounds`);
   ``"theoretical"`` plays without a cap (the prepared feature says
   ``uncapped``, which :func:`analytic.simulator.rounds.play_rounds` reads).
@@ -64,7 +64,7 @@ class BookOfChristmasEve:
     weights: tuple
     wild_reels_expansion: str  # "pays" | "needs_symbol"
     max_win: str  # "cap" | "theoretical"
-    uncapped: bool = False  # True: the round win is not capped (rule boce_max_win = "theoretical")
+    uncapped: bool = False  # True: the round win is not capped (rule published_max_win = "theoretical")
     denom: int = 1
 
 
@@ -77,12 +77,12 @@ def prepare(game, spec) -> BookOfChristmasEve:
         A parameter the player cannot use, naming its key path.
     """
     p, key = feature_params(game, spec)
-    book = p.get("book")
+    book = p.get("revealed_by")
     if book not in {s.name for s in game.symbols}:
-        raise ModelError(game.path, f"{key}.book", f"unknown symbol {book!r}")
+        raise ModelError(game.path, f"{key}.wild_reels.revealed_by", f"unknown symbol {book!r}")
     mults = tuple(sorted((int(k), int(v)) for k, v in int_keys(p.get("multipliers", {})).items()))
     if not mults or sum(w for _, w in mults) <= 0 or any(m < 1 for m, _ in mults):
-        raise ModelError(game.path, f"{key}.multipliers", "needs multipliers >= 1 with positive weights")
+        raise ModelError(game.path, f"{key}.wild_reels.multipliers", "needs multipliers >= 1 with positive weights")
     e = p.get("expanding_symbol") or {}
     choose = tuple(e.get("choose_from", ()))
     weights = tuple(int(x) for x in (e.get("weights") or (1,) * len(choose)))
@@ -98,9 +98,9 @@ def prepare(game, spec) -> BookOfChristmasEve:
         multipliers=mults,
         choose_from=choose,
         weights=weights,
-        wild_reels_expansion=str(rules.get("boce_wild_reels_expansion", "pays")),
-        max_win=str(rules.get("boce_max_win", "cap")),
-        uncapped=str(rules.get("boce_max_win", "cap")) == "theoretical",
+        wild_reels_expansion=str(rules.get("wild_reels_expansion", "pays")),
+        max_win=str(rules.get("published_max_win", "cap")),
+        uncapped=str(rules.get("published_max_win", "cap")) == "theoretical",
     )
 
 

@@ -1,4 +1,4 @@
-"""Player of the ``book_of_power`` kind (Book of Power: regular and Power Free Spins).
+"""Player of engine ``drawn_expanding`` (Book of Power's regular and Power Free Spins).
 
 Written from the rule text (``../shared/seeds/000_4deab7927a3c35bb.txt``)
 and the kind's documented params and rule switches; it shares no code with
@@ -7,15 +7,14 @@ the solver.
 Books
 -----
 The *books* are the trigger symbols of the feature; the *Power Books* are
-the ``requires`` symbols of the triggers of the game's ``variant = "power"``
-features.
+the ``golden_reels.turned_by`` symbols of the game's ladder features.
 
 Rules played (both variants)
 ----------------------------
 * The trigger awards ``counts[n]`` spins (10/15/20) on the feature's reel set.
 * A spin pays its normal line wins first: the books are wilds standing in
   for every regular symbol (the simulator's own line evaluator).  Rule
-  ``bop_books_sub_expanding_normal = false``: a book does not stand in for a
+  ``scatter_substitutes_for_expanding_in_line_wins = false``: a book does not stand in for a
   symbol that is currently expanding (its candidate is evaluated without the
   books); ``true`` (default): it does.
 * Then, for every expanding symbol ``s`` with multiplier ``m_s``: with ``k``
@@ -24,34 +23,34 @@ Rules played (both variants)
   (2 for high, 3 for low symbols; a regular symbol without pays never pays)
   the spin pays
   ``paytable[s][k] * number of paylines * m_s``.
-* A spin showing ``b >= 2`` books awards ``spins_per_book * (b - 1)`` more
+* A spin showing ``b >= 2`` books awards ``retrigger.per_symbol * (b - 1)`` more
   spins (cells counted).  In Power Free Spins a Power Book counts as a book
-  for this unless rule ``bop_power_book_retriggers = false``.
+  for this unless rule ``golden_symbol_retriggers = false``.
 * Changes of the expanding symbols, multipliers and golden reels take effect
-  from the following spin (except rule ``bop_golden_immediate``, below).
+  from the following spin (except rule ``golden_immediate``, below).
 
-Regular Free Spins (``variant = "regular"``)
+Draws at each award (no ladder)
     One of the regular symbols (every symbol of role ``regular``) is drawn
     uniformly at the start; each spin that awards spins draws one more,
     uniformly.  A symbol drawn ``c`` times expands with multiplier ``f(c)``:
-    rule ``bop_repeat_multiplier`` ``"count"`` gives ``min(c, M)``,
+    rule ``expanding_repeat_multiplier`` ``"count"`` gives ``min(c, M)``,
     ``"count_minus_one"`` gives ``min(max(c - 1, 1), M)``, ``M`` the
-    feature's ``max_multiplier`` (default 9, the rule text's ceiling).
+    feature's ``expanding_symbol.repeat_multiplier.ceiling`` (default 9, the rule text's ceiling).
 
-Power Free Spins (``variant = "power"``)
+Ladder with golden reels (``ladder``, ``golden_reels``)
     One expanding symbol, drawn uniformly at the start; each spin that awards
     spins upgrades it to the next symbol by ``value_rank``; at the top it
     stays and its count grows instead: after reaching the top ``c - 1`` extra
     times it has multiplier ``f(c)`` (below the top: x1).  A Power Book
     landing on a reel of ``golden_reels`` (1-based) turns that reel golden
-    for the rest of the feature; rule ``bop_golden_immediate = true``
+    for the rest of the feature; rule ``golden_immediate = true``
     (default) makes it count as golden already in the spin it lands in.
 
-Power Bet gamble (rule ``bop_gamble``)
-    ``"always"``: in a bet mode with ``power = true``, a regular Free Spins
-    trigger is gambled: with probability ``gamble_probability`` (param of
-    the regular feature) the round plays the Power Free Spins with the same
-    book count (rule ``bop_gamble_count = "same"``), else no feature.  The
+Bet-mode gamble (``[modes.NAME] gamble``)
+    ``policy = "always"``: in that bet mode, a trigger of ``gamble.feature``
+    is gambled: with probability ``gamble.win_probability`` the round plays
+    ``gamble.into`` with the same book count (``gamble.count = "same"``),
+    else no feature.  The
     prepared regular feature carries ``gamble = (power feature, probability,
     modes)``, played by :mod:`analytic.simulator.rounds`.
 
@@ -79,7 +78,7 @@ __all__ = ["BookOfPower", "prepare", "play", "repeat_multiplier"]
 
 @dataclass(frozen=True)
 class BookOfPower:
-    """Parameters of a ``book_of_power`` feature (plain data)."""
+    """Parameters of a ``drawn_expanding`` feature (plain data)."""
 
     reel_set: str
     variant: str  # "regular" | "power"
@@ -101,7 +100,7 @@ class BookOfPower:
 def repeat_multiplier(c, reading: str = "count", ceiling: int = 9):
     """Multiplier of an expanding symbol drawn (or topped) ``c`` times; 0 when ``c == 0``.
 
-    ``ceiling``: the feature's ``max_multiplier`` ("may never go above 9").
+    ``ceiling``: the feature's ``expanding_symbol.repeat_multiplier.ceiling`` ("may never go above 9").
     Works on ints and numpy arrays.
     """
     c = np.asarray(c)
@@ -109,16 +108,20 @@ def repeat_multiplier(c, reading: str = "count", ceiling: int = 9):
     return np.where(c > 0, np.minimum(m, ceiling), 0)
 
 
+ENGINE = "drawn_expanding"
+
+
 def _power_books(game) -> set:
+    """The symbols turning reels golden: ``golden_reels.turned_by`` of the game's ladder features."""
     out = set()
     for f in game.features.values():
-        if f.kind == "book_of_power" and f.params.get("variant") == "power" and f.trigger is not None:
-            out |= set(f.trigger.requires)
+        if f.engine == ENGINE and f.params.get("ladder"):
+            out |= set(f.params.get("golden_symbols", ()))
     return out
 
 
 def prepare(game, spec) -> BookOfPower:
-    """Read the parameters of ``spec`` (a ``book_of_power`` FeatureSpec).
+    """Read the parameters of ``spec`` (a FeatureSpec of engine ``drawn_expanding``).
 
     Raises
     ------
@@ -128,13 +131,11 @@ def prepare(game, spec) -> BookOfPower:
     p, key = feature_params(game, spec)
     if spec.trigger is None:
         raise ModelError(game.path, f"{key}.trigger", "required")
-    variant = str(p.get("variant"))
-    if variant not in ("regular", "power"):
-        raise ModelError(game.path, f"{key}.variant", f"must be 'regular' or 'power', got {variant!r}")
+    variant = "power" if p.get("ladder") else "regular"  # a ladder (with golden reels), or draws at each award
     rules = plain(game.rules)
     pbooks = _power_books(game)
     books = set(spec.trigger.symbols)
-    if variant == "power" and not rules.get("bop_power_book_retriggers", True):
+    if variant == "power" and not rules.get("golden_symbol_retriggers", True):
         books -= pbooks
     regular = [s for s in game.symbols if s.role == "regular"]  # every one can be drawn, paying or not
     if any(s.value_rank is None for s in regular):
@@ -146,27 +147,33 @@ def prepare(game, spec) -> BookOfPower:
     preempts, gamble = (), None
     if variant == "power":
         preempts = tuple(n for n, f in game.features.items()
-                         if f.kind == "book_of_power" and f.params.get("variant") == "regular")
-    elif rules.get("bop_gamble", "never") == "always":
-        targets = [n for n, f in game.features.items()
-                   if f.kind == "book_of_power" and f.params.get("variant") == "power"]
-        if targets:
-            modes = tuple(n for n, m in game.modes.items() if m.params.get("power"))
-            gamble = (targets[0], Fraction(p.get("gamble_probability", 0)), modes)
+                         if f.engine == ENGINE and not f.params.get("ladder"))
+    else:
+        gambles = {(g["into"], Fraction(g["win_probability"])): [] for m in game.modes.values()
+                   for g in [m.params.get("gamble")] if g and g["policy"] == "always" and g["feature"] == spec.name}
+        for m in game.modes.values():
+            g = m.params.get("gamble")
+            if g and g["policy"] == "always" and g["feature"] == spec.name:
+                gambles[(g["into"], Fraction(g["win_probability"]))].append(m.name)
+        if len(gambles) > 1:
+            raise ModelError(game.path, "modes", f"the modes gambling {spec.name!r} differ in gamble.into or "
+                                                 "gamble.win_probability; the simulator plays one gamble per feature")
+        for (into, q), modes in gambles.items():
+            gamble = (into, q, tuple(modes))
     # expected spins between state changes, for the block size only
     seg = _segment(game, spec.reel_set, books, pbooks if variant == "power" else set())
     return BookOfPower(
         reel_set=spec.reel_set,
         variant=variant,
-        spins_per_book=int(p.get("spins_per_book", 5)),
+        spins_per_book=int(p["spins_per_symbol"]),
         golden_reels=golden,
         books=tuple(sorted(books)),
         power_books=tuple(sorted(pbooks)),
         symbols=tuple(s.name for s in regular),
-        repeat=str(rules.get("bop_repeat_multiplier", "count")),
-        max_multiplier=int(p.get("max_multiplier", 9)),
-        books_sub_expanding=bool(rules.get("bop_books_sub_expanding_normal", True)),
-        golden_immediate=bool(rules.get("bop_golden_immediate", True)),
+        repeat=str(rules.get("expanding_repeat_multiplier", "count")),
+        max_multiplier=int(p["max_multiplier"]),
+        books_sub_expanding=bool(rules.get("scatter_substitutes_for_expanding_in_line_wins", True)),
+        golden_immediate=bool(rules.get("golden_immediate", True)),
         segment=seg,
         preempts=preempts,
         gamble=gamble,

@@ -90,7 +90,7 @@ def prepare(game, spec) -> SecretsOfChristmas:
     return SecretsOfChristmas(
         reel_set=spec.reel_set,
         wild=wild,
-        base_multiplier=int(p.get("base_multiplier", 1)),
+        base_multiplier=int(p.get("multiplier", 1)),
         gifts=tuple(gifts),
         wild_symbols=tuple(wsyms),
     )
