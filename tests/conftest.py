@@ -3,7 +3,7 @@
 The suite already runs in parallel (``pytest -n 2``); a solve's worker
 processes are an argument (``Workspace(game, workers=...)``, default 1: in
 the test process itself), given only where a test asks for workers
-(``tests/features/test_book_of_power_reglow.py`` does, and the committed Book
+(``tests/features/engines/drawn_expanding/test_draw_cap_low.py`` does, and the committed Book
 of Power sheet's fresh solve in ``tests/reports/test_committed.py``).
 
 Tests marked ``early`` are collected first: the longest one (that fresh solve,

@@ -81,7 +81,7 @@ def add_solve_options(p) -> None:
 
 
 def solve_workspace(game, args):
-    """The :class:`~analytic.solver.workspace.Workspace` of ``game`` for the parsed ``args``.
+    """The :class:`~analytic.workspace.Workspace` of ``game`` for the parsed ``args``.
 
     ``args.cap_precision`` and ``args.workers`` (see :func:`add_solve_options`);
     without ``--workers`` the environment variable ``ANALYTIC_WORKERS`` (a
@@ -92,7 +92,7 @@ def solve_workspace(game, args):
     UsageError
         ``ANALYTIC_WORKERS`` is not a whole number from 1 to 1024.
     """
-    from analytic.solver.workspace import Workspace, core_count
+    from analytic.workspace import Workspace, core_count
 
     n = args.workers
     if n is None:

@@ -1,10 +1,10 @@
 """``analytic graph MODEL --feature NAME [--count N] [--out FILE] [--format graphml|dot]``.
 
-Writes the state graph of one feature (:func:`analytic.features.graph.feature_graph`:
+Writes the state graph of one feature (:func:`analytic.features.graph.export.feature_graph`:
 states, spins left, per edge the exact probability and the first two moments
 of the spin win) so that the chain behind the figures can be inspected.
 GraphML is written by networkx (:func:`networkx.generate_graphml`), DOT by
-:func:`analytic.features.graph.to_dot`.  Without ``--out`` the text goes to
+:func:`analytic.features.graph.export.to_dot`.  Without ``--out`` the text goes to
 standard output (whole, after the graph is built).  Every argument is
 checked before the graph is built; the file is written through
 ``.<name>.partial`` and renamed, so an error leaves nothing half-written.
@@ -45,7 +45,7 @@ def add_parser(sub):
 def run(args) -> int:
     from analytic.cli.args import UsageError, check_out_file
     from analytic.errors import ModelError
-    from analytic.features.graph import NoStateGraph, check_graphable, feature_graph, initial_spins, to_dot
+    from analytic.features.graph.export import NoStateGraph, check_graphable, feature_graph, initial_spins, to_dot
     from analytic.model.loader import load_model
 
     fmt = args.format

@@ -13,7 +13,7 @@ import json
 import sys
 from fractions import Fraction
 
-from analytic.solver.figures import Figure
+from analytic.figures import Figure
 from analytic.solver.cap import applied_cap
 
 __all__ = ["add_parser", "run", "result_to_json", "format_table"]

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from analytic.cli import args as args_
 from analytic.limits import MAX_ROUNDS
-from analytic.solver.figures import Figure
+from analytic.figures import Figure
 
 __all__ = ["add_parser", "run", "compare"]
 
@@ -83,7 +83,7 @@ def run(args) -> int:
             from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
 
             raise ModelError(args.model, "modes", f"unknown bet mode {m!r} (known: {', '.join(game.modes)})")
-    from analytic.solver.workspace import Workspace, core_count
+    from analytic.workspace import Workspace, core_count
 
     ws = Workspace(game, workers=core_count())  # the modes share the solve's tables
     report = {}

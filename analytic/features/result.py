@@ -5,7 +5,7 @@ A feature solver evaluates one feature started with a given trigger count
 win, its expected number of spins, how it can end, and (when it can) its
 win distribution.  The round solver (:mod:`analytic.solver.round`) combines
 these with the base spin.  Each *engine* (the solver a feature's declared
-mechanics select, :mod:`analytic.features.mechanics.engines`) registers one
+mechanics select, :mod:`analytic.model.mechanics.engines`) registers one
 solver with :func:`register_solver`; an engine that cannot handle a mechanic raises
 :class:`~analytic.errors.UnsupportedMechanicError` instead of approximating.
 
@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from analytic.errors import UnsupportedMechanicError
-from analytic.solver.figures import Figure
+from analytic.figures import Figure
 
 __all__ = ["FeatureResult", "register_solver", "feature_solver", "SOLVERS", "ROUND_SOLVERS",
            "register_round_solver", "round_solver_for", "CAPPED_LAWS", "register_capped_law", "capped_law_for"]
@@ -60,7 +60,7 @@ class FeatureResult:
         Certified lower and upper bounds of ``P(win = 0)`` (before ``p_zero_max``).
     law : GridLaw or None
         The win law as float probabilities on a grid with a certified total
-        error (:class:`analytic.features.retrigger_law.GridLaw`), for
+        error (:class:`analytic.features.laws.retrigger_law.GridLaw`), for
         features whose law is too large for exact fractions (unbounded
         retriggers); ``distribution`` is then None.
     """
@@ -106,14 +106,14 @@ class FeatureResult:
 
 
 #: engine -> solver(game, feature_name, count, mode_name, *, ws) -> FeatureResult (``ws``: the solve's
-#: :class:`analytic.solver.workspace.Workspace` of ``game``, where the solver keeps its tables)
+#: :class:`analytic.workspace.Workspace` of ``game``, where the solver keeps its tables)
 SOLVERS: dict[str, Callable] = {}
 
 
 def register_solver(kind: str, solver: Callable) -> None:
     """Register the solver of an engine (``kind``: the engine's name, ``FeatureSpec.engine``; one per engine):
     ``solver(game, feature, count, mode, *, ws)``, ``ws`` the solve's
-    :class:`analytic.solver.workspace.Workspace` (keyword, may be None)."""
+    :class:`analytic.workspace.Workspace` (keyword, may be None)."""
     SOLVERS[kind] = solver
 
 
@@ -137,7 +137,7 @@ def feature_solver(kind: str) -> Callable:
 
 
 #: kind -> capped_law(game, feature, count, cap, *, ws) -> TruncatedLaw or None: the exact law of one play
-#: held below a cap (:mod:`analytic.features.capped`), None when the kind has none for this feature.
+#: held below a cap (:mod:`analytic.features.laws.capped`), None when the kind has none for this feature.
 CAPPED_LAWS: dict[str, Callable] = {}
 
 
@@ -164,7 +164,8 @@ def register_round_solver(kind: str, solver: Callable) -> None:
     """Make :func:`analytic.solver.round.solve_round` delegate games with a
     feature of ``kind`` to ``solver(game, mode, *, ws) -> RoundResult`` (``ws`` the solve's
     workspace).  The delegate computes the plain figures with
-    ``solve_round(..., plain=True, workspace=ws)``."""
+    ``solve_round(..., plain=True, workspace=ws)``, passed in as ``plain``: the delegate is called
+    ``solver(game, mode, *, plain, ws)`` and never calls the round solver back."""
     ROUND_SOLVERS[kind] = solver
 
 

@@ -158,7 +158,7 @@ class FeatureSpec:
         Reel set its spins use.
     params : Mapping[str, Any]
         The parameters the feature's engine reads, built from its validated
-        mechanics (:mod:`analytic.features.mechanics.engines`), read-only.
+        mechanics (:mod:`analytic.model.mechanics.engines`), read-only.
     engine : str
         The engine solving the feature (default for a spec built by hand:
         :data:`GENERIC_ENGINES` of its kind) (``wald``, ``revealed_wild_reels``,

@@ -37,7 +37,7 @@ from analytic.limits import (MAX_CYCLE_DIGITS, MAX_FILE_BYTES, MAX_KEY_CHARS, MA
 
 # ``kinds`` imports analytic.model.game; use it only through attribute access
 # at call time so either package may be imported first.
-from analytic.features import kinds
+from analytic.model import kinds
 from analytic.model.game import (
     ROLES,
     BetMode,
@@ -68,11 +68,11 @@ _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_\-]*")
 
 if TYPE_CHECKING:
     #: The loader's context: path/key tracking and the typed getters.
-    from analytic.features.kinds import ValidationContext as _Ctx
+    from analytic.model.kinds import ValidationContext as _Ctx
 
 
 def show(value: Any) -> str:
-    """See :func:`analytic.features.kinds.show`."""
+    """See :func:`analytic.model.kinds.show`."""
     return kinds.show(value)
 
 
@@ -569,8 +569,8 @@ def _reel_set_name(ctx: _Ctx, value: Any, key: str) -> str:
 
 
 def _features(ctx: _Ctx, value: Any) -> None:
-    # Importing the catalogue registers every kind, mechanic and engine.
-    import analytic.features.catalog  # noqa: F401
+    # Importing the mechanics registers every mechanic and the engines' declarations.
+    import analytic.model.mechanics.engines  # noqa: F401
 
     t = ctx.table(value, "features")
     for name, spec in t.items():
@@ -745,7 +745,7 @@ def _rules(ctx: _Ctx, value: Any) -> dict[str, Any]:
         if problem:
             ctx.fail(key, problem)
         out[name] = v
-    from analytic.features.mechanics.engines import check_rules
+    from analytic.model.mechanics.engines import check_rules
 
     check_rules(ctx, out, ctx.features.values(), known)
     return out

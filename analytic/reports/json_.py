@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from analytic.reports.model import ParSheet
-from analytic.solver.figures import Figure
+from analytic.figures import Figure
 
 __all__ = ["SCHEMA", "to_data", "render_json", "write_json"]
 

@@ -8,18 +8,18 @@ cannot disagree.
 
 What is derived here (and nowhere else)
 ---------------------------------------
-* Line wins by symbol and count: a :class:`~analytic.solver.combos.Combination`
+* Line wins by symbol and count: a :class:`~analytic.engine.combos.Combination`
   paying ``pay`` line-bet units with ``hits`` (stop combination, payline)
   pairs contributes ``pay * hits / (cycle * total_bet * cost)`` to the RTP
   and occurs on a given spin and line with probability
   ``hits / (cycle * lines)``.
 * Where the triggers of several features can be met on one spin
-  (:func:`analytic.solver.base.simultaneous_triggers`): a row saying on how
+  (:func:`analytic.engine.base_game.simultaneous_triggers`): a row saying on how
   many stop combinations, and which feature starts (rule
   ``simultaneous_triggers``).
 * Expected RTP range after ``N`` rounds: ``RTP +- z * sd / sqrt(N)`` (central
   limit theorem; ``sd`` per unit staked, ``z`` from
-  :data:`analytic.solver.figures.Z_SCORES`).
+  :data:`analytic.figures.Z_SCORES`).
 * Win distribution by multiple of the total bet, bucketed at
   0, (0,1], (1,2], (2,5], (5,10], ... up to the win cap (or the top win),
   from the round's law (:func:`analytic.solver.distribution.round_law`:
@@ -43,7 +43,7 @@ from typing import Any, Mapping
 
 from analytic import __version__
 from analytic.model.game import Game
-from analytic.solver.figures import Figure, Z_SCORES
+from analytic.figures import Figure, Z_SCORES
 from analytic.solver.distribution import round_law
 from analytic.solver.round import RoundResult, solve_game
 
@@ -448,7 +448,7 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
 
 def _simultaneous_text(game: Game, reel_set: str, cycle: int) -> str:
     """What happens where the triggers of several features are met on one spin ("" if that cannot happen)."""
-    from analytic.solver.base import simultaneous_triggers
+    from analytic.engine.base_game import simultaneous_triggers
 
     rule = game.rules.get("simultaneous_triggers", "first_declared_starts")
     order = list(game.features)
@@ -501,7 +501,7 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
     -------
     ParSheet
     """
-    from analytic.features.kinds import RULES  # the catalogue registers kinds on import
+    from analytic.model.kinds import RULES  # the catalogue registers kinds on import
 
     if results is None:
         results = solve_game(game)

@@ -13,7 +13,7 @@ Three ways, tried in this order:
    ``n``-th truncated power of one spin's law, registered with
    :func:`analytic.features.result.register_capped_law`): the round's law
    below ``C`` by truncated integer polynomials
-   (:func:`analytic.features.capped.round_law`), figures exact;
+   (:func:`analytic.features.laws.capped.round_law`), figures exact;
 2. **certified** -- the round's law from :func:`analytic.solver.distribution.round_law`
    (exact fractions, or a grid law with a certified total-variation error
    ``eps``, e.g. free spins with unbounded retriggers): with ``f(w) =
@@ -37,13 +37,12 @@ from fractions import Fraction
 from math import ceil, lcm
 
 from analytic.errors import ModelError
-from analytic.features import capped
-from analytic.solver.figures import Figure
+from analytic.features.laws import capped
+from analytic.figures import Figure
 
 __all__ = ["applied_cap", "apply_round_cap", "add_stake_caps", "add_cap_deduction", "MAX_GRID", "CAP_DEDUCTION"]
 
-#: Largest number of grid points below the cap the exact (polynomial) method builds.
-MAX_GRID = 1 << 22
+from analytic.features.laws.capped import MAX_GRID  # noqa: E402  (the laws' limit, re-exported)
 #: Name of the RTP-split row that takes the cap's cut.
 CAP_DEDUCTION = "cap deduction (parts uncapped)"
 
@@ -164,7 +163,7 @@ def apply_round_cap(res, ws=None):
         that left the cap alone).
     ws : Workspace, optional
         The solve's workspace for ``res.game``
-        (:class:`analytic.solver.workspace.Workspace`), handed to the
+        (:class:`analytic.workspace.Workspace`), handed to the
         features' capped laws; None: a fresh one.
 
     Returns

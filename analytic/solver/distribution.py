@@ -11,7 +11,7 @@ plays for ``k`` line-triggered bonuses).  Two representations meet here:
   :data:`MAX_TERMS`;
 * **grid** laws (``FeatureResult.law``: float probabilities on a grid with a
   certified total-variation error, e.g. free spins with unbounded
-  retriggers, :mod:`analytic.features.retrigger_law`), combined on the
+  retriggers, :mod:`analytic.features.laws.retrigger_law`), combined on the
   common grid in floats.  Rounds without a feature stay exact; the
   feature rounds' error is ``sum_c p_c sum_parts k * error`` plus the
   float rounding of the mixture, and entries below :data:`FLOOR` are
@@ -33,7 +33,7 @@ from typing import Mapping
 
 import numpy as np
 
-from analytic.features.capped import grid_of
+from analytic.features.laws.capped import grid_of
 
 from analytic.solver.round import RoundResult
 

@@ -27,9 +27,9 @@ from typing import Mapping
 
 from analytic.features.result import FeatureResult, feature_solver, round_solver_for
 from analytic.model.game import Game
-from analytic.solver.base import BaseResult, solve_base
-from analytic.solver.figures import Figure, Z_SCORES
-from analytic.solver.workspace import Workspace, workspace_for
+from analytic.engine.base_game import BaseResult, solve_base
+from analytic.figures import Figure, Z_SCORES
+from analytic.workspace import Workspace, workspace_for
 
 __all__ = ["Component", "FeatureFigures", "RoundResult", "solve_round", "solve_game"]
 
@@ -184,7 +184,7 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
         expectation alone.
     workspace : Workspace, optional
         The solve's tables and settings for ``game``
-        (:class:`analytic.solver.workspace.Workspace`); pass the same one to
+        (:class:`analytic.workspace.Workspace`); pass the same one to
         solve several modes of one game without redoing their shared work.
         None: a fresh one (nothing kept from an earlier call).
     precision : {'standard', 'certify'}, optional
@@ -221,7 +221,7 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
 
     delegate = round_solver_for(game)
     if delegate is not None:
-        res = _with_distribution_hits(delegate(game, m.name, ws=ws))
+        res = _with_distribution_hits(delegate(game, m.name, plain=_solve_plain(game, m, feature_cache, ws), ws=ws))
         if applied_cap(res) is None and res.extra.get("max_win_reading") != "theoretical":
             res = apply_round_cap(res, ws)  # a cap the kind's round solver left alone
         elif applied_cap(res) is not None:

@@ -18,9 +18,9 @@ from fractions import Fraction as F
 
 import pytest
 
-from analytic.features.free_spins import state_outcomes
+from analytic.features.engines.wald_spins import state_outcomes
 from analytic.model.loader import load_model_text
-from analytic.solver.base import solve_base
+from analytic.engine.base_game import solve_base
 from analytic.solver.round import solve_round
 import sys
 from pathlib import Path

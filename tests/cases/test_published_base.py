@@ -22,7 +22,7 @@ from analytic.engine.linewalk import walk
 from analytic.engine.spin import build_spin
 from analytic.errors import UnsupportedMechanicError
 from analytic.model.loader import load_model
-from analytic.solver.base import solve_base
+from analytic.engine.base_game import solve_base
 
 HERE = Path(__file__).parent
 

@@ -5,7 +5,7 @@ Oracles: a hand count on a 3-reel, 1-row game (each reel shows the scatter on
 3 (1/4)^2 (3/4) + (1/4)^3 = 10/64), the law of an absorbing chain
 (probabilities out of each state sum to 1), and the Wald closed forms of
 ``solve_free_spins`` against the exact solve of the chain read back from the
-file (:func:`analytic.features.chain.solve_exact`, its own linear algebra).
+file (:func:`analytic.features.graph.chain.solve_exact`, its own linear algebra).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import networkx as nx
 import pytest
 
 from analytic.cli import main
-from analytic.features import chain
-from analytic.features.free_spins import solve_free_spins
+from analytic.features.graph import chain
+from analytic.features.engines.wald_spins import solve_free_spins
 from analytic.model.loader import load_model_text
 
 TOML = """

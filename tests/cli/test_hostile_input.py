@@ -213,7 +213,7 @@ add("retrigger-award-1e9-spins", SOLVE, tiny(("\n[cap]", FS.format(t=10, r=99999
     ("features.fs.retrigger.counts.3", "10000"))
 add("award-negative", SOLVE, tiny(("\n[cap]", FS.format(t=-1, r=1))), ("features.fs.trigger.counts.3", ">= 0"))
 
-# --- mechanics of [features.NAME] (analytic/features/mechanics/): one-line key-path errors, and the
+# --- mechanics of [features.NAME] (analytic/model/mechanics/): one-line key-path errors, and the
 # combinations no engine solves refused at the feature with what each engine accepts
 MECH = '\n[features.fs]\nkind = "free_spins"\nreels = "base"\ntrigger = { symbols = ["s"], counts = { 3 = 10 } }\n'
 

@@ -18,7 +18,7 @@ from analytic.engine.brute import brute_force, line_win
 from analytic.engine.linewalk import walk
 from analytic.engine.spin import CounterDef, build_spin
 from analytic.model.game import BetMode, Game, ScatterPay, Symbol, frozen_mapping
-from analytic.solver.base import solve_base
+from analytic.engine.base_game import solve_base
 
 LINES_5x3 = [
     [1, 1, 1, 1, 1], [0, 0, 0, 0, 0], [2, 2, 2, 2, 2], [0, 1, 2, 1, 0], [2, 1, 0, 1, 2],

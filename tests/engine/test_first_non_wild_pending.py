@@ -16,7 +16,7 @@ import pytest
 
 from analytic.engine.brute import window_line_wins
 from analytic.model.loader import load_model_text
-from analytic.solver.base import solve_base
+from analytic.engine.base_game import solve_base
 
 MODEL = """
 [game]

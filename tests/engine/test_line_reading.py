@@ -12,7 +12,7 @@ from analytic.engine.brute import brute_force, line_win
 from analytic.engine.linewalk import walk
 from analytic.engine.spin import CounterDef, build_spin
 from analytic.model.game import Game, Symbol
-from analytic.solver.combos import combination_table
+from analytic.engine.combos import combination_table
 
 
 def _game(seed: int, reading: str) -> Game:

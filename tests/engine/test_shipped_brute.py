@@ -15,7 +15,7 @@ Every stop combination of a shipped base reel set is visited by a compiled
   over the reels; the feature started is the one with ``requires`` first,
   then the first declared (rule ``simultaneous_triggers``).
 
-Compared integer for integer with :func:`analytic.solver.base.solve_base`:
+Compared integer for integer with :func:`analytic.engine.base_game.solve_base`:
 the combination table (hits per symbol, count and multiplier), the trigger
 counts per (feature, count), the total line win, and the joint law
 ``(feature, count, line triggers, spin win) -> combinations`` (which holds
@@ -31,14 +31,14 @@ Reel sets visited (cycle; seconds measured on the busy 2-core machine, one
   Book of Christmas Eve ``base`` (1.3e9, 33-35 s);
 * free spins, against the per-spin tables the feature solvers consume:
   Book of Power's regular Free Spins on ``free`` (1.0e8, 9-13 s, in CI:
-  :class:`~analytic.features.book_of_power_spin.SpinStats`' classes, line
+  :class:`~analytic.features.engines.drawn_expanding.spin_stats.SpinStats`' classes, line
   and expansion sums), Power Free Spins on ``power_free`` (2.1e10, 45-46 s: the
   classes of award and golden-eligible Power Books only, no line wins),
   Book of Christmas Eve on ``free`` with every Book multiplier (45-58 s),
   Secrets of Christmas on ``free`` per gift class (62-72 s).
 
 No shipped model uses engine ``wald`` (the generic free spins), so its outcome
-classes (:mod:`analytic.features.spin_outcomes`) are not checked here (the
+classes (:mod:`analytic.features.graph.spin_outcomes`) are not checked here (the
 differential harness checks the figures built on them, on random games).
 """
 
@@ -56,7 +56,7 @@ import numpy as np
 import pytest
 
 from analytic.model.loader import load_model
-from analytic.solver.base import solve_base
+from analytic.engine.base_game import solve_base
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
@@ -398,7 +398,7 @@ def test_book_of_power_free_spin_classes_brute_force():
     the Power Book mask ``P`` is 0; Power Free Spins' classes are
     :func:`test_book_of_power_power_free_spin_classes_brute_force`.)
     """
-    from analytic.features.book_of_power_spin import SpinStats
+    from analytic.features.engines.drawn_expanding.spin_stats import SpinStats
 
     path = MODELS_DIR / "book_of_power.toml"
     m = Raw(path)
@@ -498,10 +498,10 @@ def test_secrets_of_christmas_free_spin_classes_brute_force():
     combinations: a wild reel's strip is read as showing the wild at every
     stop (its length kept, so the weights are stop combinations).  Compared
     integer for integer with the table the feature solver consumes
-    (``analytic.features.secrets_of_christmas._class_table``), for all 16
+    (``analytic.features.engines.gift_pick._class_table``), for all 16
     combinations of the model's wild-reel and wild-symbol gifts.
     """
-    from analytic.features.secrets_of_christmas import _class_table
+    from analytic.features.engines.gift_pick import _class_table
 
     path = MODELS_DIR / "secrets_of_christmas.toml"
     game = load_model(path)
@@ -590,10 +590,10 @@ def test_book_of_christmas_eve_free_spin_tables_brute_force():
     the multipliers' weights (a reel without a Book by their total, so the
     weights sum to ``cycle * total^5``).  Compared integer for integer, for
     every candidate ``s``, with the table the feature solver consumes
-    (``analytic.features.book_of_christmas_eve._walk_free_spin_table``:
+    (``analytic.features.engines.revealed_wild_reels._walk_free_spin_table``:
     ``(line win, expansion win) -> weight``).
     """
-    from analytic.features.book_of_christmas_eve import _walk_free_spin_table
+    from analytic.features.engines.revealed_wild_reels import _walk_free_spin_table
 
     path = MODELS_DIR / "book_of_christmas_eve.toml"
     m = Raw(path)
@@ -705,7 +705,7 @@ def test_book_of_power_power_free_spin_classes_brute_force():
     lines x 2.1e10 stops is beyond this test's budget).  Compared integer for
     integer with :class:`SpinStats`' ``classes`` and ``count``.
     """
-    from analytic.features.book_of_power_spin import SpinStats
+    from analytic.features.engines.drawn_expanding.spin_stats import SpinStats
 
     path = MODELS_DIR / "book_of_power.toml"
     m = Raw(path)

@@ -13,7 +13,7 @@ differential harness's :class:`oracle.Oracle`, which reads the raw TOML):
   the longer run, then the earlier symbol of the model; this test does the same).
 * **scatter counts** and **trigger counts** (per feature and count; a feature
   with ``requires`` takes precedence, then model order, as
-  :func:`analytic.solver.base.trigger_outcome` documents): the per-reel laws
+  :func:`analytic.engine.base_game.trigger_outcome` documents): the per-reel laws
   of (trigger cells, required cells shown) convolved over the reels.  Must
   equal ``BaseResult.scatter_counts`` / ``trigger_counts``.
 
@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from analytic.model.loader import load_model
-from analytic.solver.base import solve_base
+from analytic.engine.base_game import solve_base
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "solver"))
 from oracle import WILD_ROLES, Oracle  # noqa: E402

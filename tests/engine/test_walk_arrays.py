@@ -94,11 +94,11 @@ def test_python_integer_counts_and_pays():
 def test_line_expansion_rows_as_before():
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "features"))
     try:
-        from test_book_of_power_oracles import tiny
+        from test_drawn_oracles import tiny
     finally:
         sys.path.pop(0)
-    from analytic.features import book_of_power_regcap as rc
-    from analytic.features.book_of_power_spin import spin_stats
+    from analytic.features.engines.drawn_expanding import draw_cap as rc
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
 
     st = spin_stats(tiny(), "free_spins")  # (a fresh workspace: the table is walked here)
     A, E, L, cnt = rc.line_expansion_rows(st)

@@ -23,7 +23,7 @@ from analytic.engine.brute import brute_force, line_win
 from analytic.engine.linewalk import walk
 from analytic.engine.spin import CounterDef, build_spin
 from analytic.model.game import BetMode, Game, ScatterPay, Symbol, frozen_mapping
-from analytic.solver.combos import combination_table
+from analytic.engine.combos import combination_table
 
 
 def make_game(symbols, paytable, lines, strips, *, rows=1, scatter=None, line_triggers=None):

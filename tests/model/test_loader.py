@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from analytic.errors import ModelError
-from analytic.features import kinds
+from analytic.model import kinds
 from analytic.model import BetMode, Game, load_model, load_model_text
 
 DATA = Path(__file__).parent / "data"

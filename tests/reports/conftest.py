@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from analytic.features.result import SOLVERS, FeatureResult
-from analytic.solver.figures import Figure
+from analytic.figures import Figure
 
 DATA = Path(__file__).parent / "data"
 #: The fake feature's win law (total-bet multiples): mean 15, second moment 450.
@@ -21,7 +21,7 @@ FAKE_LAW = {Fraction(0): Fraction(1, 4), Fraction(10): Fraction(1, 2), Fraction(
 
 
 def _fake(with_distribution: bool):
-    def solver(game, name, count, mode):
+    def solver(game, name, count, mode, ws=None):
         mean = sum(w * p for w, p in FAKE_LAW.items())
         m2 = sum(w * w * p for w, p in FAKE_LAW.items())
         return FeatureResult(name, count, Figure(mean), Figure(m2), Figure(Fraction(10)),

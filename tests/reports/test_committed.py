@@ -25,7 +25,7 @@ def test_committed_reports_match_model(model):
     from analytic.model.loader import load_model
     from analytic.reports.model import build_sheet
     from analytic.solver.round import solve_game
-    from analytic.solver.workspace import Workspace
+    from analytic.workspace import Workspace
 
     if not committed_reports(str(model), str(ROOT / "reports")):
         pytest.skip(f"no committed reports for {model.stem}")

@@ -17,7 +17,7 @@ from analytic.reports.json_ import SCHEMA, render_json
 from analytic.reports.markdown import render_markdown
 from analytic.reports.model import RANGE_ROUNDS, bucket_edges, build_sheet
 from analytic.reports.write import write_reports
-from analytic.solver.figures import Z_SCORES
+from analytic.figures import Z_SCORES
 from analytic.solver.round import solve_game
 
 

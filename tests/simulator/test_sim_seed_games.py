@@ -4,7 +4,7 @@ Book of Christmas Eve, Secrets of Christmas and Book of Power (models/*.toml,
 rule texts in ../shared/seeds/) are played spin by spin by the simulator's
 own players (analytic/simulator/features/<kind>.py) and compared with the
 exact solver (``solve_round``; for Book of Power its kind's round solver
-``solve_book_of_power``) for every bet mode: RTP, hit frequency and feature
+``solve_drawn_expanding_round``) for every bet mode: RTP, hit frequency and feature
 frequency, |z| <= 3.29, fixed seeds.
 
 The solvers report **uncapped** figures (the caps of Book of Christmas Eve
@@ -57,6 +57,13 @@ CASES = [
 #: Set ANALYTIC_SLOW=1 to also run the rule readings whose solves are slow.
 SLOW = bool(os.environ.get("ANALYTIC_SLOW"))
 
+from analytic.solver.round import solve_round as _solve_round
+
+
+def _plain_round(game, mode, workspace=None):
+    """The mode's round without cap or gamble (what the round solver hands its delegate)."""
+    return _solve_round(game, mode, plain=True, workspace=workspace)
+
 
 @lru_cache(maxsize=None)
 def _game(name: str):
@@ -70,9 +77,9 @@ def _variant(name: str, cap: bool = False, **rules):
 
 def _solve(game, mode):
     if any(f.engine == "drawn_expanding" for f in game.features.values()):
-        from analytic.features.book_of_power import solve_book_of_power
+        from analytic.features.engines.drawn_expanding.engine import solve_drawn_expanding_round
 
-        return solve_book_of_power(game, mode)
+        return solve_drawn_expanding_round(game, mode, plain=_plain_round(game, mode))
     from analytic.solver.round import solve_round
 
     return solve_round(game, mode)
@@ -148,7 +155,7 @@ def test_gamble_always_rtp():
     game = dataclasses.replace(g, modes=modes)
     exact = _solve(game, "power_bet")
     sim = simulate(game, "power_bet", rounds=40_000, seed=SEED, progress=False)
-    # solve_book_of_power shifts only the mean under the gamble: compare the RTP
+    # solve_drawn_expanding_round shifts only the mean under the gamble: compare the RTP
     rtp = compare(exact, sim)[0]
     assert abs(rtp["z"]) <= Z_LIMIT, rtp
 
@@ -273,7 +280,7 @@ def test_soc_player_matches_scalar_reference():
     tables = compile_tables(game)
     prep = tables.features["free_spins"]
     player = get_player("gift_pick")
-    from analytic.simulator.features.secrets_of_christmas import open_gifts
+    from analytic.simulator.features.gift_pick import open_gifts
 
     rng = np.random.default_rng(SEED)
     for trial in range(40):

@@ -262,7 +262,7 @@ def test_free_spins_retrigger_cap_recursion(tmp_path):
 
 def test_cap_refused_without_a_law(tmp_path, monkeypatch):
     """No exact or certified law of the feature: the model is refused on cap.total_bet_multiple."""
-    import analytic.features.retrigger_law as rl
+    import analytic.features.laws.retrigger_law as rl
 
     monkeypatch.setattr(rl, "MAX_ERROR", -1.0)  # no grid law can be certified
     g = _load(tmp_path, FREE % {"retrigger": 'retrigger = { symbols = ["S"], counts = { 3 = 2 } }'})

@@ -17,7 +17,7 @@ from analytic.model.loader import load_model_text
 from analytic.reports.model import build_sheet
 from analytic.simulator.evaluate import compile_tables, evaluate_window
 from analytic.simulator.rounds import play_rounds
-from analytic.solver.base import simultaneous_triggers
+from analytic.engine.base_game import simultaneous_triggers
 from analytic.solver.round import solve_round
 
 GAME = """

@@ -13,7 +13,7 @@ import pytest
 
 from analytic.model.loader import load_model_text
 from analytic.solver.round import solve_game, solve_round
-from analytic.solver.workspace import Workspace, workspace_for
+from analytic.workspace import Workspace, workspace_for
 from oracle import Oracle
 
 # one feature name ("fs"), one base game; only the free spins' strips differ between the games

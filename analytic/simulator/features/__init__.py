@@ -29,14 +29,14 @@ from analytic.errors import UnsupportedMechanicError
 
 __all__ = ["PLAYERS", "FeatureBatch", "get_player", "weighted_draw"]
 
-#: Engine (``FeatureSpec.engine``, :mod:`analytic.features.mechanics.engines`) -> module name of its
-#: player (in this package; the module files are renamed with the package layout).
+#: Engine (``FeatureSpec.engine``, :mod:`analytic.model.mechanics.engines`) -> module name of its
+#: player (in this package).
 PLAYERS = {
     "wald": "free_spins",
     "pick_bonus": "pick_bonus",
-    "revealed_wild_reels": "book_of_christmas_eve",
-    "gift_pick": "secrets_of_christmas",
-    "drawn_expanding": "book_of_power",
+    "revealed_wild_reels": "revealed_wild_reels",
+    "gift_pick": "gift_pick",
+    "drawn_expanding": "drawn_expanding",
 }
 
 

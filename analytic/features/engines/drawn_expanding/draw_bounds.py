@@ -1,0 +1,163 @@
+"""Book of Power: both certified bounds of the cap's cut on regular Free Spins, per start.
+
+For every start (spins awarded by the trigger) the upper bound (the comonotone
+mixture of :func:`~analytic.features.engines.drawn_expanding.draw_cap.regular_cap_mixture`:
+its levels share chain runs of
+:data:`~analytic.features.engines.drawn_expanding.draw_cap.LEVEL_RUN` levels,
+:func:`~analytic.features.engines.drawn_expanding.draw_cap.regular_cap_bound_levels`) and the lower bound
+(:func:`~analytic.features.engines.drawn_expanding.draw_cap_low.regular_cap_lower`) are
+independent solves, so the missing ones run in worker processes: one job per
+run of levels solves every start's upper bound (longest first, sharing the
+run's per-id tables), one job per start its lower bound
+(``concurrent.futures`` over a ``fork`` context: the workers inherit the
+workspace -- the game and its spin tables -- from the pool's initializer
+arguments and send back only the bounds; each worker keeps one BLAS thread,
+via ``threadpoolctl``, so that the workers do not oversubscribe the cores).
+The number of workers is the workspace's ``workers`` (``1``: in this
+process, no pool); it changes the speed only (the work is cut the same way).
+"""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["regular_cap_bounds", "workers", "JOB_SECONDS"]
+
+#: Workspace key of the seconds each solve of the last :func:`regular_cap_bounds` call took:
+#: ``{(kind, n0, levels): seconds}`` (for the benchmark's breakdown).
+JOB_SECONDS = "bop.regbounds.seconds"
+#: In a worker process only: the workspace it was started with (the pool's initializer argument,
+#: inherited through ``fork``, never pickled); never set in the parent process.
+_WORKER_WS: list = []
+_LIMITS = None
+
+
+def _init_worker(ws) -> None:
+    """Worker initializer: the workspace to solve in, and one BLAS thread per worker (the workers
+    already fill the cores)."""
+    global _LIMITS
+    from threadpoolctl import threadpool_limits
+
+    _WORKER_WS[:] = [ws]
+    _LIMITS = threadpool_limits(limits=1)
+
+
+def workers(jobs: int, requested: int = 1) -> int:
+    """Worker processes for ``jobs`` independent solves: ``requested`` (at least 1), at most ``jobs``.
+
+    Raises
+    ------
+    ValueError
+        ``requested`` is not a whole number of at least 1.
+    """
+    if isinstance(requested, bool) or not isinstance(requested, int) or requested < 1:
+        raise ValueError(f"workers = {requested!r} must be a whole number of at least 1")
+    return max(1, min(requested, jobs))
+
+
+def _solve_in_worker(job):
+    return _solve(job, _WORKER_WS[0])
+
+
+def _solve(job, ws):
+    """One solve: ``(kind, feature, n0, levels, eps) -> (job, bounds or None, seconds)``.
+
+    ``kind`` 'upper': one chain run for the tuple ``levels`` per start of the
+    tuple ``n0`` (in that order, sharing the run's per-id tables), a list of
+    bounds back per start (``None``: the solve refused, too many states);
+    'lower': the lower bound of the start ``n0`` (``None``: refused).
+    ``ws``: the workspace of the game solved.
+    """
+    from analytic.features.engines.drawn_expanding.draw_cap import (RUN_TABLES, TooManyStates, mixture_groups,
+                                                        regular_cap_bound_levels)
+    from analytic.features.engines.drawn_expanding.draw_cap_low import regular_cap_lower
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+
+    game = ws.game
+    kind, feature, n0, levels, eps = job
+    t0 = time.perf_counter()
+    try:
+        if kind == "lower":
+            res = regular_cap_lower(game, feature, n0, ws=ws)
+    except TooManyStates:  # too many states: the caller falls back on the moment bounds (upper) or 0 (lower)
+        res = None
+    if kind == "upper":
+        groups = mixture_groups(spin_stats(game, feature, ws))
+        res = {}
+        ws.discard(RUN_TABLES)  # the job's starts share the run's tables, from empty (the same bits in any process)
+        try:
+            for n in n0:
+                try:
+                    res[n] = regular_cap_bound_levels(game, feature, n, list(levels), groups=groups, eps=eps, ws=ws)
+                except TooManyStates:
+                    res[n] = None
+        finally:
+            ws.discard(RUN_TABLES)  # (about a gigabyte on the shipped model)
+    return job, res, time.perf_counter() - t0
+
+
+def regular_cap_bounds(game, feature: str, starts, meanwhile=None, ws=None) -> dict:
+    """``{n0: (upper, lower)}`` for the regular feature's starts ``n0`` (spins).
+
+    ``upper`` is a :class:`~analytic.features.engines.drawn_expanding.draw_cap.RegularCapBound`
+    and ``lower`` a :class:`~analytic.features.engines.drawn_expanding.draw_cap_low.RegularCapLower`,
+    either ``None`` where its solve refused (too many states).  Results
+    are kept in the workspace ``ws`` (:class:`analytic.workspace.Workspace`
+    of ``game``; None: a fresh one), so each start is solved once per
+    workspace.  The precision preset (levels and ``eps`` of the upper bound)
+    is the workspace's ``precision``
+    (:func:`~analytic.features.engines.drawn_expanding.draw_cap.precision_preset`), the
+    worker processes its ``workers``.
+    ``meanwhile`` (optional, no arguments): other work that this process
+    does while the workers solve (its result is dropped; it should fill the
+    workspace), e.g. the Power Free Spins' capped law when every mode is solved.
+    """
+    from analytic.features.engines.drawn_expanding import draw_cap as rc
+    from analytic.workspace import workspace_for
+
+    ws = workspace_for(game, ws)
+    _name, eps, levels = rc.precision_preset(ws.precision)
+    starts = sorted(set(int(n) for n in starts), reverse=True)  # longest solves first
+    # the levels of a start share chain runs of LEVEL_RUN levels (a cut that does not depend on the
+    # number of workers, so neither do the figures)
+    # the starts of a run are solved in one job, longest first (they share the run's per-id tables)
+    done = ws.memo(("bop.regbounds", feature), dict)
+    missing = tuple(n0 for n0 in starts if any(("upper", n0, lv, eps) not in done for lv in levels))
+    jobs = [("upper", feature, missing, run, eps) for run in rc.level_runs(levels)] if missing else []
+    jobs += [("lower", feature, n0, None, None) for n0 in starts if ("lower", n0) not in done]
+    if jobs:
+        from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+
+        rc.line_expansion_rows(spin_stats(game, feature, ws))  # built once here, inherited by the workers
+        nw = workers(len(jobs), ws.workers)
+        if nw == 1:
+            results = [_solve(job, ws) for job in jobs]
+            if meanwhile is not None:
+                meanwhile()
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(nw, mp_context=multiprocessing.get_context("fork"),
+                                     initializer=_init_worker, initargs=(ws,)) as pool:
+                futures = [pool.submit(_solve_in_worker, job) for job in jobs]  # the workers fork here
+                if meanwhile is not None:
+                    meanwhile()
+                results = [f.result() for f in futures]
+        seconds = {}
+        for job, res, sec in results:
+            kind, _f, n0, chunk, _e = job
+            seconds[(kind, n0, chunk)] = sec
+            if kind == "lower":
+                done[("lower", n0)] = res
+            else:  # one entry per start and level
+                for n, bounds in res.items():
+                    for i, lv in enumerate(chunk):
+                        done[("upper", n, lv, eps)] = None if bounds is None else bounds[i]
+        ws.put(JOB_SECONDS, seconds)
+    out = {}
+    for n0 in starts:
+        parts = [done[("upper", n0, lv, eps)] for lv in levels]
+        upper = None if any(b is None for b in parts) else rc.combine_levels(levels, parts)
+        out[n0] = (upper, done[("lower", n0)])
+    return out

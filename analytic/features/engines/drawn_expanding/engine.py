@@ -1,0 +1,998 @@
+"""Book of Power: the model kind, its rules, the round solver (gamble, cap).
+
+Rule text: ``../shared/seeds/000_4deab7927a3c35bb.txt`` (law for the model).
+Units: **total-bet multiples**; probabilities are exact fractions of a reel
+set's cycle unless said otherwise.
+
+Where the method lives
+----------------------
+* :mod:`analytic.features.engines.drawn_expanding.spin_stats` -- one free spin, exactly: the
+  outcome class ``c = (A, P)`` (awarded spins, Power Books on golden-eligible
+  reels) and the class-conditional sums of the line win ``L``, the
+  expansion pay ``E_s`` per symbol and golden mask, and their products
+  (``L^2``, ``E_s^2``, ``L E_s``, ``E_s E_r``), Python integers over the
+  cycle from the exact line walk (docs/derivations.md s.2).
+* :mod:`analytic.features.engines.drawn_expanding.moments` -- the feature moments:
+  regular Free Spins by ``E[X_t X_u]`` sums over (spins left, awards) with
+  exact moments of the drawn multipliers (docs/derivations.md s.4); Power Free Spins
+  by a sparse absorbing chain over (ladder level, golden mask, spins left)
+  (docs/derivations.md s.5).  Both return certified intervals (truncation dominated by
+  an i.i.d. feature and Wald's identities, floating point by a-priori
+  bounds or a residual certificate).
+* this module -- model validation (kind ``book_of_power``, rules ``bop_*``),
+  :func:`solve_feature` (the registered feature solver, wrapping the
+  intervals as ``bounded`` figures), :func:`fair_gamble_probability`,
+  :func:`solve_drawn_expanding_round` (the registered round solver: gamble policy,
+  capped RTP interval), and an independent fixed-point sweep of the mean
+  (:func:`visit_sweep`, :func:`_feature_mean`) kept as a cross-check of the
+  regular feature's mean.
+
+One spin of a feature
+---------------------
+A free spin pays the normal line win ``L(w)`` (books substitute, rule
+``scatter_substitutes_for_expanding_in_line_wins``), then for every expanding symbol ``s``
+with multiplier ``m_s``: ``m_s E_s(w)``, ``E_s = pay_s(n) * lines`` when
+``s`` shows on ``n`` reels (golden reels count as showing it; books are
+disregarded) with ``n`` at least its smallest paying count (2 for high, 3
+for low symbols in the rule text).  It awards ``A = spins_per_book * (b -
+1)`` spins for ``b >= 2`` books (the trigger's symbols).
+
+Regular Free Spins
+------------------
+Expanding symbols are drawn i.i.d. uniformly over the ``S`` regular symbols
+(one at the start, one per award; ``S = 9`` in the rule text, the model's
+``regular`` symbols here), so after ``j`` awards the multiplier of ``s`` is
+``f(Binomial(j + 1, 1/S))`` (rule ``expanding_repeat_multiplier``, capped at the
+feature's ``max_multiplier``, 9 in the rule text), independent of the
+windows.  Means need only ``g(j) = E f``; second moments the joint
+draw moments at two award levels (see ``moments``).
+
+Power Free Spins
+----------------
+One expanding symbol climbs a ladder (ranks 1..S, then the top symbol at
+x2, x3, ... up to ``max_multiplier``) at each award; a Power Book (the Power
+feature's ``trigger.requires``) on a reel of ``golden_reels`` turns that
+reel golden for the rest of the feature (rule ``golden_immediate``: already in the
+spin where it lands).  State ``(level, golden mask, spins left)``.
+
+The gamble
+----------
+A bet mode's ``gamble = { feature, into, policy = "always", win_probability
+}`` (``[modes.NAME]``): on that mode every trigger of ``feature`` (regular
+Free Spins) is replaced, with probability ``win_probability``, by ``into``
+(Power Free Spins) with the same book count, else nothing.
+:func:`fair_gamble_probability` gives the ``q`` making that neutral:
+``q = sum_n p_n E[V_reg(n)] / sum_n p_n E[V_pow(n)]`` (certified interval).
+
+The cap (15,000x)
+-----------------
+``E[min(R, C)] = E[R] - E[(R - C)+]`` for the round win ``R``.  A base spin
+alone never reaches ``C``; a spin of base win ``B`` that starts a feature
+with ``n`` books has ``R = B + W_n``.  Per outcome of the base walk
+(``BaseResult.joint``):
+
+* Power Free Spins: the exact law of the feature win on the cap's grid
+  (:mod:`analytic.features.engines.drawn_expanding.ladder_cap`: backward over (ladder level,
+  golden mask, spins left), certified lower-bound masses plus the lost mass
+  times ``C``), giving both bounds of ``E[(B + F - C)+] = B + E[F] -
+  E[min(B + F, C)]`` and of ``P(B + F >= C)``.
+* Power Bet with "always gamble": a regular trigger with ``n`` books is
+  Power Free Spins with ``n`` books with probability ``q``, else the base win
+  alone, so the round holds no regular feature and its capped mean comes
+  from the exact Power law only (width about 1e-6 RTP).
+* Regular Free Spins (base, Power Bet "never", buy_free_spins): upper bounds
+  the smaller of two:
+
+  - the comonotone mixture of :mod:`analytic.features.engines.drawn_expanding.draw_cap`
+    (:func:`~analytic.features.engines.drawn_expanding.draw_cap.regular_cap_mixture`:
+    the two most valuable symbols' draw counts exact, the other seven's
+    split replaced by its comonotone quantile at 16 or 22 levels placed at
+    the quantiles' steps (precision 'standard' or 'certify'); line wins inside
+    the spin law from one joint line walk; a convex-order spread of the win
+    on a grid of ``C / 150``, exact direct convolutions; rare states carried
+    on as exponential moments and bounded by Chernoff per award count; the
+    rarest charged their expected remaining win);
+  - the sharp mean-variance bounds from the certified moments
+    (:func:`_tail_bounds`): ``E[(R - C)+] <= (sqrt(s^2 + d^2) - d) / 2``
+    (Scarf; Lo) and ``P(R >= C) <= s^2 / (s^2 + d^2)`` (Cantelli), ``s^2 =
+    Var W``, ``d = C - B - E[W]``, or the tangent bounds ``c_k E[R^k] /
+    C^(k-1)``; 1e-3..3e-3 RTP wide on their own.
+
+  Lower bounds: the two most valuable symbols' expansions with exact draw
+  counts plus the other symbols' conditional mean given the windows and
+  their draw count (Jensen), pays rounded down, lower-bound masses
+  (:mod:`analytic.features.engines.drawn_expanding.draw_cap_low`).  Measured per trigger
+  (10 / 15 / 20 spins, precision 'certify'): the cut lies in [2.29e-5,
+  9.0e-5] / [5.4e-5, 2.6e-4] / [1.08e-4, 6.6e-4] bet, and the capped RTP
+  intervals are 2.7e-7 / 3.4e-7 / 8.3e-7 / 4.6e-7 wide (base, Power Bet,
+  Buy Free Spins, Buy Power Free Spins); 'standard' gives 3.2e-7 / 3.6e-7 /
+  9.5e-7 / 4.6e-7 in about two thirds of the time.
+
+The hit frequency
+-----------------
+``P(a feature wins nothing)`` only needs which symbols expand (regular) or
+the expanding symbol and the golden reels (Power), not the multipliers:
+:mod:`analytic.features.engines.drawn_expanding.zero_win` bounds it within about 1e-13,
+so every mode's hit frequency is certified to that width.
+
+So ``capped_rtp = [E[R] - U, E[R] - U_lo] / cost``; ``cap_method`` states
+its width.
+
+References
+----------
+docs/derivations.md sections 3-8; Wald's identities for the spin count;
+Kemeny and Snell, *Finite Markov Chains* (absorbing chains).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Mapping
+
+from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
+from analytic.features.result import FeatureResult, register_round_prefetch, register_round_solver, register_solver
+from analytic.model.game import Game
+from analytic.figures import Figure
+from analytic.workspace import Workspace, workspace_for
+
+__all__ = [
+    "SpinStats",
+    "spin_stats",
+    "multiplier_of_count",
+    "draw_multiplier_mean",
+    "visit_sweep",
+    "solve_feature",
+    "fair_gamble_probability",
+    "solve_drawn_expanding_round",
+    "zero_win_bound",
+    "PREC",
+]
+
+#: Fixed-point precision (bits) of the visit sweep.
+PREC = 160
+#: Bound the regular feature's cap cut with the comonotone mixture (draw_cap) and the
+#: lower-bound law (draw_cap_low) as well as with its two moments (the tighter is kept).
+REGULAR_CAP_LAW = True
+#: Target certified truncation error of a feature mean, total-bet multiples.
+TAIL_TARGET = Fraction(1, 10**13)
+
+
+
+#: The rule text's multiplier ceiling ("This multiplier may never go above 9"): the default of the
+#: feature parameter ``max_multiplier``.
+DEFAULT_MAX_MULTIPLIER = 9
+#: The largest ``max_multiplier`` accepted at load: the Power ladder has ``regular symbols + ceiling
+#: - 1`` levels and the regular cap bounds follow draw counts up to the ceiling, so their states grow
+#: with it; solved and tested up to here (the tiny game's oracles at 1, 5, 9 and 12).
+MAX_MULTIPLIER_SUPPORTED = 30
+
+
+# --------------------------------------------------------------------------
+# what the solvers read from the model (no symbol name, count or ceiling is built in)
+
+
+def regular_symbols(game: Game) -> list[str]:
+    """The expanding candidates: every ``regular`` symbol, by ``rank`` when each has one, else in file order.
+
+    The rule text's "9 regular symbols" are the model's regular symbols,
+    however many; draws are uniform over them, and the Power ladder climbs
+    them by rank (the loader requires a rank on each for variant 'power').
+    """
+    regular = [s for s in game.symbols if s.role == "regular"]
+    if all(s.value_rank is not None for s in regular):
+        regular.sort(key=lambda s: s.value_rank)
+    return [s.name for s in regular]
+
+
+def power_book_symbols(game: Game) -> frozenset:
+    """The Power Books: the ``golden_reels.turned_by`` symbols (= ``trigger.requires``) of the game's ladder features."""
+    out: set = set()
+    for f in game.features.values():
+        if f.engine == ENGINE and f.params.get("ladder"):
+            out |= set(f.params["golden_symbols"])
+    return frozenset(out)
+
+
+def book_symbols(game: Game, feature: str) -> frozenset:
+    """The symbols counted as Books for the extra-spins award of ``feature``: its trigger's symbols.
+
+    In Power Free Spins the Power Books are left out under rule
+    ``golden_symbol_retriggers = false``.
+    """
+    spec = game.features[feature]
+    books = set(spec.trigger.symbols)
+    if spec.params["ladder"] and not game.rules.get("golden_symbol_retriggers", True):
+        books -= power_book_symbols(game)
+    return frozenset(books)
+
+
+def expansion_need(game: Game, symbol: str) -> int:
+    """Reels that must show ``symbol`` for its expansion to pay: its smallest paying count.
+
+    The rule text's "2 for high paying symbols and 3 for low paying symbols"
+    are the paytable's (a high symbol pays from 2, a low one from 3); a
+    symbol without pays never pays an expansion (``reels + 1``).
+    """
+    pays = [k for k, v in game.paytable.get(symbol, {}).items() if v > 0]
+    return min(pays) if pays else game.reels + 1
+
+
+def max_multiplier(game: Game, feature: str) -> int:
+    """The multiplier ceiling of ``feature`` (parameter ``max_multiplier``, default 9)."""
+    return int(game.features[feature].params.get("max_multiplier", DEFAULT_MAX_MULTIPLIER))
+
+
+# --------------------------------------------------------------------------
+# model: engine drawn_expanding (analytic.model.mechanics.engines) builds the parameters read here
+# from the mechanics spins (retrigger per_symbol), expanding_symbol (draw at_each_award, repeat
+# multiplier ceiling), ladder and golden_reels: "ladder" (an order or None), "spins_per_symbol",
+# "golden_reels" (1-based), "golden_symbols", "max_multiplier".
+
+#: The engine this module solves (the key of its solver, round solver and prefetch).
+ENGINE = "drawn_expanding"
+
+
+# --------------------------------------------------------------------------
+# per-spin exact statistics
+
+
+def multiplier_of_count(c: int, reading: str = "count", ceiling: int = DEFAULT_MAX_MULTIPLIER) -> int:
+    """Multiplier of an expanding symbol drawn ``c`` times (0 = not expanding).
+
+    Parameters
+    ----------
+    c : int
+        Number of times the symbol was drawn (or reached on the ladder).
+    reading : {'count', 'count_minus_one'}
+        Rule ``expanding_repeat_multiplier``.
+    ceiling : int
+        The feature's ``max_multiplier`` (rule text: "may never go above 9").
+
+    Returns
+    -------
+    int
+        0 for ``c == 0``, else in ``1..ceiling``.
+
+    Examples
+    --------
+    >>> [multiplier_of_count(c) for c in range(12)]
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9]
+    >>> [multiplier_of_count(c, "count_minus_one") for c in range(4)]
+    [0, 1, 1, 2]
+    """
+    if c <= 0:
+        return 0
+    return min(c if reading == "count" else max(c - 1, 1), ceiling)
+
+
+@lru_cache(maxsize=None)
+def _binom_row(n: int, nsym: int) -> tuple[Fraction, ...]:
+    q = Fraction(1, nsym)
+    return tuple(Fraction(math.comb(n, k)) * q**k * (1 - q) ** (n - k) for k in range(n + 1))
+
+
+def draw_multiplier_mean(j: int, reading: str = "count", nsym: int = 9,
+                         ceiling: int = DEFAULT_MAX_MULTIPLIER) -> Fraction:
+    """``g(j) = E[f(Binomial(j + 1, 1/nsym))]``: mean multiplier of one symbol after ``j`` awards.
+
+    ``nsym``: the regular symbols drawn from (9 in the rule text); ``ceiling``
+    the feature's ``max_multiplier``.
+
+    Examples
+    --------
+    >>> draw_multiplier_mean(0)
+    Fraction(1, 9)
+    """
+    return sum((p * multiplier_of_count(k, reading, ceiling) for k, p in enumerate(_binom_row(j + 1, nsym))),
+               Fraction(0))
+
+
+class SpinStats:
+    """Exact per-spin figures of one Book of Power feature (free or power free reels).
+
+    Attributes
+    ----------
+    cycle : int
+        Stop combinations of the reel set.
+    classes : dict
+        ``(A, P) -> count``: awarded spins and the bit mask of golden-eligible
+        reels showing a Power Book (bit i = i-th entry of ``golden_reels``).
+    l : Fraction
+        Mean normal line win, total-bet multiples.
+    r : dict
+        ``(symbol, G) -> mean expansion payout at x1``, total-bet multiples,
+        for every golden mask ``G`` (only ``G = 0`` for the regular variant).
+    ordered : list of str
+        Regular symbols by rank (:func:`regular_symbols`).
+    mean_award : Fraction
+        ``E[A]``.
+    """
+
+    def __init__(self, game: Game, feature: str):
+        spec = game.features[feature]
+        par = spec.params
+        self.game, self.feature = game, feature
+        self.variant = "ladder" if par["ladder"] else "draws"
+        rules = game.rules
+        if not rules.get("scatter_substitutes_for_expanding_in_line_wins", True):
+            raise UnsupportedMechanicError(
+                "rule scatter_substitutes_for_expanding_in_line_wins = false makes the normal line win depend on the set of "
+                "expanding symbols; not solved yet (set it to true)")
+        strips = game.reel_sets[spec.reel_set]
+        rows = game.rows
+        books = book_symbols(game, feature)
+        pbooks = power_book_symbols(game)
+        golden = [g - 1 for g in par["golden_reels"]] if self.variant == "ladder" else []
+        self.golden = golden
+        self.ng = len(golden)
+        immediate = rules.get("golden_immediate", True)
+        self.ordered = regular_symbols(game)
+        self.ceiling = max_multiplier(game, feature)
+        self.reading = rules.get("expanding_repeat_multiplier", "count")
+        self.cycle = game.cycle(spec.reel_set)
+        windows = []
+        for strip in strips:
+            n = len(strip)
+            windows.append([tuple(strip[(s + r) % n] for r in range(rows)) for s in range(n)])
+        # (books, P) joint by convolution
+        dist = {(0, 0): 1}
+        for i, ws in enumerate(windows):
+            step: dict = {}
+            for w in ws:
+                b = sum(c in books for c in w)
+                pb = 1 << golden.index(i) if (i in golden and any(c in pbooks for c in w)) else 0
+                step[(b, pb)] = step.get((b, pb), 0) + 1
+            nd: dict = {}
+            for (b0, p0), c0 in dist.items():
+                for (b1, p1), c1 in step.items():
+                    k = (b0 + b1, p0 | p1)
+                    nd[k] = nd.get(k, 0) + c0 * c1
+            dist = nd
+        spb = par["spins_per_symbol"]
+        self.classes: dict = {}
+        for (b, pm), c in dist.items():
+            a = spb * (b - 1) if b >= 2 else 0
+            self.classes[(a, pm)] = self.classes.get((a, pm), 0) + c
+        self.mean_award = Fraction(sum(a * c for (a, _), c in self.classes.items()), self.cycle)
+        if self.mean_award >= 1:
+            raise UnboundedFeatureError(game.path, f"features.{feature}",
+                                        f"mean award {float(self.mean_award):.4f} spins per spin >= 1: the "
+                                        "feature would never end in expectation")
+        tb = game.total_bet
+        nl = len(game.lines)
+        # l by linearity: one line's mean pay times the number of lines
+        self.l = self._line_mean(windows) * nl / tb
+        # r(s, G): per reel P(shows s or golden)
+        self.r: dict = {}
+        gmasks = range(1 << self.ng)
+        for s in self.ordered:
+            need = expansion_need(game, s)
+            pays = game.paytable.get(s, {})
+            for G in gmasks:
+                nd = {0: 1}
+                for i, ws in enumerate(windows):
+                    gold = i in golden and (G >> golden.index(i)) & 1
+                    hit = 0
+                    for w in ws:
+                        if gold or s in w or (immediate and i in golden and any(c in pbooks for c in w)):
+                            hit += 1
+                    miss = len(ws) - hit
+                    nn: dict = {}
+                    for k, c in nd.items():
+                        nn[k + 1] = nn.get(k + 1, 0) + c * hit
+                        nn[k] = nn.get(k, 0) + c * miss
+                    nd = nn
+                tot = sum(pays.get(k, 0) * c for k, c in nd.items() if k >= need)
+                self.r[(s, G)] = Fraction(tot * nl, self.cycle * tb)
+
+    def _line_mean(self, windows) -> Fraction:
+        """Mean pay of one payline in line-bet units (exact, per-line enumeration)."""
+        from analytic.engine.brute import line_win
+
+        game = self.game
+        line = game.lines[0]
+        marg = []
+        for i, ws in enumerate(windows):
+            m: dict = {}
+            for w in ws:
+                m[w[line[i]]] = m.get(w[line[i]], 0) + 1
+            marg.append(m)
+        total = 0
+        # enumerate symbol tuples on one line
+        import itertools
+
+        for combo in itertools.product(*[list(m.items()) for m in marg]):
+            cells = [c for c, _ in combo]
+            cnt = 1
+            for _, n in combo:
+                cnt *= n
+            pay = line_win(game, cells)[0]
+            if pay:
+                total += pay * cnt
+        return Fraction(total, self.cycle)
+
+    def full_mask(self) -> int:
+        return (1 << self.ng) - 1
+
+
+def spin_stats(game: Game, feature: str, ws: Workspace | None = None) -> SpinStats:
+    """Exact per-spin figures of a Book of Power feature, kept in the workspace ``ws``.
+
+    ``ws``: the solve's :class:`analytic.workspace.Workspace` of
+    ``game`` (None: a fresh one, the figures are computed again).
+    """
+    return workspace_for(game, ws).memo(("bop.spin_stats.v1", feature), lambda: SpinStats(game, feature))
+
+
+# --------------------------------------------------------------------------
+# the visit sweep (fixed point, certified)
+
+
+def visit_sweep(stats: SpinStats, n0: int, J: int):
+    """Expected spins played per (awards ``j``, golden mask ``G``), ``j <= J``.
+
+    Parameters
+    ----------
+    stats : SpinStats
+    n0 : int
+        Spins awarded at the start.
+    J : int
+        Last award level swept.
+
+    Returns
+    -------
+    spins : dict
+        ``(j, G) -> expected spins`` as Fractions, each a lower bound off by at
+        most ``err`` (fixed point rounded down).
+    entry : dict
+        ``(G, K) -> expected entries into level J + 1`` with ``K`` spins left
+        (lower bounds).
+    err : Fraction
+        Bound of the absolute rounding error of every spins figure and of the
+        total entry mass (and of ``sum K * entry``, divided by ``Kmax``).
+    kmax : int
+    """
+    one = 1 << PREC
+    cyc = stats.cycle
+    cls = [((c << PREC) // cyc, a, pm) for (a, pm), c in sorted(stats.classes.items())]
+    ng = 1 << stats.ng
+    amax = max(a for _, a, _ in cls)
+    kmax = n0 + (J + 1) * max(amax - 1, 0) + 1
+    cur = [[0] * (kmax + amax + 2) for _ in range(ng)]
+    cur[0][n0] = one
+    spins: dict = {}
+    rounds = 0
+    for j in range(J + 1):
+        nxt = [[0] * (kmax + amax + 2) for _ in range(ng)]
+        tot = [0] * ng
+        top = max((k for g in range(ng) for k in range(len(cur[g])) if cur[g][k]), default=0)
+        for k in range(top, 0, -1):
+            for g in range(ng):
+                x = cur[g][k]
+                if not x:
+                    continue
+                tot[g] += x
+                for p, a, pm in cls:
+                    v = (x * p) >> PREC
+                    rounds += 1
+                    if a == 0:
+                        cur[g | pm][k - 1] += v
+                    else:
+                        nxt[g | pm][k - 1 + a] += v
+        for g in range(ng):
+            spins[(j, g)] = Fraction(tot[g], one)
+        cur = nxt
+    entry = {(g, k): Fraction(cur[g][k], one) for g in range(ng) for k in range(len(cur[g])) if cur[g][k]}
+    # each rounding loses < 2**-PREC of one visit; a lost visit mass at most carries
+    # kmax spins' worth of visits forward: error of any spins figure <= rounds * kmax * 2**-PREC
+    err = Fraction(rounds * (kmax + 1) * (kmax + amax + 2), one)
+    return spins, entry, err, kmax
+
+
+# --------------------------------------------------------------------------
+# feature solver
+
+
+def _rates(stats: SpinStats, j: int) -> list[Fraction]:
+    """Mean spin win after ``j`` awards, per golden mask (total-bet multiples)."""
+    reading, top = stats.reading, stats.ceiling
+    ng = 1 << stats.ng
+    nsym = len(stats.ordered)
+    if stats.variant == "draws":
+        R = sum((stats.r[(s, 0)] for s in stats.ordered), Fraction(0))
+        return [stats.l + draw_multiplier_mean(j, reading, nsym, top) * R]
+    out = []
+    for G in range(ng):
+        acc = Fraction(0)
+        for rho0 in range(1, nsym + 1):  # the start rank, uniform
+            level = rho0 + j
+            if level <= nsym:
+                acc += stats.r[(stats.ordered[level - 1], G)]
+            else:  # the top symbol reached level - nsym + 1 times
+                acc += multiplier_of_count(level - nsym + 1, reading, top) * stats.r[(stats.ordered[-1], G)]
+        out.append(stats.l + acc / nsym)
+    return out
+
+
+def _rate_hi(stats: SpinStats) -> Fraction:
+    """A per-spin mean win no state exceeds (the ceiling ``max_multiplier`` on every symbol's best case)."""
+    full = stats.full_mask()
+    if stats.variant == "draws":
+        return stats.l + stats.ceiling * sum((stats.r[(s, 0)] for s in stats.ordered), Fraction(0))
+    return stats.l + stats.ceiling * max(stats.r[(s, full)] for s in stats.ordered)
+
+
+def _feature_mean(stats: SpinStats, n0: int):
+    """Certified interval of the mean feature win and of the expected spins."""
+    mu = stats.mean_award
+    J = 24
+    while True:
+        spins, entry, err_r, kmax = visit_sweep(stats, n0, J)
+        lo = Fraction(0)
+        nspins = Fraction(0)
+        for j in range(J + 1):
+            rates = _rates(stats, j)
+            for g, w in enumerate(rates):
+                lo += spins[(j, g)] * w
+                nspins += spins[(j, g)]
+        tail_spins = sum((k * x for (g, k), x in entry.items()), Fraction(0)) / (1 - mu)
+        rates_next = _rates(stats, J + 1)
+        w_lo = Fraction(0)
+        tail_lo = sum((k * x * rates_next[g] for (g, k), x in entry.items()), Fraction(0)) / (1 - mu)
+        w_hi = _rate_hi(stats)
+        nstates = (J + 1) * (1 << stats.ng)
+        # rounding: each spins figure and the entry masses are low by <= err_r (per unit of K for entries)
+        round_err = err_r * (nstates * w_hi + kmax * len(entry) * w_hi / (1 - mu) + 1) / (1 - mu)
+        mean_lo = lo + tail_lo
+        mean_hi = lo + tail_spins * w_hi + round_err
+        if mean_hi - mean_lo <= TAIL_TARGET or J >= 400:
+            break
+        J *= 2
+    del w_lo
+    spins_lo = nspins + tail_spins
+    spins_hi = spins_lo + err_r * (nstates + kmax * len(entry) / (1 - mu) + 1) / (1 - mu)
+    return (mean_lo, mean_hi), (spins_lo, spins_hi), J
+
+
+def _interval(lo, hi) -> Figure:
+    lo, hi = Fraction(lo), Fraction(hi)
+    if lo == hi:
+        return Figure(lo)
+    return Figure((lo + hi) / 2, "bounded", (hi - lo) / 2)
+
+
+def feature_moments(game: Game, feature: str, count: int, ws: Workspace | None = None):
+    """Certified moments of ``feature`` started with ``count`` books (kept in the workspace ``ws``).
+
+    All start counts of a feature are solved together (regular: one set of
+    ``V`` tables; Power: one sparse factorisation).  ``ws``: the solve's
+    :class:`analytic.workspace.Workspace` of ``game`` (None: a fresh one).
+    """
+    from analytic.features.engines.drawn_expanding import moments as S
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats as new_stats
+
+    ws = workspace_for(game, ws)
+
+    def compute():
+        spec = game.features[feature]
+        starts = sorted(set(spec.trigger.counts.values()))
+        st = new_stats(game, feature, ws)
+        if not spec.params["ladder"]:
+            return S.regular_moments(st, starts)
+        return S.power_moments(st, starts)
+
+    return ws.memo(("bop.moments", feature), compute)[game.features[feature].trigger.counts[count]]
+
+
+def solve_feature(game: Game, feature: str, count: int, mode: str | None = None, *,
+                  ws: Workspace | None = None) -> FeatureResult:
+    """Figures of one Book of Power feature started with ``count`` books.
+
+    ``ws``: the solve's :class:`analytic.workspace.Workspace` of
+    ``game`` (None: a fresh one).
+
+    Returns
+    -------
+    FeatureResult
+        ``mean``, ``second_moment`` and ``expected_spins`` are certified
+        intervals (label ``bounded``): truncation bounded by a dominating
+        i.i.d. feature (Wald), floating point by the a-priori / residual
+        bounds of :mod:`analytic.features.engines.drawn_expanding.moments`.
+        ``p_zero_bounds``: ``P(the feature wins nothing)`` within about
+        1e-13 (:mod:`analytic.features.engines.drawn_expanding.zero_win`).
+    """
+    ws = workspace_for(game, ws)
+    m = feature_moments(game, feature, count, ws)
+    spec = game.features[feature]
+    variant = "ladder" if spec.params["ladder"] else "draws"
+    method = ("E[X_t X_u] over (spins left, awards) with exact draw moments, truncation bounded by Wald "
+              "(docs/derivations.md s.3-4)" if variant == "draws" else
+              "sparse absorbing chain over (ladder level, golden reels, spins left), residual-certified, "
+              "truncation bounded by Wald (docs/derivations.md s.5)")
+    return FeatureResult(
+        feature=feature,
+        count=count,
+        mean=_interval(max(m.m1_lo, 0), m.m1_hi),
+        second_moment=_interval(max(m.m2_lo, 0), m.m2_hi),
+        expected_spins=_interval(max(m.s_lo, 0), m.s_hi),
+        end_probabilities={"spins exhausted": Figure(Fraction(1))},
+        method=method,
+        details={"mean_interval": (Fraction(max(m.m1_lo, 0)), Fraction(m.m1_hi)),
+                 "second_moment_interval": (Fraction(max(m.m2_lo, 0)), Fraction(m.m2_hi)), **m.info},
+        p_zero_max=zero_win_bound(game, feature, ws) ** spec.trigger.counts[count],
+        p_zero_bounds=_zero_bounds(game, feature, spec.trigger.counts[count], ws),
+    )
+
+
+def _zero_bounds(game: Game, feature: str, spins: int, ws: Workspace):
+    """``(lo, hi)`` of P(the feature wins nothing) as fractions, or None where they cannot be had."""
+    from analytic.features.engines.drawn_expanding.zero_win import zero_win_probabilities
+
+    try:
+        return tuple(Fraction(x) for x in zero_win_probabilities(game, feature, ws)[spins])
+    except ValueError:  # (a cycle beyond int64 counts): the hit frequency falls back on p_zero_max
+        return None
+
+
+def zero_win_bound(game: Game, feature: str, ws: Workspace | None = None) -> Fraction:
+    """``q`` with ``P(a spin of the feature wins nothing | any state) <= q`` (exact fraction).
+
+    A spin wins nothing only if its normal line win is 0 and its expanding
+    symbol ``s`` (a state always has one) pays no expansion, which needs
+    ``s`` on fewer reels than its minimum count (golden reels only add
+    reels).  So ``q = max_s P(L = 0, E_s = 0)`` over the windows, and a
+    feature starting with ``n`` spins wins nothing with probability at most
+    ``q^n`` (each of the first ``n`` spins must win nothing; given the past,
+    each does so with probability at most ``q``).  ``ws``: the solve's
+    workspace for ``game`` (None: a fresh one).
+    """
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats as new_stats
+
+    st = new_stats(game, feature, ws)
+    return Fraction(max(st.zero_weight.values()), st.cycle)
+
+
+register_solver(ENGINE, solve_feature)
+
+
+# --------------------------------------------------------------------------
+# rounds, the gamble, the cap
+
+
+def _regular_and_power(game: Game) -> tuple[str, str]:
+    reg = [n for n, f in game.features.items() if f.engine == ENGINE and not f.params["ladder"]]
+    pw = [n for n, f in game.features.items() if f.engine == ENGINE and f.params["ladder"]]
+    if not reg or not pw:
+        raise UnsupportedMechanicError(
+            "engine drawn_expanding's round solver (gamble, cap) solves a game with one feature drawing "
+            "expanding symbols at each award and one with a ladder and golden reels; this game has "
+            f"{len(reg)} and {len(pw)}")
+    return reg[0], pw[0]
+
+
+def fair_gamble_probability(game: Game, mode: str = "power_bet", ws: Workspace | None = None) -> Figure:
+    """Gamble win probability ``q`` making "always gamble" worth "never gamble".
+
+    With the same book count ``n`` (the mode's ``gamble.count = "same"``),
+    "always" pays ``q E[V_power(n)]`` where "never" pays ``E[V_regular(n)]``,
+    averaged over the Power Bet's regular-trigger counts, so
+    ``q = sum_n p_n V_reg(n) / sum_n p_n V_pow(n)``.
+
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
+
+    Returns
+    -------
+    Figure
+        ``bounded`` (the feature means are certified intervals).
+    """
+    from analytic.engine.base_game import solve_base
+
+    ws = workspace_for(game, ws)
+    reg, pw = _regular_and_power(game)
+    base = solve_base(game, mode)
+    num_lo = num_hi = den_lo = den_hi = Fraction(0)
+    for (f, n), c in base.trigger_counts.items():
+        if f != reg:
+            continue
+        a, b = solve_feature(game, reg, n, ws=ws).details["mean_interval"]
+        x, y = solve_feature(game, pw, n, ws=ws).details["mean_interval"]
+        num_lo += c * a
+        num_hi += c * b
+        den_lo += c * x
+        den_hi += c * y
+    return _interval(num_lo / den_hi, num_hi / den_lo)
+
+
+def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str | None = None, *,
+                                plain, ws: Workspace | None = None):
+    """Round figures of a Book of Power bet mode, with the gamble and the cap.
+
+    Parameters
+    ----------
+    game : Game
+    mode : str, optional
+        Bet mode (default the first).
+    gamble : {'never', 'always'}, optional
+        Gamble policy; default the bet mode's ``gamble.policy`` ("never"
+        without a gamble).  "always" replaces every trigger of the mode's
+        ``gamble.feature`` by ``gamble.into`` (same trigger count) with
+        probability ``gamble.win_probability``, else nothing.
+    plain : RoundResult
+        The mode's round without cap or gamble
+        (``analytic.solver.round.solve_round(game, mode, plain=True)``).
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (its cap precision preset sets the
+        regular cap bounds' levels and eps, its ``workers`` their worker
+        processes); None: a fresh one ('standard', one process).
+
+    Returns
+    -------
+    RoundResult
+        Uncapped figures from :func:`analytic.solver.round.solve_round`
+        (mean certified); ``extra["capped_rtp"]`` holds the capped RTP
+        interval.  Without a second moment only the trivial interval
+        ``[0, E[W]]`` is certified for ``E[min(W, C)]`` (labelled so).
+    """
+    from dataclasses import replace
+
+    ws = workspace_for(game, ws)
+    res = plain
+    m = game.modes[res.mode]
+    gm = m.params.get("gamble")  # the mode's gamble (loader: from a draws feature into a ladder one)
+    gamble = gamble or (gm["policy"] if gm else "never")
+    extra = dict(res.extra)
+    mean = res.mean_win
+    if gamble == "always" and gm is not None and res.base is not None:
+        reg, pw = gm["feature"], gm["into"]
+        q = gm["win_probability"]
+        lo = hi = Fraction(0)
+        for (f, n), c in res.base.trigger_counts.items():
+            p = Fraction(c, res.base.cycle)
+            if f != reg:
+                continue
+            a, b = solve_feature(game, reg, n, ws=ws).details["mean_interval"]
+            x, y = solve_feature(game, pw, n, ws=ws).details["mean_interval"]
+            lo += p * (q * x - b)
+            hi += p * (q * y - a)
+        shift = _interval(lo, hi)
+        mean = Figure(mean.value + shift.value, "bounded", mean.error + shift.error)
+        extra["gamble_probability"] = q
+    extra["gamble"] = gamble
+    cap = game.cap.total_bet_multiple if game.cap else None
+    rtp = Figure(mean.value / m.cost, mean.label, mean.error / m.cost)
+    if cap is not None:
+        C = Fraction(cap)
+        gq = None
+        if gamble == "always" and gm is not None and res.base is not None:
+            # every regular trigger becomes Power Free Spins (same books) with probability q, else nothing
+            gq = gm["win_probability"]
+        refused: list = []
+        excess, pcap, excess_lo, pcap_lo = _cap_excess(game, res, float(C), exact_power=True, gamble_q=gq,
+                                                       refused=refused, ws=ws)
+        from analytic.features.engines.drawn_expanding.draw_cap import precision_preset
+
+        preset = precision_preset(ws.precision)
+        how = ("Power Free Spins: exact law of the win on the cap's grid, backward over (ladder level, "
+               "golden reels, spins left), lower-bound masses, lost mass times C (ladder_cap)"
+               + ("; gamble 'always': a regular trigger is Power Free Spins with probability q (that law), "
+                  "else the base win alone" if gq is not None else
+                  "; regular Free Spins per base outcome (feature, books, base win B): upper bounds "
+                  "the smaller of the comonotone mixture (draw_cap: "
+                  f"{_tracked_names(game)} draw counts exact, the other symbols' split by its comonotone quantile at "
+                  f"{len(preset[2])} levels, precision '{preset[0]}', eps {preset[1]:g}; "
+                  "line wins in the spin law, convex-order spread on the cap's grid, rare states by "
+                  "Chernoff per award count, the rarest charged their expected remaining win) and the "
+                  "sharp mean-variance "
+                  "bounds E[(B + W - C)+] <= (sqrt(s^2 + d^2) - d) / 2, P(B + W >= C) <= s^2 / (s^2 + d^2) "
+                  "(d = C - B - E[W]); lower bounds from the two most valuable symbols' expansions "
+                  "plus the others' conditional mean (draw_cap_low: Jensen, exact draw counts, "
+                  "pays rounded down, lower-bound masses, rare states dropped)"))
+        ex = Fraction(excess) * Fraction(1 + 10**-12)
+        ex_lo = Fraction(excess_lo) * Fraction(1 - 10**-12)
+        lo = (mean.value - mean.error - ex) / m.cost
+        hi = (mean.value + mean.error - max(ex_lo, Fraction(0))) / m.cost
+        capped = _interval(max(lo, 0), hi)
+        extra["capped_rtp"] = capped
+        extra["p_reach_cap"] = _interval(Fraction(pcap_lo) * Fraction(1 - 10**-12),
+                                         min(Fraction(pcap) * Fraction(1 + 10**-12), Fraction(1)))
+        extra["uncapped_rtp"] = rtp
+        if refused:
+            how += ("; the comonotone mixture refused (too many states) for "
+                    + ", ".join(f"{n} spins" for n in sorted(set(refused)))
+                    + ": the mean-variance bounds alone there")
+        extra["cap_method"] = (f"E[min(R,C)] in [E[R] - U, E[R] - U_lo] with U, U_lo bounds of E[(R - C)+]: "
+                               f"{how} (C = {C} total bets); "
+                               f"width {float(hi - lo):.3g} of RTP")
+        rtp = capped
+    return replace(res, mean_win=mean, rtp=rtp, extra=extra)
+
+
+def _tracked_names(game: Game) -> str:
+    """The symbols whose draw counts the regular cap bounds keep exact: the two most valuable."""
+    top = regular_symbols(game)[-2:][::-1]
+    return " and ".join(top)
+
+
+_CK = {2: 1 / 4, 3: 4 / 27, 4: 27 / 256}
+
+
+def _feature_upper_moments(game: Game, feature: str, n: int, ws: Workspace) -> list[float]:
+    """Upper bounds of ``E[W^k]``, ``k = 0..kmax`` (4 for Power, 2 for regular)."""
+    d = solve_feature(game, feature, n, ws=ws).details
+    out = [1.0, float(d["mean_interval"][1]), float(d["second_moment_interval"][1])]
+    if "m3_hi" in d:
+        out += [float(d["m3_hi"]), float(d["m4_hi"])]
+    return out
+
+
+def _tail_bounds(B: float, mom: list[float], C: float, m1_lo: float = 0.0) -> tuple[float, float]:
+    """Upper bounds of ``E[(B + W - C)+]`` and ``P(B + W >= C)`` from moment bounds of ``W``.
+
+    ``mom[k]`` bounds ``E[W^k]`` from above, ``m1_lo <= E[W]``.  Two families,
+    the smaller kept:
+
+    * tangent bounds ``c_k E[(B + W)^k] / C^(k-1)`` and Markov ``E[(B + W)^k] / C^k``;
+    * the sharp mean-variance bounds (Scarf 1958; Lo 1987; Cantelli):
+      ``E[(R - C)+] <= (sqrt(s^2 + d^2) - d) / 2`` and, for ``d > 0``,
+      ``P(R >= C) <= s^2 / (s^2 + d^2)``, with ``s^2 = Var R`` and ``d = C - E[R]``.
+      Both grow with ``s^2`` and fall with ``d``, so ``s^2 <= mom[2] - m1_lo^2``
+      (``Var(B + W) = Var W``) and ``d >= C - B - mom[1]`` give valid bounds.
+    """
+    from math import comb
+
+    ex, pc = math.inf, 1.0
+    for k in range(2, len(mom)):
+        rk = sum(comb(k, i) * B ** (k - i) * mom[i] for i in range(k + 1))
+        ex = min(ex, _CK[k] * rk / C ** (k - 1))
+        pc = min(pc, rk / C ** k)
+    # variance bound in exact arithmetic (no cancellation error), nudged up
+    s2 = float(Fraction(mom[2]) - Fraction(max(m1_lo, 0.0)) ** 2) * (1 + 1e-12)
+    s2 = max(s2, 0.0)
+    d = (C - B - mom[1]) - 1e-12 * (abs(C) + abs(B) + abs(mom[1]))
+    if d > 0:
+        root = math.sqrt(s2 + d * d)
+        ex = min(ex, s2 / (2 * (root + d)))  # (root - d) / 2 without cancellation
+        pc = min(pc, s2 / (s2 + d * d))
+    else:
+        ex = min(ex, (math.sqrt(s2 + d * d) - d) / 2)
+    return ex * (1 + 1e-12), pc * (1 + 1e-12)
+
+
+def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: Fraction | None = None,
+                refused: list | None = None, ws: Workspace | None = None):
+    """Bounds of the round's ``E[(R - C)+]`` and ``P(R >= C)`` (total-bet multiples).
+
+    Returns ``(excess_hi, pcap_hi)``, or with ``exact_power``
+    ``(excess_hi, pcap_hi, excess_lo, pcap_lo)``: Power Free Spins outcomes
+    then use the exact capped law (:mod:`ladder_cap`),
+    ``E[(B + F - C)+] = B + E[F] - E[min(B + F, C)]``, the others the moment
+    bounds of :func:`_tail_bounds` (lower bound 0).  With ``gamble_q`` (the
+    Power Bet's "always gamble", needs ``exact_power``) a regular trigger with
+    ``n`` books is Power Free Spins with ``n`` books with probability ``q``
+    and the base win alone otherwise, so no regular feature is played.
+    ``refused`` (a list, optional) collects the start spin counts for which
+    the comonotone mixture refused (too many states) and the moment bounds
+    stood alone.  ``ws``: the solve's workspace for ``game`` (None: a fresh one).
+    """
+    ws = workspace_for(game, ws)
+    m = game.modes[res.mode]
+    cache: dict = {}
+    reg, pw = _regular_and_power(game) if exact_power else (None, None)
+    if gamble_q is not None and not exact_power:
+        raise ValueError("gamble_q needs exact_power")
+
+    def mom(f, n):
+        if (f, n) not in cache:
+            cache[(f, n)] = _feature_upper_moments(game, f, n, ws)
+        return cache[(f, n)]
+
+    def alone(B):
+        return (B - C, 1.0, B - C, 1.0) if B >= C else (0.0, 0.0, 0.0, 0.0)
+
+    def one(f, n, B):
+        """(excess_hi, p_hi, excess_lo, p_lo) of one outcome."""
+        if gamble_q is not None and f == reg:
+            q = float(gamble_q)
+            won, lost = one(pw, n, B), alone(B)
+            return tuple(q * x + (1 - q) * y for x, y in zip(won, lost))
+        if pw is not None and f == pw:
+            from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
+
+            law = power_cap_law(game, pw, ws=ws)  # built once per workspace, only where the feature occurs
+            n0 = game.features[f].trigger.counts[n]
+            e_lo, e_hi, p_lo, p_hi, _ = law.capped(n0, B)
+            m1_lo, m1_hi = solve_feature(game, f, n, ws=ws).details["mean_interval"]
+            return (max(B + float(m1_hi) - e_lo, 0.0) * (1 + 1e-12), p_hi,
+                    max(B + float(m1_lo) - e_hi, 0.0) * (1 - 1e-12), p_lo)
+        m1_lo = float(solve_feature(game, f, n, ws=ws).details["mean_interval"][0])
+        e, q = _tail_bounds(B, mom(f, n), C, m1_lo)
+        e_lo = q_lo = 0.0
+        if REGULAR_CAP_LAW and not game.features[f].params.get("ladder"):
+            from analytic.features.engines.drawn_expanding.draw_bounds import regular_cap_bounds
+
+            if ("regcap", f) not in cache:  # every start at once: the solves run in parallel
+                cache[("regcap", f)] = regular_cap_bounds(game, f, game.features[f].trigger.counts.values(), ws=ws)
+                if refused is not None:
+                    refused.extend(n0 for n0, (up, _lo) in cache[("regcap", f)].items() if up is None)
+            up, low = cache[("regcap", f)][game.features[f].trigger.counts[n]]
+            if up is not None:  # None: too many states, the moment bounds stand alone (the caller is told)
+                e, q = min(e, up.excess(B, C)), min(q, up.p_reach(B, C))
+            if low is not None:  # None: too many states, the cut's lower bound stays 0
+                e_lo, q_lo = low.excess(B, C), low.p_reach(B, C)
+        return e, q, e_lo, q_lo
+
+    acc = [0.0, 0.0, 0.0, 0.0]
+    if res.base is None:
+        tot = sum(m.buy_counts.values())
+        for n, w in m.buy_counts.items():
+            if w:
+                for i, v in enumerate(one(m.buys, n, 0.0)):
+                    acc[i] += w / tot * v
+    else:
+        b = res.base
+        grouped: dict = {}
+        for (feat, n, _lt, win), cnt in b.joint.items():
+            grouped[(feat, n, win)] = grouped.get((feat, n, win), 0) + cnt
+        for (feat, n, win), cnt in grouped.items():
+            B = win / b.units
+            p = cnt / b.cycle
+            if feat is None:
+                for i, v in enumerate(alone(B)):
+                    acc[i] += p * v
+                continue
+            for i, v in enumerate(one(feat, n, B)):
+                acc[i] += p * v
+    out = (acc[0] * (1 + 1e-9), min(acc[1] * (1 + 1e-9), 1.0), acc[2] * (1 - 1e-9), acc[3] * (1 - 1e-9))
+    return out if exact_power else out[:2]
+
+
+def prefetch_modes(game: Game, modes, *, ws: Workspace | None = None) -> None:
+    """Before several modes are solved: the regular cap bounds and the Power cap law side by side.
+
+    The regular Free Spins' cap bounds run in worker processes
+    (:func:`~analytic.features.engines.drawn_expanding.draw_bounds.regular_cap_bounds`);
+    meanwhile this process builds the Power Free Spins' capped law
+    (:func:`~analytic.features.engines.drawn_expanding.ladder_cap.power_cap_law`).  Both are
+    kept in the workspace ``ws`` (:class:`analytic.workspace.Workspace`
+    of ``game``), so the modes solved with it then find them.  Done only when
+    ``modes`` (names) need both: a mode with base spins or buying the regular
+    feature, and a Power Bet mode (``power`` flag) or one buying the Power
+    feature.
+    """
+    ws = workspace_for(game, ws)
+    if game.cap is None or not REGULAR_CAP_LAW:
+        return
+    reg, pw = _regular_and_power(game)
+    ms = [game.modes[name] for name in modes]
+    if not (any(m.buys in (None, reg) for m in ms) and any(m.buys == pw or m.params.get("gamble") for m in ms)):
+        return
+    from analytic.features.engines.drawn_expanding.draw_bounds import regular_cap_bounds
+
+    regular_cap_bounds(game, reg, game.features[reg].trigger.counts.values(),
+                       meanwhile=lambda: bound_free_work(game, reg, pw, ws), ws=ws)
+
+
+def bound_free_work(game: Game, reg: str, pw: str, ws: Workspace | None = None) -> None:
+    """The work of every mode that does not wait for the regular cap bounds (all of it kept in ``ws``).
+
+    The Power Free Spins' capped law
+    (:func:`~analytic.features.engines.drawn_expanding.ladder_cap.power_cap_law`), then both
+    features' moments (:func:`feature_moments`) and zero-win laws: what this
+    process does while the worker processes solve the regular cap bounds.
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
+    """
+    from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
+
+    ws = workspace_for(game, ws)
+    power_cap_law(game, pw, ws=ws)
+    for f in (pw, reg):
+        for books, spins in sorted(game.features[f].trigger.counts.items())[:1]:
+            feature_moments(game, f, books, ws)  # (all starts at once)
+            _zero_bounds(game, f, spins, ws)
+
+
+register_round_solver(ENGINE, lambda game, mode, *, plain, ws=None: solve_drawn_expanding_round(
+    game, mode, plain=plain, ws=ws))
+register_round_prefetch(ENGINE, prefetch_modes)

@@ -1,0 +1,247 @@
+"""Book of Power: the compiled inner step of the regular cap bounds (one spin on every state's grid law).
+
+Both chains of the regular Free Spins' cap bounds (the upper bound of
+:mod:`draw_cap` and the lower bound of :mod:`draw_cap_low`)
+spend most of their time in one step: for each state (and comonotone level) the
+law ``G`` of the win so far, on the grid ``0..N-1`` (line-bet units ``k u``), is
+convolved with the spin law ``H`` of one award class, and the result is split
+into the part that stays on the grid and the mass and first moment beyond it.
+:func:`spin_step` does that per row in one pass: a direct convolution (sums of
+nonnegative products, each entry within ``gamma_{N+1}`` times itself of the
+exact value; Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd
+ed., s.3.1), then each entry moved by ``scale`` and ``shift`` (raised for the
+upper bound, lowered and clamped at 0 for the lower one), with no
+``(rows, 2N - 1)`` temporaries and no per-row Python call.  The other step,
+summing the transitions into each target state, is :func:`sum_blocks`
+(:func:`scatter_add` row by row, no copy of the rows).
+
+Compiled with numba (no fast-math flags: IEEE operations in a fixed order, so
+the figures are the same on every run and machine); without numba the same
+step runs on numpy (:func:`spin_step_numpy`, also the tests' second opinion).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["spin_step", "spin_step_numpy", "scatter_add", "sum_blocks", "chernoff_rows", "chernoff_rows_numpy",
+           "COMPILED"]
+
+
+def spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new):
+    """:func:`spin_step` on numpy (one ``numpy.convolve`` per live row): same arguments, same sums up to their rounding."""
+    from analytic.features.engines.drawn_expanding.draw_cap import convolve_nonnegative
+
+    R, N = G.shape
+    acc = convolve_nonnegative(G, H[hidx])
+    total = acc.sum(axis=1)
+    out = acc * scale + shift
+    np.maximum(out, 0.0, out=out)
+    new[:, :N] = out[:, :N]
+    return out[:, N:].sum(axis=1), out[:, N:] @ grid_hi, total
+
+
+try:  # pragma: no branch
+    import numba as _nb
+except ImportError:  # pragma: no cover - numba is a dependency; the numpy step stands in
+    _nb = None
+
+if _nb is not None:
+    @_nb.njit(cache=True, nogil=True)
+    def _spin_step(G, H, hidx, scale, shift, grid_hi, new, tail, tailm, total):  # pragma: no cover - compiled
+        R, N = G.shape
+        acc = np.zeros(2 * N - 1)
+        g = np.zeros(N)
+        for r in range(R):
+            a = N  # used lengths: up to the last nonzero entry
+            while a > 0 and G[r, a - 1] == 0.0:
+                a -= 1
+            hr = hidx[r]
+            b = N
+            while b > 0 and H[hr, b - 1] == 0.0:
+                b -= 1
+            for i in range(2 * N - 1):
+                acc[i] = 0.0
+            if a > 0 and b > 0:
+                for j in range(a):
+                    g[j] = G[r, j]
+                for k in range(b):  # the inner loop over the longer law, stride 1 (vectorised)
+                    hk = H[hr, k]
+                    if hk == 0.0:
+                        continue
+                    for j in range(a):
+                        acc[j + k] += hk * g[j]
+            s = 0.0
+            t = 0.0
+            tm = 0.0
+            for i in range(2 * N - 1):
+                s += acc[i]
+                v = acc[i] * scale + shift
+                if v < 0.0:
+                    v = 0.0
+                if i < N:
+                    new[r, i] = v
+                else:
+                    t += v
+                    tm += v * grid_hi[i - N]
+            tail[r] = t
+            tailm[r] = tm
+            total[r] = s
+
+    COMPILED = True
+else:  # pragma: no cover
+    COMPILED = False
+
+
+def spin_step(G, H, hidx, scale, shift, grid_hi, new):
+    """One spin on every row's grid law: ``(tail, tail_moment, total)``; ``new[:, :N]`` filled.
+
+    Shapes: ``G (R, N)`` the rows' laws on the grid (nonnegative), ``H (M, N)``
+    spin laws, ``hidx (R,)`` the spin law of each row (an index into ``H``),
+    ``grid_hi (N - 1,)`` the values ``(N + i) u`` beyond the grid (line bets),
+    ``new (R, W >= N)`` written in its first ``N`` columns.  With ``acc`` the
+    computed direct convolution ``G[r] * H[hidx[r]]`` (``2N - 1`` entries) and
+    ``out = max(acc * scale + shift, 0)``: ``new[r, :N] = out[:N]``,
+    ``tail[r] = sum(out[N:])``, ``tail_moment[r] = sum(out[N:] * grid_hi)``,
+    ``total[r] = sum(acc)`` (float sums).  Every ``acc`` entry is a sum of at
+    most ``N`` nonnegative products, within ``gamma_{N+1}`` times itself of the
+    exact value, up to ``(N + 1) 2^-1074`` of underflow; a row whose ``G`` or
+    spin law is all zero has ``acc = 0``.
+
+    Raises ``ValueError`` when the shapes disagree, ``hidx`` leaves ``H`` or
+    ``new`` is not float64 (the compiled loop checks no bounds).
+    """
+    G = np.ascontiguousarray(G, dtype=np.float64)
+    R, N = G.shape
+    H = np.asarray(H)
+    hidx = np.asarray(hidx)
+    if (H.ndim != 2 or H.shape[1] != N or new.dtype != np.float64 or new.ndim != 2 or new.shape[0] != R
+            or new.shape[1] < N or hidx.shape != (R,) or len(grid_hi) != N - 1
+            or (R and (int(hidx.min()) < 0 or int(hidx.max()) >= len(H)))):
+        raise ValueError(f"spin_step: shapes G {G.shape}, H {H.shape}, hidx {hidx.shape}, new {new.shape} "
+                         f"{new.dtype}, grid_hi {len(grid_hi)} do not fit (or hidx leaves H)")
+    if not COMPILED:  # pragma: no cover
+        return spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new)
+    tail, tailm, total = np.empty(R), np.empty(R), np.empty(R)
+    _spin_step(G, np.ascontiguousarray(H, dtype=np.float64), np.ascontiguousarray(hidx, dtype=np.int64),
+               float(scale), float(shift), np.ascontiguousarray(grid_hi, dtype=np.float64), new, tail, tailm, total)
+    return tail, tailm, total
+
+
+
+if _nb is not None:
+    @_nb.njit(cache=True, nogil=True)
+    def _scatter_add(out, reach_out, pos, rows, w, reach):  # pragma: no cover - compiled
+        R, M = rows.shape
+        for r in range(R):
+            p = pos[r]
+            for j in range(M):
+                out[p, j] += w * rows[r, j]
+            reach_out[p] += w * reach[r]
+
+
+def scatter_add(out, reach_out, pos, rows, w, reach):
+    """``out[pos[r]] += w * rows[r]`` and ``reach_out[pos[r]] += w * reach[r]``, row by row in order.
+
+    Shapes: ``out (T, M)``, ``reach_out (T,)``, ``pos (R,)`` indices into
+    ``out``, ``rows (R, M)``, ``reach (R,)``; ``w`` a float.  Each addition
+    rounds once, in the order of ``r`` (the order of a sparse matrix product
+    over the same rows), summing the transitions into each target state.
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    if not COMPILED:  # pragma: no cover
+        for r, p in enumerate(pos):
+            out[p] += w * rows[r]
+            reach_out[p] += w * reach[r]
+        return
+    _scatter_add(out, reach_out, np.ascontiguousarray(pos, dtype=np.int64), rows, float(w),
+                 np.ascontiguousarray(reach, dtype=np.float64))
+
+
+def sum_blocks(blocks):
+    """Sum transitions per target state: ``(ids, sums, reach)``.
+
+    ``blocks``: ``(ids (R,), rows (R, ...), w, reach (R,) or None)`` each, the
+    rows of ``R`` transitions into the states ``ids`` with weight ``w`` (a
+    float).  Returns the distinct ids in increasing order, the sum of
+    ``w * rows`` per id (shape ``(ids,) + rows.shape[1:]``) and of ``w *
+    reach`` (zeros where ``reach`` is None), added block by block and row by
+    row (:func:`scatter_add`: no copy of the rows, no sort).
+    """
+    ids = np.concatenate([blk[0] for blk in blocks])
+    shape = blocks[0][1].shape[1:]
+    if len(ids) == 0:
+        return ids, np.zeros((0,) + shape), np.zeros(0)
+    uniq = np.unique(ids)
+    out = np.zeros((len(uniq), int(np.prod(shape))))
+    reach = np.zeros(len(uniq))
+    for bid, rows, w, rch in blocks:
+        scatter_add(out, reach, np.searchsorted(uniq, bid), rows.reshape(len(bid), -1), w,
+                    np.zeros(len(bid)) if rch is None else rch)
+    return uniq, out.reshape((len(uniq),) + shape), reach
+
+
+if _nb is not None:
+    @_nb.njit(cache=True, nogil=True)
+    def _chernoff_rows(T0, T1, A, th, cs, out):  # pragma: no cover - compiled
+        rows, K = A.shape
+        for k in range(len(cs)):
+            c = cs[k]
+            m = c if c < 0.0 else 0.0
+            s = 0.0
+            for i in range(rows):
+                part = T1[i] - m * T0[i]
+                if part < 0.0:
+                    part = 0.0
+                if K:
+                    best = np.inf
+                    for t in range(K):
+                        v = A[i, t] - th[t] * c
+                        if v < best:  # (a NaN never wins: as +inf)
+                            best = v
+                    e = np.exp(best)
+                    if e < part:
+                        part = e
+                s += part
+            out[k] = s
+
+
+def chernoff_rows(T, th, cs):
+    """``sum_i min(max(T_i1 - min(c, 0) T_i0, 0), min_theta exp(log T_i(theta) - theta c - 1) / theta)`` per ``c``.
+
+    ``T (rows, 2 + K)``: per row a mass, a first moment and ``E[exp(theta X)]``
+    for the ``K`` thetas ``th``; rows of zero mass are skipped.  Each row is a
+    Chernoff bound of ``E[(X - c)+]`` with its own best theta (``(z)+ <=
+    exp(theta z - 1) / theta``), capped by the first-moment bound.  Returns an
+    array shaped like ``cs``; the rows summed in order.  (The regular cap
+    bounds' MGF-mode part, :mod:`draw_cap` item 6.)
+    """
+    cs = np.asarray(cs, dtype=np.float64)
+    T = T[T[:, 0] > 0]
+    th = np.asarray(th, dtype=np.float64)
+    if len(T) == 0:
+        return np.zeros(cs.shape)
+    if not COMPILED:  # pragma: no cover
+        return chernoff_rows_numpy(T, th, cs)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        A = np.log(T[:, 2:2 + len(th)]) - 1.0 - np.log(th)[None, :]
+    out = np.empty(cs.size)
+    _chernoff_rows(np.ascontiguousarray(T[:, 0]), np.ascontiguousarray(T[:, 1]), np.ascontiguousarray(A),
+                   np.ascontiguousarray(th), np.ascontiguousarray(cs.ravel()), out)
+    return out.reshape(cs.shape)
+
+
+def chernoff_rows_numpy(T, th, cs):
+    """:func:`chernoff_rows` on numpy arrays (rows x cs x thetas at once); the same bound up to rounding."""
+    cs = np.asarray(cs, dtype=np.float64)
+    T = T[T[:, 0] > 0]
+    if len(T) == 0:
+        return np.zeros(cs.shape)
+    part = np.maximum(T[:, 1, None] - np.minimum(cs, 0.0)[None, :] * T[:, 0, None], 0.0)  # rows x cs
+    if len(th):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            v = (np.log(T[:, 2:])[:, None, :] - th[None, None, :] * cs[None, :, None]
+                 - 1.0 - np.log(th)[None, None, :])
+        v = np.where(np.isnan(v), np.inf, v)
+        part = np.minimum(part, np.exp(np.min(v, axis=2)))
+    return part.sum(axis=0)

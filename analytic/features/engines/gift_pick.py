@@ -1,0 +1,566 @@
+"""Secrets of Christmas: free spins whose features are picked from 20 gifts.
+
+Mechanic (rule text, NetEnt)
+----------------------------
+``c >= 3`` scatters anywhere in the base game award ``n0 = 10`` free spins
+(no retriggers).  Before they start the player opens ``c`` of 20 gifts
+(without replacement).  Each gift holds one effect:
+
+* ``spins``: ``+v`` free spins (2, 3, 4, 5 or 10);
+* ``multiplier``: ``+v`` added to the initial x1 multiplier of every
+  free-spin win;
+* ``wild_reel``: reel ``v`` (2 or 4) is wild for the whole feature;
+* ``wild_symbol``: symbol ``v`` (Candle, Bell) is a wild during the feature.
+
+The contents of the 20 gifts are a model design (``gifts``).
+
+Exact method
+------------
+*Pick state.*  Gifts with the same effect are interchangeable; with type
+``t`` held by ``N_t`` gifts, a pick of ``k_t`` of each type (sum ``c``) has
+probability ``prod_t C(N_t, k_t) / C(20, c)`` (multivariate hypergeometric).
+Picks with the same *effect class* (extra spins, multiplier, wild reels,
+wild symbols) are merged, adding probabilities (exact fractions).
+
+*Spin class.*  Given the class, the spins are i.i.d.; one spin's law comes
+from the joint line walk on the free reel set with each wild reel's windows
+replaced by an all-wild window (same weight) and the wild symbols' cell
+roles overridden to substitute like the wild.  Its exact raw moments
+``E[X^j]`` feed ``W = M * (X_1 + ... + X_n)`` with ``n = n0 + extra``:
+``E[W^j] = M^j E[S_n^j]`` (binomial convolution of i.i.d. moments), and the
+feature mixes over the classes.  Units: **total-bet multiples**.
+
+*Currency cap.*  The round win is capped at ``C`` currency (GBP 250,000), so
+at total stake ``S`` at ``C / S`` total bets.  Where the theoretical maximum
+round win ``Mx`` satisfies ``Mx * S <= C`` the cap cannot bind and the capped
+RTP equals the exact one; elsewhere :func:`currency_cap_report` brackets it
+with the certified moment bound of
+:func:`analytic.features.engines.revealed_wild_reels.round_tail_bound` (per base
+class and gift class).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+from math import comb
+from typing import Any, Mapping
+
+from analytic.engine.linewalk import walk
+from analytic.engine.linewin import CellRole
+from analytic.engine.spin import build_spin, cell_roles, line_paytable, strip_windows
+from analytic.errors import UnsupportedMechanicError
+from analytic.features.engines.revealed_wild_reels import iid_sum_moments
+from analytic.features.result import FeatureResult, register_solver
+from analytic.model.game import Game, frozen_mapping
+from analytic.figures import Figure
+from analytic.workspace import Workspace, workspace_for
+
+__all__ = [
+    "KIND",
+    "EFFECTS",
+    "gift_classes",
+    "spin_class_moments",
+    "feature_moments",
+    "solve_feature",
+    "max_round_win",
+    "currency_cap_report",
+]
+
+#: The engine this module solves (the key of its solver and round solver).
+KIND = "gift_pick"
+EFFECTS = ("spins", "multiplier", "wild_reel", "wild_symbol")
+K_MOMENTS = 4
+
+
+# parameters: built by engine gift_pick from the mechanics gift_pick and multiplier
+# (analytic.model.mechanics.engines): "wild", "gifts", "multiplier"
+
+
+# --------------------------------------------------------------------------
+# the pick
+
+
+def gift_classes(gifts, picks: int, base_multiplier: int = 1) -> dict[tuple, Fraction]:
+    """Exact law of the effect class after ``picks`` picks without replacement.
+
+    Parameters
+    ----------
+    gifts : sequence of (effect, value, count)
+        The gift types and how many gifts hold each.
+    picks : int
+        Number of gifts opened.
+    base_multiplier : int
+        Initial free-spin multiplier.
+
+    Returns
+    -------
+    dict
+        ``(extra spins, multiplier, wild reels (sorted tuple), wild symbols
+        (sorted tuple)) -> probability`` (Fractions summing to 1).
+    """
+    total = sum(n for _, _, n in gifts)
+    denom = comb(total, picks)
+    out: dict[tuple, int] = {}
+    for ks in product(*(range(min(n, picks) + 1) for _, _, n in gifts)):
+        if sum(ks) != picks:
+            continue
+        w = 1
+        spins, mult, reels, syms = 0, base_multiplier, set(), set()
+        for (eff, val, n), k in zip(gifts, ks):
+            w *= comb(n, k)
+            if not k:
+                continue
+            if eff == "spins":
+                spins += k * val
+            elif eff == "multiplier":
+                mult += k * val
+            elif eff == "wild_reel":
+                reels.add(val)
+            else:
+                syms.add(val)
+        key = (spins, mult, tuple(sorted(reels)), tuple(sorted(syms)))
+        out[key] = out.get(key, 0) + w
+    return {k: Fraction(w, denom) for k, w in sorted(out.items())}
+
+
+# --------------------------------------------------------------------------
+# one free spin of a class
+
+
+def _class_table(game: Game, feature: str, reels: tuple, symbols: tuple) -> dict[int, int]:
+    """Exact law of one free spin's win (line-bet units, multiplier 1) of a class: win -> weight."""
+    f = game.features[feature]
+    if game.scatter is not None and any(v for v in game.scatter.pays.values()):
+        raise UnsupportedMechanicError(f"engine '{KIND}' models no scatter pays; remove [scatter] pays")
+    wild = f.params["wild"]
+    pt, index = line_paytable(game)
+    roles = dict(cell_roles(game, index))
+    wr = roles[wild]
+    for s in symbols:
+        roles[s] = CellRole(wr.supports | roles[s].supports, wr.multiplier)
+    windows = []
+    for r, strip in enumerate(game.reel_sets[f.reel_set], start=1):
+        if r in reels:
+            windows.append({(wild,) * game.rows: len(strip)})
+        else:
+            windows.append(strip_windows(strip, game.rows))
+    spec = build_spin(game, windows=windows, roles=roles, paytable=pt)
+    dist = walk(spec)
+    out: dict[int, int] = {}
+    for key, c in dist.table.items():
+        out[key[-1]] = out.get(key[-1], 0) + c
+    return out
+
+
+def _table(game: Game, feature: str, reels: tuple, symbols: tuple, ws: Workspace | None = None) -> dict[int, int]:
+    """:func:`_class_table`, walked once per workspace and class."""
+    return workspace_for(game, ws).memo(("soc.table", feature, reels, symbols),
+                                        lambda: _class_table(game, feature, reels, symbols))
+
+
+#: In a worker process of :func:`prefetch_tables` only: the game it was started with (by the
+#: pool's initializer, inherited through ``fork``, never pickled); never set in the parent.
+_WORKER_GAME: list = []
+
+
+def _init_worker(game: Game) -> None:
+    _WORKER_GAME[:] = [game]
+
+
+def _walk_job(args):
+    feature, reels, symbols = args
+    return _class_table(_WORKER_GAME[0], feature, reels, symbols)
+
+
+def prefetch_tables(game: Game, feature: str, classes, ws: Workspace | None = None) -> None:
+    """Walk the spin classes ``(reels, symbols)`` not yet in the workspace, on ``ws.workers`` processes.
+
+    The walks are independent and exact; a class without wild reels and with
+    more wild symbols is the costliest, so those start first.  Runs in this
+    process where ``fork`` is unavailable or ``ws.workers`` is 1 (a fresh
+    workspace when ``ws`` is None); the tables are the same either way.
+    """
+    import multiprocessing as mp
+
+    ws = workspace_for(game, ws)
+    todo = sorted({tuple(c) for c in classes if ("soc.table", feature) + tuple(c) not in ws},
+                  key=lambda c: (len(c[0]), -len(c[1])))
+    if not todo:
+        return
+    procs = min(ws.workers, len(todo))
+    if procs > 1 and "fork" in mp.get_all_start_methods():
+        with mp.get_context("fork").Pool(procs, initializer=_init_worker, initargs=(game,)) as pool:
+            tables = pool.map(_walk_job, [(feature, r, s) for r, s in todo], chunksize=1)
+    else:
+        tables = [_class_table(game, feature, r, s) for r, s in todo]
+    for (r, s), t in zip(todo, tables):
+        ws.put(("soc.table", feature, r, s), t)
+
+
+def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k: int = K_MOMENTS,
+                       ws: Workspace | None = None) -> dict:
+    """Exact raw moments of one free spin's win (multiplier 1) of a class.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+    reels : tuple of int
+        Wild reels (1-based).
+    symbols : tuple of str
+        Symbols turned wild.
+    k : int
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (None: a fresh one).
+
+    Returns
+    -------
+    dict
+        ``moments`` (``E[X^j]``, j = 0..k, total-bet multiples), ``max``
+        (largest spin win, total-bet multiples), ``hit`` (P(X > 0)).
+    """
+    table = _table(game, feature, reels, symbols, ws)
+    tb = game.total_bet
+    cycle = sum(table.values())
+    sums = [0] * (k + 1)
+    hit = top = 0
+    for x, c in table.items():
+        p = 1
+        for j in range(k + 1):
+            sums[j] += p * c
+            p *= x
+        hit += c if x else 0
+        top = max(top, x)
+    return {"moments": [Fraction(sums[j], cycle * tb**j) for j in range(k + 1)],
+            "max": Fraction(top, tb), "hit": Fraction(hit, cycle)}
+
+
+def _spin(game: Game, feature: str, reels: tuple, symbols: tuple, ws: Workspace) -> dict:
+    return ws.memo(("soc.spin", feature, reels, symbols),
+                   lambda: spin_class_moments(game, feature, reels, symbols, ws=ws))
+
+
+def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS, ws: Workspace | None = None) -> dict:
+    """Exact raw moments of the feature win started by ``count`` scatters.
+
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
+
+    Returns
+    -------
+    dict
+        ``moments`` (``E[W^j]``, j = 0..k, total-bet multiples),
+        ``expected_spins``, ``max`` (largest feature win), ``classes``
+        (effect class -> dict of ``probability``, ``spins``, ``multiplier``,
+        ``mean``, ``second_moment``, ``spin_mean``, ``max``).
+    """
+    ws = workspace_for(game, ws)
+    return ws.memo(("soc.feature", feature, count, k), lambda: _feature_moments(game, feature, count, k, ws))
+
+
+def _feature_moments(game: Game, feature: str, count: int, k: int, ws: Workspace) -> dict:
+    f = game.features[feature]
+    n0 = f.trigger.counts[count]
+    classes = gift_classes(f.params["gifts"], count, f.params["multiplier"])
+    allc = set()
+    for c in f.trigger.counts:  # every count's spin classes at once, walked in parallel
+        allc |= {(r, sy) for (_, _, r, sy) in gift_classes(f.params["gifts"], c, f.params["multiplier"])}
+    prefetch_tables(game, feature, allc, ws)
+    mom = [Fraction(0)] * (k + 1)
+    spins = Fraction(0)
+    top = Fraction(0)
+    p_zero = Fraction(0)  # every spin of the feature wins nothing
+    det = {}
+    for (extra, mult, reels, syms), p in classes.items():
+        sm = _spin(game, feature, reels, syms, ws)
+        n = n0 + extra
+        wm = [mult**j * v for j, v in enumerate(iid_sum_moments(sm["moments"][:k + 1], n))]
+        for j in range(k + 1):
+            mom[j] += p * wm[j]
+        spins += p * n
+        p_zero += p * (1 - sm["hit"]) ** n
+        mx = mult * n * sm["max"]
+        top = max(top, mx)
+        det[(extra, mult, reels, syms)] = {
+            "probability": p, "spins": n, "multiplier": mult, "wild_reels": reels, "wild_symbols": syms,
+            "mean": wm[1], "second_moment": wm[2], "spin_mean": sm["moments"][1], "max": mx, "raw_moments": wm,
+        }
+    return {"moments": mom, "expected_spins": spins, "max": top, "classes": det, "p_zero": p_zero}
+
+
+def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Workspace | None = None) -> FeatureResult:
+    """Exact figures of Secrets of Christmas free spins started by ``count`` scatters.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+    count : int
+        Scatters that triggered (= gifts picked).
+    mode : str
+        Bet mode (unused: free spins play at the triggering bet).
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (None: a fresh one).
+
+    Returns
+    -------
+    FeatureResult
+        Exact mean and second moment (total-bet multiples), expected spins,
+        ``details["classes"]`` per gift effect class.
+    """
+    fm = feature_moments(game, feature, count, ws=ws)
+    return FeatureResult(
+        feature=feature,
+        count=count,
+        mean=Figure(fm["moments"][1]),
+        second_moment=Figure(fm["moments"][2]),
+        expected_spins=Figure(fm["expected_spins"]),
+        end_probabilities={"spins exhausted": Figure(Fraction(1))},
+        method=(f"gift pick enumerated exactly ({count} of {sum(n for *_, n in game.features[feature].params['gifts'])}"
+                " without replacement, merged by effect class); per class a fixed countdown of i.i.d. spins "
+                "(no retriggers) with exact per-spin moments from the joint line walk (wild reels = all-wild "
+                "windows, wild symbols = role override)"),
+        details={"classes": fm["classes"], "max_feature_win": fm["max"], "raw_moments": fm["moments"]},
+        p_zero=fm["p_zero"],
+    )
+
+
+register_solver(KIND, solve_feature)
+
+
+# --------------------------------------------------------------------------
+# max win and the currency cap
+
+
+def max_round_win(game: Game, mode: str | None = None, base=None, ws: Workspace | None = None) -> Fraction:
+    """Theoretical maximum round win (total-bet multiples, uncapped).
+
+    Largest base win among spins starting the feature with a given count plus
+    that count's largest feature win (best class, every spin the best
+    outcome), or the largest base win.  ``base`` reuses a solved base spin;
+    ``ws`` is the solve's workspace for ``game`` (None: a fresh one).
+    """
+    from analytic.engine.base_game import solve_base
+
+    ws = workspace_for(game, ws)
+    m = game.modes[mode] if mode else game.default_mode
+    if m.buys is not None:
+        return max(feature_moments(game, m.buys, c, ws=ws)["max"] for c, w in m.buy_counts.items() if w)
+    base = base if base is not None else solve_base(game, m.name)
+    best = Fraction(0)
+    for (feat, n, lt, win), cnt in base.joint.items():
+        v = Fraction(win, base.units)
+        if feat is not None:
+            v += feature_moments(game, feat, n, ws=ws)["max"]
+        best = max(best, v)
+    return best
+
+
+def _tail_terms(game: Game, m, base, ws: Workspace) -> list[tuple[Fraction, Fraction, list]]:
+    """``(probability, largest win, raw moments of the win)`` per base class and gift class.
+
+    Cap-independent, so built once for every stake.
+    """
+    from analytic.features.engines.revealed_wild_reels import add_independent
+
+    out = []
+    if m.buys is not None:
+        tot = sum(m.buy_counts.values())
+        for c, w in m.buy_counts.items():
+            for d in feature_moments(game, m.buys, c, ws=ws)["classes"].values():
+                if w:
+                    out.append((Fraction(w, tot) * d["probability"], d["max"], d["raw_moments"]))
+        return out
+    k = K_MOMENTS
+    for (feat, n, lt, win), cnt in base.joint.items():
+        p = Fraction(cnt, base.cycle)
+        b = Fraction(win, base.units)
+        if feat is None:
+            out.append((p, b, [b**j for j in range(k + 1)]))
+            continue
+        bm = [b**j for j in range(k + 1)]
+        for d in feature_moments(game, feat, n, ws=ws)["classes"].values():
+            out.append((p * d["probability"], b + d["max"], (bm, d["raw_moments"])))
+    return out
+
+
+def _round_tail_bound(terms, cap: Fraction) -> Fraction:
+    """Certified upper bound of ``E[(R - C)+]`` per base class and gift class.
+
+    Same bound as :func:`analytic.features.engines.revealed_wild_reels.round_tail_bound`
+    (:func:`~analytic.features.engines.revealed_wild_reels.tail_bound` of each
+    class's exact moments); classes whose largest win is at most ``C``
+    contribute exactly 0.
+    """
+    from analytic.features.engines.revealed_wild_reels import add_independent, tail_bound
+
+    out = Fraction(0)
+    for i, (p, top, mom) in enumerate(terms):
+        if top <= cap:
+            continue
+        if isinstance(mom, tuple):
+            mom = add_independent(*mom)
+            terms[i] = (p, top, mom)  # cached for the next stakes
+        out += p * tail_bound(mom, cap)
+    return out
+
+
+def currency_cap_report(game: Game, mode: str | None = None, base=None, ws: Workspace | None = None) -> list[dict]:
+    """The RTP under the currency cap at each declared stake.
+
+    Parameters
+    ----------
+    game : Game
+        With ``cap.currency`` and ``cap.stakes`` (total stake per round).
+    mode : str, optional
+    base : BaseResult, optional
+        The mode's solved base spin (solved here when omitted).
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (None: a fresh one).
+
+    Returns
+    -------
+    list of dict
+        Per stake: ``stake`` (currency), ``cap_multiple`` (cap in total-bet
+        multiples, ``currency / stake``), ``binds`` (whether the theoretical
+        maximum round win exceeds it, i.e. the cap can bind),
+        ``lower``/``upper`` (certified bracket of the capped RTP),
+        ``capped_rtp`` (Figure: exact where the cap cannot bind, else the
+        bracket, label ``bounded``), ``max_win`` (total-bet multiples).
+
+    Notes
+    -----
+    ``stake`` is the total bet of a regular spin in currency; a feature buy
+    costs ``cost * stake`` and wins are total-bet multiples times ``stake``.
+    """
+    from analytic.engine.base_game import solve_base
+
+    ws = workspace_for(game, ws)
+    m = game.modes[mode] if mode else game.default_mode
+    if m.buys is None and base is None:
+        base = solve_base(game, m.name)
+    mom = round_raw_moments_from(game, m, base, ws)
+    mx = max_round_win(game, m.name, base, ws)
+    rtp = mom / m.cost
+    terms = _tail_terms(game, m, base, ws)
+    out = []
+    for s in game.cap.stakes:
+        c = game.cap.currency / s
+        if mx <= c:
+            out.append({"stake": s, "cap_multiple": c, "binds": False, "lower": rtp, "upper": rtp,
+                        "capped_rtp": Figure(rtp), "max_win": mx})
+        else:
+            lo = rtp - _round_tail_bound(terms, c) / m.cost
+            out.append({"stake": s, "cap_multiple": c, "binds": True, "lower": lo, "upper": rtp,
+                        "capped_rtp": Figure((lo + rtp) / 2, "bounded", (rtp - lo) / 2), "max_win": mx})
+    return out
+
+
+def round_raw_moments_from(game: Game, m, base, ws: Workspace | None = None) -> Fraction:
+    """Exact mean round win (total-bet multiples) from a solved base spin (``ws``: the solve's workspace)."""
+    ws = workspace_for(game, ws)
+    if m.buys is not None:
+        tot = sum(m.buy_counts.values())
+        return sum((Fraction(w, tot) * feature_moments(game, m.buys, c, ws=ws)["moments"][1]
+                    for c, w in m.buy_counts.items() if w), Fraction(0))
+    out = Fraction(0)
+    for (feat, n, lt, win), cnt in base.joint.items():
+        v = Fraction(win, base.units)
+        if feat is not None:
+            v += feature_moments(game, feat, n, ws=ws)["moments"][1]
+        out += cnt * v
+    return out / base.cycle
+
+
+def solve_round_with_cap_report(game: Game, mode: str, *, plain, ws: Workspace | None = None):
+    """Plain exact round figures plus the currency-cap report per stake.
+
+    ``plain``: the mode's round without cap (``solve_round(game, mode, plain=True)``); ``ws``: the
+    solve's workspace for ``game`` (None: a fresh one).
+
+    Returns
+    -------
+    RoundResult
+        ``rtp`` is the exact uncapped RTP (the cap depends on the stake);
+        ``extra["currency_cap"]`` is :func:`currency_cap_report`,
+        ``extra["max_win"]`` the theoretical maximum round win (total-bet
+        multiples) and ``extra["cap_free_stake_limit"]`` the stake below
+        which the cap can never bind (``currency / max_win``).
+    """
+    from dataclasses import replace
+
+    ws = workspace_for(game, ws)
+    res = plain
+    extra = dict(res.extra)
+    mx = max_round_win(game, res.mode, res.base, ws)
+    extra["max_win"] = mx
+    if game.cap is not None and game.cap.currency is not None:
+        extra["cap_free_stake_limit"] = game.cap.currency / mx if mx else None
+        extra["currency_cap"] = currency_cap_report(game, res.mode, res.base, ws)
+    return replace(res, extra=extra)
+
+
+def _register_round() -> None:
+    from analytic.features.result import register_round_solver
+
+    register_round_solver(KIND, solve_round_with_cap_report)
+
+
+_register_round()
+
+
+def capped_rtp_exact(game: Game, mode: str | None, cap: Fraction, base=None, ws: Workspace | None = None) -> dict:
+    """Exact RTP with the round win capped at ``cap`` total bets (truncated polynomial powers).
+
+    Per count and gift class the spin law (integer weights) is raised to the
+    spins below ``cap / multiplier`` (:mod:`analytic.features.laws.capped`), the
+    classes are mixed and combined with the base spin's joint law.  Classes
+    whose largest round win stays below ``cap`` are included all the same
+    (the method is exact either way).  Cost grows with ``cap`` (polynomial
+    length ``cap / grid``): meant for a few stakes, not the whole table.
+    ``ws``: the solve's workspace for ``game`` (None: a fresh one).
+
+    Returns
+    -------
+    dict
+        ``capped_rtp``, ``p_reach_cap`` (Fractions), ``law`` (the capped
+        round law, :class:`~analytic.features.laws.capped.TruncatedLaw`).
+    """
+    from analytic.features.laws import capped
+    from analytic.engine.base_game import solve_base
+
+    ws = workspace_for(game, ws)
+    m = game.modes[mode] if mode else game.default_mode
+    cap = Fraction(cap)
+    tb = game.total_bet
+
+    def flaw(feature: str, count: int) -> capped.TruncatedLaw:
+        f = game.features[feature]
+        n0 = f.trigger.counts[count]
+        classes = gift_classes(f.params["gifts"], count, f.params["multiplier"])
+        prefetch_tables(game, feature, {(r, s) for (_, _, r, s) in classes}, ws)
+        den = 1
+        for p in classes.values():
+            den = den * p.denominator // __import__("math").gcd(den, p.denominator)
+        parts = []
+        for (extra, mult, reels, syms), p in classes.items():
+            t = _table(game, feature, reels, syms, ws)
+            sl = capped.law_from_weights({Fraction(x, tb): c for x, c in t.items()}, cap / mult)
+            s = capped.iid_sum(sl, n0 + extra)
+            law = capped.TruncatedLaw(s.poly, s.total, s.grid * mult, cap)
+            parts.append((int(p * den), law))
+        return capped.mixture(parts)
+
+    if m.buys is not None:
+        law = capped.mixture([(w, flaw(m.buys, c)) for c, w in m.buy_counts.items() if w])
+    else:
+        base = base if base is not None else solve_base(game, m.name)
+        feats, classes = {}, []
+        for (feat, n, lt, win), cnt in base.joint.items():
+            key = None if feat is None else (feat, n)
+            if key is not None and key not in feats:
+                feats[key] = flaw(feat, n)
+            classes.append((cnt, Fraction(win, base.units), key))
+        law = capped.round_law(classes, feats, cap)
+    mean, _, reach = law.capped_moments()
+    return {"capped_rtp": mean / m.cost, "p_reach_cap": reach, "law": law}

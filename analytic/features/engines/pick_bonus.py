@@ -1,0 +1,101 @@
+"""Exact solver of the ``pick_bonus`` kind (Lobstermania's buoy bonus).
+
+The number of picks ``N`` is drawn from ``picks``; each pick reveals ``M``
+prizes (``prizes_per_pick``); each prize is drawn with replacement from
+``prizes``.  All draws are independent, so the bonus win is a compound sum
+and its exact law is a small convolution: the law of one pick is the mixture
+over ``M`` of ``M``-fold convolutions of the prize law, and the bonus law the
+mixture over ``N`` of ``N``-fold convolutions of the pick law.  Prizes are in
+line-bet units; results are converted to total-bet multiples by dividing by
+``game.total_bet``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from fractions import Fraction
+from typing import Mapping
+
+from analytic.features.result import FeatureResult, register_solver
+from analytic.model.game import Game
+from analytic.figures import Figure
+
+__all__ = ["solve_pick_bonus", "bonus_distribution"]
+
+
+def _convolve(a: Mapping[int, int], b: Mapping[int, int]) -> dict[int, int]:
+    """Convolution of two integer-weight laws (weights multiply, totals multiply)."""
+    out: dict[int, int] = defaultdict(int)
+    for x, p in a.items():
+        for y, q in b.items():
+            out[x + y] += p * q
+    return dict(out)
+
+
+def _compound(count_w: Mapping[int, int], law: Mapping[int, int], total: int) -> tuple[dict[int, int], int]:
+    """Law of the sum of ``K`` i.i.d. draws from ``law``, ``K ~ count_w``, in integer weights.
+
+    ``law`` holds integer weights summing to ``total``; the result's weights
+    sum to the returned denominator ``sum(count_w) * total**max(K)`` (the
+    ``k``-fold convolution, of total ``total**k``, is scaled by
+    ``total**(max K - k)``).  Integers instead of fractions: the same exact
+    law without a gcd per operation (about 25x faster on Lobstermania's
+    bonus).
+    """
+    kmax = max(count_w)
+    out: dict[int, int] = defaultdict(int)
+    power: dict[int, int] = {0: 1}
+    for k in range(0, kmax + 1):
+        if k:
+            power = _convolve(power, law)
+        w = count_w.get(k, 0)
+        if w:
+            scale = w * total ** (kmax - k)
+            for x, p in power.items():
+                out[x] += scale * p
+    return dict(out), sum(count_w.values()) * total ** kmax
+
+
+def bonus_distribution(params: Mapping) -> dict[int, Fraction]:
+    """Exact law of the bonus win in **line-bet units**: ``prize sum -> probability``."""
+    prize_law: dict[int, int] = defaultdict(int)
+    for v, w in params["prizes"]:
+        prize_law[int(v)] += int(w)
+    pick_law, pick_total = _compound(dict(params.get("prizes_per_pick") or {1: 1}), prize_law,
+                                     sum(prize_law.values()))
+    law, total = _compound(dict(params["picks"]), pick_law, pick_total)
+    return {x: Fraction(p, total) for x, p in sorted(law.items())}
+
+
+def solve_pick_bonus(game: Game, feature: str, count: int = 0, mode: str | None = None, *, ws=None) -> FeatureResult:
+    """Exact mean, second moment and distribution of a pick bonus.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+    count : int
+        Trigger count (unused: the bonus does not depend on it).
+    mode : str, optional
+        Unused.
+    ws : Workspace, optional
+        The solve's workspace (unused: nothing is kept).
+
+    Returns
+    -------
+    FeatureResult
+        Wins in total-bet multiples; ``distribution`` exact.
+    """
+    law = bonus_distribution(game.features[feature].params)
+    tb = game.total_bet
+    dist = {Fraction(x, tb): p for x, p in law.items()}
+    mean = sum(x * p for x, p in dist.items())
+    m2 = sum(x * x * p for x, p in dist.items())
+    return FeatureResult(
+        feature=feature, count=count, mean=Figure(mean), second_moment=Figure(m2),
+        expected_spins=Figure(Fraction(0)), end_probabilities={"picks exhausted": Figure(Fraction(1))},
+        distribution=dist, method="exact convolution of the pick and prize laws",
+    )
+
+
+register_solver("pick_bonus", solve_pick_bonus)

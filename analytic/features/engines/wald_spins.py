@@ -1,0 +1,235 @@
+"""Exact solver of the ``free_spins`` kind (Atkins Diet, Book of Ra).
+
+The feature's state is fixed for the whole play: no expanding symbol, or one
+symbol drawn (weighted) at the start and kept through retriggers.  Given the
+state, the spins are i.i.d., so the Wald closed forms
+(:mod:`analytic.features.laws.wald`) give the exact mean, second moment and
+expected number of spins from the moments of one spin
+(:func:`analytic.features.graph.spin_outcomes.free_spin_outcomes`).  The drawn
+symbol is a mixture (law of total variance).  The trigger count fixes the
+initial number of spins ``n = trigger.counts[count]``.
+
+The win distribution (retriggers make the number of spins unbounded) is the
+certified grid law of :mod:`analytic.features.laws.retrigger_law` (branching
+fixed point on the Fourier grid), mixed over the drawn state; the exact
+``P(win = 0)`` comes with it when every retriggering spin pays.
+
+:func:`spins_left_graph` builds the equivalent Markov chain on the number of
+spins left (:mod:`analytic.features.graph.chain`), truncated at a bound, for
+cross-checks and for features whose state does change.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # networkx is imported by the functions that use it (a cold start without chains skips it)
+    import networkx as nx
+
+from analytic.features.graph import chain
+from analytic.features.result import FeatureResult, register_solver
+from analytic.features.laws.retrigger_law import mix_laws, retrigger_law, zero_probability
+from analytic.features.graph.spin_outcomes import SpinOutcomes, award_of, free_spin_outcomes
+from analytic.features.laws.wald import WaldMoments, check_finite, mixture, wald_moments
+from analytic.model.game import Game
+from analytic.figures import Figure
+from analytic.workspace import Workspace, workspace_for
+
+__all__ = ["solve_free_spins", "state_outcomes", "spins_left_graph", "capped_law"]
+
+
+def state_outcomes(game: Game, feature: str, ws: Workspace | None = None
+                   ) -> list[tuple[int, str | None, SpinOutcomes]]:
+    """One-spin outcomes per feature state: ``[(weight, expanding symbol or None, SpinOutcomes)]``.
+
+    Kept in the workspace ``ws`` (:class:`analytic.workspace.Workspace`
+    of ``game``; None: a fresh one, nothing kept).
+    """
+    def compute():
+        p = game.features[feature].params
+        e = p.get("expanding_symbol")
+        states = list(zip(e["weights"], e["choose_from"])) if e else [(1, None)]
+        return [(w, s, free_spin_outcomes(game, feature, s)) for w, s in states]
+
+    return workspace_for(game, ws).memo(("free_spins.states", feature), compute)
+
+
+def _state_moments(o: SpinOutcomes, n: int) -> WaldMoments:
+    m = o.moments()
+    return wald_moments(n, m["EX"], m["EX2"], m["EA"], m["EA2"], m["EXA"])
+
+
+def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = None, *,
+                     ws: Workspace | None = None) -> FeatureResult:
+    """Exact figures of a ``free_spins`` feature started by ``count`` trigger symbols.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+        Feature name.
+    count : int
+        Trigger-symbol count; the spins awarded are ``trigger.counts`` of it
+        (largest listed count not above it).
+    mode : str, optional
+        Bet mode (unused: the feature's reel set is fixed).
+    ws : Workspace, optional
+        The solve's workspace for ``game`` (:mod:`analytic.workspace`);
+        None: a fresh one.
+
+    Returns
+    -------
+    FeatureResult
+        Wins in total-bet multiples, moments exact (Wald closed forms,
+        rational); ``law`` the certified win distribution, ``p_zero`` exact
+        when every retriggering spin pays.
+
+    Raises
+    ------
+    UnboundedFeatureError
+        Expected awarded spins per spin >= 1 in some state.
+    """
+    spec = game.features[feature]
+    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
+    if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
+        n = spec.trigger.counts[count]
+    ws = workspace_for(game, ws)
+    states = state_outcomes(game, feature, ws)
+    for _, s, o in states:
+        check_finite(feature, o.mean_award, game.path, always_one=set(o.classes) == {1})
+    per = [(w, s, _state_moments(o, n)) for w, s, o in states]
+    mix = mixture((w, m) for w, _, m in per)
+    wsum = sum(w for w, _, _ in states)
+    laws = [(Fraction(w, wsum), _state_law(ws, feature, s, o, n)) for w, s, o in states]
+    law = None if any(L is None for _, L in laws) else mix_laws(laws)
+    zeros = [zero_probability(o.joint, o.cycle, n) for _, _, o in states]
+    p_zero = None if any(z is None for z in zeros) else sum(
+        (Fraction(w, wsum) * z for (w, _, _), z in zip(states, zeros)), Fraction(0))
+    details = {
+        "initial_spins": n,
+        "per_state": {
+            (s or "-"): {
+                "weight": w,
+                "mean_win_per_spin": o.mean_win,
+                "mean_award_per_spin": o.mean_award,
+                "expected_spins": m.expected_spins,
+                "mean": m.mean,
+                "variance": m.variance,
+            }
+            for (w, s, m), (_, _, o) in zip(per, states)
+        },
+    }
+    return FeatureResult(
+        feature=feature,
+        count=count,
+        mean=Figure(mix.mean),
+        second_moment=Figure(mix.second_moment),
+        expected_spins=Figure(mix.expected_spins),
+        end_probabilities={"spins exhausted": Figure(Fraction(1))},
+        method=("Wald closed forms per fixed state (exact rationals), mixed over the drawn state; win "
+                + (f"distribution: branching fixed point on a Fourier grid, certified error {law.error:.1e}"
+                   if law is not None else "distribution not certifiable on the grid (too wide or heavy-tailed)")),
+        details=details,
+        p_zero=p_zero,
+        law=law,
+    )
+
+
+def _state_law(ws: Workspace, feature: str, s, o: SpinOutcomes, n: int):
+    return ws.memo(("free_spins.law", feature, s, n),
+                   lambda: retrigger_law(o.joint, o.cycle, o.units, n, o.mean_award))
+
+
+def spins_left_graph(o: SpinOutcomes, n: int, max_left: int) -> nx.DiGraph:
+    """The spins-left Markov chain of a fixed state, truncated at ``max_left``.
+
+    Parameters
+    ----------
+    o : SpinOutcomes
+        One spin's outcome classes.
+    n : int
+        Initial spins (the start state is ``n``).
+    max_left : int
+        A spin that would leave more than this many spins goes to
+        ``End("truncated")`` (its own win still counts).
+
+    Returns
+    -------
+    networkx.DiGraph
+        States ``k = 1..max_left`` (spins left), ``chain.END`` and
+        ``End("truncated")``; wins in total-bet multiples.
+    """
+    import networkx as nx
+
+    g = nx.DiGraph()
+    u = o.units
+    for k in range(1, max_left + 1):
+        for a, c in o.classes.items():
+            p = Fraction(c.weight, o.cycle)
+            m1 = Fraction(c.win_sum, c.weight * u)
+            m2 = Fraction(c.win_sq_sum, c.weight * u * u)
+            nxt = k - 1 + a
+            v = chain.END if nxt == 0 else (chain.End("truncated") if nxt > max_left else nxt)
+            chain.add_outcome(g, k, v, p, m1, m2)
+    return g
+
+
+def capped_law(game: Game, feature: str, count: int, cap, *, ws: Workspace | None = None):
+    """Exact law of the feature win held below ``cap`` when it has no retriggers, else None.
+
+    Without retriggers (no spin awards spins) the ``n`` spins of a state are
+    i.i.d.: one spin's law (integer weights from the joint line walk, wins
+    in total-bet multiples, the multiplier applied) raised to ``n`` by a
+    truncated power (:func:`analytic.features.laws.capped.iid_sum`), mixed over
+    the drawn expanding symbol with its weights
+    (:func:`analytic.features.laws.capped.mixture`).
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+    count : int
+        Trigger count (fixes the spins as in :func:`solve_free_spins`).
+    cap : Fraction
+        Total-bet multiples.
+    ws : Workspace, optional
+        The solve's workspace for ``game``; None: a fresh one.
+
+    Returns
+    -------
+    analytic.features.laws.capped.TruncatedLaw or None
+        None with retriggers, or when the grid below the cap is longer than
+        :data:`analytic.features.laws.capped.MAX_GRID` points.
+    """
+    from analytic.features.laws import capped
+
+    spec = game.features[feature]
+    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
+    if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
+        n = spec.trigger.counts[count]
+    states = state_outcomes(game, feature, ws)
+    if any(a for _, _, o in states for (a, _x) in o.joint):
+        return None
+    from analytic.features.laws.capped import MAX_GRID
+
+    parts = []
+    for w, _s, o in states:
+        one = capped.law_from_weights({Fraction(x, o.units): c for (_a, x), c in o.joint.items()}, cap,
+                                      max_length=MAX_GRID)
+        if one is None:
+            return None  # too fine a grid below the cap for polynomials: the caller certifies instead
+        parts.append((w, capped.iid_sum(one, n)))
+    return capped.mixture(parts)
+
+
+register_solver("wald", solve_free_spins)
+
+
+def _register_capped() -> None:
+    from analytic.features.result import register_capped_law
+
+    register_capped_law("wald", capped_law)
+
+
+_register_capped()

@@ -1,0 +1,301 @@
+"""One free spin in a fixed feature state, evaluated exactly.
+
+A free spin played in a fixed state (a drawn expanding symbol, or none) is a
+base-engine spin (:func:`analytic.engine.spin.build_spin` and
+:func:`analytic.engine.linewalk.walk`) on the feature's reel set, with
+counters for the retrigger symbols, the scatter and the expanding symbol.
+Its outcomes are grouped into *classes* by the number of spins the spin
+awards (``A``); per class we keep the integer number of stop combinations
+and the exact sums of the win ``X`` and of ``X**2`` (Python integers), which
+is all the Markov-chain and Wald solvers need (:mod:`analytic.features.graph.chain`,
+:mod:`analytic.features.laws.wald`).
+
+Win of a free spin (integer *units*, ``units`` per total bet)
+--------------------------------------------------------------
+``X = multiplier * (line win + scatter pay + expansion pay)`` where
+
+* line wins are the normal payline wins (line-bet units times ``D``,
+  :func:`analytic.engine.base_game.unit_scale`);
+* scatter pays count only when the feature's ``scatter_pays`` is true;
+* expansion pay: ``k`` = reels showing the expanding symbol (rule
+  ``expanding_count = "reels"``) or its visible cells (``"cells"``); when
+  ``k`` reaches the symbol's smallest paying count it pays
+  ``paytable[sym][min(k, kmax)] * number of paylines``.
+
+Rule ``expanding_line_win = "wild_led_only"`` withholds the normal line win
+of a payline whose *first* cell is the expanding symbol.  It is implemented
+without touching the engine: on reel 1 the expanding symbol's cells become a
+separate cell name whose role supports no candidate (so such a line is
+settled with no pay at once) while the expanding counter still counts it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from operator import mul
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Mapping
+
+import numpy as np
+
+from analytic.engine.linewalk import SpinArrays, walk_arrays
+from analytic.engine.linewin import CellRole
+from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytable, strip_windows
+from analytic.model.game import Game
+from analytic.engine.base_game import unit_scale
+
+__all__ = ["OutcomeClass", "SpinOutcomes", "award_of", "free_spin_outcomes"]
+
+
+@dataclass(frozen=True)
+class OutcomeClass:
+    """Outcomes of one spin that award the same number of spins.
+
+    Attributes
+    ----------
+    award : int
+        Spins awarded (0 = no retrigger).
+    weight : int
+        Number of stop combinations in the class.
+    win_sum : int
+        Sum over those combinations of the win, in units.
+    win_sq_sum : int
+        Sum of the squared win, in units**2.
+    """
+
+    award: int
+    weight: int
+    win_sum: int
+    win_sq_sum: int
+
+
+@dataclass(frozen=True)
+class SpinOutcomes:
+    """Exact law of (award, win) of one free spin in a fixed state.
+
+    Attributes
+    ----------
+    classes : Mapping[int, OutcomeClass]
+        Award -> class, ascending awards.
+    cycle : int
+        Number of stop combinations (sum of the class weights).
+    units : int
+        Win units per total bet.
+    joint : Mapping[tuple[int, int], int]
+        ``(award, win units) -> combinations``.
+    line_sum, scatter_sum, expansion_sum : int
+        Sums over the cycle of the three win parts (units, multiplier applied).
+    """
+
+    classes: Mapping[int, OutcomeClass]
+    cycle: int
+    units: int
+    joint: Mapping[tuple[int, int], int] = field(repr=False, default_factory=dict)
+    line_sum: int = 0
+    scatter_sum: int = 0
+    expansion_sum: int = 0
+
+    @property
+    def mean_win(self) -> Fraction:
+        """E[X], total-bet multiples."""
+        return Fraction(sum(c.win_sum for c in self.classes.values()), self.cycle * self.units)
+
+    @property
+    def mean_award(self) -> Fraction:
+        """E[A], spins awarded per spin."""
+        return Fraction(sum(c.award * c.weight for c in self.classes.values()), self.cycle)
+
+    def moments(self) -> dict[str, Fraction]:
+        """Exact joint moments in total-bet multiples and spins.
+
+        Returns
+        -------
+        dict
+            ``EX, EX2, EA, EA2, EXA``.
+        """
+        u, n = self.units, self.cycle
+        cl = self.classes.values()
+        return {
+            "EX": Fraction(sum(c.win_sum for c in cl), n * u),
+            "EX2": Fraction(sum(c.win_sq_sum for c in cl), n * u * u),
+            "EA": Fraction(sum(c.award * c.weight for c in cl), n),
+            "EA2": Fraction(sum(c.award ** 2 * c.weight for c in cl), n),
+            "EXA": Fraction(sum(c.award * c.win_sum for c in cl), n * u),
+        }
+
+
+def award_of(counts: Mapping[int, int] | None, k: int) -> int:
+    """Award of a count table for ``k`` symbols.
+
+    ``counts[k]``; for an unlisted ``k`` the award of the largest key below
+    it; 0 below the smallest key (or without a table).
+    """
+    if not counts:
+        return 0
+    best = 0
+    for c in sorted(counts):
+        if c <= k:
+            best = counts[c]
+    return int(best)
+
+
+_LEAD = "\x00lead:"  # prefix of the reel-1 stand-in cell name (never a symbol name)
+
+
+def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -> SpinOutcomes:
+    """Exact outcome classes of one free spin of ``feature``.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+        Name of a ``free_spins`` feature.
+    expanding : str, optional
+        The drawn expanding symbol (None: no expansion).
+
+    Returns
+    -------
+    SpinOutcomes
+        Wins in units (``units`` per total bet), awards in spins.
+    """
+    spec = game.features[feature]
+    p = spec.params
+    mult = int(p.get("multiplier", 1))
+    retrig = p.get("retrigger")
+    scatter_pays = bool(p.get("scatter_pays", True)) and game.scatter is not None
+    per = str(game.rules.get("expanding_count", "reels"))
+    wild_led_only = str(game.rules.get("expanding_line_win", "paid")) == "wild_led_only"
+
+    d = unit_scale(game)
+    units = game.total_bet * d
+    windows = [strip_windows(strip, game.rows) for strip in game.reel_sets[spec.reel_set]]
+    pt, index = line_paytable(game)
+    roles: dict[str, CellRole] = cell_roles(game, index)
+    exp_cells = frozenset()
+    if expanding is not None:
+        exp_cells = frozenset({expanding})
+        if wild_led_only:
+            lead = _LEAD + expanding
+            roles[lead] = CellRole(frozenset())
+            w0: dict = defaultdict(int)
+            for w, n in windows[0].items():
+                w0[tuple(lead if c == expanding else c for c in w)] += n
+            windows[0] = dict(w0)
+            exp_cells = frozenset({expanding, lead})
+
+    def counted(symbols) -> frozenset:
+        """``symbols`` plus the reel-1 stand-in when the expanding symbol is among them
+        (a retrigger or scatter symbol with line pays still counts on reel 1)."""
+        out = frozenset(symbols)
+        return out | (exp_cells - {expanding}) if expanding in out else out
+
+    counters = []
+    if retrig is not None:
+        counters.append(CounterDef("retrigger", counted(retrig.symbols)))
+    if scatter_pays:
+        counters.append(CounterDef("scatter", counted(game.scatter.symbols)))
+    if expanding is not None:
+        counters.append(CounterDef("expanding", exp_cells, per))
+    sspec = build_spin(game, counters=counters, windows=windows, roles=roles, paytable=pt)
+    arr = walk_arrays(sspec)
+    names = arr.counter_names
+
+    sc_pay: dict[int, int] = {}
+    if scatter_pays:
+        for k, v in game.scatter.pays.items():
+            x = Fraction(v) * units
+            assert x.denominator == 1
+            sc_pay[k] = int(x)
+    exp_pay: dict[int, int] = {}
+    if expanding is not None:
+        row = game.paytable[expanding]
+        kmin = min(k for k, v in row.items() if v > 0)
+        kmax = max(row)
+        top = game.reels * game.rows
+        for k in range(kmin, top + 1):
+            exp_pay[k] = row.get(min(k, kmax), 0) * len(game.lines) * d
+    rcounts = retrig.counts if retrig is not None else None
+
+    fast = _joint_int64(arr, d * mult, sc_pay, exp_pay, mult, rcounts)
+    if fast is not None:
+        joint, line_sum, scatter_sum, exp_sum = fast
+    else:
+        joint, line_sum, scatter_sum, exp_sum = _joint_python(arr.table(), names, d, mult, sc_pay, exp_pay,
+                                                              rcounts)
+    classes: dict[int, list[int]] = {}
+    for (a, x), cnt in joint.items():
+        c = classes.setdefault(a, [0, 0, 0])
+        c[0] += cnt
+        c[1] += x * cnt
+        c[2] += x * x * cnt
+    return SpinOutcomes(
+        classes={a: OutcomeClass(a, *classes[a]) for a in sorted(classes)},
+        cycle=arr.cycle,
+        units=units,
+        joint=dict(joint),
+        line_sum=line_sum,
+        scatter_sum=scatter_sum,
+        expansion_sum=exp_sum,
+    )
+
+
+def _joint_python(table, names, d, mult, sc_pay, exp_pay, rcounts):
+    """``(joint, line_sum, scatter_sum, exp_sum)`` from the walk's table, in Python integers."""
+    joint: dict = defaultdict(int)
+    line_sum = scatter_sum = exp_sum = 0
+    for key, cnt in table.items():
+        vals = dict(zip(names, key[:-1]))
+        lw = key[-1] * d * mult
+        sp = sc_pay.get(vals.get("scatter", 0), 0) * mult
+        ep = exp_pay.get(vals.get("expanding", 0), 0) * mult
+        a = award_of(rcounts, vals.get("retrigger", 0))
+        joint[(a, lw + sp + ep)] += cnt
+        line_sum += lw * cnt
+        scatter_sum += sp * cnt
+        exp_sum += ep * cnt
+    return dict(joint), line_sum, scatter_sum, exp_sum
+
+
+def _joint_int64(arr: SpinArrays, scale: int, sc_pay, exp_pay, mult: int, rcounts):
+    """:func:`_joint_python` on the walk's arrays (int64), or ``None`` when a win or count may not fit.
+
+    The same dict, insertion order included: the rows of one ``(award, win)``
+    are summed (exact int64: every sum is at most the cycle, below 2**62) and
+    the keys come in the order of their first row, as the loop over the
+    table (whose rows are the arrays' rows, in order) inserts them.  The
+    sums of win parts times counts are taken in Python integers.
+    """
+    if arr.line_win.dtype != np.int64 or arr.count.dtype != np.int64 or not len(arr.count):
+        return None
+    cols = dict(zip(arr.counter_names, arr.counters.T))
+
+    def lookup(name, f):
+        k = cols.get(name)
+        if k is None:
+            return np.full(len(arr.count), f(0), dtype=np.int64)
+        top = int(k.max())
+        vals = [f(i) for i in range(top + 1)]
+        if int(k.min()) < 0 or max(map(abs, vals)) >= 1 << 60:
+            return None
+        return np.array(vals, dtype=np.int64)[k]
+
+    sp = lookup("scatter", lambda i: sc_pay.get(i, 0) * mult)
+    ep = lookup("expanding", lambda i: exp_pay.get(i, 0) * mult)
+    a = lookup("retrigger", lambda i: award_of(rcounts, i))
+    top = int(np.abs(arr.line_win).max())
+    if sp is None or ep is None or a is None or top * abs(scale) >= 1 << 60:
+        return None
+    lw = arr.line_win * scale
+    x = lw + sp + ep
+    cnt = arr.count
+    order = np.lexsort((x, a))  # stable: a group's first row is its earliest
+    xs, as_ = x[order], a[order]
+    starts = np.flatnonzero(np.r_[True, (xs[1:] != xs[:-1]) | (as_[1:] != as_[:-1])])
+    sums = np.add.reduceat(cnt[order], starts)
+    first = order[starts]
+    by_first = np.argsort(first)
+    keys = zip(as_[starts][by_first].tolist(), xs[starts][by_first].tolist())
+    joint = dict(zip(keys, sums[by_first].tolist()))
+    c = cnt.tolist()
+    return joint, sum(map(mul, lw.tolist(), c)), sum(map(mul, sp.tolist(), c)), sum(map(mul, ep.tolist(), c))

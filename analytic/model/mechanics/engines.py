@@ -1,0 +1,337 @@
+"""Engines: exact solvers registered for the mechanic combinations they can prove they solve.
+
+A feature declares mechanics (:mod:`analytic.model.mechanics`); the loader
+asks each engine of the feature's kind, in registration order, whether it
+accepts the declaration (:func:`select_engine`).  The first that does builds
+the parameters its solver reads (``FeatureSpec.params``) and is named in
+``FeatureSpec.engine``; the solver registry
+(:func:`analytic.features.result.register_solver`), the round solvers and
+the simulator's players are keyed by that engine name.  A combination no
+engine accepts is refused at load, naming the mechanics declared and what
+each engine accepts (refuse or be right: no key is silently ignored).
+
+Rule switches (``[rules]``) are declared by mechanics; an engine lists the
+ones it honours (any allowed value).  A rule of a feature's mechanics that
+its engine does not honour may only keep its default (:func:`check_rules`).
+
+Engines (see ``docs/model-format.md``, section "Engines"):
+
+``wald``
+    Free spins in a fixed state: retrigger table, global multiplier,
+    scatter pays, expanding symbol drawn at the start (Wald's identities;
+    :mod:`analytic.features.engines.wald_spins`).
+``revealed_wild_reels``
+    A fixed spin count, an expanding symbol drawn at the start and wild
+    reels revealed by a symbol with multiplied multipliers
+    (:mod:`analytic.features.engines.revealed_wild_reels`).
+``gift_pick``
+    A gift pick without replacement setting spins, multiplier, wild reels
+    and wild symbols (:mod:`analytic.features.engines.gift_pick`).
+``drawn_expanding``
+    Expanding symbols drawn at each award with repeat multipliers up to a
+    ceiling and a per-symbol retrigger; with a ladder and golden reels the
+    ladder structure (:mod:`analytic.features.engines.drawn_expanding.engine`).
+``pick_bonus``
+    A pick bonus (:mod:`analytic.features.engines.pick_bonus`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, NamedTuple
+
+from analytic.model.game import frozen_mapping
+
+__all__ = ["Engine", "ENGINES", "register_engine", "select_engine", "check_rules"]
+
+
+class Engine(NamedTuple):
+    """An engine: the kind it plays, the mechanics it solves, its check and its parameter builder.
+
+    Attributes
+    ----------
+    name : str
+    kind : str
+        ``free_spins`` or ``pick_bonus``.
+    required, optional : frozenset of str
+        Mechanics it needs, and the others it can also solve.
+    check : callable
+        ``check(values, feature, ctx) -> str | None``: why it cannot solve
+        these parameter values (what would make them solvable), or None.
+    build : callable
+        ``build(values, feature, ctx) -> dict``: the parameters its solver reads.
+    honours : frozenset of str
+        Rule switches it reads (any allowed value).
+    accepts : str
+        One line for messages and docs: the combinations it solves.
+    """
+
+    name: str
+    kind: str
+    required: frozenset
+    optional: frozenset
+    check: Callable
+    build: Callable
+    honours: frozenset
+    accepts: str
+
+
+#: engine name -> :class:`Engine`, in the order they are tried
+ENGINES: dict[str, Engine] = {}
+
+def register_engine(name: str, kind: str, required, optional, check, build, honours=(), accepts: str = "",
+                    rules=None) -> None:
+    """Register an engine (see :class:`Engine`); it is tried after those registered before.
+
+    ``rules`` (optional): rule switches only this engine reads (not of a mechanic), known to a game
+    whose features use the engine (registered as owner ``engine:NAME``).
+    """
+    from analytic.model.kinds import register_rules
+
+    specs = register_rules(f"engine:{name}", rules or {})
+    ENGINES[name] = Engine(name, kind, frozenset(required), frozenset(optional), check, build,
+                           frozenset(honours) | frozenset(specs), accepts)
+
+
+def _describe(decl: Mapping[str, Mapping[str, Any]]) -> str:
+    parts = []
+    for m, keys in decl.items():
+        v = keys.get("retrigger")
+        if m == "spins" and v is not None:
+            parts.append("spins (retrigger per_symbol)" if isinstance(v, Mapping) else "spins (retrigger table)")
+        elif m == "wild_reels":
+            w = keys["wild_reels"]
+            parts.append(f"wild_reels (revealed_by, combine {w['combine']})" if "revealed_by" in w
+                         else "wild_reels (fixed)")
+        elif m == "expanding_symbol":
+            parts.append(f"expanding_symbol (draw {keys['expanding_symbol']['draw']})")
+        else:
+            parts.append(m + (f" ({', '.join(keys)})" if list(keys) != [m] else ""))
+    return ", ".join(parts) or "none"
+
+
+def select_engine(kind: str, decl: Mapping[str, Mapping[str, Any]], key: str, ctx) -> tuple[str, dict]:
+    """The engine solving a feature's declared mechanics, and the parameters it builds.
+
+    Parameters
+    ----------
+    kind : str
+        The feature's kind.
+    decl : mapping
+        Mechanic name -> its normalised values by key (from the mechanics' validators).
+    key : str
+        ``features.NAME`` (for the error).
+    ctx : ValidationContext
+        ``ctx.feature`` is the feature's common part.
+
+    Returns
+    -------
+    (str, dict)
+        Engine name and the solver's parameters.
+
+    Raises
+    ------
+    ModelError
+        No engine solves the combination: the message names the mechanics
+        declared and, per engine, what it accepts and why it refuses.
+    """
+    names = set(decl)
+    values: dict = {}
+    for keys in decl.values():
+        values.update(keys)
+    reasons = []
+    for e in ENGINES.values():
+        if e.kind != kind:
+            continue
+        missing = sorted(e.required - names)
+        extra = sorted(names - e.required - e.optional)
+        if missing:
+            why = f"needs {', '.join(missing)}"
+        elif extra:
+            why = f"does not solve {', '.join(extra)}"
+        else:
+            why = e.check(values, ctx.feature, ctx)
+        if why is None:
+            return e.name, e.build(values, ctx.feature, ctx)
+        reasons.append(f"{e.name} [{e.accepts}] {why}")
+    ctx.fail(key, f"no engine solves the mechanics declared: {_describe(decl)}; " + "; ".join(reasons))
+
+
+def check_rules(ctx, rules: Mapping[str, Any], features, declared_rules: Mapping[str, Mapping]) -> None:
+    """Refuse a rule set to a non-default value that the engine of a feature reading it does not honour.
+
+    Parameters
+    ----------
+    ctx : ValidationContext
+    rules : mapping
+        The game's rules (every known rule, with its value).
+    features : iterable of FeatureSpec
+    declared_rules : mapping
+        Rule name -> its :class:`~analytic.model.kinds.RuleSpec`.
+
+    Raises
+    ------
+    ModelError
+        At ``rules.NAME``, naming the feature, its engine and the rule's default.
+    """
+    from analytic.model.kinds import show
+    from analytic.model.mechanics import MECHANICS
+
+    for f in features:
+        e = ENGINES.get(f.engine)
+        if e is None:
+            continue
+        for m in f.mechanics:
+            for r in MECHANICS[m].rules:
+                spec = declared_rules[r]
+                if r not in e.honours and rules.get(r, spec.default) != spec.default:
+                    ctx.fail(ctx.join("rules", r), f"engine {e.name} (features.{f.name}) solves only the default "
+                                                   f"{show(spec.default)} of this rule; remove it or set it to the "
+                                                   "default")
+
+
+# --------------------------------------------------------------------------
+# the engines
+
+
+def _no_ceiling(v) -> str | None:
+    if "max_spins" in v:
+        return "does not honour max_spins (no engine bounds the total spins yet: remove it)"
+    return None
+
+
+def _regular_roles(v, ctx, what: str) -> str | None:
+    e = v["expanding_symbol"]
+    for s in e["choose_from"] or ():
+        if ctx.symbols[s].role != "regular":
+            return f"draws {what} from regular symbols only; {s!r} has role {ctx.symbols[s].role!r}"
+    return None
+
+
+def _wald_check(v, f, ctx) -> str | None:
+    if isinstance(v.get("retrigger"), Mapping):
+        return "needs retrigger as a table { symbols, counts } (retrigger.per_symbol: engine drawn_expanding)"
+    why = _no_ceiling(v)
+    if why:
+        return why
+    e = v.get("expanding_symbol")
+    if e is not None and e["draw"] != "at_start":
+        return "needs expanding_symbol.draw = 'at_start' (draws at each award: engine drawn_expanding)"
+    return None
+
+
+def _wald_build(v, f, ctx) -> dict:
+    e = v.get("expanding_symbol")
+    return {
+        "retrigger": v.get("retrigger"),
+        "multiplier": v.get("multiplier", 1),
+        "scatter_pays": v.get("scatter_pays", True),
+        "expanding_symbol": None if e is None else frozen_mapping({"choose_from": e["choose_from"],
+                                                                   "weights": e["weights"]}),
+    }
+
+
+register_engine(
+    "wald", "free_spins", (), ("spins", "multiplier", "scatter_pays", "expanding_symbol"),
+    _wald_check, _wald_build, honours=("expanding_count", "expanding_line_win"),
+    accepts="retrigger table, multiplier, scatter_pays, expanding_symbol at_start",
+)
+
+
+def _revealed_check(v, f, ctx) -> str | None:
+    w = v["wild_reels"]
+    if "revealed_by" not in w:
+        return "needs wild_reels.revealed_by (fixed wild reels are not solved)"
+    if w["combine"] != "multiply":
+        return "needs wild_reels.combine = 'multiply'"
+    role = ctx.symbols[w["revealed_by"]].role
+    if role != "wild_scatter":
+        return f"needs wild_reels.revealed_by to be a wild_scatter symbol; {w['revealed_by']!r} has role {role!r}"
+    e = v["expanding_symbol"]
+    if e["draw"] != "at_start":
+        return "needs expanding_symbol.draw = 'at_start'"
+    return _regular_roles(v, ctx, "the expanding symbol")
+
+
+def _revealed_build(v, f, ctx) -> dict:
+    w, e = v["wild_reels"], v["expanding_symbol"]
+    return {"revealed_by": w["revealed_by"], "multipliers": w["multipliers"],
+            "expanding_symbol": frozen_mapping({"choose_from": e["choose_from"], "weights": e["weights"]})}
+
+
+register_engine(
+    "revealed_wild_reels", "free_spins", ("wild_reels", "expanding_symbol"), (),
+    _revealed_check, _revealed_build, honours=("wild_reels_expansion",),
+    rules={"published_max_win": (
+        ("cap", "theoretical"),
+        "cap",
+        "the game's published max win: a cap on the round win ([cap], 'cap'), or only the game's "
+        "theoretical maximum ('theoretical': the round is solved uncapped)",
+    )},
+    accepts="wild_reels revealed_by (multiply) + expanding_symbol at_start, no retrigger",
+)
+
+
+def _gift_build(v, f, ctx) -> dict:
+    g = v["gift_pick"]
+    return {"wild": g["wild"], "gifts": g["gifts"], "multiplier": v.get("multiplier", 1)}
+
+
+register_engine(
+    "gift_pick", "free_spins", ("gift_pick",), ("multiplier",),
+    lambda v, f, ctx: None, _gift_build,
+    accepts="gift_pick, multiplier; no retrigger",
+)
+
+
+def _drawn_check(v, f, ctx) -> str | None:
+    r = v.get("retrigger")
+    if not isinstance(r, Mapping):
+        return "needs retrigger = { per_symbol = N }"
+    why = _no_ceiling(v)
+    if why:
+        return why
+    e = v["expanding_symbol"]
+    if e["draw"] != "at_each_award":
+        return "needs expanding_symbol.draw = 'at_each_award'"
+    regular = sorted(n for n, s in ctx.symbols.items() if s.role == "regular")
+    if not regular:
+        return "draws its expanding symbols from the regular symbols; the game has none"
+    if e["choose_from"] is not None and (sorted(e["choose_from"]) != regular or len(set(e["weights"])) != 1):
+        return "draws uniformly over every regular symbol: leave out expanding_symbol.choose_from and weights"
+    for s in sorted(f.trigger.symbols):
+        if ctx.symbols[s].role != "wild_scatter":
+            return f"needs wild_scatter trigger symbols; {s!r} has role {ctx.symbols[s].role!r}"
+    if ("ladder" in v) != ("golden_reels" in v):
+        return "solves a ladder together with golden_reels only (declare both or neither)"
+    if "golden_reels" in v:
+        by = set(v["golden_reels"]["turned_by"])
+        if not f.trigger.requires or by != set(f.trigger.requires):
+            return ("needs golden_reels.turned_by to be the trigger's requires symbols (the feature starts "
+                    "with one of them showing)")
+    return None
+
+
+def _drawn_build(v, f, ctx) -> dict:
+    g = v.get("golden_reels")
+    return {
+        "ladder": v.get("ladder"),
+        "spins_per_symbol": v["retrigger"]["per_symbol"],
+        "golden_reels": g["reels"] if g else (),
+        "golden_symbols": g["turned_by"] if g else (),
+        "max_multiplier": v["expanding_symbol"]["ceiling"],
+    }
+
+
+register_engine(
+    "drawn_expanding", "free_spins", ("spins", "expanding_symbol"), ("ladder", "golden_reels"),
+    _drawn_check, _drawn_build,
+    honours=("expanding_repeat_multiplier", "scatter_substitutes_for_expanding_in_line_wins",
+             "golden_symbol_retriggers", "golden_immediate"),
+    accepts="retrigger per_symbol + expanding_symbol at_each_award; ladder with golden_reels",
+)
+
+register_engine(
+    "pick_bonus", "pick_bonus", ("pick_bonus",), (),
+    lambda v, f, ctx: None, lambda v, f, ctx: dict(v),
+    accepts="picks, prizes_per_pick, prizes",
+)

@@ -1,0 +1,27 @@
+"""What `analytic solve` prints for Book of Power's interval figures (the tiny game)."""
+
+from __future__ import annotations
+
+from test_drawn_oracles import tiny
+
+from analytic.solver.round import solve_round as _solve_round
+
+
+def _plain_round(game, mode, workspace=None):
+    """The mode's round without cap or gamble (what the round solver hands its delegate)."""
+    return _solve_round(game, mode, plain=True, workspace=workspace)
+
+
+def test_interval_extras_print_both_ends():
+    """capped_rtp and p_reach_cap are intervals: the table shows their ends, not only the centre."""
+    from analytic.cli.solve import format_table
+    from analytic.features.engines.drawn_expanding.engine import solve_drawn_expanding_round
+
+    res = solve_drawn_expanding_round(tiny(40), "buy_free_spins", plain=_plain_round(tiny(40), "buy_free_spins"))
+    text = format_table(res)
+    for key in ("capped_rtp", "p_reach_cap"):
+        f = res.extra[key]
+        assert f.error > 0
+        line = next(ln for ln in text.splitlines() if ln.strip().startswith(key))
+        assert f"between {float(f.value - f.error):.10g} and {float(f.value + f.error):.10g}" in line
+        assert "[bounded]" in line

@@ -1,0 +1,209 @@
+"""Engine gift_pick (Secrets of Christmas): the gift pick and tiny free spins against brute force."""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from fractions import Fraction
+from math import comb
+from pathlib import Path
+
+import pytest
+
+from analytic.features.engines import gift_pick as soc
+from analytic.model import load_model_text
+
+MODEL = Path(__file__).resolve().parents[3] / "models" / "secrets_of_christmas.toml"
+
+
+def model_gifts():
+    raw = tomllib.loads(MODEL.read_text())["features"]["free_spins"]["gift_pick"]["gifts"]
+    return [(g["effect"], g["value"], g["count"]) for g in raw]
+
+
+def direct_classes(gifts, picks, base=1):
+    """Every set of ``picks`` distinct gifts (itertools.combinations), equally likely."""
+    flat = [(e, v) for e, v, n in gifts for _ in range(n)]
+    out: dict[tuple, int] = {}
+    for sub in itertools.combinations(range(len(flat)), picks):
+        spins, mult, reels, syms = 0, base, set(), set()
+        for i in sub:
+            e, v = flat[i]
+            if e == "spins":
+                spins += v
+            elif e == "multiplier":
+                mult += v
+            elif e == "wild_reel":
+                reels.add(v)
+            else:
+                syms.add(v)
+        key = (spins, mult, tuple(sorted(reels)), tuple(sorted(syms)))
+        out[key] = out.get(key, 0) + 1
+    tot = comb(len(flat), picks)
+    return {k: Fraction(n, tot) for k, n in out.items()}
+
+
+@pytest.mark.parametrize("picks", [3, 4, 5])
+def test_gift_classes_equal_direct_combinations(picks):
+    gifts = model_gifts()
+    assert sum(n for *_, n in gifts) == 20
+    got = soc.gift_classes(gifts, picks)
+    assert got == direct_classes(gifts, picks)
+    assert sum(got.values()) == 1
+
+
+TOY = """
+[game]
+name = "toy soc"
+reels = 3
+rows = 1
+total_bet = 1
+
+[symbols]
+a = "regular"
+candle = "regular"
+wild = "wild"
+scatter = "scatter"
+
+[paytable]
+a = { 2 = 1, 3 = 4 }
+candle = { 3 = 10 }
+
+[paylines]
+lines = [[0, 0, 0]]
+
+[reels]
+base = [["a", "scatter", "candle"], ["scatter", "a", "wild", "candle"], ["a", "scatter", "candle"]]
+free = [["a", "candle", "a"], ["candle", "a", "wild", "a"], ["a", "candle", "candle", "a"]]
+
+[modes.base]
+cost = 1
+reels = "base"
+
+[features.fs]
+kind = "free_spins"
+reels = "free"
+trigger = { symbols = ["scatter"], counts = { 2 = 2, 3 = 2 } }
+gift_pick.wild = "wild"
+gift_pick.gifts = [
+  { effect = "spins", value = 2, count = 2 },
+  { effect = "multiplier", value = 1, count = 1 },
+  { effect = "wild_reel", value = 2, count = 1 },
+  { effect = "wild_symbol", value = "candle", count = 1 },
+]
+
+[cap]
+currency = 1000
+currency_name = "GBP"
+stakes = [1, 100]
+"""
+
+PAYS = {"a": {2: 1, 3: 4}, "candle": {3: 10}}
+FREE = [["a", "candle", "a"], ["candle", "a", "wild", "a"], ["a", "candle", "candle", "a"]]
+
+
+def brute_spin(reels, syms):
+    law: dict[int, int] = {}
+    strips = [["wild"] * len(s) if k + 1 in reels else s for k, s in enumerate(FREE)]
+    for stops in itertools.product(*(range(len(s)) for s in strips)):
+        cells = [strips[k][stops[k]] for k in range(3)]
+        wild = {k for k, c in enumerate(cells) if c == "wild" or c in syms}
+        win = 0
+        for c, pays in PAYS.items():
+            run = 0
+            for k, x in enumerate(cells):
+                if x == c or k in wild:
+                    run += 1
+                else:
+                    break
+            win = max(win, pays.get(run, 0))
+        law[win] = law.get(win, 0) + 1
+    return law
+
+
+def test_free_spin_classes_and_feature_against_brute_force():
+    g = load_model_text(TOY, path="toy_soc.toml")
+    gifts = g.features["fs"].params["gifts"]
+    for picks in (2, 3):
+        want1 = want2 = Fraction(0)
+        for (extra, mult, reels, syms), p in direct_classes(gifts, picks).items():
+            law = brute_spin(reels, syms)
+            tot = sum(law.values())
+            e1 = Fraction(sum(x * c for x, c in law.items()), tot)
+            e2 = Fraction(sum(x * x * c for x, c in law.items()), tot)
+            sm = soc.spin_class_moments(g, "fs", reels, syms)
+            assert sm["moments"][1] == e1 and sm["moments"][2] == e2
+            assert sm["max"] == max(law)
+            n = 2 + extra
+            want1 += p * mult * n * e1
+            want2 += p * mult**2 * (n * e2 + n * (n - 1) * e1 * e1)
+        fr = soc.solve_feature(g, "fs", picks, "base")
+        assert fr.mean.value == want1 and fr.second_moment.value == want2
+
+
+def test_currency_cap_binds_only_above_max_win():
+    g = load_model_text(TOY, path="toy_soc.toml")
+    mx = soc.max_round_win(g, "base")
+    rep = soc.currency_cap_report(g, "base")
+    for r in rep:
+        assert r["binds"] == (mx * r["stake"] > 1000)
+        if not r["binds"]:
+            assert r["lower"] == r["upper"]
+        else:
+            assert r["lower"] <= r["upper"]
+    assert rep[0]["binds"] is False  # stake 1: max win is far below 1000 total bets
+    assert rep[1]["binds"] is True  # stake 100: cap is 10 total bets
+
+
+def test_shipped_model_loads_with_its_cap():
+    from analytic.model import load_model
+
+    g = load_model(MODEL)
+    assert g.cap.currency == 250000 and g.cap.currency_name == "GBP"
+    assert g.total_bet == 25 and len(g.lines) == 25
+    assert sum(n for *_, n in g.features["free_spins"].params["gifts"]) == 20
+
+
+@pytest.mark.parametrize("cap", [3, 10, Fraction(25, 2), 40])
+def test_exact_capped_rtp_against_brute_force(cap):
+    """Round law of the toy by full enumeration (base stops x gift picks x spin sequences)."""
+    g = load_model_text(TOY, path="toy_soc.toml")
+    gifts = g.features["fs"].params["gifts"]
+    base = [["a", "scatter", "candle"], ["scatter", "a", "wild", "candle"], ["a", "scatter", "candle"]]
+    flaws = {}
+    for picks in (2, 3):
+        law: dict = {}
+        for (extra, mult, reels, syms), p in direct_classes(gifts, picks).items():
+            sl = brute_spin(reels, syms)
+            tot = sum(sl.values())
+            for seq in itertools.product(sl, repeat=2 + extra):
+                q = p
+                for x in seq:
+                    q *= Fraction(sl[x], tot)
+                law[mult * sum(seq)] = law.get(mult * sum(seq), 0) + q
+        flaws[picks] = law
+    rnd: dict = {}
+    tot = 3 * 4 * 3
+    for stops in itertools.product(*(range(len(r)) for r in base)):
+        cells = [base[k][stops[k]] for k in range(3)]
+        sc = sum(c == "scatter" for c in cells)
+        win = 0
+        for c, pays in PAYS.items():
+            run = 0
+            for x in cells:
+                if x in (c, "wild"):
+                    run += 1
+                else:
+                    break
+            win = max(win, pays.get(run, 0))
+        for x, q in (flaws[sc].items() if sc >= 2 else [(0, Fraction(1))]):
+            rnd[win + x] = rnd.get(win + x, 0) + Fraction(1, tot) * q
+    want = sum((q * min(x, cap) for x, q in rnd.items()), Fraction(0))
+    reach = sum((q for x, q in rnd.items() if x >= cap), Fraction(0))
+    got = soc.capped_rtp_exact(g, "base", Fraction(cap))
+    assert got["capped_rtp"] == want and got["p_reach_cap"] == reach
+    # the certified bracket of the per-stake report contains it
+    stake = Fraction(1000) / cap
+    g2 = load_model_text(TOY.replace("stakes = [1, 100]", f'stakes = ["{stake}"]'), path="toy_soc.toml")
+    (row,) = soc.currency_cap_report(g2, "base")
+    assert row["lower"] <= want <= row["upper"]

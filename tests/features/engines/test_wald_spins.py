@@ -1,0 +1,110 @@
+"""free_spins and pick_bonus solvers on a small game: Wald vs chain, divergence, pick law."""
+
+from fractions import Fraction as F
+
+import pytest
+
+from analytic.errors import UnboundedFeatureError
+from analytic.features.graph import chain
+from analytic.features.engines.wald_spins import solve_free_spins, spins_left_graph, state_outcomes
+from analytic.features.engines.pick_bonus import solve_pick_bonus
+from analytic.model.loader import load_model_text
+
+TOML = """
+[game]
+name = "tiny"
+reels = 3
+rows = 1
+[symbols]
+a = "regular"
+b = "regular"
+w = "wild"
+s = "scatter"
+[paytable]
+a = {{ 2 = 2, 3 = 10 }}
+b = {{ 3 = 4 }}
+[scatter]
+symbols = ["s"]
+pays = {{ 2 = 1 }}
+[paylines]
+lines = [[0, 0, 0]]
+[reels]
+base = [["a", "b", "s", "w"], ["a", "s", "b", "b"], ["s", "a", "b", "w"]]
+[modes.base]
+cost = 1
+reels = "base"
+[features.fs]
+kind = "free_spins"
+reels = "base"
+trigger = {{ symbols = ["s"], counts = {{ 2 = 2, 3 = 3 }} }}
+retrigger = {{ symbols = ["s"], counts = {{ 2 = {award} }} }}
+multiplier = 2
+{extra}
+[features.pick]
+kind = "pick_bonus"
+picks = {{ 1 = 1, 2 = 1 }}
+prizes_per_pick = {{ 1 = 3, 2 = 1 }}
+prizes = [[1, 1], [3, 1]]
+"""
+
+
+def game(award=1, extra=""):
+    return load_model_text(TOML.format(award=award, extra=extra), "tiny.toml")
+
+
+def test_wald_matches_truncated_chain():
+    g = game()
+    (_, _, o), = state_outcomes(g, "fs")
+    fr = solve_free_spins(g, "fs", 3)
+    r = chain.solve_exact(spins_left_graph(o, 3, 200), 3)
+    # award 1 never raises spins left above the start: the chain is not truncated, so equal exactly
+    assert "truncated" not in r.end_probabilities
+    assert (r.mean, r.second_moment, r.expected_spins) == (
+        fr.mean.value, fr.second_moment.value, fr.expected_spins.value)
+    fl = chain.solve_float(spins_left_graph(o, 3, 200), 3)
+    assert fl.second_moment == pytest.approx(float(r.second_moment), rel=1e-10)
+
+
+def test_trigger_count_sets_initial_spins():
+    g = game()
+    a, b = solve_free_spins(g, "fs", 2), solve_free_spins(g, "fs", 3)
+    assert b.expected_spins.value == a.expected_spins.value * F(3, 2)
+    assert b.mean.label == "exact"
+
+
+def test_expanding_symbol_mixture():
+    g = game(extra='expanding_symbol = { choose_from = ["a", "b"], weights = [1, 3] }')
+    st = state_outcomes(g, "fs")
+    fr = solve_free_spins(g, "fs", 2)
+    per = fr.details["per_state"]
+    assert fr.mean.value == (per["a"]["mean"] + 3 * per["b"]["mean"]) / 4
+    assert len(st) == 2
+
+
+def test_divergent_retrigger_is_refused():
+    g = game(award=40)
+    with pytest.raises(UnboundedFeatureError, match="features.fs"):
+        solve_free_spins(g, "fs", 2)
+
+
+def test_retrigger_mean_exactly_one_is_refused_with_the_reason():
+    """Issue 18: E[A] = 6 * 9/64 + 10 * 1/64 = 1 exactly: the feature ends with probability 1,
+    but its expected length (and mean win) is infinite; the refusal says so and how to fix it."""
+    g = game(award="6, 3 = 10")
+    (_, _, o), = state_outcomes(g, "fs")
+    assert o.mean_award == 1
+    with pytest.raises(UnboundedFeatureError, match="features.fs.retrigger") as e:
+        solve_free_spins(g, "fs", 2)
+    msg = str(e.value)
+    assert "ends with probability 1" in msg and "expected length" in msg and "below 1" in msg
+
+
+def test_pick_bonus_law():
+    g = game()
+    fr = solve_pick_bonus(g, "pick")
+    # one pick: 1 prize (p 3/4) or 2 (p 1/4), prize 1 or 3 each 1/2; total bet = 1 line
+    pick_mean = F(3, 4) * 2 + F(1, 4) * 4
+    assert fr.mean.value == F(3, 2) * pick_mean
+    assert sum(fr.distribution.values()) == 1
+    assert fr.second_moment.value == sum(x * x * p for x, p in fr.distribution.items())
+    assert min(fr.distribution) == 1 and max(fr.distribution) == 12
