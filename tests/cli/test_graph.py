@@ -11,6 +11,7 @@ file (:func:`analytic.features.graph.chain.solve_exact`, its own linear algebra)
 from __future__ import annotations
 
 from fractions import Fraction as F
+from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -20,42 +21,7 @@ from analytic.features.graph import chain
 from analytic.features.engines.wald_spins import solve_free_spins
 from analytic.model.loader import load_model_text
 
-TOML = """
-[game]
-name = "tiny"
-reels = 3
-rows = 1
-[symbols]
-a = "regular"
-b = "regular"
-w = "wild"
-s = "scatter"
-[paytable]
-a = {{ 2 = 2, 3 = 10 }}
-b = {{ 3 = 4 }}
-[scatter]
-symbols = ["s"]
-pays = {{ 2 = 1 }}
-[paylines]
-lines = [[0, 0, 0]]
-[reels]
-base = [["a", "b", "s", "w"], ["a", "s", "b", "b"], ["s", "a", "b", "w"]]
-[modes.base]
-cost = 1
-reels = "base"
-[features.fs]
-kind = "free_spins"
-reels = "base"
-trigger = {{ symbols = ["s"], counts = {{ 2 = 2, 3 = 3 }} }}
-retrigger = {{ symbols = ["s"], counts = {{ 2 = {award} }} }}
-multiplier = 2
-{extra}
-[features.pick]
-kind = "pick_bonus"
-picks = {{ 1 = 1, 2 = 1 }}
-prizes_per_pick = {{ 1 = 3, 2 = 1 }}
-prizes = [[1, 1], [3, 1]]
-"""
+TOML = (Path(__file__).resolve().parents[1] / "data" / "tiny_free_spins.toml.in").read_text()
 
 P_RETRIGGER = F(10, 64)  # 2 or 3 scatters, hand count
 
@@ -175,8 +141,6 @@ def test_bad_out_refused_before_work(tmp_path, capsys, out_name, fragment):
                                           ("book_of_christmas_eve", "free_spins"),
                                           ("secrets_of_christmas", "free_spins")])
 def test_shipped_engines_without_graph_refused(tmp_path, capsys, stem, feature):
-    from pathlib import Path
-
     m = Path(__file__).resolve().parents[2] / "models" / f"{stem}.toml"
     out = tmp_path / "g.graphml"
     rc = main(["graph", str(m), "--feature", feature, "--out", str(out)])

@@ -1,6 +1,7 @@
 """free_spins and pick_bonus solvers on a small game: Wald vs chain, divergence, pick law."""
 
 from fractions import Fraction as F
+from pathlib import Path
 
 import pytest
 
@@ -10,42 +11,7 @@ from analytic.features.engines.wald_spins import solve_free_spins, spins_left_gr
 from analytic.features.engines.pick_bonus import solve_pick_bonus
 from analytic.model.loader import load_model_text
 
-TOML = """
-[game]
-name = "tiny"
-reels = 3
-rows = 1
-[symbols]
-a = "regular"
-b = "regular"
-w = "wild"
-s = "scatter"
-[paytable]
-a = {{ 2 = 2, 3 = 10 }}
-b = {{ 3 = 4 }}
-[scatter]
-symbols = ["s"]
-pays = {{ 2 = 1 }}
-[paylines]
-lines = [[0, 0, 0]]
-[reels]
-base = [["a", "b", "s", "w"], ["a", "s", "b", "b"], ["s", "a", "b", "w"]]
-[modes.base]
-cost = 1
-reels = "base"
-[features.fs]
-kind = "free_spins"
-reels = "base"
-trigger = {{ symbols = ["s"], counts = {{ 2 = 2, 3 = 3 }} }}
-retrigger = {{ symbols = ["s"], counts = {{ 2 = {award} }} }}
-multiplier = 2
-{extra}
-[features.pick]
-kind = "pick_bonus"
-picks = {{ 1 = 1, 2 = 1 }}
-prizes_per_pick = {{ 1 = 3, 2 = 1 }}
-prizes = [[1, 1], [3, 1]]
-"""
+TOML = (Path(__file__).resolve().parents[2] / "data" / "tiny_free_spins.toml.in").read_text()
 
 
 def game(award=1, extra=""):
