@@ -1,4 +1,4 @@
-"""Secrets of Christmas: free spins whose features are picked from 20 gifts.
+"""Engine ``gift_pick``: free spins whose features are picked from gifts (seed model: Secrets of Christmas).
 
 Mechanic (rule text, NetEnt)
 ----------------------------

@@ -1,4 +1,4 @@
-"""Exact solver of the ``pick_bonus`` kind (Lobstermania's buoy bonus).
+"""Engine ``pick_bonus``: the exact prize law of a pick bonus (e.g. Lobstermania's buoy bonus).
 
 The number of picks ``N`` is drawn from ``picks``; each pick reveals ``M``
 prizes (``prizes_per_pick``); each prize is drawn with replacement from

@@ -1,4 +1,4 @@
-"""Exact solver of the ``free_spins`` kind (Atkins Diet, Book of Ra).
+"""Engine ``wald``: free spins in a fixed state with a retrigger table (e.g. Atkins Diet, Book of Ra).
 
 The feature's state is fixed for the whole play: no expanding symbol, or one
 symbol drawn (weighted) at the start and kept through retriggers.  Given the

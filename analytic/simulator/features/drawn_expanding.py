@@ -1,6 +1,6 @@
-"""Player of engine ``drawn_expanding`` (Book of Power's regular and Power Free Spins).
+"""Player of engine ``drawn_expanding`` (seed model: Book of Power's regular and Power Free Spins).
 
-Written from the rule text (``../shared/seeds/000_4deab7927a3c35bb.txt``)
+Written from the rule text of the seed model (its clauses are quoted where they decide a reading; the model file names its source)
 and the kind's documented params and rule switches; it shares no code with
 the solver.
 

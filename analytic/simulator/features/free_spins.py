@@ -1,4 +1,4 @@
-"""Player of the generic ``free_spins`` kind (Atkins Diet, Book of Ra).
+"""Player of engine ``wald`` (free spins in a fixed state with a retrigger table; e.g. Atkins Diet, Book of Ra).
 
 Rules played
 ------------

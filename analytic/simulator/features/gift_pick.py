@@ -1,6 +1,6 @@
-"""Player of the ``secrets_of_christmas`` kind (NetEnt's Secrets of Christmas).
+"""Player of engine ``gift_pick`` (seed model: NetEnt's Secrets of Christmas).
 
-Written from the rule text (``../shared/seeds/004_c5379cb21d0b4ce5.txt``)
+Written from the rule text of the seed model (its clauses are quoted where they decide a reading; the model file names its source)
 and the kind's documented params; it shares no code with the solver.
 
 Rules played

@@ -1,4 +1,4 @@
-"""Player of the ``pick_bonus`` kind (Lobstermania's Lobster Buoy Bonus).
+"""Player of engine ``pick_bonus`` (e.g. Lobstermania's Lobster Buoy Bonus).
 
 Rules played
 ------------

@@ -1,6 +1,6 @@
 """Player of the ``book_of_christmas_eve`` kind (Nucleus Gaming's Book of Christmas Eve).
 
-Written from the rule text (``../shared/seeds/001_6ea2deaad54ea52e.txt``)
+Written from the rule text of the seed model (its clauses are quoted where they decide a reading; the model file names its source)
 and the kind's documented params; it shares no code with the solver.
 
 Rules played

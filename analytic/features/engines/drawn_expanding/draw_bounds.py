@@ -1,4 +1,4 @@
-"""Book of Power: both certified bounds of the cap's cut on regular Free Spins, per start.
+"""Engine ``drawn_expanding``: both certified bounds of the cap's cut on free spins with drawn symbols, per start.
 
 For every start (spins awarded by the trigger) the upper bound (the comonotone
 mixture of :func:`~analytic.features.engines.drawn_expanding.draw_cap.regular_cap_mixture`:

@@ -1,4 +1,4 @@
-"""Book of Power: a certified upper bound of the 15,000x cap's cut on regular Free Spins.
+"""Engine ``drawn_expanding``: a certified upper bound of the win cap's cut on free spins with drawn symbols.
 
 Units: line-bet units inside (``c``, ``u``, pays); :meth:`RegularCapBound.excess`
 and :meth:`RegularCapBound.p_reach` take the base win ``B`` and the cap ``C``

@@ -1,6 +1,6 @@
-"""Book of Power: the model kind, its rules, the round solver (gamble, cap).
+"""Engine ``drawn_expanding``: the registered feature solver and the round solver (gamble, win cap).
 
-Rule text: ``../shared/seeds/000_4deab7927a3c35bb.txt`` (law for the model).
+Rule text: the seed model's (its source named in the model file header); its clauses are quoted where they decide a reading.
 Units: **total-bet multiples**; probabilities are exact fractions of a reel
 set's cycle unless said otherwise.
 

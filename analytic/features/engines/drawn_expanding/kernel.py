@@ -1,4 +1,4 @@
-"""Book of Power: the compiled inner step of the regular cap bounds (one spin on every state's grid law).
+"""Engine ``drawn_expanding``: the compiled inner step of the drawn-symbol cap bounds (one spin on every state's grid law).
 
 Both chains of the regular Free Spins' cap bounds (the upper bound of
 :mod:`draw_cap` and the lower bound of :mod:`draw_cap_low`)

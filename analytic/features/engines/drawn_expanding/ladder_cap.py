@@ -1,4 +1,4 @@
-"""Book of Power: the capped law of Power Free Spins (exact grid, certified lower bounds).
+"""Engine ``drawn_expanding``: the capped law of the ladder with golden reels (exact grid, certified lower bounds).
 
 Units: the win grid ``u`` (line-bet units, the gcd of every line win and
 expansion pay, 5 on the shipped model); the cap ``C`` (total-bet multiples)

@@ -1,4 +1,4 @@
-"""Book of Power: first and second moments of both free-spin features, certified.
+"""Engine ``drawn_expanding``: first and second moments of the feature, with and without the ladder, certified.
 
 Units: total-bet multiples.  Per-spin inputs: :mod:`spin_stats`.
 

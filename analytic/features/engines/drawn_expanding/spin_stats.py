@@ -1,4 +1,4 @@
-"""Book of Power: exact per-spin moments of one free spin, per outcome class.
+"""Engine ``drawn_expanding``: exact per-spin moments of one free spin, per outcome class.
 
 A free spin on the feature's reel set shows a window ``w``.  Its *class*
 ``c = (A, P)`` is what moves the feature: ``A`` the awarded spins

@@ -1,4 +1,4 @@
-"""Book of Power: the probability that a feature wins nothing (for the hit frequencies).
+"""Engine ``drawn_expanding``: the probability that a feature wins nothing (for the hit frequencies).
 
 Units: probabilities (floats, certified bounds; converted to fractions by the caller).
 
