@@ -86,6 +86,8 @@ __all__ = [
     "capped_round",
     "max_round_win",
     "solve_feature",
+    "state_outcomes",
+    "has_retrigger",
 ]
 
 #: The engine this module solves (the key of its solver and round solver).
@@ -167,43 +169,78 @@ def tail_bound(moments: Sequence[Fraction], c: Fraction) -> Fraction:
 def _free_spin_table(game: Game, feature: str, symbol: str, ws: Workspace | None = None
                      ) -> dict[tuple[int, int], int]:
     """Exact law of one free spin's win given the special symbol (kept in the workspace ``ws``)."""
-    return workspace_for(game, ws).memo(("boce.spin_table", feature, symbol),
+    def compute():
+        out: dict[tuple[int, int], int] = {}
+        for (_a, lw, ex), c in _free_spin_joint(game, feature, symbol, ws).items():
+            out[(lw, ex)] = out.get((lw, ex), 0) + c
+        return out
+
+    return workspace_for(game, ws).memo(("boce.spin_table", feature, symbol), compute)
+
+
+def _free_spin_joint(game: Game, feature: str, symbol: str, ws: Workspace | None = None
+                     ) -> dict[tuple[int, int, int], int]:
+    """Exact joint law of one free spin's (award, line win, expansion win) (kept in the workspace ``ws``)."""
+    return workspace_for(game, ws).memo(("boce.spin_joint", feature, symbol),
                                         lambda: _walk_free_spin_table(game, feature, symbol))
 
 
-def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[int, int], int]:
-    """Exact law of one free spin's win given the special symbol.
+#: Suffix of the virtual wild cells standing for a counted retrigger symbol of a revealed reel.
+_COUNTED = "+retrigger"
+
+
+def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[int, int, int], int]:
+    """Exact joint law of one free spin's award and win given the special symbol.
+
+    A window showing the revealing symbol becomes ``rows`` virtual wild cells
+    ``book*m``; with a retrigger, ``c`` of them are named ``book*m+retrigger``
+    (same role), ``c`` the cells of that window showing a retrigger symbol as
+    it landed, so the retrigger counter (cells or reels, rule
+    ``revealed_retrigger_count``) sees the landed symbols after the reel
+    turned wild.
 
     Returns
     -------
     dict
-        ``(line win, expansion win) -> weight`` in line-bet units; weights sum
-        to ``cycle * (sum of multiplier weights)^(book reels)``.
+        ``(spins awarded, line win, expansion win) -> weight`` in line-bet
+        units; weights sum to ``cycle * (sum of multiplier weights)^(book
+        reels)``.  Award 0 throughout without a retrigger.
     """
+    from analytic.features.graph.spin_outcomes import award_of
+
     f = game.features[feature]
     book = f.params["revealed_by"]
     mw = dict(f.params["multipliers"])
+    retrig = f.params.get("retrigger")
+    rsyms = frozenset(retrig.symbols) if retrig is not None else frozenset()
     wtot = sum(mw.values())
     pt, index = line_paytable(game)
     roles = dict(cell_roles(game, index))
     brole = roles[book]
     virt = {m: f"{book}*{m}" for m in mw}
-    for m, name in virt.items():
-        roles[name] = CellRole(brole.supports, m)
+    marked = {m: f"{book}*{m}{_COUNTED}" for m in mw}
+    for m in mw:
+        roles[virt[m]] = CellRole(brole.supports, m)
+        if retrig is not None:
+            roles[marked[m]] = CellRole(brole.supports, m)
     windows = []
     for strip in game.reel_sets[f.reel_set]:
         out: dict[tuple[str, ...], int] = {}
         for w, n in strip_windows(strip, game.rows).items():
             if book in w:
+                c = sum(1 for x in w if x in rsyms)
                 for m, v in mw.items():
                     if v:
-                        k = (virt[m],) * game.rows
+                        k = (marked[m],) * c + (virt[m],) * (game.rows - c)
                         out[k] = out.get(k, 0) + n * v
             else:
                 out[w] = out.get(w, 0) + n * wtot
         windows.append(out)
     counters = [CounterDef("s", frozenset({symbol}), "reels")]
-    counters += [CounterDef(f"m{m}", frozenset({virt[m]}), "reels") for m in mw]
+    counters += [CounterDef(f"m{m}", frozenset({virt[m], marked[m]}), "reels") for m in mw]
+    if retrig is not None:
+        per = "reels" if game.rules.get("revealed_retrigger_count", "landed") == "reels" else "cells"
+        counters.append(CounterDef("retrigger", rsyms | frozenset(marked.values()), per))
     spec = build_spin(game, counters=counters, windows=windows, roles=roles, paytable=pt)
     dist = walk(spec)
     pays = game.paytable[symbol]
@@ -211,10 +248,11 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
     needs = game.rules.get("wild_reels_expansion", "pays") == "needs_symbol"
     nlines = len(game.lines)
     mults = list(mw)
-    out: dict[tuple[int, int], int] = {}
+    out: dict[tuple[int, int, int], int] = {}
     for key, cnt in dist.table.items():
         sreels = key[0]
         books = key[1:1 + len(mults)]
+        a = award_of(retrig.counts, key[1 + len(mults)]) if retrig is not None else 0
         lw = key[-1]
         k = sreels + sum(books)
         exp = 0
@@ -223,7 +261,37 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
             for m, c in zip(mults, books):
                 prod *= m**c
             exp = pays.get(k, 0) * nlines * prod
-        out[(lw, exp)] = out.get((lw, exp), 0) + cnt
+        out[(a, lw, exp)] = out.get((a, lw, exp), 0) + cnt
+    return out
+
+
+def has_retrigger(game: Game, feature: str) -> bool:
+    """Whether the feature declares a retrigger table (its spins are then Wald's, not a fixed count)."""
+    return game.features[feature].params.get("retrigger") is not None
+
+
+def state_outcomes(game: Game, feature: str, ws: Workspace | None = None) -> list:
+    """One free spin's exact (award, win) law per drawn symbol: ``[(weight, symbol, SpinOutcomes)]``.
+
+    Wins in line-bet units with ``units = game.total_bet`` per total bet
+    (:class:`analytic.features.graph.spin_outcomes.SpinOutcomes`), the joint
+    table of :func:`_walk_free_spin_table` with the line and expansion wins
+    added.  ``ws``: the solve's workspace for ``game`` (None: a fresh one).
+    """
+    from analytic.features.graph.spin_outcomes import outcomes_from_joint
+
+    ws = workspace_for(game, ws)
+    es = game.features[feature].params["expanding_symbol"]
+    out = []
+    for s, w in zip(es["choose_from"], es["weights"]):
+        joint: dict[tuple[int, int], int] = {}
+        lsum = esum = 0
+        for (a, lw, ex), c in _free_spin_joint(game, feature, s, ws).items():
+            joint[(a, lw + ex)] = joint.get((a, lw + ex), 0) + c
+            lsum += lw * c
+            esum += ex * c
+        out.append((w, s, outcomes_from_joint(joint, sum(joint.values()), int(game.total_bet),
+                                              line_sum=lsum, expansion_sum=esum)))
     return out
 
 
@@ -357,6 +425,8 @@ def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Worksp
         Mean and second moment of the feature win (total-bet multiples),
         exact; expected spins (the fixed count); ``details`` per drawn symbol.
     """
+    if has_retrigger(game, feature):
+        return _solve_retrigger(game, feature, count, ws)
     fm = _cached_feature(game, feature, count, ws)
     n = fm["spins"]
     return FeatureResult(
@@ -372,6 +442,26 @@ def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Worksp
         details={"per_symbol": fm["per_symbol"], "max_feature_win": fm["max"],
                  "raw_moments": fm["moments"], "spins": n},
     )
+
+
+def _solve_retrigger(game: Game, feature: str, count: int, ws: Workspace | None) -> FeatureResult:
+    """Figures of the feature with a retrigger table: Wald's closed forms and the retrigger law per drawn symbol.
+
+    Given the drawn symbol the spins are i.i.d. with the exact joint law of
+    (award, win) of :func:`state_outcomes`; the rest is
+    :func:`analytic.features.engines.wald_spins.solve_fixed_states` (Wald's
+    identities, :mod:`analytic.features.laws.wald`; the certified grid law,
+    :mod:`analytic.features.laws.retrigger_law`).
+    """
+    from analytic.features.engines.wald_spins import solve_fixed_states
+
+    ws = workspace_for(game, ws)
+    n = _spins(game, feature, count)
+    states = state_outcomes(game, feature, ws)
+    return solve_fixed_states(
+        game, feature, count, n, states, ws=ws, law_key="boce.retrigger_law",
+        method=("Wald closed forms per drawn symbol (exact rationals) from one spin's exact joint law of "
+                "(retrigger award, win) by the joint line walk on book-expanded windows weighted by multiplier"))
 
 
 register_solver(KIND, solve_feature)
@@ -642,8 +732,13 @@ def solve_round_capped(game: Game, mode: str, *, plain, ws: Workspace | None = N
     ws = workspace_for(game, ws)
     res = plain
     extra = dict(res.extra)
-    extra["max_win"] = max_round_win(game, res.mode, ws)
     reading = game.rules.get("published_max_win", "cap")
+    if any(f.engine == KIND and has_retrigger(game, f.name) for f in game.features.values()):
+        # retriggers: the round win is unbounded (no theoretical maximum) and no fixed spin count,
+        # so the cap goes to analytic.solver.cap (the certified retrigger law, or refused there)
+        extra["max_win_reading"] = reading
+        return replace(res, extra=extra)
+    extra["max_win"] = max_round_win(game, res.mode, ws)
     extra["max_win_reading"] = reading
     if reading != "cap" or game.cap is None or game.cap.total_bet_multiple is None:
         return replace(res, extra=extra)
