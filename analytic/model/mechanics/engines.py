@@ -79,15 +79,20 @@ class Engine(NamedTuple):
 ENGINES: dict[str, Engine] = {}
 
 def register_engine(name: str, kind: str, required, optional, check, build, honours=(), accepts: str = "",
-                    rules=None) -> None:
+                    rules=None, mechanic_rules=None) -> None:
     """Register an engine (see :class:`Engine`); it is tried after those registered before.
 
     ``rules`` (optional): rule switches only this engine reads (not of a mechanic), known to a game
-    whose features use the engine (registered as owner ``engine:NAME``).
+    whose features use the engine (registered as owner ``engine:NAME``).  ``mechanic_rules``
+    (optional): ``{mechanic: rules}``, rule switches this engine reads only when a feature it solves
+    declares that mechanic, known to such a game only (owner ``engine:NAME+MECHANIC``; elsewhere the
+    rule is unknown, so refused at load rather than ignored).
     """
     from analytic.model.kinds import register_rules
 
-    specs = register_rules(f"engine:{name}", rules or {})
+    specs = dict(register_rules(f"engine:{name}", rules or {}))
+    for mech, rs in (mechanic_rules or {}).items():
+        specs.update(register_rules(f"engine:{name}+{mech}", rs))
     ENGINES[name] = Engine(name, kind, frozenset(required), frozenset(optional), check, build,
                            frozenset(honours) | frozenset(specs), accepts)
 
@@ -272,13 +277,14 @@ register_engine(
         "cap",
         "the game's published max win: a cap on the round win ([cap], 'cap'), or only the game's "
         "theoretical maximum ('theoretical': the round is solved uncapped)",
-    ), "revealed_retrigger_count": (
+    )},
+    mechanic_rules={"spins": {"revealed_retrigger_count": (
         ("landed", "reels"),
         "landed",
         "what a retrigger table counts in a free spin whose reels turn wild: every retrigger-symbol cell "
         "as it landed, before its reel turned wild ('landed', the trigger's count of cells anywhere), or "
         "each reel showing a retrigger symbol once ('reels')",
-    )},
+    )}},
     accepts="wild_reels revealed_by (multiply) + expanding_symbol at_start, optional retrigger table",
 )
 
