@@ -3,7 +3,8 @@
 Mechanic (rule text, Nucleus Gaming)
 ------------------------------------
 Three Books (wild and scatter, reels 2-4 only) start a fixed number ``n`` of
-free spins; no retriggers.  Before they start one paying symbol ``s`` is
+free spins; no retriggers in the game (the engine also solves a retrigger
+table, below).  Before they start one paying symbol ``s`` is
 drawn (weights ``w_s``).  In a free spin every Book expands over its reel and
 reveals a multiplier ``m`` in 1..5 (weights ``v_m``), independently per reel.
 A spin pays
@@ -18,6 +19,20 @@ A spin pays
   rule text "a possible win of the special expanding symbol on 10 paylines is
   still counted") lets Book reels alone form it; ``"needs_symbol"`` requires
   at least one reel showing ``s``.
+
+Retriggers and scatter pays (generic compositions)
+--------------------------------------------------
+With ``spins.retrigger = { symbols, counts }`` a free spin showing ``k``
+retrigger symbols awards ``counts[k]`` more spins.  The symbols are counted
+as they *landed*, before a Book turns its reel wild (the trigger's count of
+cells anywhere; rule ``revealed_retrigger_count = "reels"`` counts each reel
+showing one once instead).  The drawn symbol is fixed for the whole feature,
+so the spins are i.i.d. given it and the exact joint law of (award, win) of
+one spin gives Wald's closed forms and the retrigger law's certified grid
+law (:func:`state_outcomes`, ``wald_spins.solve_fixed_states``); the cap is
+then applied from that certified law by :mod:`analytic.solver.cap` (or
+refused there).  A game's ``[scatter]`` pays in the free spins with its
+symbols counted as they landed, too.
 
 Exact method
 ------------
@@ -185,26 +200,46 @@ def _free_spin_joint(game: Game, feature: str, symbol: str, ws: Workspace | None
                                         lambda: _walk_free_spin_table(game, feature, symbol))
 
 
-#: Suffix of the virtual wild cells standing for a counted retrigger symbol of a revealed reel.
-_COUNTED = "+retrigger"
+def _scatter_units(game: Game) -> dict[int, int]:
+    """Scatter pays of a free spin in line-bet units (``pays * total_bet``), by count.
+
+    Raises
+    ------
+    UnsupportedMechanicError
+        A pay that is not a whole number of line bets (this engine's wins are integer line-bet units).
+    """
+    from analytic.errors import UnsupportedMechanicError
+
+    out = {}
+    for k, v in (game.scatter.pays.items() if game.scatter is not None else ()):
+        x = Fraction(v) * game.total_bet
+        if x.denominator != 1:
+            raise UnsupportedMechanicError(
+                f"engine '{KIND}': scatter.pays.{k} = {v} total bets is not a whole number of line bets; "
+                "this engine pays whole line bets (make the scatter pays multiples of 1/total_bet)")
+        out[k] = int(x)
+    return out
 
 
 def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[int, int, int], int]:
     """Exact joint law of one free spin's award and win given the special symbol.
 
     A window showing the revealing symbol becomes ``rows`` virtual wild cells
-    ``book*m``; with a retrigger, ``c`` of them are named ``book*m+retrigger``
-    (same role), ``c`` the cells of that window showing a retrigger symbol as
-    it landed, so the retrigger counter (cells or reels, rule
-    ``revealed_retrigger_count``) sees the landed symbols after the reel
-    turned wild.
+    ``book*m``.  Symbols counted as they *landed* (the retrigger symbols, and
+    the game's scatter symbols when free spins pay scatters) keep their count
+    on that reel: each landed cell of such a symbol becomes a virtual wild
+    cell of the same role tagged ``+r`` (a retrigger symbol), ``+s`` (a
+    scatter symbol) or ``+rs`` (both), so the counters see the landed
+    symbols after the reel turned wild.  The retrigger counter counts cells
+    or reels (rule ``revealed_retrigger_count``); the scatter counter counts
+    cells (the game's scatter pays: cells anywhere).
 
     Returns
     -------
     dict
-        ``(spins awarded, line win, expansion win) -> weight`` in line-bet
-        units; weights sum to ``cycle * (sum of multiplier weights)^(book
-        reels)``.  Award 0 throughout without a retrigger.
+        ``(spins awarded, line win + scatter pay, expansion win) -> weight``
+        in line-bet units; weights sum to ``cycle * (sum of multiplier
+        weights)^(book reels)``.  Award 0 throughout without a retrigger.
     """
     from analytic.features.graph.spin_outcomes import award_of
 
@@ -213,34 +248,46 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
     mw = dict(f.params["multipliers"])
     retrig = f.params.get("retrigger")
     rsyms = frozenset(retrig.symbols) if retrig is not None else frozenset()
+    spays = _scatter_units(game)
+    ssyms = frozenset(game.scatter.symbols) if spays else frozenset()
     wtot = sum(mw.values())
     pt, index = line_paytable(game)
     roles = dict(cell_roles(game, index))
     brole = roles[book]
-    virt = {m: f"{book}*{m}" for m in mw}
-    marked = {m: f"{book}*{m}{_COUNTED}" for m in mw}
+
+    def name(m: int, cell: str) -> str:
+        tag = ("r" if cell in rsyms else "") + ("s" if cell in ssyms else "")
+        return f"{book}*{m}" + (f"+{tag}" if tag else "")
+
+    tags = ["", "+r", "+s", "+rs"]
+    names = {m: [f"{book}*{m}{t}" for t in tags] for m in mw}
     for m in mw:
-        roles[virt[m]] = CellRole(brole.supports, m)
-        if retrig is not None:
-            roles[marked[m]] = CellRole(brole.supports, m)
+        for nm in names[m]:
+            roles[nm] = CellRole(brole.supports, m, True)  # a wild reel (rule line_wild_pay = first_non_wild)
     windows = []
     for strip in game.reel_sets[f.reel_set]:
         out: dict[tuple[str, ...], int] = {}
         for w, n in strip_windows(strip, game.rows).items():
             if book in w:
-                c = sum(1 for x in w if x in rsyms)
                 for m, v in mw.items():
                     if v:
-                        k = (marked[m],) * c + (virt[m],) * (game.rows - c)
+                        k = tuple(sorted(name(m, x) for x in w))
                         out[k] = out.get(k, 0) + n * v
             else:
                 out[w] = out.get(w, 0) + n * wtot
         windows.append(out)
     counters = [CounterDef("s", frozenset({symbol}), "reels")]
-    counters += [CounterDef(f"m{m}", frozenset({virt[m], marked[m]}), "reels") for m in mw]
+    counters += [CounterDef(f"m{m}", frozenset(names[m]), "reels") for m in mw]
+    extra = []
     if retrig is not None:
         per = "reels" if game.rules.get("revealed_retrigger_count", "landed") == "reels" else "cells"
-        counters.append(CounterDef("retrigger", rsyms | frozenset(marked.values()), per))
+        tagged = frozenset(f"{book}*{m}{t}" for m in mw for t in ("+r", "+rs"))
+        counters.append(CounterDef("retrigger", rsyms | tagged, per))
+        extra.append("retrigger")
+    if spays:
+        tagged = frozenset(f"{book}*{m}{t}" for m in mw for t in ("+s", "+rs"))
+        counters.append(CounterDef("scatter", ssyms | tagged, "cells"))
+        extra.append("scatter")
     spec = build_spin(game, counters=counters, windows=windows, roles=roles, paytable=pt)
     dist = walk(spec)
     pays = game.paytable[symbol]
@@ -252,8 +299,9 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
     for key, cnt in dist.table.items():
         sreels = key[0]
         books = key[1:1 + len(mults)]
-        a = award_of(retrig.counts, key[1 + len(mults)]) if retrig is not None else 0
-        lw = key[-1]
+        vals = dict(zip(extra, key[1 + len(mults):-1]))
+        a = award_of(retrig.counts, vals["retrigger"]) if retrig is not None else 0
+        lw = key[-1] + spays.get(vals.get("scatter", 0), 0)
         k = sreels + sum(books)
         exp = 0
         if k >= minc and not (needs and sreels == 0):

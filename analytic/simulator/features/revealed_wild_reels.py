@@ -23,6 +23,9 @@ Rules played
   line evaluator, :func:`analytic.simulator.evaluate.evaluate_windows`): a
   Book reel supports every regular symbol and the multipliers of the Book
   reels in a line's run multiply its pay; the highest candidate pays.
+* Scatter pays (the game's ``[scatter]``): the scatter symbols counted as
+  they landed, before a Book turns its reel wild (a Book that is a scatter
+  pays as one), ``scatter.pays[count]`` total bets.
 * Then the *expansion*: ``k`` = reels showing ``s`` or an expanded Book (a
   Book has priority on a reel it shares with ``s``, counted once).  When
   ``k`` reaches the smallest paying count of ``s`` the spin also pays
@@ -189,7 +192,7 @@ def play(tables, name, prep: BookOfChristmasEve, counts, awards, rng, max_spins:
     mvals = np.array([mm for mm, _ in prep.multipliers], dtype=np.int64)
     mweights = [w for _, w in prep.multipliers]
     book_support = tables.cand_support[:, book]
-    ext, virt = with_virtual_symbols(tables, [(book_support, mm) for mm in mvals])
+    ext, virt = with_virtual_symbols(tables, [(book_support, mm, True) for mm in mvals])  # the reels are wild
     exp_pay, kmin = _expansion_table(tables, prep.choose_from)
     needs_symbol = prep.wild_reels_expansion == "needs_symbol"
 
@@ -201,7 +204,8 @@ def play(tables, name, prep: BookOfChristmasEve, counts, awards, rng, max_spins:
         w2 = w.copy()
         w2[is_book] = virt[which[is_book]][:, None]  # the whole reel becomes the multiplier wild
         ev = evaluate_windows(ext, w2)
-        spin_win = ev.line_win + ev.scatter_win
+        # scatter pays count the scatter symbols as they landed (a Book pays as a scatter, then its reel is wild)
+        spin_win = ev.line_win + tables.scatter_pays[tables.scatter_mask[w].sum(axis=(1, 2))]
         s = chosen[owner]
         shows = (w == s[:, None, None]).any(axis=2) & ~is_book
         k = (shows | is_book).sum(axis=1)

@@ -5,7 +5,8 @@ Oracles (none of them uses the solver's output):
 * a tiny game (3 reels x 2 rows, 2 lines) whose free spins are enumerated
   here with our own evaluation (reveal the Book reels with every multiplier
   draw, multiply along a line's run, pay the expanding symbol on all lines,
-  count the Books as they landed or per reel), giving one spin's exact joint
+  count the Books as they landed or per reel for the retrigger, as they
+  landed for the scatter pays), giving one spin's exact joint
   law of (award, win) per drawn symbol; the feature's expected spins, mean
   and second moment then follow from the *branching* decomposition (a spin
   and the subtrees of the spins it awards: ``g = E[X] + E[A] g``, ...), plain
@@ -38,6 +39,7 @@ TOY = """
 name = "toy revealed retrigger"
 reels = 3
 rows = 2
+total_bet = 2
 
 [symbols]
 a = "regular"
@@ -47,6 +49,10 @@ book = { role = "wild_scatter" }
 [paytable]
 a = { 2 = 2, 3 = 10 }
 b = { 3 = 20 }
+
+[scatter]
+symbols = ["book"]
+pays = { 2 = 1, 3 = 4 }
 
 [paylines]
 lines = [[0, 0, 0], [1, 1, 1]]
@@ -83,6 +89,8 @@ LINES = [[0, 0, 0], [1, 1, 1]]
 ROWS = 2
 AWARDS = {2: 1, 3: 2}
 STATES = {"a": 2, "b": 1}
+SCATTER = {2: 1, 3: 4}  # total bets, Books counted as they landed
+TOTAL_BET = 2
 N0 = 3
 
 
@@ -132,6 +140,7 @@ def spin_law(s: str, count: str) -> dict[tuple[int, int], int]:
                 for m in draw:
                     prod *= m
                 x += PAYS[s].get(k_all, 0) * len(LINES) * prod
+            x += SCATTER.get(landed, 0) * TOTAL_BET
             law[(a, x)] = law.get((a, x), 0) + w
     return law
 
@@ -268,7 +277,37 @@ def _sim_check(text: str, mode: str, rounds: int, seed: int):
         if name == "hit frequency" and exact.base is None:
             continue  # a bought feature's hit frequency is only bounded here (see test_sim_seed_games)
         assert abs(row["z"]) <= 4, row
+    if mode == "buy":
+        # expected spins: the Books counted as they landed on the free strips (own count), branching process
+        spec = g.features["free_spins"]
+        ea, va = _award_moments(g, spec.reel_set, spec.params["retrigger"])
+        (count, _w), = g.modes["buy"].buy_counts.items()
+        n0 = spec.trigger.counts[count]
+        et = n0 / (1 - ea)
+        assert exact.features[0].expected_spins.value == et
+        sd = (n0 * va / (1 - ea) ** 3) ** 0.5
+        f = sim.features["free_spins"]
+        rows["expected spins"] = {"exact": float(et), "simulated": f["spins_per_instance"],
+                                  "z": (f["spins_per_instance"] - float(et)) / (sd / f["instances"] ** 0.5)}
+        assert abs(rows["expected spins"]["z"]) <= 4, rows["expected spins"]
     return exact, sim, rows
+
+
+def _award_moments(g, reel_set, retrigger) -> tuple[Fraction, Fraction]:
+    """``(E[A], Var(A))`` of one free spin's award: retrigger-symbol cells per reel window, reels convolved."""
+    dist = {0: Fraction(1)}
+    for strip in g.reel_sets[reel_set]:
+        L = len(strip)
+        one: dict = {}
+        for st in range(L):
+            c = sum(strip[(st + r) % L] in retrigger.symbols for r in range(g.rows))
+            one[c] = one.get(c, 0) + Fraction(1, L)
+        dist = {k: sum((p * q for a, p in dist.items() for b, q in one.items() if a + b == k), Fraction(0))
+                for k in {a + b for a in dist for b in one}}
+    award = lambda k: max((v for c, v in retrigger.counts.items() if c <= k), default=0)
+    ea = sum((p * award(k) for k, p in dist.items()), Fraction(0))
+    ea2 = sum((p * award(k) ** 2 for k, p in dist.items()), Fraction(0))
+    return ea, ea2 - ea * ea
 
 
 def test_frequent_retriggers_inside_the_simulation_band():
@@ -291,3 +330,42 @@ def test_full_size_cap_with_retrigger_is_refused_with_the_key():
     with pytest.raises(ModelError) as err:
         solve_round(g, "buy")
     assert "cap.total_bet_multiple" in str(err.value)
+
+
+# --------------------------------------------------------------------------
+# variant (e): Book of Ra whose Books reveal x2 / x3 wild reels (retriggers as the game has them)
+
+
+BOR = (Path(__file__).resolve().parents[2] / "cases" / "book_of_ra_deluxe_95.toml").read_text()
+WILD_REELS = 'wild_reels = { revealed_by = "book", multipliers = { 2 = 1, 3 = 1 } }\n'
+
+
+def _bor_variant(keep_expanding_rules: bool = False) -> str:
+    text = BOR.replace("expanding_symbol = { choose_from", WILD_REELS + "expanding_symbol = { choose_from", 1)
+    assert WILD_REELS in text and "retrigger = { symbols = [\"book\"]" in text
+    if not keep_expanding_rules:
+        # the rules of engine wald's expansion (cells counted, wild-led lines) are not this engine's reading
+        for line in ('expanding_count = "cells"\n', 'expanding_line_win = "wild_led_only"\n'):
+            assert line in text
+            text = text.replace(line, "")
+        text = "\n".join(l for l in text.split("\n") if not l.startswith(('"rules.expanding_count"',
+                                                                         '"rules.expanding_line_win"')))
+    return text + '\n[modes.buy]\ncost = 100\nbuys = "free_spins"\nbuy_counts = { 3 = 1 }\n'
+
+
+def test_book_of_ra_variant_keeps_the_wald_rules_refused():
+    with pytest.raises(ModelError) as err:
+        load_model_text(_bor_variant(keep_expanding_rules=True), path="bor_variant.toml")
+    assert "rules.expanding_" in str(err.value) and "revealed_wild_reels" in str(err.value)
+
+
+def test_book_of_ra_revealed_multiplier_reels_inside_the_simulation_band():
+    """Variant (e), bought feature: line_wild_pay = first_non_wild with wild reels, Book scatter pays, retriggers."""
+    exact, sim, rows = _sim_check(_bor_variant(), "buy", 20_000, 23)
+    assert exact.rtp.label == "exact"
+
+
+@pytest.mark.skipif(not SLOW, reason="long simulation; set ANALYTIC_SLOW=1")
+@pytest.mark.parametrize("mode, rounds", [("buy", 300_000), ("base", 3_000_000)])
+def test_book_of_ra_variant_slow(mode, rounds):
+    _sim_check(_bor_variant(), mode, rounds, 29)
