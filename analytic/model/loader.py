@@ -732,6 +732,7 @@ def _rules(ctx: _Ctx, value: Any) -> dict[str, Any]:
     t = ctx.table(value, "rules")
     owners = [f"mechanic:{m}" for f in ctx.features.values() for m in f.mechanics]
     owners += [f"engine:{f.engine}" for f in ctx.features.values()]
+    owners += [f"engine:{f.engine}+{m}" for f in ctx.features.values() for m in f.mechanics]
     known = kinds.rules_for([*(f.kind for f in ctx.features.values()), *owners])
     out = {r: spec.default for r, spec in known.items()}
     for name, v in t.items():

@@ -209,6 +209,7 @@ CHANGES = {
     ("gift_pick", "gifts"): _set("features.fs.gift_pick", {"wild": "W", "gifts": [
         {"effect": "multiplier", "value": 1, "count": 3}]}),
     ("revealed_wild_reels", "published_max_win"): _set("rules.published_max_win", "theoretical"),
+    ("revealed_wild_reels", "revealed_retrigger_count"): _set("rules.revealed_retrigger_count", "reels"),
     ("modes", "gamble"): _set("modes.alt.gamble", {"feature": "fs", "into": "fs", "policy": "always",
                                                    "win_probability": "1/2"}),
     ("pick_bonus", "picks"): _set("features.buoy.picks", {"1": 1, "3": 1}),

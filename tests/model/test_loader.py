@@ -137,9 +137,8 @@ BROKEN = [
     ("feature-retired-kind", [('kind = "free_spins"', 'kind = "book_of' + '_power"')], "features.free_spins.kind",
      "named a game and is retired: a feature is declared from mechanics; declare kind = \"free_spins\" with "
      "retrigger = { per_symbol = 5 }"),
-    ("feature-kind-wild-reels-retrigger", [("multiplier = 1\n", 'wild_reels = { revealed_by = "book", multipliers = '
-                                            '{ 1 = 1 } }\n')], "features.free_spins",
-     "no engine solves the mechanics declared: spins (retrigger table), wild_reels (revealed_by, combine multiply)"),
+    ("feature-kind-fixed-wild-reels-retrigger", [("multiplier = 1\n", 'wild_reels = { reels = [2], wild = "book" }\n')],
+     "features.free_spins", "no engine solves the mechanics declared: spins (retrigger table), wild_reels (fixed)"),
     ("feature-reel-set", [('reels = "free"', 'reels = "fre"')], "features.free_spins.reels",
      "unknown reel set 'fre' (defined in [reels]: base, free)"),
     ("free-spins-needs-reels", [('reels = "free"\n', "")], "features.free_spins.reels", "required for kind"),

@@ -3,7 +3,8 @@
 Mechanic (rule text, Nucleus Gaming)
 ------------------------------------
 Three Books (wild and scatter, reels 2-4 only) start a fixed number ``n`` of
-free spins; no retriggers.  Before they start one paying symbol ``s`` is
+free spins; no retriggers in the game (the engine also solves a retrigger
+table, below).  Before they start one paying symbol ``s`` is
 drawn (weights ``w_s``).  In a free spin every Book expands over its reel and
 reveals a multiplier ``m`` in 1..5 (weights ``v_m``), independently per reel.
 A spin pays
@@ -18,6 +19,20 @@ A spin pays
   rule text "a possible win of the special expanding symbol on 10 paylines is
   still counted") lets Book reels alone form it; ``"needs_symbol"`` requires
   at least one reel showing ``s``.
+
+Retriggers and scatter pays (generic compositions)
+--------------------------------------------------
+With ``spins.retrigger = { symbols, counts }`` a free spin showing ``k``
+retrigger symbols awards ``counts[k]`` more spins.  The symbols are counted
+as they *landed*, before a Book turns its reel wild (the trigger's count of
+cells anywhere; rule ``revealed_retrigger_count = "reels"`` counts each reel
+showing one once instead).  The drawn symbol is fixed for the whole feature,
+so the spins are i.i.d. given it and the exact joint law of (award, win) of
+one spin gives Wald's closed forms and the retrigger law's certified grid
+law (:func:`state_outcomes`, ``wald_spins.solve_fixed_states``); the cap is
+then applied from that certified law by :mod:`analytic.solver.cap` (or
+refused there).  A game's ``[scatter]`` pays in the free spins with its
+symbols counted as they landed, too.
 
 Exact method
 ------------
@@ -86,6 +101,8 @@ __all__ = [
     "capped_round",
     "max_round_win",
     "solve_feature",
+    "state_outcomes",
+    "has_retrigger",
 ]
 
 #: The engine this module solves (the key of its solver and round solver).
@@ -167,29 +184,86 @@ def tail_bound(moments: Sequence[Fraction], c: Fraction) -> Fraction:
 def _free_spin_table(game: Game, feature: str, symbol: str, ws: Workspace | None = None
                      ) -> dict[tuple[int, int], int]:
     """Exact law of one free spin's win given the special symbol (kept in the workspace ``ws``)."""
-    return workspace_for(game, ws).memo(("boce.spin_table", feature, symbol),
+    def compute():
+        out: dict[tuple[int, int], int] = {}
+        for (_a, lw, ex), c in _free_spin_joint(game, feature, symbol, ws).items():
+            out[(lw, ex)] = out.get((lw, ex), 0) + c
+        return out
+
+    return workspace_for(game, ws).memo(("boce.spin_table", feature, symbol), compute)
+
+
+def _free_spin_joint(game: Game, feature: str, symbol: str, ws: Workspace | None = None
+                     ) -> dict[tuple[int, int, int], int]:
+    """Exact joint law of one free spin's (award, line win, expansion win) (kept in the workspace ``ws``)."""
+    return workspace_for(game, ws).memo(("boce.spin_joint", feature, symbol),
                                         lambda: _walk_free_spin_table(game, feature, symbol))
 
 
-def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[int, int], int]:
-    """Exact law of one free spin's win given the special symbol.
+def _scatter_units(game: Game) -> dict[int, int]:
+    """Scatter pays of a free spin in line-bet units (``pays * total_bet``), by count.
+
+    Raises
+    ------
+    UnsupportedMechanicError
+        A pay that is not a whole number of line bets (this engine's wins are integer line-bet units).
+    """
+    from analytic.errors import UnsupportedMechanicError
+
+    out = {}
+    for k, v in (game.scatter.pays.items() if game.scatter is not None else ()):
+        x = Fraction(v) * game.total_bet
+        if x.denominator != 1:
+            raise UnsupportedMechanicError(
+                f"engine '{KIND}': scatter.pays.{k} = {v} total bets is not a whole number of line bets; "
+                "this engine pays whole line bets (make the scatter pays multiples of 1/total_bet)")
+        out[k] = int(x)
+    return out
+
+
+def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[int, int, int], int]:
+    """Exact joint law of one free spin's award and win given the special symbol.
+
+    A window showing the revealing symbol becomes ``rows`` virtual wild cells
+    ``book*m``.  Symbols counted as they *landed* (the retrigger symbols, and
+    the game's scatter symbols when free spins pay scatters) keep their count
+    on that reel: each landed cell of such a symbol becomes a virtual wild
+    cell of the same role tagged ``+r`` (a retrigger symbol), ``+s`` (a
+    scatter symbol) or ``+rs`` (both), so the counters see the landed
+    symbols after the reel turned wild.  The retrigger counter counts cells
+    or reels (rule ``revealed_retrigger_count``); the scatter counter counts
+    cells (the game's scatter pays: cells anywhere).
 
     Returns
     -------
     dict
-        ``(line win, expansion win) -> weight`` in line-bet units; weights sum
-        to ``cycle * (sum of multiplier weights)^(book reels)``.
+        ``(spins awarded, line win + scatter pay, expansion win) -> weight``
+        in line-bet units; weights sum to ``cycle * (sum of multiplier
+        weights)^(book reels)``.  Award 0 throughout without a retrigger.
     """
+    from analytic.features.graph.spin_outcomes import award_of
+
     f = game.features[feature]
     book = f.params["revealed_by"]
     mw = dict(f.params["multipliers"])
+    retrig = f.params.get("retrigger")
+    rsyms = frozenset(retrig.symbols) if retrig is not None else frozenset()
+    spays = _scatter_units(game)
+    ssyms = frozenset(game.scatter.symbols) if spays else frozenset()
     wtot = sum(mw.values())
     pt, index = line_paytable(game)
     roles = dict(cell_roles(game, index))
     brole = roles[book]
-    virt = {m: f"{book}*{m}" for m in mw}
-    for m, name in virt.items():
-        roles[name] = CellRole(brole.supports, m)
+
+    def name(m: int, cell: str) -> str:
+        tag = ("r" if cell in rsyms else "") + ("s" if cell in ssyms else "")
+        return f"{book}*{m}" + (f"+{tag}" if tag else "")
+
+    tags = ["", "+r", "+s", "+rs"]
+    names = {m: [f"{book}*{m}{t}" for t in tags] for m in mw}
+    for m in mw:
+        for nm in names[m]:
+            roles[nm] = CellRole(brole.supports, m, True)  # a wild reel (rule line_wild_pay = first_non_wild)
     windows = []
     for strip in game.reel_sets[f.reel_set]:
         out: dict[tuple[str, ...], int] = {}
@@ -197,13 +271,23 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
             if book in w:
                 for m, v in mw.items():
                     if v:
-                        k = (virt[m],) * game.rows
+                        k = tuple(sorted(name(m, x) for x in w))
                         out[k] = out.get(k, 0) + n * v
             else:
                 out[w] = out.get(w, 0) + n * wtot
         windows.append(out)
     counters = [CounterDef("s", frozenset({symbol}), "reels")]
-    counters += [CounterDef(f"m{m}", frozenset({virt[m]}), "reels") for m in mw]
+    counters += [CounterDef(f"m{m}", frozenset(names[m]), "reels") for m in mw]
+    extra = []
+    if retrig is not None:
+        per = "reels" if game.rules.get("revealed_retrigger_count", "landed") == "reels" else "cells"
+        tagged = frozenset(f"{book}*{m}{t}" for m in mw for t in ("+r", "+rs"))
+        counters.append(CounterDef("retrigger", rsyms | tagged, per))
+        extra.append("retrigger")
+    if spays:
+        tagged = frozenset(f"{book}*{m}{t}" for m in mw for t in ("+s", "+rs"))
+        counters.append(CounterDef("scatter", ssyms | tagged, "cells"))
+        extra.append("scatter")
     spec = build_spin(game, counters=counters, windows=windows, roles=roles, paytable=pt)
     dist = walk(spec)
     pays = game.paytable[symbol]
@@ -211,11 +295,13 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
     needs = game.rules.get("wild_reels_expansion", "pays") == "needs_symbol"
     nlines = len(game.lines)
     mults = list(mw)
-    out: dict[tuple[int, int], int] = {}
+    out: dict[tuple[int, int, int], int] = {}
     for key, cnt in dist.table.items():
         sreels = key[0]
         books = key[1:1 + len(mults)]
-        lw = key[-1]
+        vals = dict(zip(extra, key[1 + len(mults):-1]))
+        a = award_of(retrig.counts, vals["retrigger"]) if retrig is not None else 0
+        lw = key[-1] + spays.get(vals.get("scatter", 0), 0)
         k = sreels + sum(books)
         exp = 0
         if k >= minc and not (needs and sreels == 0):
@@ -223,7 +309,37 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
             for m, c in zip(mults, books):
                 prod *= m**c
             exp = pays.get(k, 0) * nlines * prod
-        out[(lw, exp)] = out.get((lw, exp), 0) + cnt
+        out[(a, lw, exp)] = out.get((a, lw, exp), 0) + cnt
+    return out
+
+
+def has_retrigger(game: Game, feature: str) -> bool:
+    """Whether the feature declares a retrigger table (its spins are then Wald's, not a fixed count)."""
+    return game.features[feature].params.get("retrigger") is not None
+
+
+def state_outcomes(game: Game, feature: str, ws: Workspace | None = None) -> list:
+    """One free spin's exact (award, win) law per drawn symbol: ``[(weight, symbol, SpinOutcomes)]``.
+
+    Wins in line-bet units with ``units = game.total_bet`` per total bet
+    (:class:`analytic.features.graph.spin_outcomes.SpinOutcomes`), the joint
+    table of :func:`_walk_free_spin_table` with the line and expansion wins
+    added.  ``ws``: the solve's workspace for ``game`` (None: a fresh one).
+    """
+    from analytic.features.graph.spin_outcomes import outcomes_from_joint
+
+    ws = workspace_for(game, ws)
+    es = game.features[feature].params["expanding_symbol"]
+    out = []
+    for s, w in zip(es["choose_from"], es["weights"]):
+        joint: dict[tuple[int, int], int] = {}
+        lsum = esum = 0
+        for (a, lw, ex), c in _free_spin_joint(game, feature, s, ws).items():
+            joint[(a, lw + ex)] = joint.get((a, lw + ex), 0) + c
+            lsum += lw * c
+            esum += ex * c
+        out.append((w, s, outcomes_from_joint(joint, sum(joint.values()), int(game.total_bet),
+                                              line_sum=lsum, expansion_sum=esum)))
     return out
 
 
@@ -357,6 +473,8 @@ def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Worksp
         Mean and second moment of the feature win (total-bet multiples),
         exact; expected spins (the fixed count); ``details`` per drawn symbol.
     """
+    if has_retrigger(game, feature):
+        return _solve_retrigger(game, feature, count, ws)
     fm = _cached_feature(game, feature, count, ws)
     n = fm["spins"]
     return FeatureResult(
@@ -372,6 +490,26 @@ def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Worksp
         details={"per_symbol": fm["per_symbol"], "max_feature_win": fm["max"],
                  "raw_moments": fm["moments"], "spins": n},
     )
+
+
+def _solve_retrigger(game: Game, feature: str, count: int, ws: Workspace | None) -> FeatureResult:
+    """Figures of the feature with a retrigger table: Wald's closed forms and the retrigger law per drawn symbol.
+
+    Given the drawn symbol the spins are i.i.d. with the exact joint law of
+    (award, win) of :func:`state_outcomes`; the rest is
+    :func:`analytic.features.engines.wald_spins.solve_fixed_states` (Wald's
+    identities, :mod:`analytic.features.laws.wald`; the certified grid law,
+    :mod:`analytic.features.laws.retrigger_law`).
+    """
+    from analytic.features.engines.wald_spins import solve_fixed_states
+
+    ws = workspace_for(game, ws)
+    n = _spins(game, feature, count)
+    states = state_outcomes(game, feature, ws)
+    return solve_fixed_states(
+        game, feature, count, n, states, ws=ws, law_key="boce.retrigger_law",
+        method=("Wald closed forms per drawn symbol (exact rationals) from one spin's exact joint law of "
+                "(retrigger award, win) by the joint line walk on book-expanded windows weighted by multiplier"))
 
 
 register_solver(KIND, solve_feature)
@@ -642,8 +780,13 @@ def solve_round_capped(game: Game, mode: str, *, plain, ws: Workspace | None = N
     ws = workspace_for(game, ws)
     res = plain
     extra = dict(res.extra)
-    extra["max_win"] = max_round_win(game, res.mode, ws)
     reading = game.rules.get("published_max_win", "cap")
+    if any(f.engine == KIND and has_retrigger(game, f.name) for f in game.features.values()):
+        # retriggers: the round win is unbounded (no theoretical maximum) and no fixed spin count,
+        # so the cap goes to analytic.solver.cap (the certified retrigger law, or refused there)
+        extra["max_win_reading"] = reading
+        return replace(res, extra=extra)
+    extra["max_win"] = max_round_win(game, res.mode, ws)
     extra["max_win_reading"] = reading
     if reading != "cap" or game.cap is None or game.cap.total_bet_multiple is None:
         return replace(res, extra=extra)

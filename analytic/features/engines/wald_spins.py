@@ -36,7 +36,7 @@ from analytic.model.game import Game
 from analytic.figures import Figure
 from analytic.workspace import Workspace, workspace_for
 
-__all__ = ["solve_free_spins", "state_outcomes", "spins_left_graph", "capped_law"]
+__all__ = ["solve_free_spins", "solve_fixed_states", "state_outcomes", "spins_left_graph", "capped_law"]
 
 
 def state_outcomes(game: Game, feature: str, ws: Workspace | None = None
@@ -96,17 +96,62 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
         n = spec.trigger.counts[count]
     ws = workspace_for(game, ws)
     states = state_outcomes(game, feature, ws)
+    return solve_fixed_states(game, feature, count, n, states, ws=ws, law_key="free_spins.law")
+
+
+def solve_fixed_states(game: Game, feature: str, count: int, n: int,
+                       states: list[tuple[int, str | None, SpinOutcomes]], *, ws: Workspace,
+                       law_key: str, method: str = "Wald closed forms per fixed state (exact rationals)",
+                       details: dict | None = None) -> FeatureResult:
+    """Figures of free spins in a fixed state drawn at the start, from each state's one-spin law.
+
+    Shared by every engine whose spins are i.i.d. given a state drawn once
+    (an expanding symbol): Wald's closed forms per state
+    (:func:`analytic.features.laws.wald.wald_moments`), the mixture over the
+    state, the certified grid law of the retrigger law per state
+    (:func:`analytic.features.laws.retrigger_law.retrigger_law`, mixed) and the
+    exact ``P(win = 0)`` when every retriggering spin pays.
+
+    Parameters
+    ----------
+    game : Game
+    feature : str
+    count : int
+        Trigger count (reported).
+    n : int
+        Spins at the start.
+    states : list of (weight, state name or None, SpinOutcomes)
+        The drawn states with integer weights and one spin's exact joint law.
+    ws : Workspace
+        The solve's workspace (the grid laws are kept there under ``law_key``).
+    law_key : str
+        Workspace key prefix of the per-state grid laws.
+    method : str
+        The moments' method (first part of ``FeatureResult.method``).
+    details : dict, optional
+        Extra entries for ``FeatureResult.details``.
+
+    Returns
+    -------
+    FeatureResult
+        Wins in total-bet multiples, moments exact.
+
+    Raises
+    ------
+    UnboundedFeatureError
+        Expected awarded spins per spin >= 1 in some state.
+    """
     for _, s, o in states:
         check_finite(feature, o.mean_award, game.path, always_one=set(o.classes) == {1})
     per = [(w, s, _state_moments(o, n)) for w, s, o in states]
     mix = mixture((w, m) for w, _, m in per)
     wsum = sum(w for w, _, _ in states)
-    laws = [(Fraction(w, wsum), _state_law(ws, feature, s, o, n)) for w, s, o in states]
+    laws = [(Fraction(w, wsum), _state_law(ws, law_key, feature, s, o, n)) for w, s, o in states]
     law = None if any(L is None for _, L in laws) else mix_laws(laws)
     zeros = [zero_probability(o.joint, o.cycle, n) for _, _, o in states]
     p_zero = None if any(z is None for z in zeros) else sum(
         (Fraction(w, wsum) * z for (w, _, _), z in zip(states, zeros)), Fraction(0))
-    details = {
+    det = {
         "initial_spins": n,
         "per_state": {
             (s or "-"): {
@@ -120,6 +165,7 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
             for (w, s, m), (_, _, o) in zip(per, states)
         },
     }
+    det.update(details or {})
     return FeatureResult(
         feature=feature,
         count=count,
@@ -127,17 +173,17 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
         second_moment=Figure(mix.second_moment),
         expected_spins=Figure(mix.expected_spins),
         end_probabilities={"spins exhausted": Figure(Fraction(1))},
-        method=("Wald closed forms per fixed state (exact rationals), mixed over the drawn state; win "
+        method=(f"{method}, mixed over the drawn state; win "
                 + (f"distribution: branching fixed point on a Fourier grid, certified error {law.error:.1e}"
                    if law is not None else "distribution not certifiable on the grid (too wide or heavy-tailed)")),
-        details=details,
+        details=det,
         p_zero=p_zero,
         law=law,
     )
 
 
-def _state_law(ws: Workspace, feature: str, s, o: SpinOutcomes, n: int):
-    return ws.memo(("free_spins.law", feature, s, n),
+def _state_law(ws: Workspace, key: str, feature: str, s, o: SpinOutcomes, n: int):
+    return ws.memo((key, feature, s, n),
                    lambda: retrigger_law(o.joint, o.cycle, o.units, n, o.mean_award))
 
 

@@ -53,8 +53,8 @@ _WHY_NOT = {
     "pick_bonus": "is solved as a law of picks (one draw, no chain), no state graph is built",
     "drawn_expanding": "is solved by its own sums and sparse array chains over (ladder level, golden mask, "
                        "spins left), no networkx state graph is built",
-    "revealed_wild_reels": "is solved by closed forms per drawn symbol (i.i.d. spins, no retriggers), "
-                           "no state graph is built",
+    "revealed_wild_reels": "is solved by closed forms per drawn symbol (i.i.d. spins; Wald's identities with a "
+                           "retrigger table), no state graph is built",
     "gift_pick": "is solved by moments of i.i.d. spins per gift class, no state graph is built",
 }
 

@@ -45,7 +45,7 @@ from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytab
 from analytic.model.game import Game
 from analytic.engine.base_game import unit_scale
 
-__all__ = ["OutcomeClass", "SpinOutcomes", "award_of", "free_spin_outcomes"]
+__all__ = ["OutcomeClass", "SpinOutcomes", "award_of", "free_spin_outcomes", "outcomes_from_joint"]
 
 
 @dataclass(frozen=True)
@@ -223,6 +223,30 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
     else:
         joint, line_sum, scatter_sum, exp_sum = _joint_python(arr.table(), names, d, mult, sc_pay, exp_pay,
                                                               rcounts)
+    return outcomes_from_joint(joint, arr.cycle, units, line_sum=line_sum, scatter_sum=scatter_sum,
+                               expansion_sum=exp_sum)
+
+
+def outcomes_from_joint(joint: Mapping[tuple[int, int], int], cycle: int, units: int, *, line_sum: int = 0,
+                        scatter_sum: int = 0, expansion_sum: int = 0) -> SpinOutcomes:
+    """:class:`SpinOutcomes` of one spin's exact joint law of (award, win).
+
+    Parameters
+    ----------
+    joint : Mapping[(int, int), int]
+        ``(spins awarded, win in units) -> stop combinations`` (integers).
+    cycle : int
+        Total of the combinations.
+    units : int
+        Win units per total bet.
+    line_sum, scatter_sum, expansion_sum : int
+        Sums of the win parts over the cycle (units), when the caller has them.
+
+    Returns
+    -------
+    SpinOutcomes
+        Classes by award with the exact sums of the win and its square.
+    """
     classes: dict[int, list[int]] = {}
     for (a, x), cnt in joint.items():
         c = classes.setdefault(a, [0, 0, 0])
@@ -231,12 +255,12 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
         c[2] += x * x * cnt
     return SpinOutcomes(
         classes={a: OutcomeClass(a, *classes[a]) for a in sorted(classes)},
-        cycle=arr.cycle,
+        cycle=cycle,
         units=units,
         joint=dict(joint),
         line_sum=line_sum,
         scatter_sum=scatter_sum,
-        expansion_sum=exp_sum,
+        expansion_sum=expansion_sum,
     )
 
 

@@ -21,9 +21,9 @@ Engines (see ``docs/model-format.md``, section "Engines"):
     scatter pays, expanding symbol drawn at the start (Wald's identities;
     :mod:`analytic.features.engines.wald_spins`).
 ``revealed_wild_reels``
-    A fixed spin count, an expanding symbol drawn at the start and wild
-    reels revealed by a symbol with multiplied multipliers
-    (:mod:`analytic.features.engines.revealed_wild_reels`).
+    An expanding symbol drawn at the start and wild reels revealed by a
+    symbol with multiplied multipliers; a fixed spin count or a retrigger
+    table (:mod:`analytic.features.engines.revealed_wild_reels`).
 ``gift_pick``
     A gift pick without replacement setting spins, multiplier, wild reels
     and wild symbols (:mod:`analytic.features.engines.gift_pick`).
@@ -79,15 +79,20 @@ class Engine(NamedTuple):
 ENGINES: dict[str, Engine] = {}
 
 def register_engine(name: str, kind: str, required, optional, check, build, honours=(), accepts: str = "",
-                    rules=None) -> None:
+                    rules=None, mechanic_rules=None) -> None:
     """Register an engine (see :class:`Engine`); it is tried after those registered before.
 
     ``rules`` (optional): rule switches only this engine reads (not of a mechanic), known to a game
-    whose features use the engine (registered as owner ``engine:NAME``).
+    whose features use the engine (registered as owner ``engine:NAME``).  ``mechanic_rules``
+    (optional): ``{mechanic: rules}``, rule switches this engine reads only when a feature it solves
+    declares that mechanic, known to such a game only (owner ``engine:NAME+MECHANIC``; elsewhere the
+    rule is unknown, so refused at load rather than ignored).
     """
     from analytic.model.kinds import register_rules
 
-    specs = register_rules(f"engine:{name}", rules or {})
+    specs = dict(register_rules(f"engine:{name}", rules or {}))
+    for mech, rs in (mechanic_rules or {}).items():
+        specs.update(register_rules(f"engine:{name}+{mech}", rs))
     ENGINES[name] = Engine(name, kind, frozenset(required), frozenset(optional), check, build,
                            frozenset(honours) | frozenset(specs), accepts)
 
@@ -249,17 +254,23 @@ def _revealed_check(v, f, ctx) -> str | None:
     e = v["expanding_symbol"]
     if e["draw"] != "at_start":
         return "needs expanding_symbol.draw = 'at_start'"
+    if isinstance(v.get("retrigger"), Mapping):
+        return "needs retrigger as a table { symbols, counts } (retrigger.per_symbol: engine drawn_expanding)"
+    why = _no_ceiling(v)
+    if why:
+        return why
     return _regular_roles(v, ctx, "the expanding symbol")
 
 
 def _revealed_build(v, f, ctx) -> dict:
     w, e = v["wild_reels"], v["expanding_symbol"]
     return {"revealed_by": w["revealed_by"], "multipliers": w["multipliers"],
-            "expanding_symbol": frozen_mapping({"choose_from": e["choose_from"], "weights": e["weights"]})}
+            "expanding_symbol": frozen_mapping({"choose_from": e["choose_from"], "weights": e["weights"]}),
+            "retrigger": v.get("retrigger")}
 
 
 register_engine(
-    "revealed_wild_reels", "free_spins", ("wild_reels", "expanding_symbol"), (),
+    "revealed_wild_reels", "free_spins", ("wild_reels", "expanding_symbol"), ("spins",),
     _revealed_check, _revealed_build, honours=("wild_reels_expansion",),
     rules={"published_max_win": (
         ("cap", "theoretical"),
@@ -267,7 +278,14 @@ register_engine(
         "the game's published max win: a cap on the round win ([cap], 'cap'), or only the game's "
         "theoretical maximum ('theoretical': the round is solved uncapped)",
     )},
-    accepts="wild_reels revealed_by (multiply) + expanding_symbol at_start, no retrigger",
+    mechanic_rules={"spins": {"revealed_retrigger_count": (
+        ("landed", "reels"),
+        "landed",
+        "what a retrigger table counts in a free spin whose reels turn wild: every retrigger-symbol cell "
+        "as it landed, before its reel turned wild ('landed', the trigger's count of cells anywhere), or "
+        "each reel showing a retrigger symbol once ('reels')",
+    )}},
+    accepts="wild_reels revealed_by (multiply) + expanding_symbol at_start, optional retrigger table",
 )
 
 

@@ -129,9 +129,11 @@ def with_virtual_symbols(tables, extra: list) -> tuple:
     Parameters
     ----------
     tables : Tables
-    extra : list of (support, multiplier)
+    extra : list of (support, multiplier) or (support, multiplier, wild)
         ``support``: bool array over the candidates (the candidates the
-        virtual symbol supports); ``multiplier``: its line multiplier.
+        virtual symbol supports); ``multiplier``: its line multiplier;
+        ``wild`` (default False): it is a wild for rule
+        ``line_wild_pay = "first_non_wild"``.
 
     Returns
     -------
@@ -144,9 +146,12 @@ def with_virtual_symbols(tables, extra: list) -> tuple:
     sup = np.zeros((tables.cand_support.shape[0], nsym + k), dtype=bool)
     sup[:, :nsym] = tables.cand_support
     mult = np.concatenate([tables.multiplier, np.ones(k, dtype=np.int64)])
-    for i, (s, m) in enumerate(extra):
+    wild = None if tables.wild_mask is None else np.concatenate([tables.wild_mask, np.zeros(k, dtype=bool)])
+    for i, (s, m, *w) in enumerate(extra):
         sup[:, nsym + i] = s
         mult[nsym + i] = int(m)
+        if wild is not None:
+            wild[nsym + i] = bool(w[0]) if w else False
     ext = replace(
         tables,
         symbol_names=tuple(tables.symbol_names) + tuple(f"__virtual{i}" for i in range(k)),
@@ -154,6 +159,7 @@ def with_virtual_symbols(tables, extra: list) -> tuple:
         multiplier=mult,
         has_multipliers=bool((mult != 1).any()),
         scatter_mask=np.concatenate([tables.scatter_mask, np.zeros(k, dtype=bool)]),
+        wild_mask=wild,
         triggers={},
         line_triggers=(),
         features={},

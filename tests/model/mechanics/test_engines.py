@@ -66,6 +66,9 @@ LADDER_TRIGGER = 'trigger = { symbols = ["k", "g"], counts = { 2 = 3, 3 = 4 } }'
      "wald", ("spins", "multiplier", "expanding_symbol")),
     ('wild_reels = { revealed_by = "k", multipliers = { 1 = 1, 2 = 1 } }\nexpanding_symbol = { choose_from = ["a", "b"] }\n',
      "revealed_wild_reels", ("wild_reels", "expanding_symbol")),
+    ('wild_reels = { revealed_by = "k", multipliers = { 1 = 1, 2 = 1 } }\nexpanding_symbol = { choose_from = ["a", "b"] }\n'
+     'retrigger = { symbols = ["k"], counts = { 2 = 1 } }\n',
+     "revealed_wild_reels", ("wild_reels", "expanding_symbol", "spins")),
     ('gift_pick = { wild = "w", gifts = [{ effect = "spins", value = 1, count = 3 }] }\n', "gift_pick", ("gift_pick",)),
     (DRAWS, "drawn_expanding", ("spins", "expanding_symbol")),
 ])
@@ -94,13 +97,17 @@ def test_shipped_models_pick_their_engines():
 
 
 @pytest.mark.parametrize("extra, fragments", [
-    # revealed wild reels together with a retrigger table
+    # revealed wild reels with a per-symbol retrigger, or a ceiling on the spins
     ('wild_reels = { revealed_by = "k", multipliers = { 2 = 1 } }\nexpanding_symbol = { choose_from = ["a"] }\n'
-     'retrigger = { symbols = ["k"], counts = { 2 = 1 } }\n',
-     ["declared: wild_reels (revealed_by, combine multiply), expanding_symbol (draw at_start), spins (retrigger table)",
+     'retrigger = { per_symbol = 1 }\n',
+     ["declared: wild_reels (revealed_by, combine multiply), expanding_symbol (draw at_start), "
+      "spins (retrigger per_symbol)",
       "wald [retrigger table, multiplier, scatter_pays, expanding_symbol at_start] does not solve wild_reels",
-      "revealed_wild_reels [wild_reels revealed_by (multiply) + expanding_symbol at_start, no retrigger] does not "
-      "solve spins"]),
+      "revealed_wild_reels [wild_reels revealed_by (multiply) + expanding_symbol at_start, optional retrigger "
+      "table] needs retrigger as a table"]),
+    ('wild_reels = { revealed_by = "k", multipliers = { 2 = 1 } }\nexpanding_symbol = { choose_from = ["a"] }\n'
+     'retrigger = { symbols = ["k"], counts = { 2 = 1 } }\nmax_spins = 50\n',
+     ["revealed_wild_reels", "does not honour max_spins"]),
     # a gift pick with a ladder
     ('gift_pick = { wild = "w", gifts = [{ effect = "spins", value = 1, count = 3 }] }\n'
      'ladder = { order = "rank_ascending" }\n',
