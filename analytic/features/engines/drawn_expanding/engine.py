@@ -50,7 +50,9 @@ draw moments at two award levels (see ``moments``).
 Power Free Spins
 ----------------
 One expanding symbol climbs a ladder (ranks 1..S, then the top symbol at
-x2, x3, ... up to ``max_multiplier``) at each award; a Power Book (the Power
+x2, x3, ... up to ``max_multiplier``) at each award (``ladder.order =
+"rank_descending"``: the same ladder over the symbols from the highest rank
+down, :func:`ladder_symbols`); a Power Book (the Power
 feature's ``trigger.requires``) on a reel of ``golden_reels`` turns that
 reel golden for the rest of the feature (rule ``golden_immediate``: already in the
 spin where it lands).  State ``(level, golden mask, spins left)``.

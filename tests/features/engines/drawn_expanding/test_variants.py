@@ -198,7 +198,8 @@ def test_b_tiny_declares_the_edit(tiny_b):
     assert tiny_b.features["power_free_spins"].params["max_multiplier"] == 9
 
 
-@pytest.mark.parametrize("n0", [2, 4])
+@pytest.mark.parametrize("n0", [2, pytest.param(4, marks=pytest.mark.skipif(
+    not SLOW, reason="second start (~25 s); set ANALYTIC_SLOW=1"))])
 def test_b_x5_ceiling_against_path_recursion(tiny_b, n0):
     """Mean, second moment and expected spins of the x5 regular feature hold the oracle's; the x9
     oracle's mean lies outside the certified interval (the ceiling bites in this tiny game)."""
@@ -371,11 +372,12 @@ def _z(game, mode, rounds, seed):
 
 
 #: variant -> (text, mode, rounds, rounds with ANALYTIC_SLOW=1); rounds None: only with ANALYTIC_SLOW=1
-#: ((c): the solver's sparse chain over 32 golden masks takes minutes per start count on 2 busy cores)
+#: ((c): the solver's sparse chain over 32 golden masks takes minutes on 2 busy cores; (f): the full
+#: Power solve and its slower simulation, 2-3 minutes)
 FULL = {
-    "b": (full_b_text, "buy_free_spins", 60_000, 400_000),
+    "b": (full_b_text, "buy_free_spins", 30_000, 400_000),
     "c": (full_c_text, "buy_power_free_spins", None, 50_000),
-    "f": (full_f_text, "buy_power_free_spins", 40_000, 400_000),
+    "f": (full_f_text, "buy_power_free_spins", None, 40_000),
 }
 
 
