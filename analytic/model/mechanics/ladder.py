@@ -2,18 +2,25 @@
 
 ``ladder = { order = "rank_ascending" }``: the expanding symbol (one, drawn
 at the start among the candidates) moves to the next symbol by ``rank``
-(``[symbols]``, required on every regular symbol) at each spin that awards
-spins; at the top it stays and its repeat multiplier grows instead
+(``[symbols]``, required on every regular symbol; a higher rank is a more
+valuable symbol) at each spin that awards spins; at the top (the highest
+rank) it stays and its repeat multiplier grows instead
 (``expanding_symbol.repeat_multiplier``, rule ``expanding_repeat_multiplier``,
 counting the times the top is reached).  Needs ``expanding_symbol`` with
 ``draw = "at_each_award"``.
+
+``ladder = { order = "rank_descending" }``: the same ladder run the other
+way: each award moves the symbol to the next LOWER rank; its end is the
+lowest rank, where the symbol stays and its repeat multiplier grows
+(counting the times the lowest rank is reached), mirroring the top of
+``rank_ascending``.
 """
 
 from __future__ import annotations
 
 from analytic.model.mechanics import register_mechanic
 
-ORDERS = ("rank_ascending",)
+ORDERS = ("rank_ascending", "rank_descending")
 
 
 def validate(values, key, ctx) -> dict:

@@ -39,8 +39,9 @@ Draws at each award (no ladder)
 
 Ladder with golden reels (``ladder``, ``golden_reels``)
     One expanding symbol, drawn uniformly at the start; each spin that awards
-    spins upgrades it to the next symbol by ``value_rank``; at the top it
-    stays and its count grows instead: after reaching the top ``c - 1`` extra
+    spins upgrades it to the next symbol by ``value_rank`` (``ladder.order =
+    "rank_descending"``: to the next LOWER one, the ladder's top being the
+    lowest rank); at the top it stays and its count grows instead: after reaching the top ``c - 1`` extra
     times it has multiplier ``f(c)`` (below the top: x1).  A Power Book
     landing on a reel of ``golden_reels`` (1-based) turns that reel golden
     for the rest of the feature; rule ``golden_immediate = true``
@@ -86,7 +87,7 @@ class BookOfPower:
     golden_reels: tuple  # 0-based reel indices that a Power Book gilds
     books: tuple  # symbol names counted as books for the +spins award
     power_books: tuple  # Power Book symbol names
-    symbols: tuple  # expanding candidates, ascending value rank
+    symbols: tuple  # expanding candidates, ascending value rank (a ladder: in its order, the last absorbing)
     repeat: str  # "count" | "count_minus_one"
     max_multiplier: int  # the multiplier ceiling (param max_multiplier)
     books_sub_expanding: bool
@@ -143,6 +144,11 @@ def prepare(game, spec) -> BookOfPower:
             raise ModelError(game.path, "symbols", "Power Free Spins need a rank on every regular symbol")
     else:
         regular.sort(key=lambda s: s.value_rank)
+    if variant == "power" and p.get("ladder") == "rank_descending":
+        regular.reverse()  # the ladder moves down: from the drawn symbol towards the lowest rank
+    elif variant == "power" and p.get("ladder") != "rank_ascending":
+        raise ModelError(game.path, f"{key}.ladder.order", f"the player knows rank_ascending and rank_descending, "
+                                                            f"not {p.get('ladder')!r}")
     golden = tuple(int(r) - 1 for r in p.get("golden_reels", ()) or ())
     preempts, gamble = (), None
     if variant == "power":

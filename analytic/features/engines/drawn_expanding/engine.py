@@ -50,7 +50,9 @@ draw moments at two award levels (see ``moments``).
 Power Free Spins
 ----------------
 One expanding symbol climbs a ladder (ranks 1..S, then the top symbol at
-x2, x3, ... up to ``max_multiplier``) at each award; a Power Book (the Power
+x2, x3, ... up to ``max_multiplier``) at each award (``ladder.order =
+"rank_descending"``: the same ladder over the symbols from the highest rank
+down, :func:`ladder_symbols`); a Power Book (the Power
 feature's ``trigger.requires``) on a reel of ``golden_reels`` turns that
 reel golden for the rest of the feature (rule ``golden_immediate``: already in the
 spin where it lands).  State ``(level, golden mask, spins left)``.
@@ -186,6 +188,29 @@ def regular_symbols(game: Game) -> list[str]:
     return [s.name for s in regular]
 
 
+def ladder_symbols(game: Game, feature: str) -> list[str]:
+    """The ladder's symbols in the order an award moves along them: level 1 first, the last absorbing.
+
+    ``ladder.order = "rank_ascending"``: :func:`regular_symbols` (ascending
+    ``rank``, the last the most valuable); ``"rank_descending"``: the same
+    reversed (the last the least valuable, where the repeat multiplier then
+    grows).  Source: the rule text's Power Free Spins ("upgraded to the next
+    more valuable symbol"), docs/model-format.md (mechanic ``ladder``).
+
+    Raises
+    ------
+    ValueError
+        ``feature`` has no ladder, or an order this function does not know.
+    """
+    order = game.features[feature].params.get("ladder")
+    syms = regular_symbols(game)
+    if order == "rank_ascending":
+        return syms
+    if order == "rank_descending":
+        return syms[::-1]
+    raise ValueError(f"ladder_symbols: feature {feature!r} has ladder order {order!r}")
+
+
 def power_book_symbols(game: Game) -> frozenset:
     """The Power Books: the ``golden_reels.turned_by`` symbols (= ``trigger.requires``) of the game's ladder features."""
     out: set = set()
@@ -305,7 +330,8 @@ class SpinStats:
         ``(symbol, G) -> mean expansion payout at x1``, total-bet multiples,
         for every golden mask ``G`` (only ``G = 0`` for the regular variant).
     ordered : list of str
-        Regular symbols by rank (:func:`regular_symbols`).
+        Regular symbols by rank (:func:`regular_symbols`); with a ladder, in
+        the ladder's order (:func:`ladder_symbols`).
     mean_award : Fraction
         ``E[A]``.
     """
@@ -328,7 +354,8 @@ class SpinStats:
         self.golden = golden
         self.ng = len(golden)
         immediate = rules.get("golden_immediate", True)
-        self.ordered = regular_symbols(game)
+        #: the ladder's order (:func:`ladder_symbols`) with a ladder, else by rank
+        self.ordered = ladder_symbols(game, feature) if self.variant == "ladder" else regular_symbols(game)
         self.ceiling = max_multiplier(game, feature)
         self.reading = rules.get("expanding_repeat_multiplier", "count")
         self.cycle = game.cycle(spec.reel_set)

@@ -87,7 +87,9 @@ class SpinStats:
     classes : list of (A, P)
         Outcome classes, index ``c``; ``count[c]`` their integer weights.
     ordered : list of str
-        Regular symbols by rank (:func:`~analytic.features.engines.drawn_expanding.engine.regular_symbols`).
+        Regular symbols by rank (:func:`~analytic.features.engines.drawn_expanding.engine.regular_symbols`);
+        with a ladder in the ladder's order
+        (:func:`~analytic.features.engines.drawn_expanding.engine.ladder_symbols`).
     ceiling : int
         The feature's ``max_multiplier``.
     ng : int
@@ -115,15 +117,16 @@ class SpinStats:
         self.reel_set = spec.reel_set
         strips = game.reel_sets[spec.reel_set]
         self.nreels = len(strips)
-        from analytic.features.engines.drawn_expanding.engine import (book_symbols, expansion_need, max_multiplier,
-                                                     power_book_symbols, regular_symbols)
+        from analytic.features.engines.drawn_expanding.engine import (book_symbols, expansion_need, ladder_symbols,
+                                                     max_multiplier, power_book_symbols, regular_symbols)
 
         books = book_symbols(game, feature)
         pbooks = power_book_symbols(game)
         self.golden = [g - 1 for g in par["golden_reels"]] if self.variant == "ladder" else []
         self.ng = len(self.golden)
         self.immediate = bool(rules.get("golden_immediate", True)) and self.ng > 0
-        self.ordered = regular_symbols(game)
+        # with a ladder: in the ladder's order (level 1 first, the last absorbing)
+        self.ordered = ladder_symbols(game, feature) if self.variant == "ladder" else regular_symbols(game)
         #: reels an expansion needs (the smallest paying count: 2 for high, 3 for low symbols)
         self.need = {s: expansion_need(game, s) for s in self.ordered}
         #: the multiplier ceiling (param ``max_multiplier``) and rule ``expanding_repeat_multiplier``

@@ -215,9 +215,14 @@ def _power_recursion(game, spec: Spec, jmax: int):
     keys = sorted(set(zip(A.tolist(), P.tolist())))
 
     @lru_cache(maxsize=None)
+    def shows(s):
+        """Bit mask of the reels showing s, per window."""
+        return np.array([sum(1 << i for i, x in enumerate(w) if x == s) for w in wins])
+
+    @lru_cache(maxsize=None)
     def classes(s, G):
         """(award, Power Book mask, P(class), E[L; class], E[E_s; class]) with golden reels G."""
-        show = np.array([sum(1 << i for i, x in enumerate(w) if x == s) for w in wins])
+        show = shows(s)
         reels = show | gold_of[G | P]  # golden already in the spin its Power Book lands (rule default)
         k = np.array([bin(int(v)).count("1") for v in reels])
         E = np.array([_expand(pays, s, int(v)) for v in k], dtype=float)
