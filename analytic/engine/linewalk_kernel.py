@@ -41,6 +41,19 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 @_nb.njit(cache=True, nogil=True)
+def _rehash(hashes, n, hsize):  # pragma: no cover - compiled
+    """A new open-addressing table of ``hsize`` slots (a power of two) holding rows ``0..n-1`` by their hashes."""
+    table = np.full(hsize, -1, dtype=np.int64)
+    mask = np.uint64(hsize - 1)
+    for i in range(n):
+        sl = hashes[i] & mask
+        while table[sl] >= 0:
+            sl = (sl + np.uint64(1)) & mask
+        table[sl] = i
+    return table
+
+
+@_nb.njit(cache=True, nogil=True)
 def _line_step(jt, roles, t_next, t_pay, t_trg, last, skip0):  # pragma: no cover - compiled
     nj, nl = jt.shape
     nw = roles.shape[0]
@@ -121,13 +134,8 @@ def _line_step(jt, roles, t_next, t_pay, t_trg, last, skip0):  # pragma: no cove
                 n += 1
                 if 2 * n > hsize:  # keep the load factor at most 1/2
                     hsize *= 2
-                    table = np.full(hsize, -1, dtype=np.int64)
+                    table = _rehash(hashes, n, hsize)
                     mask = np.uint64(hsize - 1)
-                    for i in range(n):
-                        sl = hashes[i] & mask
-                        while table[sl] >= 0:
-                            sl = (sl + np.uint64(1)) & mask
-                        table[sl] = i
             nxt[j, w] = found
         for q in range(nlive):  # back to all zeros for the next joint id
             buf[live[q]] = 0
@@ -285,13 +293,8 @@ def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, i
                     n += 1
                     if 2 * n > hsize:  # keep the load factor at most 1/2
                         hsize *= 2
-                        table = np.full(hsize, -1, dtype=np.int64)
+                        table = _rehash(hashes, n, hsize)
                         mask = np.uint64(hsize - 1)
-                        for i in range(n):
-                            sl = hashes[i] & mask
-                            while table[sl] >= 0:
-                                sl = (sl + np.uint64(1)) & mask
-                            table[sl] = i
             # merge the window into the outcomes of joint id j
             c = incc[w]
             g = np.uint64(found) * _MIX
