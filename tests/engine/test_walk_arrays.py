@@ -92,7 +92,7 @@ def test_python_integer_counts_and_pays():
 
 
 def test_line_expansion_rows_as_before():
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "features"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "features" / "engines" / "drawn_expanding"))
     try:
         from test_drawn_oracles import tiny
     finally:
