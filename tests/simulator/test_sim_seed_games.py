@@ -288,7 +288,7 @@ def test_soc_player_matches_scalar_reference():
         picks = np.array([5])
         res = player.play(tables, "free_spins", prep, picks, np.array([2]), np.random.default_rng(seed), 100)
         g2 = np.random.default_rng(seed)
-        extra, mult, wild_reels, cls = open_gifts(prep, picks, game.reels, g2)
+        extra, mult, wild_reels, cls, _ = open_gifts(prep, picks, game.reels, g2)
         n = 2 + int(extra[0])
         assert int(res.spins[0]) == n
         wild_syms = {s for b, s in enumerate(prep.wild_symbols) if cls[0] >> b & 1}

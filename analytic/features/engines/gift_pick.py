@@ -10,7 +10,11 @@ Mechanic (rule text, NetEnt)
 * ``multiplier``: ``+v`` added to the initial x1 multiplier of every
   free-spin win;
 * ``wild_reel``: reel ``v`` (2 or 4) is wild for the whole feature;
-* ``wild_symbol``: symbol ``v`` (Candle, Bell) is a wild during the feature.
+* ``wild_symbol``: symbol ``v`` (Candle, Bell) is a wild during the feature;
+* ``expanding_symbol``: symbol ``v`` expands for the whole feature, or with
+  ``v = "drawn"`` a symbol drawn (weighted) from the feature's
+  ``expanding_symbol`` declaration does (a design variant, not in the seed
+  game's rule text).
 
 The contents of the 20 gifts are a model design (``gifts``).
 
@@ -20,12 +24,17 @@ Exact method
 ``t`` held by ``N_t`` gifts, a pick of ``k_t`` of each type (sum ``c``) has
 probability ``prod_t C(N_t, k_t) / C(20, c)`` (multivariate hypergeometric).
 Picks with the same *effect class* (extra spins, multiplier, wild reels,
-wild symbols) are merged, adding probabilities (exact fractions).
+wild symbols, expanding symbol) are merged, adding probabilities (exact
+fractions).  A drawn expanding symbol splits its class by the drawn symbol
+``s``, with probability ``w_s / sum w`` (the draw is independent of the pick).
 
 *Spin class.*  Given the class, the spins are i.i.d.; one spin's law comes
 from the joint line walk on the free reel set with each wild reel's windows
 replaced by an all-wild window (same weight) and the wild symbols' cell
-roles overridden to substitute like the wild.  Its exact raw moments
+roles overridden to substitute like the wild; with an expanding symbol
+``s`` a counter of the reels (rule ``expanding_count``: or cells) showing
+``s`` adds ``paytable[s][k] * lines`` when ``k`` reaches the smallest paying
+count (an all-wild reel shows no ``s``).  Its exact raw moments
 ``E[X^j]`` feed ``W = M * (X_1 + ... + X_n)`` with ``n = n0 + extra``:
 ``E[W^j] = M^j E[S_n^j]`` (binomial convolution of i.i.d. moments), and the
 feature mixes over the classes.  Units: **total-bet multiples**.
@@ -48,7 +57,7 @@ from typing import Any, Mapping
 
 from analytic.engine.linewalk import walk
 from analytic.engine.linewin import CellRole
-from analytic.engine.spin import build_spin, cell_roles, line_paytable, strip_windows
+from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytable, strip_windows
 from analytic.errors import UnsupportedMechanicError
 from analytic.features.engines.revealed_wild_reels import iid_sum_moments
 from analytic.features.result import FeatureResult, register_solver
@@ -69,7 +78,7 @@ __all__ = [
 
 #: The engine this module solves (the key of its solver and round solver).
 KIND = "gift_pick"
-EFFECTS = ("spins", "multiplier", "wild_reel", "wild_symbol")
+EFFECTS = ("spins", "multiplier", "wild_reel", "wild_symbol", "expanding_symbol")
 K_MOMENTS = 4
 
 
@@ -81,7 +90,7 @@ K_MOMENTS = 4
 # the pick
 
 
-def gift_classes(gifts, picks: int, base_multiplier: int = 1) -> dict[tuple, Fraction]:
+def gift_classes(gifts, picks: int, base_multiplier: int = 1, draw=None) -> dict[tuple, Fraction]:
     """Exact law of the effect class after ``picks`` picks without replacement.
 
     Parameters
@@ -92,12 +101,21 @@ def gift_classes(gifts, picks: int, base_multiplier: int = 1) -> dict[tuple, Fra
         Number of gifts opened.
     base_multiplier : int
         Initial free-spin multiplier.
+    draw : sequence of (str, int), optional
+        ``(symbol, weight)`` pairs an ``expanding_symbol`` gift of value
+        ``"drawn"`` draws from (required when such a gift exists).
 
     Returns
     -------
     dict
         ``(extra spins, multiplier, wild reels (sorted tuple), wild symbols
-        (sorted tuple)) -> probability`` (Fractions summing to 1).
+        (sorted tuple), expanding symbol or None) -> probability`` (Fractions
+        summing to 1).
+
+    Raises
+    ------
+    ValueError
+        A ``"drawn"`` gift without ``draw``.
     """
     total = sum(n for _, _, n in gifts)
     denom = comb(total, picks)
@@ -106,7 +124,7 @@ def gift_classes(gifts, picks: int, base_multiplier: int = 1) -> dict[tuple, Fra
         if sum(ks) != picks:
             continue
         w = 1
-        spins, mult, reels, syms = 0, base_multiplier, set(), set()
+        spins, mult, reels, syms, exp = 0, base_multiplier, set(), set(), None
         for (eff, val, n), k in zip(gifts, ks):
             w *= comb(n, k)
             if not k:
@@ -117,19 +135,38 @@ def gift_classes(gifts, picks: int, base_multiplier: int = 1) -> dict[tuple, Fra
                 mult += k * val
             elif eff == "wild_reel":
                 reels.add(val)
+            elif eff == "expanding_symbol":
+                exp = val
             else:
                 syms.add(val)
-        key = (spins, mult, tuple(sorted(reels)), tuple(sorted(syms)))
+        key = (spins, mult, tuple(sorted(reels)), tuple(sorted(syms)), exp)
         out[key] = out.get(key, 0) + w
-    return {k: Fraction(w, denom) for k, w in sorted(out.items())}
+    res: dict[tuple, Fraction] = {}
+    for k, w in out.items():
+        if k[4] != "drawn":
+            res[k] = res.get(k, 0) + Fraction(w, denom)
+            continue
+        if not draw:
+            raise ValueError("an expanding_symbol gift of value 'drawn' needs the symbols to draw from")
+        wt = sum(x for _, x in draw)
+        for sym, x in draw:
+            kk = k[:4] + (sym,)
+            res[kk] = res.get(kk, 0) + Fraction(w * x, denom * wt)
+    return dict(sorted(res.items(), key=lambda kv: kv[0][:4] + (kv[0][4] or "",)))
 
 
 # --------------------------------------------------------------------------
 # one free spin of a class
 
 
-def _class_table(game: Game, feature: str, reels: tuple, symbols: tuple) -> dict[int, int]:
-    """Exact law of one free spin's win (line-bet units, multiplier 1) of a class: win -> weight."""
+def _class_table(game: Game, feature: str, reels: tuple, symbols: tuple, expanding: str | None = None
+                 ) -> dict[int, int]:
+    """Exact law of one free spin's win (line-bet units, multiplier 1) of a class: win -> weight.
+
+    ``expanding``: the class's expanding symbol (None: none); its pay is
+    ``paytable[s][min(k, top)] * lines`` for ``k`` (rule ``expanding_count``)
+    at least the smallest paying count, added to the line wins.
+    """
     f = game.features[feature]
     if game.scatter is not None and any(v for v in game.scatter.pays.values()):
         raise UnsupportedMechanicError(f"engine '{KIND}' models no scatter pays; remove [scatter] pays")
@@ -145,18 +182,27 @@ def _class_table(game: Game, feature: str, reels: tuple, symbols: tuple) -> dict
             windows.append({(wild,) * game.rows: len(strip)})
         else:
             windows.append(strip_windows(strip, game.rows))
-    spec = build_spin(game, windows=windows, roles=roles, paytable=pt)
+    counters = ()
+    epay: dict[int, int] = {}
+    if expanding is not None:
+        counters = (CounterDef("expanding", frozenset({expanding}), str(game.rules.get("expanding_count", "reels"))),)
+        row = game.paytable[expanding]
+        kmin, kmax = min(k for k, v in row.items() if v > 0), max(row)
+        epay = {k: row.get(min(k, kmax), 0) * len(game.lines) for k in range(kmin, game.reels * game.rows + 1)}
+    spec = build_spin(game, counters=counters, windows=windows, roles=roles, paytable=pt)
     dist = walk(spec)
     out: dict[int, int] = {}
     for key, c in dist.table.items():
-        out[key[-1]] = out.get(key[-1], 0) + c
+        x = key[-1] + (epay.get(key[0], 0) if expanding is not None else 0)
+        out[x] = out.get(x, 0) + c
     return out
 
 
-def _table(game: Game, feature: str, reels: tuple, symbols: tuple, ws: Workspace | None = None) -> dict[int, int]:
+def _table(game: Game, feature: str, reels: tuple, symbols: tuple, ws: Workspace | None = None,
+           expanding: str | None = None) -> dict[int, int]:
     """:func:`_class_table`, walked once per workspace and class."""
-    return workspace_for(game, ws).memo(("soc.table", feature, reels, symbols),
-                                        lambda: _class_table(game, feature, reels, symbols))
+    return workspace_for(game, ws).memo(("soc.table", feature, reels, symbols, expanding),
+                                        lambda: _class_table(game, feature, reels, symbols, expanding))
 
 
 #: In a worker process of :func:`prefetch_tables` only: the game it was started with (by the
@@ -169,12 +215,12 @@ def _init_worker(game: Game) -> None:
 
 
 def _walk_job(args):
-    feature, reels, symbols = args
-    return _class_table(_WORKER_GAME[0], feature, reels, symbols)
+    feature, reels, symbols, expanding = args
+    return _class_table(_WORKER_GAME[0], feature, reels, symbols, expanding)
 
 
 def prefetch_tables(game: Game, feature: str, classes, ws: Workspace | None = None) -> None:
-    """Walk the spin classes ``(reels, symbols)`` not yet in the workspace, on ``ws.workers`` processes.
+    """Walk the spin classes ``(reels, symbols, expanding)`` not yet in the workspace, on ``ws.workers`` processes.
 
     The walks are independent and exact; a class without wild reels and with
     more wild symbols is the costliest, so those start first.  Runs in this
@@ -191,15 +237,15 @@ def prefetch_tables(game: Game, feature: str, classes, ws: Workspace | None = No
     procs = min(ws.workers, len(todo))
     if procs > 1 and "fork" in mp.get_all_start_methods():
         with mp.get_context("fork").Pool(procs, initializer=_init_worker, initargs=(game,)) as pool:
-            tables = pool.map(_walk_job, [(feature, r, s) for r, s in todo], chunksize=1)
+            tables = pool.map(_walk_job, [(feature, r, s, e) for r, s, e in todo], chunksize=1)
     else:
-        tables = [_class_table(game, feature, r, s) for r, s in todo]
-    for (r, s), t in zip(todo, tables):
-        ws.put(("soc.table", feature, r, s), t)
+        tables = [_class_table(game, feature, r, s, e) for r, s, e in todo]
+    for (r, s, e), t in zip(todo, tables):
+        ws.put(("soc.table", feature, r, s, e), t)
 
 
 def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k: int = K_MOMENTS,
-                       ws: Workspace | None = None) -> dict:
+                       ws: Workspace | None = None, expanding: str | None = None) -> dict:
     """Exact raw moments of one free spin's win (multiplier 1) of a class.
 
     Parameters
@@ -210,6 +256,8 @@ def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k
         Wild reels (1-based).
     symbols : tuple of str
         Symbols turned wild.
+    expanding : str, optional
+        The class's expanding symbol (None: none).
     k : int
     ws : Workspace, optional
         The solve's workspace for ``game`` (None: a fresh one).
@@ -220,7 +268,7 @@ def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k
         ``moments`` (``E[X^j]``, j = 0..k, total-bet multiples), ``max``
         (largest spin win, total-bet multiples), ``hit`` (P(X > 0)).
     """
-    table = _table(game, feature, reels, symbols, ws)
+    table = _table(game, feature, reels, symbols, ws, expanding)
     tb = game.total_bet
     cycle = sum(table.values())
     sums = [0] * (k + 1)
@@ -236,9 +284,16 @@ def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k
             "max": Fraction(top, tb), "hit": Fraction(hit, cycle)}
 
 
-def _spin(game: Game, feature: str, reels: tuple, symbols: tuple, ws: Workspace) -> dict:
-    return ws.memo(("soc.spin", feature, reels, symbols),
-                   lambda: spin_class_moments(game, feature, reels, symbols, ws=ws))
+def _spin(game: Game, feature: str, reels: tuple, symbols: tuple, ws: Workspace, expanding: str | None = None
+          ) -> dict:
+    return ws.memo(("soc.spin", feature, reels, symbols, expanding),
+                   lambda: spin_class_moments(game, feature, reels, symbols, ws=ws, expanding=expanding))
+
+
+def classes_of(game: Game, feature: str, count: int) -> dict[tuple, Fraction]:
+    """:func:`gift_classes` of ``feature`` started by ``count`` trigger symbols (its declared gifts and draw)."""
+    p = game.features[feature].params
+    return gift_classes(p["gifts"], count, p["multiplier"], p.get("draw"))
 
 
 def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS, ws: Workspace | None = None) -> dict:
@@ -261,18 +316,18 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS, ws
 def _feature_moments(game: Game, feature: str, count: int, k: int, ws: Workspace) -> dict:
     f = game.features[feature]
     n0 = f.trigger.counts[count]
-    classes = gift_classes(f.params["gifts"], count, f.params["multiplier"])
+    classes = classes_of(game, feature, count)
     allc = set()
     for c in f.trigger.counts:  # every count's spin classes at once, walked in parallel
-        allc |= {(r, sy) for (_, _, r, sy) in gift_classes(f.params["gifts"], c, f.params["multiplier"])}
+        allc |= {(r, sy, e) for (_, _, r, sy, e) in classes_of(game, feature, c)}
     prefetch_tables(game, feature, allc, ws)
     mom = [Fraction(0)] * (k + 1)
     spins = Fraction(0)
     top = Fraction(0)
     p_zero = Fraction(0)  # every spin of the feature wins nothing
     det = {}
-    for (extra, mult, reels, syms), p in classes.items():
-        sm = _spin(game, feature, reels, syms, ws)
+    for (extra, mult, reels, syms, exp), p in classes.items():
+        sm = _spin(game, feature, reels, syms, ws, exp)
         n = n0 + extra
         wm = [mult**j * v for j, v in enumerate(iid_sum_moments(sm["moments"][:k + 1], n))]
         for j in range(k + 1):
@@ -281,8 +336,9 @@ def _feature_moments(game: Game, feature: str, count: int, k: int, ws: Workspace
         p_zero += p * (1 - sm["hit"]) ** n
         mx = mult * n * sm["max"]
         top = max(top, mx)
-        det[(extra, mult, reels, syms)] = {
+        det[(extra, mult, reels, syms, exp)] = {
             "probability": p, "spins": n, "multiplier": mult, "wild_reels": reels, "wild_symbols": syms,
+            "expanding_symbol": exp,
             "mean": wm[1], "second_moment": wm[2], "spin_mean": sm["moments"][1], "max": mx, "raw_moments": wm,
         }
     return {"moments": mom, "expected_spins": spins, "max": top, "classes": det, "p_zero": p_zero}
@@ -537,14 +593,14 @@ def capped_rtp_exact(game: Game, mode: str | None, cap: Fraction, base=None, ws:
     def flaw(feature: str, count: int) -> capped.TruncatedLaw:
         f = game.features[feature]
         n0 = f.trigger.counts[count]
-        classes = gift_classes(f.params["gifts"], count, f.params["multiplier"])
-        prefetch_tables(game, feature, {(r, s) for (_, _, r, s) in classes}, ws)
+        classes = classes_of(game, feature, count)
+        prefetch_tables(game, feature, {(r, s, e) for (_, _, r, s, e) in classes}, ws)
         den = 1
         for p in classes.values():
             den = den * p.denominator // __import__("math").gcd(den, p.denominator)
         parts = []
-        for (extra, mult, reels, syms), p in classes.items():
-            t = _table(game, feature, reels, syms, ws)
+        for (extra, mult, reels, syms, exp), p in classes.items():
+            t = _table(game, feature, reels, syms, ws, exp)
             sl = capped.law_from_weights({Fraction(x, tb): c for x, c in t.items()}, cap / mult)
             s = capped.iid_sum(sl, n0 + extra)
             law = capped.TruncatedLaw(s.poly, s.total, s.grid * mult, cap)

@@ -25,8 +25,8 @@ Engines (see ``docs/model-format.md``, section "Engines"):
     symbol with multiplied multipliers; a fixed spin count or a retrigger
     table (:mod:`analytic.features.engines.revealed_wild_reels`).
 ``gift_pick``
-    A gift pick without replacement setting spins, multiplier, wild reels
-    and wild symbols (:mod:`analytic.features.engines.gift_pick`).
+    A gift pick without replacement setting spins, multiplier, wild reels,
+    wild symbols and an expanding symbol (:mod:`analytic.features.engines.gift_pick`).
 ``drawn_expanding``
     Expanding symbols drawn at each award with repeat multipliers up to a
     ceiling and a per-symbol retrigger; with a ladder and golden reels the
@@ -289,15 +289,37 @@ register_engine(
 )
 
 
+def _gift_drawn(v) -> bool:
+    return any(e == "expanding_symbol" and val == "drawn" for e, val, _ in v["gift_pick"]["gifts"])
+
+
+def _gift_check(v, f, ctx) -> str | None:
+    e = v.get("expanding_symbol")
+    if _gift_drawn(v) and e is None:
+        return ("has an expanding_symbol gift with value 'drawn' but no expanding_symbol = { draw = 'at_start', "
+                "choose_from, weights } to draw from")
+    if e is not None:
+        if not _gift_drawn(v):
+            return ("declares expanding_symbol without an expanding_symbol gift of value 'drawn' (with a gift pick "
+                    "the expanding symbol is set by a gift)")
+        if e["draw"] != "at_start":
+            return f"draws the gift's expanding symbol at the start only (draw = 'at_start'), got {e['draw']!r}"
+        return _regular_roles(v, ctx, "the gift's expanding symbol")
+    return None
+
+
 def _gift_build(v, f, ctx) -> dict:
     g = v["gift_pick"]
-    return {"wild": g["wild"], "gifts": g["gifts"], "multiplier": v.get("multiplier", 1)}
+    e = v.get("expanding_symbol")
+    draw = tuple(zip(e["choose_from"], e["weights"])) if e is not None else None
+    return {"wild": g["wild"], "gifts": g["gifts"], "multiplier": v.get("multiplier", 1), "draw": draw}
 
 
 register_engine(
-    "gift_pick", "free_spins", ("gift_pick",), ("multiplier",),
-    lambda v, f, ctx: None, _gift_build,
-    accepts="gift_pick, multiplier; no retrigger",
+    "gift_pick", "free_spins", ("gift_pick",), ("multiplier", "expanding_symbol"),
+    _gift_check, _gift_build, honours=("expanding_count",),
+    accepts="gift_pick (gifts may set an expanding symbol, drawn from expanding_symbol at_start), multiplier; "
+            "no retrigger",
 )
 
 

@@ -8,16 +8,25 @@ applied to the whole feature:
 * ``"spins"``: ``value`` extra spins;
 * ``"multiplier"``: ``value`` added to the feature's ``multiplier``;
 * ``"wild_reel"``: reel ``value`` (1-based) is a fixed wild reel (filled with ``wild``);
-* ``"wild_symbol"``: symbol ``value`` turns into ``wild``.
+* ``"wild_symbol"``: symbol ``value`` turns into ``wild``;
+* ``"expanding_symbol"``: symbol ``value`` (a regular symbol with line
+  pays) expands for the whole feature, or with ``value = "drawn"`` one
+  symbol drawn from the feature's ``expanding_symbol = { draw = "at_start",
+  choose_from, weights }`` does.  It pays as the mechanic
+  ``expanding_symbol`` says, after the normal line wins; a reel turned wild
+  by a ``wild_reel`` gift shows the wild, not the expanding symbol.
 
-A ``wild_reel`` or ``wild_symbol`` gift may have only one copy.
+A ``wild_reel``, ``wild_symbol`` or ``expanding_symbol`` gift may have only
+one copy, and at most one gift entry may be an ``expanding_symbol``.
 """
 
 from __future__ import annotations
 
 from analytic.model.mechanics import register_mechanic
 
-EFFECTS = ("spins", "multiplier", "wild_reel", "wild_symbol")
+EFFECTS = ("spins", "multiplier", "wild_reel", "wild_symbol", "expanding_symbol")
+#: ``value`` of an ``expanding_symbol`` gift that draws the symbol from the feature's ``expanding_symbol``
+DRAWN = "drawn"
 
 
 def validate(values, key, ctx) -> dict:
@@ -42,14 +51,20 @@ def validate(values, key, ctx) -> dict:
             val = ctx.integer(t["value"], vk, min=1)
         elif eff == "wild_reel":
             val = ctx.integer(t["value"], vk, min=1, max=ctx.reels)
+        elif eff == "expanding_symbol" and t["value"] == DRAWN:
+            val = DRAWN
         else:
             val = ctx.symbol(t["value"], vk, roles=("regular",))
+            if eff == "expanding_symbol" and not any(v > 0 for v in ctx.paytable.get(val, {}).values()):
+                ctx.fail(vk, f"symbol {val!r} has no line pays, so it could never pay as the expanding symbol")
         n = ctx.integer(t["count"], ctx.join(ik, "count"), min=1)
         if (eff, val) in seen:
             ctx.fail(ik, f"gift effect {eff} = {val!r} is listed twice; give one entry with its count")
         seen.add((eff, val))
-        if eff in ("wild_reel", "wild_symbol") and n > 1:
-            ctx.fail(ctx.join(ik, "count"), f"a {eff} gift may be held by one gift only (a second copy would "
+        if eff == "expanding_symbol" and any(e == eff for e, _, _ in out):
+            ctx.fail(ik, "a second expanding_symbol gift: at most one gift entry may set the expanding symbol")
+        if eff in ("wild_reel", "wild_symbol", "expanding_symbol") and n > 1:
+            ctx.fail(ctx.join(ik, "count"), f"{'an' if eff[0] in 'aeiou' else 'a'} {eff} gift may be held by one gift only (a second copy would "
                                             f"change nothing), got count {n}")
         out.append((eff, val, n))
     f = ctx.feature

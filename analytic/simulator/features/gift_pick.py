@@ -18,7 +18,12 @@ Rules played
   - ``wild_reel``: reel ``value`` (1-based) shows the wild (param ``wild``)
     in every row for every free spin;
   - ``wild_symbol``: symbol ``value`` substitutes like the wild for every
-    free spin (and still pays as itself).
+    free spin (and still pays as itself);
+  - ``expanding_symbol``: symbol ``value`` (or, for ``value = "drawn"``, one
+    symbol drawn with the declared weights, param ``draw``) expands for every
+    free spin: after the line wins it pays ``paytable[s][n] * lines`` when it
+    shows on ``n`` reels (rule ``expanding_count = "cells"``: visible cells),
+    ``n`` at least its smallest paying count; a wild reel shows no ``s``.
 
 * A free spin pays its line wins (the simulator's own evaluator: a wild
   stands in for every regular symbol, the highest candidate of a line pays)
@@ -35,12 +40,12 @@ import numpy as np
 
 from analytic.errors import ModelError
 from analytic.simulator.evaluate import evaluate_windows
-from analytic.simulator.features import FeatureBatch
+from analytic.simulator.features import FeatureBatch, weighted_draw
 from analytic.simulator.features.common import capped_spins, feature_params, fixed_spin_blocks, with_virtual_symbols
 
 __all__ = ["SecretsOfChristmas", "prepare", "play"]
 
-_EFFECTS = ("spins", "multiplier", "wild_reel", "wild_symbol")
+_EFFECTS = ("spins", "multiplier", "wild_reel", "wild_symbol", "expanding_symbol")
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,8 @@ class SecretsOfChristmas:
     base_multiplier: int
     gifts: tuple  # one entry per gift: (effect, value)
     wild_symbols: tuple  # symbols some gift turns wild (order fixes the class bits)
+    draw: tuple = ()  # (symbol, weight) pairs an expanding_symbol gift "drawn" draws from
+    expanding_count: str = "reels"
     denom: int = 1
 
 
@@ -78,6 +85,8 @@ def prepare(game, spec) -> SecretsOfChristmas:
             raise ModelError(game.path, f"{key}.gifts[{i}].effect", f"unknown effect {eff!r}")
         if eff == "wild_reel" and not 1 <= int(val) <= game.reels:
             raise ModelError(game.path, f"{key}.gifts[{i}].value", f"no reel {val!r}")
+        if eff == "expanding_symbol" and val != "drawn" and val not in names:
+            raise ModelError(game.path, f"{key}.gifts[{i}].value", f"unknown symbol {val!r}")
         if eff == "wild_symbol":
             if val not in names:
                 raise ModelError(game.path, f"{key}.gifts[{i}].value", f"unknown symbol {val!r}")
@@ -93,15 +102,20 @@ def prepare(game, spec) -> SecretsOfChristmas:
         base_multiplier=int(p.get("multiplier", 1)),
         gifts=tuple(gifts),
         wild_symbols=tuple(wsyms),
+        draw=tuple((str(a), int(b)) for a, b in (p.get("draw") or ())),
+        expanding_count=str(game.rules.get("expanding_count", "reels")),
     )
 
 
-def open_gifts(prep: SecretsOfChristmas, picks, reels: int, rng) -> tuple:
+def open_gifts(prep: SecretsOfChristmas, picks, reels: int, rng, index=None) -> tuple:
     """Open ``picks[i]`` gifts for each instance (without replacement).
+
+    ``index``: symbol name -> symbol index (needed for an ``expanding_symbol`` gift).
 
     Returns
     -------
-    (extra spins, multiplier, wild reels (m x reels bool), wild-symbol class (bit mask))
+    (extra spins, multiplier, wild reels (m x reels bool), wild-symbol class (bit mask),
+    expanding symbol index per instance (-1: none))
     """
     m = len(picks)
     g = len(prep.gifts)
@@ -113,13 +127,20 @@ def open_gifts(prep: SecretsOfChristmas, picks, reels: int, rng) -> tuple:
     mult = prep.base_multiplier + (mult_v[order] * taken).sum(axis=1)
     wild_reels = np.zeros((m, reels), dtype=bool)
     cls = np.zeros(m, dtype=np.int64)
+    exp = np.full(m, -1, dtype=np.int64)
     for j, (e, v) in enumerate(prep.gifts):
         got = (taken & (order == j)).any(axis=1)
         if e == "wild_reel":
             wild_reels[got, int(v) - 1] = True
         elif e == "wild_symbol":
             cls[got] |= 1 << prep.wild_symbols.index(v)
-    return extra, mult, wild_reels, cls
+        elif e == "expanding_symbol":
+            if v == "drawn":
+                idx = np.array([index[a] for a, _ in prep.draw], dtype=np.int64)
+                exp[got] = weighted_draw(idx, [b for _, b in prep.draw], int(got.sum()), rng)
+            else:
+                exp[got] = index[v]
+    return extra, mult, wild_reels, cls, exp
 
 
 def play(tables, name, prep: SecretsOfChristmas, counts, awards, rng, max_spins: int = 10**6) -> FeatureBatch:
@@ -143,7 +164,15 @@ def play(tables, name, prep: SecretsOfChristmas, counts, awards, rng, max_spins:
     """
     m = len(awards)
     picks = np.minimum(np.asarray(counts, dtype=np.int64), len(prep.gifts))
-    extra, mult, wild_reels, cls = open_gifts(prep, picks, tables.reels, rng)
+    index = {n: tables.index(n) for n in tables.symbol_names}
+    extra, mult, wild_reels, cls, exp = open_gifts(prep, picks, tables.reels, rng, index)
+    # expanding pay in ticks, [symbol index, reels (or cells) showing it]
+    exp_table = np.zeros((len(tables.symbol_names), tables.cells + 1), dtype=np.int64)
+    for n in {a for a, _ in prep.draw} | {v for e, v in prep.gifts if e == "expanding_symbol" and v != "drawn"}:
+        pt = tables.paytable[n]
+        kmin, kmax = min(k for k, v in pt.items() if v > 0), max(pt)
+        for k in range(kmin, tables.cells + 1):
+            exp_table[index[n], k] = pt.get(min(k, kmax), 0) * tables.n_lines * tables.denom
     total = np.asarray(awards, dtype=np.int64) + extra
     spins, limited = capped_spins(total, max_spins)
 
@@ -167,7 +196,11 @@ def play(tables, name, prep: SecretsOfChristmas, counts, awards, rng, max_spins:
     for owner, w in fixed_spin_blocks(tables, prep.reel_set, spins, rng):
         wr = wild_reels[owner]  # n x reels
         w[wr] = wild
+        e = exp[owner]
+        shows = (w == e[:, None, None]) & (e >= 0)[:, None, None]
+        k = shows.any(axis=2).sum(axis=1) if prep.expanding_count == "reels" else shows.sum(axis=(1, 2))
         w = remap[cls[owner][:, None, None], w]
         ev = evaluate_windows(ext, w)
-        np.add.at(win, owner, (ev.line_win + ev.scatter_win) * mult[owner])
+        epay = np.where(e >= 0, exp_table[np.maximum(e, 0), k], 0)
+        np.add.at(win, owner, (ev.line_win + ev.scatter_win + epay) * mult[owner])
     return FeatureBatch(win, spins, limited)

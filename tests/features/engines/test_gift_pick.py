@@ -37,7 +37,7 @@ def direct_classes(gifts, picks, base=1):
                 reels.add(v)
             else:
                 syms.add(v)
-        key = (spins, mult, tuple(sorted(reels)), tuple(sorted(syms)))
+        key = (spins, mult, tuple(sorted(reels)), tuple(sorted(syms)), None)
         out[key] = out.get(key, 0) + 1
     tot = comb(len(flat), picks)
     return {k: Fraction(n, tot) for k, n in out.items()}
@@ -126,7 +126,7 @@ def test_free_spin_classes_and_feature_against_brute_force():
     gifts = g.features["fs"].params["gifts"]
     for picks in (2, 3):
         want1 = want2 = Fraction(0)
-        for (extra, mult, reels, syms), p in direct_classes(gifts, picks).items():
+        for (extra, mult, reels, syms, _), p in direct_classes(gifts, picks).items():
             law = brute_spin(reels, syms)
             tot = sum(law.values())
             e1 = Fraction(sum(x * c for x, c in law.items()), tot)
@@ -173,7 +173,7 @@ def test_exact_capped_rtp_against_brute_force(cap):
     flaws = {}
     for picks in (2, 3):
         law: dict = {}
-        for (extra, mult, reels, syms), p in direct_classes(gifts, picks).items():
+        for (extra, mult, reels, syms, _), p in direct_classes(gifts, picks).items():
             sl = brute_spin(reels, syms)
             tot = sum(sl.values())
             for seq in itertools.product(sl, repeat=2 + extra):
