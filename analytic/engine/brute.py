@@ -13,7 +13,7 @@ from collections import Counter
 
 from analytic.model.game import Game
 
-__all__ = ["line_win", "window_line_wins", "brute_force"]
+__all__ = ["line_win", "window_line_wins", "window_ways_win", "brute_force"]
 
 
 def _supports(game: Game, cell: str, cand: str, subs_override=None) -> bool:
@@ -72,6 +72,49 @@ def window_line_wins(game: Game, window: list[list[str]]) -> tuple[int, int]:
     return total, trig
 
 
+def window_ways_win(game: Game, window: list[list[str]]) -> int:
+    """Ways win (line-bet units) of a window ``[reel][row]``, read from the rule text.
+
+    Every symbol with pays on its own: on each reel the cells showing it or
+    a wild substituting for it, each counted with its multiplier (a way's
+    multiplier is the product of its wilds'); the ways of the leading reels
+    that have such a cell pay ``pay(run) x ways``.  With
+    ``pays_both_ways`` the trailing reels are read the same way from the
+    right, unless the run covers every reel (then it is the same
+    combination, paid once).  Evaluates every way one by one (itertools),
+    sharing nothing with the walk.
+    """
+    total = 0
+    nreels = len(window)
+    for cand, pays in game.paytable.items():
+        if not any(v > 0 for v in pays.values()):
+            continue
+        cells = [[c for c in col if _supports(game, c, cand)] for col in window]
+
+        def run_ways(reels):
+            n = 0
+            for k in reels:
+                if not cells[k]:
+                    break
+                n += 1
+            if n == 0:
+                return 0, 0
+            s = 0
+            for way in itertools.product(*(cells[k] for k in reels[:n])):
+                m = 1
+                for c in way:
+                    m *= game.symbol(c).multiplier if game.symbol(c).is_wild else 1
+                s += m
+            return n, s
+
+        n, ways = run_ways(list(range(nreels)))
+        total += pays.get(n, 0) * ways
+        if game.pays_both_ways and n < nreels:
+            r, ways = run_ways(list(range(nreels - 1, -1, -1)))
+            total += pays.get(r, 0) * ways
+    return total
+
+
 def brute_force(game: Game, reel_set: str, counters=()) -> dict[tuple[int, ...], int]:
     """Every stop combination, evaluated directly.
 
@@ -89,7 +132,10 @@ def brute_force(game: Game, reel_set: str, counters=()) -> dict[tuple[int, ...],
     out: Counter = Counter()
     for combo in itertools.product(*wins_by_reel):
         window = list(combo)
-        lw, trig = window_line_wins(game, window)
+        if game.ways:
+            lw, trig = window_ways_win(game, window), 0
+        else:
+            lw, trig = window_line_wins(game, window)
         cvals = []
         for cd in counters:
             if cd.per == "reels":

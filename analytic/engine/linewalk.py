@@ -104,6 +104,11 @@ class SpinSpec:
         Multiplies every line pay (a free-spin multiplier); 1 = none.
     reading : str
         How a line led by wilds is read (:data:`analytic.engine.linewin.READINGS`).
+    ways : bool
+        Ways pays instead of paylines (``lines`` unused): the walk is
+        :func:`analytic.engine.wayswalk.ways_walk_arrays`.
+    both_ways : bool
+        Ways pays also read from the rightmost reel (a run over every reel paid once).
     """
 
     paytable: LinePaytable
@@ -113,6 +118,8 @@ class SpinSpec:
     counter_names: tuple[str, ...] = ()
     line_multiplier: int = 1
     reading: str = "highest"
+    ways: bool = False
+    both_ways: bool = False
 
     @property
     def cycle(self) -> int:
@@ -610,7 +617,15 @@ def walk_arrays(spec: SpinSpec) -> SpinArrays:
     Notes
     -----
     See the module docstring for the method and :func:`walk` for the cost.
+    A ways spin (``spec.ways``) is walked by
+    :func:`analytic.engine.wayswalk.ways_walk_arrays` (its own method and cost).
     """
+    if spec.ways:
+        from analytic.engine.wayswalk import ways_walk_arrays
+
+        return ways_walk_arrays(spec)
+    if spec.both_ways:
+        raise ValueError("pays both ways is solved for ways spins only")
     s_cnt, s_acc, s_w, pdtype = _walk_states(spec)
     lm = spec.line_multiplier
     top = int(np.abs(s_acc).max()) if pdtype is np.int64 and len(s_acc) else 0
