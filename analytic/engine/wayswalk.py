@@ -166,8 +166,23 @@ def _group(cols: list, w: np.ndarray):
     if not words:
         return [c[:1] for c in cols], np.array([w.sum()], dtype=w.dtype)
     if len(words) == 1:
-        order = np.argsort(words[0], kind="stable")
-        ks = words[0][order]
+        key = words[0]
+        wb = int(w.max()).bit_length()
+        if int(key.max()).bit_length() + wb <= 63 and int(w.min()) >= 0:
+            # one plain sort of key << bits(w) | w; the columns are unpacked from the keys
+            kw = key << wb
+            kw |= w
+            kw.sort()
+            ks = kw >> wb
+            starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+            uk = ks[starts]
+            out, shift = [], 0
+            for c, b in zip(cols, widths):
+                out.append((uk >> shift) & ((1 << b) - 1) if b else np.zeros(len(uk), dtype=np.int64))
+                shift += b
+            return out, np.add.reduceat(kw & ((1 << wb) - 1), starts)
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
         diff = ks[1:] != ks[:-1]
     else:
         order = np.lexsort(words[::-1])
@@ -180,16 +195,87 @@ def _group(cols: list, w: np.ndarray):
     return [c[first] for c in cols], np.add.reduceat(w[order], starts)
 
 
+def _profile_step(A, V, M, P, k, N, both, last):
+    """One reel on the distinct profiles: ``(next A, next V, pay (npf, nw))``.
+
+    ``A``, ``V``: ``(npf, nc)`` profile columns (see :func:`_walk_numpy`);
+    ``M``: ``(nw, nc)`` weighted matching cells of the reel's windows.  The
+    pay is what the reel settles: runs from reel 1 that end here, and on
+    the last reel every run still open.
+    """
+    nc = A.shape[1]
+    if last:
+        return None, None, _last_pay(A, V, M, P, k, N, both)
+    pr = A[:, None, :]
+    m = M[None, :, :]
+    hit = m > 0
+    alive = pr > 0
+    nA = pr * m  # 0 where the run from reel 1 ends (or had ended)
+    pay = (np.where(alive & ~hit, pr, 0) * P[:, k]).sum(axis=2)
+    nV = None
+    if both:
+        v = V[:, None, :]
+        start_pay = P[:, N - k][None, None, :]  # a trailing run starting on this reel ends with length N - k
+        nV = np.where(hit & ~alive, np.where(v > 0, (v - 1) * m, start_pay * m) + 1, 0)
+    if last:
+        pay = pay + (nA * P[:, N]).sum(axis=2)  # runs over every reel: paid once
+        if both:
+            pay = pay + np.where(nV > 0, nV - 1, 0).sum(axis=2)
+    return nA, nV, pay
+
+
+def _last_pay(A, V, M, P, k, N, both):
+    """The last reel's pay ``(npf, nw)``, candidate by candidate over their distinct ``(A, V)`` values.
+
+    The pay is a sum over candidates of a function of the candidate's own
+    ``(A, V)`` and its matching cells ``m``, so each candidate's few
+    distinct values are evaluated once per window and gathered.
+    """
+    npf, nc = A.shape
+    pay = np.zeros((npf, M.shape[0]), dtype=np.int64)
+    for c in range(nc):
+        vb = int(V[:, c].max()).bit_length() if both else 0
+        if int(A[:, c].max()).bit_length() + vb <= 62:
+            uk, inv = np.unique((A[:, c] << vb) | (V[:, c] if both else 0), return_inverse=True)
+            u = np.stack([uk >> vb, uk & ((1 << vb) - 1)], axis=1)
+        else:
+            u, inv = np.unique(np.stack([A[:, c], V[:, c]], axis=1), axis=0, return_inverse=True)
+        a = u[:, 0][:, None]
+        m = M[:, c][None, :]
+        hit = m > 0
+        g = np.where(hit, a * m * P[c, N], a * P[c, k])  # a = 0 once the run from reel 1 ended
+        if both:
+            v = u[:, 1][:, None]
+            g = g + np.where(hit & (a == 0), np.where(v > 0, (v - 1) * m, P[c, N - k] * m), 0)
+        pay += g[inv.reshape(-1)]
+    return pay
+
+
 def _walk_numpy(spec, cands, pays, reels):
-    """The walk on int64 arrays; returns ``(counters (n, ncnt), win (n,), count (n,))``."""
+    """The walk on int64 arrays; returns ``(counters (n, ncnt), win (n,), count (n,))``.
+
+    A *profile* is what the future pays depend on, per candidate: ``A``,
+    the running product while the run from reel 1 is alive (0 once it
+    ended, its pay settled); with both-ways pays also ``V`` for a candidate
+    whose run from reel 1 ended: 0 while no trailing run is open (the last
+    reel read had no match), else 1 + the value of the open trailing run,
+    ``pays[N - start] x`` its product so far (a trailing run that reaches
+    reel ``N`` has length ``N - start`` whatever comes between, so its pay
+    is fixed once it starts and only the product grows).  A partial state
+    is (profile id, counters, settled pay).  Each reel is first applied to
+    the distinct profiles (profiles x windows x candidates), giving per
+    (profile, window) the next profile id and the pay settled; the states
+    are then crossed with the windows by table look-ups (states x windows)
+    and equal states merged.
+    """
     nc = len(cands)
     N = len(reels)
     both = spec.both_ways
     ncnt = len(spec.counter_names)
     P = np.asarray(pays, dtype=np.int64).reshape(nc, N + 1)
-    # state columns: run (both only), prod, counters, settled
-    run = np.zeros((1, nc), dtype=np.int64)
-    prod = np.ones((1, nc), dtype=np.int64)
+    A = np.ones((1, nc), dtype=np.int64)
+    V = np.zeros((1, nc), dtype=np.int64)
+    pid = np.zeros(1, dtype=np.int64)
     cnt = np.zeros((1, ncnt), dtype=np.int64)
     settled = np.zeros(1, dtype=np.int64)
     sw = np.ones(1, dtype=np.int64)
@@ -200,53 +286,74 @@ def _walk_numpy(spec, cands, pays, reels):
         INC = np.array([i for _, i in keys], dtype=np.int64).reshape(len(keys), ncnt)
         WW = np.array([merged[x] for x in keys], dtype=np.int64)
         nw = len(keys)
+        npf = len(A)
+        nA, nV, t_pay = _profile_step(A, V, M, P, k, N, both, last)
+        if not last:
+            cols = [nA.reshape(npf * nw, nc)[:, i] for i in range(nc)]
+            if both:
+                cols += [nV.reshape(npf * nw, nc)[:, i] for i in range(nc)]
+            t_next, A, V = _dense_ids(cols, npf * nw, nc, both)
+            t_next = t_next.reshape(npf, nw)
         step = max(1, _CHUNK // max(nw, 1))
         parts = []
         for a in range(0, len(sw), step):
             b = min(a + step, len(sw))
             ns = b - a
-            pr = prod[a:b, None, :]
-            m = M[None, :, :]
-            alive = (run[a:b, None, :] == k) if both else (pr > 0)
-            hit = m > 0
-            cont = hit & (alive | both)
-            np_ = np.where(cont, pr * m, 1 if both else 0)
-            ended = alive & ~hit
-            s = settled[a:b, None] + (np.where(ended, pr, 0) * P[:, k]).sum(axis=2)
-            if both:
-                nr = np.where(cont, run[a:b, None, :] + 1, 0)
+            p_ = pid[a:b]
+            s = (settled[a:b, None] + t_pay[p_]).reshape(-1)
             c2 = (cnt[a:b, None, :] + INC[None, :, :]).reshape(ns * nw, ncnt)
             w2 = (sw[a:b, None] * WW[None, :]).reshape(-1)
-            if last:
-                rr = nr if both else np.where(cont, N, 0)
-                pay_end = P[np.arange(nc)[None, None, :], rr]
-                s = s + (pay_end * np.where(rr > 0, np_, 0)).sum(axis=2)
-                cols = [c2[:, i] for i in range(ncnt)] + [s.reshape(-1)]
-            else:
-                cols = [np_.reshape(ns * nw, nc)[:, i] for i in range(nc)]
-                if both:
-                    cols += [nr.reshape(ns * nw, nc)[:, i] for i in range(nc)]
-                cols += [c2[:, i] for i in range(ncnt)] + [s.reshape(-1)]
+            cols = [c2[:, i] for i in range(ncnt)] + [s]
+            if not last:
+                cols = [t_next[p_].reshape(-1)] + cols
             parts.append(_group(cols, w2))
         if len(parts) == 1:
             cols, sw = parts[0]
         else:
             cols, sw = _group([np.concatenate([p[0][i] for p in parts]) for i in range(len(parts[0][0]))],
                               np.concatenate([p[1] for p in parts]))
-        if last:
-            cnt = np.stack(cols[:ncnt], axis=1) if ncnt else np.zeros((len(sw), 0), dtype=np.int64)
-            settled = cols[ncnt]
-        else:
-            prod = np.stack(cols[:nc], axis=1)
-            off = nc
-            if both:
-                run = np.stack(cols[nc:2 * nc], axis=1)
-                off = 2 * nc
-            else:
-                run = np.zeros((len(sw), nc), dtype=np.int64)
-            cnt = np.stack(cols[off:off + ncnt], axis=1) if ncnt else np.zeros((len(sw), 0), dtype=np.int64)
-            settled = cols[off + ncnt]
+        if not last:
+            pid, cols = cols[0], cols[1:]
+        cnt = np.stack(cols[:ncnt], axis=1) if ncnt else np.zeros((len(sw), 0), dtype=np.int64)
+        settled = cols[ncnt]
     return cnt, settled * spec.line_multiplier, sw
+
+
+def _dense_ids(cols, n, nc, both):
+    """Dense ids of equal rows of ``cols`` (length ``n``) and the distinct rows as ``(ids, A, V)``."""
+    widths = [int(c.max()).bit_length() if n else 0 for c in cols]
+    words, cur, shift = [], None, 0
+    for c, b in zip(cols, widths):
+        if b == 0:
+            continue
+        if cur is None or shift + b > 62:
+            if cur is not None:
+                words.append(cur)
+            cur, shift = np.zeros(n, dtype=np.int64), 0
+        cur |= c << shift
+        shift += b
+    if cur is not None:
+        words.append(cur)
+    if not words:
+        order = np.arange(n)
+        diff = np.zeros(max(n - 1, 0), dtype=bool)
+    elif len(words) == 1:
+        order = np.argsort(words[0], kind="stable")
+        ks = words[0][order]
+        diff = ks[1:] != ks[:-1]
+    else:
+        order = np.lexsort(words[::-1])
+        diff = np.zeros(n - 1, dtype=bool)
+        for wd in words:
+            x = wd[order]
+            diff |= x[1:] != x[:-1]
+    gid_sorted = np.concatenate([[0], np.cumsum(diff)]).astype(np.int64)
+    ids = np.empty(n, dtype=np.int64)
+    ids[order] = gid_sorted
+    firsts = order[np.flatnonzero(np.r_[True, diff])]
+    A = np.stack([c[firsts] for c in cols[:nc]], axis=1)
+    V = np.stack([c[firsts] for c in cols[nc:2 * nc]], axis=1) if both else np.zeros_like(A)
+    return ids, A, V
 
 
 def ways_walk_arrays(spec):
