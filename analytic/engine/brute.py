@@ -29,7 +29,7 @@ def _supports(game: Game, cell: str, cand: str, subs_override=None) -> bool:
     return subs is None or cand in subs
 
 
-def line_win(game: Game, cells: list[str]) -> tuple[int, int]:
+def line_win(game: Game, cells: list[str], *, full_run: bool = True) -> tuple[int, int]:
     """Pay (line-bet units) and line-trigger flag of one payline's cells.
 
     For every candidate symbol, count the leading cells that show it or a
@@ -37,6 +37,9 @@ def line_win(game: Game, cells: list[str]) -> tuple[int, int]:
     multipliers in it; return the highest.  Under the rule
     ``line_wild_pay = "first_non_wild"`` the only substituted candidate is
     the first non-wild cell's symbol (wilds still pay their own runs).
+    ``full_run=False`` (the right-to-left reading of pays both ways, on the
+    reversed cells): a run over every cell pays nothing (it is paid once,
+    from the left).
     """
     best, trig = 0, 0
     names = game.symbol_names
@@ -57,7 +60,7 @@ def line_win(game: Game, cells: list[str]) -> tuple[int, int]:
         if lt:
             if run >= min(lt):
                 trig = 1
-        elif pays:
+        elif pays and (full_run or run < len(cells)):
             best = max(best, pays.get(run, 0) * mult)
     return best, trig
 
@@ -66,9 +69,12 @@ def window_line_wins(game: Game, window: list[list[str]]) -> tuple[int, int]:
     """Sum of line pays and number of line triggers of a window ``[reel][row]``."""
     total, trig = 0, 0
     for line in game.lines:
-        p, t = line_win(game, [window[r][row] for r, row in enumerate(line)])
+        cells = [window[r][row] for r, row in enumerate(line)]
+        p, t = line_win(game, cells)
         total += p
         trig += t
+        if game.pays_both_ways:
+            total += line_win(game, cells[::-1], full_run=False)[0]
     return total, trig
 
 

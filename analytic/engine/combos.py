@@ -67,6 +67,22 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
     """
     if spec.ways:
         return _ways_combination_table(spec)
+    if spec.both_ways:
+        # right to left: the same per-line count on the reversed reels and lines, a run over
+        # every reel paying nothing there (it is paid once, from the left); rows added up
+        import dataclasses
+
+        nreels = len(spec.reels)
+        pays_r = tuple(tuple(p[:nreels]) + (0,) for p in spec.paytable.pays)
+        rev = dataclasses.replace(spec, both_ways=False, reels=spec.reels[::-1],
+                                  lines=tuple(tuple(l[::-1]) for l in spec.lines),
+                                  paytable=dataclasses.replace(spec.paytable, pays=pays_r))
+        total: dict = defaultdict(int)
+        for c in combination_table(dataclasses.replace(spec, both_ways=False)) + combination_table(rev):
+            total[(c.symbol, c.count, c.multiplier, c.pay)] += c.hits
+        order = {n: i for i, n in enumerate(spec.paytable.names)}
+        return [Combination(sy, n, mu, pay, hits)
+                for (sy, n, mu, pay), hits in sorted(total.items(), key=lambda x: (order[x[0][0]],) + x[0][1:])]
     pt = spec.paytable
     nreels = len(spec.reels)
     roles = spec.roles

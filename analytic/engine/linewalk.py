@@ -62,7 +62,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytic.engine.linewin import DEAD, CellRole, LinePaytable, LineStateMachine
+from analytic.engine.linewin import DEAD, BothWaysLineMachine, CellRole, LinePaytable, LineStateMachine
 
 __all__ = ["ReelWindows", "SpinSpec", "SpinDistribution", "SpinArrays", "walk", "walk_arrays"]
 
@@ -108,7 +108,8 @@ class SpinSpec:
         Ways pays instead of paylines (``lines`` unused): the walk is
         :func:`analytic.engine.wayswalk.ways_walk_arrays`.
     both_ways : bool
-        Ways pays also read from the rightmost reel (a run over every reel paid once).
+        Pays both ways: ways, or paylines (:class:`analytic.engine.linewin.BothWaysLineMachine`),
+        also read from the rightmost reel (a run over every reel paid once).
     """
 
     paytable: LinePaytable
@@ -455,7 +456,10 @@ def _walk_states(spec: SpinSpec):
     Returns ``(s_cnt, s_acc, s_w, pdtype)`` (see :func:`walk_arrays` for the dtypes).
     """
     nreels = len(spec.reels)
-    machine = LineStateMachine(spec.paytable, spec.roles, spec.reading)
+    if spec.both_ways:
+        machine = BothWaysLineMachine(spec.paytable, spec.roles, spec.reading)
+    else:
+        machine = LineStateMachine(spec.paytable, spec.roles, spec.reading)
     nlines = len(spec.lines)
     ncount = len(spec.counter_names)
     cycle = spec.cycle
@@ -463,7 +467,7 @@ def _walk_states(spec: SpinSpec):
     max_mult = 1
     for r in spec.roles:
         max_mult = max(max_mult, r.multiplier)
-    pay_bound = nlines * max_pay * max_mult**nreels * spec.line_multiplier
+    pay_bound = nlines * max_pay * max_mult**nreels * spec.line_multiplier * (2 if spec.both_ways else 1)
     wdtype = np.int64 if cycle < _SAFE else object
     pdtype = np.int64 if pay_bound < _SAFE else object
 
@@ -624,8 +628,6 @@ def walk_arrays(spec: SpinSpec) -> SpinArrays:
         from analytic.engine.wayswalk import ways_walk_arrays
 
         return ways_walk_arrays(spec)
-    if spec.both_ways:
-        raise ValueError("pays both ways is solved for ways spins only")
     s_cnt, s_acc, s_w, pdtype = _walk_states(spec)
     lm = spec.line_multiplier
     top = int(np.abs(s_acc).max()) if pdtype is np.int64 and len(s_acc) else 0

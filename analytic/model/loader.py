@@ -296,6 +296,8 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     design = _design(ctx, top.get("design", {}))
     if ways:
         _check_ways(ctx, top, line_triggers)
+    elif both_ways:
+        _check_both_ways_lines(ctx, top, line_triggers)
 
     return Game(
         path=ctx.path,
@@ -325,6 +327,27 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
 WAYS_ENGINES = ("wald", "pick_bonus")
 
 
+def _check_both_ways_lines(ctx: _Ctx, top: dict[str, Any], line_triggers: Mapping) -> None:
+    """Refuse what pays both ways on paylines (``paylines.pays_both_ways``) cannot honour."""
+    if line_triggers:
+        ctx.fail("line_triggers", "line triggers with pays both ways are not solved (a line read from "
+                                  "either end could start the feature twice): remove pays_both_ways or them")
+    if top.get("rules", {}).get("line_wild_pay", "highest") != "highest":
+        ctx.fail("rules.line_wild_pay", "pays both ways on paylines is solved for the reading 'highest' only")
+    _check_features(ctx, "pays both ways on paylines (paylines.pays_both_ways = true)")
+
+
+def _check_features(ctx: _Ctx, what: str) -> None:
+    for f in ctx.features.values():
+        key = ctx.join("features", f.name)
+        if f.engine not in WAYS_ENGINES:
+            ctx.fail(key, f"engine {f.engine} evaluates left-to-right line wins only; with {what} only the "
+                          f"engines {', '.join(WAYS_ENGINES)} are solved (a free spin paid by the base "
+                          "game's spin evaluation)")
+        if "expanding_symbol" in f.mechanics:
+            ctx.fail(ctx.join(key, "expanding_symbol"), f"an expanding symbol is not defined with {what}")
+
+
 def _check_ways(ctx: _Ctx, top: dict[str, Any], line_triggers: Mapping) -> None:
     """Refuse what a ways game (``paylines.ways = true``) cannot honour, with its key path."""
     for name, pays in ctx.paytable.items():
@@ -337,15 +360,7 @@ def _check_ways(ctx: _Ctx, top: dict[str, Any], line_triggers: Mapping) -> None:
     if "line_wild_pay" in top.get("rules", {}):
         ctx.fail("rules.line_wild_pay", "reads a payline led by wilds; a ways game pays every symbol's ways "
                                         "independently: remove it")
-    for f in ctx.features.values():
-        key = ctx.join("features", f.name)
-        if f.engine not in WAYS_ENGINES:
-            ctx.fail(key, f"engine {f.engine} evaluates line wins only; in a ways game (paylines.ways = true) "
-                          f"only the engines {', '.join(WAYS_ENGINES)} are solved (a free spin paid by the "
-                          "base game's ways evaluation)")
-        if "expanding_symbol" in f.mechanics:
-            ctx.fail(ctx.join(key, "expanding_symbol"), "an expanding symbol pays per payline; it is not "
-                                                        "defined in a ways game (paylines.ways = true)")
+    _check_features(ctx, "ways pays (paylines.ways = true)")
 
 
 def _game(ctx: _Ctx, value: Any) -> tuple[str, Any, dict[str, Any]]:
@@ -442,9 +457,6 @@ def _paylines(ctx: _Ctx, value: Any) -> tuple[tuple[tuple[int, ...], ...], bool,
         return (), True, both
     if "lines" not in t:
         ctx.fail("paylines.lines", "required key is missing (or set ways = true for a ways game)")
-    if both:
-        ctx.fail("paylines.pays_both_ways", "pays both ways is solved for ways games only (paylines.ways = true); "
-                                            "the line walk reads paylines left to right only: remove it")
     raw = t["lines"]
     if not isinstance(raw, list) or not raw:
         ctx.fail("paylines.lines", f"must be a non-empty list of lines, got {show(raw)}")
@@ -468,7 +480,7 @@ def _paylines(ctx: _Ctx, value: Any) -> tuple[tuple[tuple[int, ...], ...], bool,
             ctx.fail(key, f"duplicate of line {seen[rows]} (paylines.lines[{seen[rows]}])")
         seen[rows] = i
         lines.append(rows)
-    return tuple(lines), False, False
+    return tuple(lines), False, both
 
 
 def _paytable(ctx: _Ctx, value: Any) -> None:

@@ -40,6 +40,9 @@ Ways win (``[paylines] ways = true``)
     product of those per-reel sums (every way).  Candidates add.  With
     ``pays_both_ways`` the trailing reels are read the same way from the
     right, except a run over every reel (the same combination, paid once).
+    On paylines, ``pays_both_ways`` adds to each line the highest candidate
+    pay of its trailing run read from the last reel leftwards, a run over
+    every reel excluded.
 Line triggers
     A payline whose leading cells are ``count`` copies of a bonus symbol (no
     substitution) starts the feature named for the largest listed ``count``
@@ -564,8 +567,36 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
             if not tables.wild_mask[sym]:
                 pay = np.where(first == sym, pay, 0)
         np.maximum(best, pay, out=best)
+    if tables.both_ways:
+        best = best + _right_to_left(tables, per_reel, mults)
     line_win = best.sum(axis=1)
     return _finish(tables, windows, best, line_win)
+
+
+def _right_to_left(tables: Tables, per_reel: list, mults) -> np.ndarray:
+    """Right-to-left pay of every payline (pays both ways), in ticks: shape (N, n_lines).
+
+    The highest candidate pay of the trailing run (cells supporting the
+    candidate from the last reel leftwards, times their multipliers), a run
+    over every reel excluded (it is paid once, from the left).
+    """
+    R = tables.reels
+    best = np.zeros(per_reel[0].shape, dtype=np.int64)
+    for c in range(len(tables.cand_names)):
+        sup = tables.cand_support[c]
+        alive = sup[per_reel[R - 1]]
+        run = alive.astype(np.int64)
+        mult = np.where(alive, mults[R - 1], 1) if mults is not None else None
+        for r in range(R - 2, -1, -1):
+            alive = alive & sup[per_reel[r]]
+            run += alive
+            if mults is not None:
+                mult = mult * np.where(alive, mults[r], 1)
+        pay = np.where(run < R, tables.cand_pays[c][run], 0)
+        if mult is not None:
+            pay = pay * mult
+        np.maximum(best, pay, out=best)
+    return best
 
 
 def _ways_pays(tables: Tables, windows: np.ndarray) -> np.ndarray:
@@ -730,6 +761,22 @@ def evaluate_window(game: Game, window: Sequence[Sequence]) -> WindowResult:
                 if sym.is_wild:
                     mult *= sym.multiplier
             best = max(best, int(pays.get(run, 0)) * mult)
+        if game.pays_both_ways:  # right to left, a run over every reel paid once (from the left)
+            back = 0
+            for cand, pays in game.paytable.items():
+                if game.symbol(cand).role not in _LINE_ROLES:
+                    continue
+                run, mult = 0, 1
+                for cell in reversed(cells):
+                    if not _supports(game, cell, cand):
+                        break
+                    run += 1
+                    sym = game.symbol(cell)
+                    if sym.is_wild:
+                        mult *= sym.multiplier
+                if run < len(cells):
+                    back = max(back, int(pays.get(run, 0)) * mult)
+            best += back
         line_pays.append(best)
 
     all_cells = [c for reel in win for c in reel]

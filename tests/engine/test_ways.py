@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from analytic.engine import wayswalk
-from analytic.engine.base_game import base_counters, solve_base
+from analytic.engine.base_game import base_counters, solve_base, unit_scale
 from analytic.engine.brute import brute_force
 from analytic.engine.linewalk import walk, walk_arrays
 from analytic.engine.spin import build_spin
@@ -206,9 +206,6 @@ def test_refusals_at_load():
     _refused(base.replace("total_bet = 5\n", ""), "game.total_bet")
     _refused(base.replace('A = { 2 = 5 }', 'A = { 2 = 5 }\nW = { 2 = 50 }'), "paytable.W")
     _refused(base + '[rules]\nline_wild_pay = "highest"\n', "rules.line_wild_pay")
-    lines = base.replace("ways = true", "lines = [[0, 0]]").replace("pays_both_ways = false",
-                                                                     "pays_both_ways = true")
-    _refused(lines, "paylines.pays_both_ways")
     sc = base.replace('W = { role = "wild", multiplier = 2 }', 'W = { role = "wild", multiplier = 2 }\nK = "wild_scatter"').replace(
         '["A", "W"]', '["A", "W", "K"]')
     gift = sc + ('[features.fs]\nreels = "base"\ntrigger = { symbols = ["K"], counts = { 1 = 3 } }\n'
@@ -218,5 +215,72 @@ def test_refusals_at_load():
                 'expanding_symbol = { choose_from = ["A"] }\n')
     _refused(exp, "features.fs.expanding_symbol")
     bonus = base.replace('W = { role = "wild", multiplier = 2 }', 'W = { role = "wild", multiplier = 2 }\nL = "bonus"')
+    bonus += '[line_triggers]\nL = { 2 = "pb" }\n[features.pb]\nkind = "pick_bonus"\npicks = { 1 = 1 }\nprizes = [[5, 1]]\n'
+    _refused(bonus, "line_triggers")
+
+
+# -- pays both ways on paylines ---------------------------------------------
+
+
+def _random_lines_game(seed: int):
+    """A random small paylines game with ``pays_both_ways = true`` (reading ``highest``)."""
+    rng = random.Random(seed)
+    g = _random_game(seed, True)
+    rows, reels = g.rows, g.reels
+    lines = sorted({tuple(rng.randrange(rows) for _ in range(reels)) for _ in range(rng.randint(1, 4))})
+    pt = dict(g.paytable)
+    for w in (s for s in g.symbols if s.role == "wild"):
+        if rng.random() < 0.4:
+            pt[w.name] = {reels: 7}  # a wild's own pays (allowed on paylines)
+    return dataclasses.replace(g, ways=False, lines=tuple(lines), paytable=pt, total_bet=len(lines))
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_lines_both_ways_walk_equals_brute_force(seed):
+    g = _random_lines_game(seed)
+    cds = base_counters(g)
+    assert walk(build_spin(g, "base", cds)).table == brute_force(g, "base", cds)
+    r = solve_base(g)
+    assert sum(c.total_pay for c in r.combinations) * unit_scale(g) == r.line_total
+
+
+HAND_LINES = """
+[game]
+name = "both ways on a line"
+reels = 3
+rows = 1
+[symbols]
+A = "regular"
+B = "regular"
+W = "wild"
+[paytable]
+A = { 1 = 1, 3 = 10 }
+B = { 1 = 2, 2 = 4 }
+[paylines]
+lines = [[0, 0, 0]]
+pays_both_ways = BOTH
+[reels]
+base = [["W"], ["A", "B"], ["A", "B"]]
+"""
+
+
+@pytest.mark.parametrize("both, expected", [
+    # W A A: A x3 = 10; W A B: B x1 = 2 (A's 2-run pays nothing); W B A: B x2 = 4; W B B: A x1 = 1
+    # (B's 3-run pays nothing)
+    (False, {10: 1, 2: 1, 4: 1, 1: 1}),
+    # right to left adds: W A A nothing (A's run covers every reel: paid once); W A B: B x1 = 2;
+    # W B A: A x1 = 1; W B B nothing (B's run covers every reel)
+    (True, {10: 1, 4: 1, 5: 1, 1: 1}),
+])
+def test_hand_counted_lines_both_ways(both, expected):
+    g = load_model_text(HAND_LINES.replace("BOTH", str(both).lower()))
+    assert solve_base(g).distribution == expected
+
+
+def test_lines_both_ways_refusals():
+    both = HAND_LINES.replace("BOTH", "true")
+    _refused(both + '[rules]\nline_wild_pay = "first_non_wild"\n', "rules.line_wild_pay")
+    bonus = both.replace('W = "wild"', 'W = "wild"\nL = "bonus"')
     bonus += '[line_triggers]\nL = { 2 = "pb" }\n[features.pb]\nkind = "pick_bonus"\npicks = { 1 = 1 }\nprizes = [[5, 1]]\n'
     _refused(bonus, "line_triggers")

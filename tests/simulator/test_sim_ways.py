@@ -29,3 +29,15 @@ def test_ways_game_inside_simulation_band(both):
     assert rows
     for row in rows:
         assert abs(row["z"]) <= Z_LIMIT, row
+
+
+CASES = Path(__file__).parent.parent / "cases"
+
+
+def test_lines_both_ways_inside_simulation_band():
+    """Sizzling Hot (5 paylines, a scatter) read both ways: solver and simulator agree."""
+    game = dataclasses.replace(load_model(CASES / "sizzling_hot_95.toml"), pays_both_ways=True)
+    exact = solve_round(game)
+    sim = simulate(game, rounds=200_000, seed=5, progress=False)
+    for row in compare(exact, sim):
+        assert abs(row["z"]) <= Z_LIMIT, row
