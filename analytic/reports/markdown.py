@@ -88,8 +88,10 @@ def _summary(s: ParSheet) -> list[str]:
     out = [f"# {md_text(s.name)} -- par sheet", "",
            f"Model {md_code(s.model_file)} (SHA-256 `{s.model_sha256}`), analytic {s.solver_version}.", "",
            "## Game", ""]
-    rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["pays", s.ways] if s.ways else ["paylines", len(s.lines)],
+    rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["paylines", len(s.lines)],
             ["total bet", f"{s.total_bet} line bets"]]
+    if s.ways:
+        rows[1] = ["pays", s.ways + (f" ({len(s.lines)} paylines)" if s.lines else "")]
     rows += [[k, v] for k, v in s.meta]
     rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
     out += _table(["item", "value"], rows, "ll")
@@ -98,7 +100,7 @@ def _summary(s: ParSheet) -> list[str]:
                   [[m.name, frac(m.cost), f"reel set {m.reel_set}" if m.kind == "spin"
                     else f"buys {m.buys} (counts {', '.join(f'{n}: {w}' for n, w in m.buy_counts)})",
                     m.description] for m in s.modes_info], "lrll")
-    if not s.ways:
+    if s.lines:
         out += _paylines(s)
     if s.features:
         out += ["### Features", ""]

@@ -256,7 +256,7 @@ class ParSheet:
     features: tuple[tuple[str, str, str, str], ...]  # (name, kind, engine, trigger text)
     modes: tuple[ModeSheet, ...]
     appendix: tuple[AppendixRow, ...]
-    ways: str = ""  # "ways" / "ways, pays both ways" in a ways game, else empty
+    ways: str = ""  # "ways" / "ways, pays both ways" / "paylines, pays both ways"; empty for one-way paylines
 
     @property
     def stem(self) -> str:
@@ -546,7 +546,8 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
         rows=game.rows,
         total_bet=game.total_bet,
         lines=tuple(tuple(l) for l in game.lines),
-        ways=("ways, pays both ways" if game.pays_both_ways else "ways") if game.ways else "",
+        ways=("ways, pays both ways" if game.pays_both_ways else "ways") if game.ways
+        else ("paylines, pays both ways" if game.pays_both_ways else ""),
         meta=tuple((str(k), _show(v)) for k, v in game.meta.items()),
         modes_info=tuple(_mode_info(m) for m in game.modes.values()),
         cap=tuple(cap),
