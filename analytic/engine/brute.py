@@ -13,7 +13,7 @@ from collections import Counter
 
 from analytic.model.game import Game
 
-__all__ = ["line_win", "window_line_wins", "brute_force"]
+__all__ = ["line_win", "window_line_wins", "window_ways_win", "brute_force"]
 
 
 def _supports(game: Game, cell: str, cand: str, subs_override=None) -> bool:
@@ -29,7 +29,7 @@ def _supports(game: Game, cell: str, cand: str, subs_override=None) -> bool:
     return subs is None or cand in subs
 
 
-def line_win(game: Game, cells: list[str]) -> tuple[int, int]:
+def line_win(game: Game, cells: list[str], *, full_run: bool = True) -> tuple[int, int]:
     """Pay (line-bet units) and line-trigger flag of one payline's cells.
 
     For every candidate symbol, count the leading cells that show it or a
@@ -37,6 +37,9 @@ def line_win(game: Game, cells: list[str]) -> tuple[int, int]:
     multipliers in it; return the highest.  Under the rule
     ``line_wild_pay = "first_non_wild"`` the only substituted candidate is
     the first non-wild cell's symbol (wilds still pay their own runs).
+    ``full_run=False`` (the right-to-left reading of pays both ways, on the
+    reversed cells): a run over every cell pays nothing (it is paid once,
+    from the left).
     """
     best, trig = 0, 0
     names = game.symbol_names
@@ -57,7 +60,7 @@ def line_win(game: Game, cells: list[str]) -> tuple[int, int]:
         if lt:
             if run >= min(lt):
                 trig = 1
-        elif pays:
+        elif pays and (full_run or run < len(cells)):
             best = max(best, pays.get(run, 0) * mult)
     return best, trig
 
@@ -66,10 +69,56 @@ def window_line_wins(game: Game, window: list[list[str]]) -> tuple[int, int]:
     """Sum of line pays and number of line triggers of a window ``[reel][row]``."""
     total, trig = 0, 0
     for line in game.lines:
-        p, t = line_win(game, [window[r][row] for r, row in enumerate(line)])
+        cells = [window[r][row] for r, row in enumerate(line)]
+        p, t = line_win(game, cells)
         total += p
         trig += t
+        if game.pays_both_ways:
+            total += line_win(game, cells[::-1], full_run=False)[0]
     return total, trig
+
+
+def window_ways_win(game: Game, window: list[list[str]]) -> int:
+    """Ways win (line-bet units) of a window ``[reel][row]``, read from the rule text.
+
+    Every symbol with pays on its own: on each reel the cells showing it or
+    a wild substituting for it, each counted with its multiplier (a way's
+    multiplier is the product of its wilds'); the ways of the leading reels
+    that have such a cell pay ``pay(run) x ways``.  With
+    ``pays_both_ways`` the trailing reels are read the same way from the
+    right, unless the run covers every reel (then it is the same
+    combination, paid once).  Evaluates every way one by one (itertools),
+    sharing nothing with the walk.
+    """
+    total = 0
+    nreels = len(window)
+    for cand, pays in game.paytable.items():
+        if not any(v > 0 for v in pays.values()):
+            continue
+        cells = [[c for c in col if _supports(game, c, cand)] for col in window]
+
+        def run_ways(reels):
+            n = 0
+            for k in reels:
+                if not cells[k]:
+                    break
+                n += 1
+            if n == 0:
+                return 0, 0
+            s = 0
+            for way in itertools.product(*(cells[k] for k in reels[:n])):
+                m = 1
+                for c in way:
+                    m *= game.symbol(c).multiplier if game.symbol(c).is_wild else 1
+                s += m
+            return n, s
+
+        n, ways = run_ways(list(range(nreels)))
+        total += pays.get(n, 0) * ways
+        if game.pays_both_ways and n < nreels:
+            r, ways = run_ways(list(range(nreels - 1, -1, -1)))
+            total += pays.get(r, 0) * ways
+    return total
 
 
 def brute_force(game: Game, reel_set: str, counters=()) -> dict[tuple[int, ...], int]:
@@ -89,7 +138,10 @@ def brute_force(game: Game, reel_set: str, counters=()) -> dict[tuple[int, ...],
     out: Counter = Counter()
     for combo in itertools.product(*wins_by_reel):
         window = list(combo)
-        lw, trig = window_line_wins(game, window)
+        if game.ways:
+            lw, trig = window_ways_win(game, window), 0
+        else:
+            lw, trig = window_line_wins(game, window)
         cvals = []
         for cd in counters:
             if cd.per == "reels":

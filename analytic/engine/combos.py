@@ -65,6 +65,24 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
     list of Combination
         Sorted by symbol (model order), count, multiplier.
     """
+    if spec.ways:
+        return _ways_combination_table(spec)
+    if spec.both_ways:
+        # right to left: the same per-line count on the reversed reels and lines, a run over
+        # every reel paying nothing there (it is paid once, from the left); rows added up
+        import dataclasses
+
+        nreels = len(spec.reels)
+        pays_r = tuple(tuple(p[:nreels]) + (0,) for p in spec.paytable.pays)
+        rev = dataclasses.replace(spec, both_ways=False, reels=spec.reels[::-1],
+                                  lines=tuple(tuple(l[::-1]) for l in spec.lines),
+                                  paytable=dataclasses.replace(spec.paytable, pays=pays_r))
+        total: dict = defaultdict(int)
+        for c in combination_table(dataclasses.replace(spec, both_ways=False)) + combination_table(rev):
+            total[(c.symbol, c.count, c.multiplier, c.pay)] += c.hits
+        order = {n: i for i, n in enumerate(spec.paytable.names)}
+        return [Combination(sy, n, mu, pay, hits)
+                for (sy, n, mu, pay), hits in sorted(total.items(), key=lambda x: (order[x[0][0]],) + x[0][1:])]
     pt = spec.paytable
     nreels = len(spec.reels)
     roles = spec.roles
@@ -142,3 +160,73 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
         for (c, run, mu, pay), hits in sorted(total.items())
     ]
     return rows
+
+
+def _ways_combination_table(spec: SpinSpec) -> list[Combination]:
+    """Hits per paying ways combination: ``hits`` counts (stop combination, way, direction) triples.
+
+    A way of candidate ``c`` over reels ``1..n`` picks one cell showing
+    ``c`` or a wild substituting for it on each of those reels; its
+    multiplier is the product of its wild cells' multipliers.  Reels are
+    independent, so the number of ways of run exactly ``n`` with multiplier
+    ``mu`` is the product over reels ``1..n`` of the per-reel polynomials
+    ``sum_w n_k(w) * sum_{matching cells} x^mult`` (multiplicative
+    convolution), times the weight of reel ``n + 1``'s windows without a
+    match, times the other reels' total weights.  With pays both ways the
+    runs from the right of fewer than all reels are added the same way.
+    Linear per candidate: an independent check of the joint walk's mean.
+    """
+    pt = spec.paytable
+    roles = spec.roles
+    N = len(spec.reels)
+    lm = spec.line_multiplier
+    totals = [sum(r.weights) for r in spec.reels]
+    total: dict[tuple[int, int, int, int], int] = defaultdict(int)
+    for c in range(len(pt.names)):
+        if not any(pt.pays[c]):
+            continue
+        poly, zero = [], []
+        for reel in spec.reels:
+            p: dict[int, int] = defaultdict(int)
+            z = 0
+            for cells, w in zip(reel.cells, reel.weights):
+                hit = False
+                for r in cells:
+                    if c in roles[r].supports:
+                        p[roles[r].multiplier] += w
+                        hit = True
+                if not hit:
+                    z += w
+            poly.append(p)
+            zero.append(z)
+
+        def runs(order):
+            acc = {1: 1}
+            for n in range(1, N + 1):
+                k = order[n - 1]
+                nxt: dict[int, int] = defaultdict(int)
+                for a, x in acc.items():
+                    for b, y in poly[k].items():
+                        nxt[a * b] += x * y
+                acc = nxt
+                if n < N:
+                    stop = order[n]
+                    rest = 1
+                    for j in order[n + 1:]:
+                        rest *= totals[j]
+                    yield n, acc, zero[stop] * rest
+                else:
+                    yield n, acc, 1
+
+        directions = [list(range(N))] + ([list(range(N - 1, -1, -1))] if spec.both_ways else [])
+        for d, order in enumerate(directions):
+            for n, acc, factor in runs(order):
+                if d == 1 and n == N:
+                    continue  # a run over every reel is paid once, from the left
+                pay = pt.pays[c][n]
+                if pay <= 0 or factor == 0:
+                    continue
+                for mu, ways in acc.items():
+                    if ways:
+                        total[(c, n, mu, pay * mu * lm)] += ways * factor
+    return [Combination(pt.names[c], n, mu, pay, hits) for (c, n, mu, pay), hits in sorted(total.items())]

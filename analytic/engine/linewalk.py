@@ -62,7 +62,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytic.engine.linewin import DEAD, CellRole, LinePaytable, LineStateMachine
+from analytic.engine.linewin import DEAD, BothWaysLineMachine, CellRole, LinePaytable, LineStateMachine
 
 __all__ = ["ReelWindows", "SpinSpec", "SpinDistribution", "SpinArrays", "walk", "walk_arrays"]
 
@@ -104,6 +104,12 @@ class SpinSpec:
         Multiplies every line pay (a free-spin multiplier); 1 = none.
     reading : str
         How a line led by wilds is read (:data:`analytic.engine.linewin.READINGS`).
+    ways : bool
+        Ways pays instead of paylines (``lines`` unused): the walk is
+        :func:`analytic.engine.wayswalk.ways_walk_arrays`.
+    both_ways : bool
+        Pays both ways: ways, or paylines (:class:`analytic.engine.linewin.BothWaysLineMachine`),
+        also read from the rightmost reel (a run over every reel paid once).
     """
 
     paytable: LinePaytable
@@ -113,6 +119,8 @@ class SpinSpec:
     counter_names: tuple[str, ...] = ()
     line_multiplier: int = 1
     reading: str = "highest"
+    ways: bool = False
+    both_ways: bool = False
 
     @property
     def cycle(self) -> int:
@@ -448,7 +456,10 @@ def _walk_states(spec: SpinSpec):
     Returns ``(s_cnt, s_acc, s_w, pdtype)`` (see :func:`walk_arrays` for the dtypes).
     """
     nreels = len(spec.reels)
-    machine = LineStateMachine(spec.paytable, spec.roles, spec.reading)
+    if spec.both_ways:
+        machine = BothWaysLineMachine(spec.paytable, spec.roles, spec.reading)
+    else:
+        machine = LineStateMachine(spec.paytable, spec.roles, spec.reading)
     nlines = len(spec.lines)
     ncount = len(spec.counter_names)
     cycle = spec.cycle
@@ -456,7 +467,7 @@ def _walk_states(spec: SpinSpec):
     max_mult = 1
     for r in spec.roles:
         max_mult = max(max_mult, r.multiplier)
-    pay_bound = nlines * max_pay * max_mult**nreels * spec.line_multiplier
+    pay_bound = nlines * max_pay * max_mult**nreels * spec.line_multiplier * (2 if spec.both_ways else 1)
     wdtype = np.int64 if cycle < _SAFE else object
     pdtype = np.int64 if pay_bound < _SAFE else object
 
@@ -610,7 +621,13 @@ def walk_arrays(spec: SpinSpec) -> SpinArrays:
     Notes
     -----
     See the module docstring for the method and :func:`walk` for the cost.
+    A ways spin (``spec.ways``) is walked by
+    :func:`analytic.engine.wayswalk.ways_walk_arrays` (its own method and cost).
     """
+    if spec.ways:
+        from analytic.engine.wayswalk import ways_walk_arrays
+
+        return ways_walk_arrays(spec)
     s_cnt, s_acc, s_w, pdtype = _walk_states(spec)
     lm = spec.line_multiplier
     top = int(np.abs(s_acc).max()) if pdtype is np.int64 and len(s_acc) else 0

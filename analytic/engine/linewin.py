@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CellRole", "LinePaytable", "LineStateMachine", "DEAD", "READINGS"]
+__all__ = ["CellRole", "LinePaytable", "LineStateMachine", "BothWaysLineMachine", "DEAD", "READINGS"]
 
 #: Readings of a line that starts with wilds (rule ``line_wild_pay``):
 #: ``highest`` pays the best candidate the leading wilds can stand for
@@ -238,3 +238,84 @@ def _bits(mask: int):
             yield c
         mask >>= 1
         c += 1
+
+
+class BothWaysLineMachine:
+    """A payline read left to right and right to left (pays both ways), as one state machine.
+
+    The left-to-right win is :class:`LineStateMachine`'s (reading
+    ``"highest"``).  The right-to-left win is the highest, over the paying
+    candidates, of ``pays[c][r] x`` the product of the multipliers of the
+    last ``r`` cells, ``r`` the number of trailing cells supporting ``c``,
+    for ``r`` below the number of reels: a run over every reel is the same
+    combination read from either end and is paid once, from the left.
+
+    Read left to right, a trailing run that starts on reel ``t`` and
+    survives to the last reel has length ``N - t``, whatever comes between,
+    so its pay is fixed when it starts and only its multiplier grows: the
+    state keeps per candidate 0 (no open run), 1 (an open run that cannot
+    pay) or ``2 + pays[c][N - t] x multiplier so far``.  A state is (the
+    left-to-right state, that tuple); the left-to-right win is paid when it
+    settles, the right-to-left win on the last reel.  Same interface as
+    :class:`LineStateMachine` (``initial``, ``states``, ``step``).
+
+    Parameters
+    ----------
+    paytable : LinePaytable
+        No line-triggered candidates (refused at load with pays both ways).
+    roles : sequence of CellRole
+    reading : str
+        Only ``"highest"`` (``first_non_wild`` with pays both ways is refused at load).
+
+    Raises
+    ------
+    ValueError
+        Another reading, or a line-triggered candidate.
+    """
+
+    def __init__(self, paytable: LinePaytable, roles, reading: str = "highest"):
+        if reading != "highest":
+            raise ValueError("pays both ways on paylines is solved for the reading 'highest' only")
+        if any(paytable.trigger_at):
+            raise ValueError("pays both ways on paylines: line triggers are not solved")
+        self.left = LineStateMachine(paytable, roles, reading)
+        self.paytable = paytable
+        self.roles = tuple(roles)
+        self.reels = paytable.reels
+        self._cands = [c for c in range(len(paytable.names)) if any(paytable.pays[c])]
+        self.states: list[tuple | None] = [None]
+        self._ids: dict[tuple, int] = {}
+        self.initial = self._id((self.left.initial, (0,) * len(self._cands)))
+
+    def _id(self, key: tuple) -> int:
+        sid = self._ids.get(key)
+        if sid is None:
+            sid = len(self.states)
+            self.states.append(key)
+            self._ids[key] = sid
+        return sid
+
+    def step(self, k: int, sid: int, role: int) -> tuple[int, int, int]:
+        """Read a cell of ``role`` on reel ``k`` in state ``sid``: ``(next state, pay settled, 0)``."""
+        if sid == DEAD:
+            return DEAD, 0, 0
+        lsid, trail = self.states[sid]
+        nl, pay, _ = self.left.step(k, lsid, role)
+        cell = self.roles[role]
+        pays = self.paytable.pays
+        N = self.reels
+        out = []
+        for c, v in zip(self._cands, trail):
+            if c not in cell.supports:
+                out.append(0)
+            elif v == 0:  # a run starts on this reel: length N - k if it reaches the last reel
+                p = pays[c][N - k] if N - k < N else 0
+                out.append(2 + p * cell.multiplier if p else 1)
+            elif v == 1:
+                out.append(1)
+            else:
+                out.append(2 + (v - 2) * cell.multiplier)
+        if k == N - 1:
+            best = max((v - 2 for v in out if v >= 2), default=0)
+            return DEAD, pay + best, 0
+        return self._id((nl, tuple(out))), pay, 0

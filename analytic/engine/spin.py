@@ -203,6 +203,8 @@ def build_spin(
         counter_names=tuple(cd.name for cd in counters),
         line_multiplier=line_multiplier,
         reading=reading or game.rules.get("line_wild_pay", "highest"),
+        ways=game.ways,
+        both_ways=game.pays_both_ways,
     )
 
 

@@ -256,7 +256,13 @@ class Game:
         Bonus symbol -> count -> feature name started when a payline shows
         that many from the left (Lobstermania's lobster bonus).
     lines : tuple of tuple of int
-        Paylines: one row index per reel, row 0 on top.
+        Paylines: one row index per reel, row 0 on top; empty in a ways game.
+    ways : bool
+        Ways pays (``[paylines] ways = true``): every symbol pays on every
+        way of adjacent reels from reel 1, any row (docs/model-format.md).
+    pays_both_ways : bool
+        Wins also pay from the rightmost reel leftwards; a combination
+        spanning all reels is paid once (ways games only).
     total_bet : int
         Total bet of a regular spin in line-bet units (default: number of lines).
     reel_sets : Mapping[str, tuple[tuple[str, ...], ...]]
@@ -286,6 +292,8 @@ class Game:
     total_bet: int
     reel_sets: Mapping[str, tuple[tuple[str, ...], ...]]
     scatter: ScatterPay | None = None
+    ways: bool = False
+    pays_both_ways: bool = False
     features: Mapping[str, FeatureSpec] = field(default_factory=frozen_mapping)
     modes: Mapping[str, BetMode] = field(default_factory=frozen_mapping)
     cap: WinCap | None = None

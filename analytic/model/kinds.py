@@ -300,6 +300,7 @@ class ValidationContext:
         self.reel_sets: dict[str, tuple[tuple[str, ...], ...]] = {}
         self.features: dict[str, FeatureSpec] = {}
         self.feature: FeatureSpec | None = None
+        self.ways = False
 
     # -- basics -------------------------------------------------------------
     @staticmethod

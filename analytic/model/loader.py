@@ -276,10 +276,13 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
 
     name, total_bet_raw, meta = _game(ctx, top["game"])
     symbols = _symbols(ctx, top["symbols"])
-    lines = _paylines(ctx, top["paylines"])
+    lines, ways, both_ways = _paylines(ctx, top["paylines"])
     total_bet = len(lines)
     if total_bet_raw is not None:
         total_bet = ctx.integer(total_bet_raw, "game.total_bet", min=1)
+    elif ways:
+        ctx.fail("game.total_bet", "required in a ways game (paylines.ways = true): the number of pay units "
+                                   "(the unit the paytable is written in) a spin costs")
     _paytable(ctx, top["paytable"])
     _warn_unpaid(ctx)
     _reels(ctx, top["reels"])
@@ -291,6 +294,10 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     cap = _cap(ctx, top["cap"]) if "cap" in top else None
     rules = _rules(ctx, top.get("rules", {}))
     design = _design(ctx, top.get("design", {}))
+    if ways:
+        _check_ways(ctx, top, line_triggers)
+    elif both_ways:
+        _check_both_ways_lines(ctx, top, line_triggers)
 
     return Game(
         path=ctx.path,
@@ -300,6 +307,8 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
         symbols=symbols,
         paytable=frozen_mapping({s: frozen_mapping(p) for s, p in ctx.paytable.items()}),
         lines=lines,
+        ways=ways,
+        pays_both_ways=both_ways,
         total_bet=total_bet,
         reel_sets=frozen_mapping(ctx.reel_sets),
         scatter=scatter,
@@ -311,6 +320,47 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
         design=frozen_mapping(design),
         meta=frozen_mapping(meta),
     )
+
+
+#: Feature engines whose spins are evaluated by the base game's spin law
+#: (:func:`analytic.engine.spin.build_spin`), so by ways pays in a ways game.
+WAYS_ENGINES = ("wald", "pick_bonus")
+
+
+def _check_both_ways_lines(ctx: _Ctx, top: dict[str, Any], line_triggers: Mapping) -> None:
+    """Refuse what pays both ways on paylines (``paylines.pays_both_ways``) cannot honour."""
+    if line_triggers:
+        ctx.fail("line_triggers", "line triggers with pays both ways are not solved (a line read from "
+                                  "either end could start the feature twice): remove pays_both_ways or them")
+    if top.get("rules", {}).get("line_wild_pay", "highest") != "highest":
+        ctx.fail("rules.line_wild_pay", "pays both ways on paylines is solved for the reading 'highest' only")
+    _check_features(ctx, "pays both ways on paylines (paylines.pays_both_ways = true)")
+
+
+def _check_features(ctx: _Ctx, what: str) -> None:
+    for f in ctx.features.values():
+        key = ctx.join("features", f.name)
+        if f.engine not in WAYS_ENGINES:
+            ctx.fail(key, f"engine {f.engine} evaluates left-to-right line wins only; with {what} only the "
+                          f"engines {', '.join(WAYS_ENGINES)} are solved (a free spin paid by the base "
+                          "game's spin evaluation)")
+        if "expanding_symbol" in f.mechanics:
+            ctx.fail(ctx.join(key, "expanding_symbol"), f"an expanding symbol is not defined with {what}")
+
+
+def _check_ways(ctx: _Ctx, top: dict[str, Any], line_triggers: Mapping) -> None:
+    """Refuse what a ways game (``paylines.ways = true``) cannot honour, with its key path."""
+    for name, pays in ctx.paytable.items():
+        if ctx.symbols[name].is_wild and any(v > 0 for v in pays.values()):
+            ctx.fail(ctx.join("paytable", name), f"wild {name!r} has its own pays: a wild's own ways pays are not "
+                                                 "defined (a way of wilds would also be a way of every symbol "
+                                                 "it substitutes); remove them in a ways game")
+    if line_triggers:
+        ctx.fail("line_triggers", "line triggers need paylines; a ways game (paylines.ways = true) has none")
+    if "line_wild_pay" in top.get("rules", {}):
+        ctx.fail("rules.line_wild_pay", "reads a payline led by wilds; a ways game pays every symbol's ways "
+                                        "independently: remove it")
+    _check_features(ctx, "ways pays (paylines.ways = true)")
 
 
 def _game(ctx: _Ctx, value: Any) -> tuple[str, Any, dict[str, Any]]:
@@ -394,8 +444,19 @@ def _symbols(ctx: _Ctx, value: Any) -> tuple[Symbol, ...]:
     return tuple(symbols)
 
 
-def _paylines(ctx: _Ctx, value: Any) -> tuple[tuple[int, ...], ...]:
-    t = ctx.table(value, "paylines", ("lines",), required=("lines",))
+def _paylines(ctx: _Ctx, value: Any) -> tuple[tuple[tuple[int, ...], ...], bool, bool]:
+    """``(lines, ways, pays_both_ways)`` of ``[paylines]``: exactly one of ``lines`` and ``ways = true``."""
+    t = ctx.table(value, "paylines", ("lines", "ways", "pays_both_ways"))
+    ways = ctx.boolean(t["ways"], "paylines.ways") if "ways" in t else False
+    both = ctx.boolean(t["pays_both_ways"], "paylines.pays_both_ways") if "pays_both_ways" in t else False
+    ctx.ways = ways
+    if ways:
+        if "lines" in t:
+            ctx.fail("paylines.lines", "a game pays either on paylines or on ways: give lines or ways = true, "
+                                       "not both (a game paying both is not defined)")
+        return (), True, both
+    if "lines" not in t:
+        ctx.fail("paylines.lines", "required key is missing (or set ways = true for a ways game)")
     raw = t["lines"]
     if not isinstance(raw, list) or not raw:
         ctx.fail("paylines.lines", f"must be a non-empty list of lines, got {show(raw)}")
@@ -419,7 +480,7 @@ def _paylines(ctx: _Ctx, value: Any) -> tuple[tuple[int, ...], ...]:
             ctx.fail(key, f"duplicate of line {seen[rows]} (paylines.lines[{seen[rows]}])")
         seen[rows] = i
         lines.append(rows)
-    return tuple(lines)
+    return tuple(lines), False, both
 
 
 def _paytable(ctx: _Ctx, value: Any) -> None:

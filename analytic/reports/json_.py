@@ -57,6 +57,8 @@ def to_data(sheet: ParSheet) -> dict:
     d["cap"] = dict(sheet.cap)
     d["design"] = dict(sheet.design)
     d["lines"] = [list(l) for l in sheet.lines]
+    if not sheet.ways:
+        d.pop("ways", None)  # only a ways game's sheet has the key (the lines games' schema is unchanged)
     for m, md in zip(sheet.modes, d["modes"]):
         md["components"] = [{"name": n, "rtp": f.to_json()} for n, f in m.components]
         md["volatility"] = {str(c): v for c, v in m.volatility}

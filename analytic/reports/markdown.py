@@ -68,21 +68,8 @@ def _table(head: list[str], rows: list[list], align: str | None = None) -> list[
     return out + [""]
 
 
-def _summary(s: ParSheet) -> list[str]:
-    out = [f"# {md_text(s.name)} -- par sheet", "",
-           f"Model {md_code(s.model_file)} (SHA-256 `{s.model_sha256}`), analytic {s.solver_version}.", "",
-           "## Game", ""]
-    rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["paylines", len(s.lines)],
-            ["total bet", f"{s.total_bet} line bets"]]
-    rows += [[k, v] for k, v in s.meta]
-    rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
-    out += _table(["item", "value"], rows, "ll")
-    out += ["### Bet modes", ""]
-    out += _table(["mode", "cost (x total bet)", "plays", "description"],
-                  [[m.name, frac(m.cost), f"reel set {m.reel_set}" if m.kind == "spin"
-                    else f"buys {m.buys} (counts {', '.join(f'{n}: {w}' for n, w in m.buy_counts)})",
-                    m.description] for m in s.modes_info], "lrll")
-    out += ["### Paylines", "", "Row 0 on top; `#` marks the payline's cell on each reel.", "", "```"]
+def _paylines(s: ParSheet) -> list[str]:
+    out = ["### Paylines", "", "Row 0 on top; `#` marks the payline's cell on each reel.", "", "```"]
     per = 8
     for i in range(0, len(s.lines), per):
         chunk = list(enumerate(s.lines[i:i + per], start=i + 1))
@@ -94,6 +81,27 @@ def _summary(s: ParSheet) -> list[str]:
         out.append("")
     out[-1] = "```"
     out.append("")
+    return out
+
+
+def _summary(s: ParSheet) -> list[str]:
+    out = [f"# {md_text(s.name)} -- par sheet", "",
+           f"Model {md_code(s.model_file)} (SHA-256 `{s.model_sha256}`), analytic {s.solver_version}.", "",
+           "## Game", ""]
+    rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["paylines", len(s.lines)],
+            ["total bet", f"{s.total_bet} line bets"]]
+    if s.ways:
+        rows[1] = ["pays", s.ways + (f" ({len(s.lines)} paylines)" if s.lines else "")]
+    rows += [[k, v] for k, v in s.meta]
+    rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
+    out += _table(["item", "value"], rows, "ll")
+    out += ["### Bet modes", ""]
+    out += _table(["mode", "cost (x total bet)", "plays", "description"],
+                  [[m.name, frac(m.cost), f"reel set {m.reel_set}" if m.kind == "spin"
+                    else f"buys {m.buys} (counts {', '.join(f'{n}: {w}' for n, w in m.buy_counts)})",
+                    m.description] for m in s.modes_info], "lrll")
+    if s.lines:
+        out += _paylines(s)
     if s.features:
         out += ["### Features", ""]
         out += _table(["feature", "kind", "engine", "trigger"], [list(f) for f in s.features], "llll")

@@ -256,6 +256,7 @@ class ParSheet:
     features: tuple[tuple[str, str, str, str], ...]  # (name, kind, engine, trigger text)
     modes: tuple[ModeSheet, ...]
     appendix: tuple[AppendixRow, ...]
+    ways: str = ""  # "ways" / "ways, pays both ways" / "paylines, pays both ways"; empty for one-way paylines
 
     @property
     def stem(self) -> str:
@@ -400,7 +401,7 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
     line_wins: list[LineWin] = []
     scatter_counts = []
     if base is not None:
-        nl = len(game.lines)
+        nl = len(game.lines) or 1  # a ways game: hits per stop combination (every way counted)
         for c in base.combinations:
             line_wins.append(LineWin(
                 c.symbol, c.count, c.multiplier, c.pay, c.hits, Fraction(c.hits, base.cycle * nl),
@@ -545,6 +546,8 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
         rows=game.rows,
         total_bet=game.total_bet,
         lines=tuple(tuple(l) for l in game.lines),
+        ways=("ways, pays both ways" if game.pays_both_ways else "ways") if game.ways
+        else ("paylines, pays both ways" if game.pays_both_ways else ""),
         meta=tuple((str(k), _show(v)) for k, v in game.meta.items()),
         modes_info=tuple(_mode_info(m) for m in game.modes.values()),
         cap=tuple(cap),

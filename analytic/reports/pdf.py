@@ -94,7 +94,8 @@ def _title(d: _Doc, s: ParSheet):
     d.cell(0, 10, "Par sheet", align="C", new_x="LMARGIN", new_y="NEXT")
     d.ln(10)
     d.set_font("Helvetica", "", 9)
-    lines = [f"{s.reels} reels x {s.rows} rows, {len(s.lines)} paylines",
+    lines = [f"{s.reels} reels x {s.rows} rows, " + (f"{len(s.lines)} paylines" if s.lines else "")
+             + (f" ({s.ways})" if s.ways and s.lines else s.ways),
              *[f"{k}: {v}" for k, v in s.meta]]
     for m in s.modes:
         lines.append(f"mode {m.info.name} (cost {frac(m.info.cost)} x bet): RTP {fig_pct(m.rtp)}, "
@@ -111,7 +112,8 @@ def _title(d: _Doc, s: ParSheet):
 def _summary(d: _Doc, s: ParSheet):
     d.add_page()
     d.h1("Game")
-    rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["paylines", len(s.lines)],
+    rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["pays", s.ways + (f" ({len(s.lines)} paylines)" if s.lines else "")] if s.ways
+            else ["paylines", len(s.lines)],
             ["total bet", f"{s.total_bet} line bets"], *[[k, v] for k, v in s.meta]]
     rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
     d.table(["item", "value"], rows, widths=(1, 3), align=("LEFT", "LEFT"))
@@ -119,8 +121,9 @@ def _summary(d: _Doc, s: ParSheet):
     d.table(["mode", "cost (x bet)", "plays", "description"],
             [[m.name, frac(m.cost), f"reel set {m.reel_set}" if m.kind == "spin" else f"buys {m.buys}",
               m.description] for m in s.modes_info], widths=(2, 1, 2, 4), align=("LEFT", "RIGHT", "LEFT", "LEFT"))
-    d.h2("Paylines")
-    d.png(plots.paylines_png(s), w=min(170, 17 * min(len(s.lines), 10)))
+    if s.lines:
+        d.h2("Paylines")
+        d.png(plots.paylines_png(s), w=min(170, 17 * min(len(s.lines), 10)))
     if s.features:
         d.h2("Features")
         d.table(["feature", "kind", "engine", "trigger"], [list(f) for f in s.features], widths=(2, 2, 2, 5),

@@ -128,7 +128,10 @@ def _summary(wb, s: ParSheet):
     w.blank()
     w.header(["item", "value"], freeze=True)
     w.put(["grid", f"{s.reels} reels x {s.rows} rows"])
-    w.put(["paylines", len(s.lines)], ["0"])
+    if s.lines:
+        w.put(["paylines", len(s.lines)], ["0"])
+    if s.ways:
+        w.put(["pays", s.ways])
     w.put(["total bet (line bets)", s.total_bet], ["0"])
     for k, v in s.meta:
         w.put([k, v])

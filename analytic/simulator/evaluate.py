@@ -31,6 +31,18 @@ Triggers
     ``requires`` must be among them when that set is non-empty); a count of at
     least the smallest key of ``counts`` starts the feature and awards
     ``counts[n]`` (the largest key not above ``n`` when ``n`` is not listed).
+Ways win (``[paylines] ways = true``)
+    For each candidate, on each reel the cells supporting it are counted,
+    each with its multiplier (a way's multiplier is the product of its
+    wilds' multipliers, so the per-reel count of a way-weighted sum is the
+    sum of the cells' multipliers).  The leading reels with at least one
+    such cell form the run ``n``; it pays ``paytable[c][n]`` times the
+    product of those per-reel sums (every way).  Candidates add.  With
+    ``pays_both_ways`` the trailing reels are read the same way from the
+    right, except a run over every reel (the same combination, paid once).
+    On paylines, ``pays_both_ways`` adds to each line the highest candidate
+    pay of its trailing run read from the last reel leftwards, a run over
+    every reel excluded.
 Line triggers
     A payline whose leading cells are ``count`` copies of a bonus symbol (no
     substitution) starts the feature named for the largest listed ``count``
@@ -220,6 +232,8 @@ class Tables:
     features: dict = field(default_factory=dict)
     feature_kinds: dict = field(default_factory=dict)
     wild_mask: np.ndarray | None = None  # symbols with role wild or wild_scatter
+    ways: bool = False  # ways pays instead of paylines
+    both_ways: bool = False  # pays both ways (ways games)
 
     @property
     def n_lines(self) -> int:
@@ -396,6 +410,8 @@ def compile_tables(game: Game, stake=None) -> Tables:
 
     return Tables(
         wild_mask=np.array([s.role in ("wild", "wild_scatter") for s in game.symbols], dtype=bool),
+        ways=bool(game.ways),
+        both_ways=bool(game.pays_both_ways),
         name=game.name,
         path=game.path,
         reels=reels,
@@ -436,7 +452,8 @@ class BatchEvaluation:
     Attributes
     ----------
     line_pays : ndarray of int64, shape (N, n_lines)
-        Pay of each payline.
+        Pay of each payline; in a ways game shape (N, n_candidates), the ways
+        pay of each candidate.
     line_win : ndarray of int64, shape (N,)
         Sum of the line pays.
     scatter_count : ndarray of int, shape (N,)
@@ -529,6 +546,10 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
         (``1 / tables.denom`` line-bet units).
     """
     n = windows.shape[0]
+    if tables.ways:
+        best = _ways_pays(tables, windows)
+        line_win = best.sum(axis=1)
+        return _finish(tables, windows, best, line_win)
     # per reel, the symbol each payline shows there: R arrays of shape N x L
     per_reel, mults = line_symbols(tables, windows)
     best = np.zeros((n, tables.n_lines), dtype=np.int64)
@@ -546,8 +567,70 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
             if not tables.wild_mask[sym]:
                 pay = np.where(first == sym, pay, 0)
         np.maximum(best, pay, out=best)
+    if tables.both_ways:
+        best = best + _right_to_left(tables, per_reel, mults)
     line_win = best.sum(axis=1)
+    return _finish(tables, windows, best, line_win)
 
+
+def _right_to_left(tables: Tables, per_reel: list, mults) -> np.ndarray:
+    """Right-to-left pay of every payline (pays both ways), in ticks: shape (N, n_lines).
+
+    The highest candidate pay of the trailing run (cells supporting the
+    candidate from the last reel leftwards, times their multipliers), a run
+    over every reel excluded (it is paid once, from the left).
+    """
+    R = tables.reels
+    best = np.zeros(per_reel[0].shape, dtype=np.int64)
+    for c in range(len(tables.cand_names)):
+        sup = tables.cand_support[c]
+        alive = sup[per_reel[R - 1]]
+        run = alive.astype(np.int64)
+        mult = np.where(alive, mults[R - 1], 1) if mults is not None else None
+        for r in range(R - 2, -1, -1):
+            alive = alive & sup[per_reel[r]]
+            run += alive
+            if mults is not None:
+                mult = mult * np.where(alive, mults[r], 1)
+        pay = np.where(run < R, tables.cand_pays[c][run], 0)
+        if mult is not None:
+            pay = pay * mult
+        np.maximum(best, pay, out=best)
+    return best
+
+
+def _ways_pays(tables: Tables, windows: np.ndarray) -> np.ndarray:
+    """Ways pay of every candidate, in ticks: shape (N, n_candidates) (module docstring's rule)."""
+    n = windows.shape[0]
+    R = tables.reels
+    out = np.zeros((n, len(tables.cand_names)), dtype=np.int64)
+    mult_cells = tables.multiplier[windows]  # (N, reels, rows)
+    for c in range(len(tables.cand_names)):
+        m = (tables.cand_support[c][windows] * mult_cells).sum(axis=2)  # (N, reels): weighted cells per reel
+        alive = np.ones(n, dtype=bool)
+        run = np.zeros(n, dtype=np.int64)
+        ways = np.ones(n, dtype=np.int64)
+        for r in range(R):
+            alive &= m[:, r] > 0
+            run += alive
+            ways = np.where(alive, ways * m[:, r], ways)
+        pay = tables.cand_pays[c][run] * ways
+        if tables.both_ways:
+            back = np.ones(n, dtype=bool)
+            rrun = np.zeros(n, dtype=np.int64)
+            rways = np.ones(n, dtype=np.int64)
+            for r in range(R - 1, -1, -1):
+                back &= m[:, r] > 0
+                rrun += back
+                rways = np.where(back, rways * m[:, r], rways)
+            pay = pay + np.where(run < R, tables.cand_pays[c][rrun] * rways, 0)
+        out[:, c] = pay
+    return out
+
+
+def _finish(tables: Tables, windows: np.ndarray, best: np.ndarray, line_win: np.ndarray) -> BatchEvaluation:
+    """Scatter, trigger and line-trigger results of a batch, with its line (or ways) pays."""
+    n = windows.shape[0]
     flat = windows.reshape(n, -1)
     scatter_count = tables.scatter_mask[flat].sum(axis=1)
     scatter_win = tables.scatter_pays[scatter_count]
@@ -586,7 +669,8 @@ class WindowResult:
     Attributes
     ----------
     line_pays : tuple of int
-        Pay of each payline, in **line-bet units**.
+        Pay of each payline, in **line-bet units** (a ways game: of each
+        symbol with pays, its ways pay).
     line_win : int
         Their sum (line-bet units).
     scatter_count : int
@@ -638,6 +722,24 @@ def evaluate_window(game: Game, window: Sequence[Sequence]) -> WindowResult:
     win = [[c if isinstance(c, str) else names[int(c)] for c in reel] for reel in window]
 
     line_pays = []
+    if game.ways:
+        for cand, pays in game.paytable.items():
+            if game.symbol(cand).role not in _LINE_ROLES:
+                continue
+            per = [sum(game.symbol(c).multiplier if game.symbol(c).is_wild else 1
+                       for c in reel if _supports(game, c, cand)) for reel in win]
+            n, ways = 0, 1
+            while n < len(per) and per[n] > 0:
+                ways *= per[n]
+                n += 1
+            pay = int(pays.get(n, 0)) * ways
+            if game.pays_both_ways and n < len(per):
+                r, ways = 0, 1
+                while per[-1 - r] > 0:
+                    ways *= per[-1 - r]
+                    r += 1
+                pay += int(pays.get(r, 0)) * ways
+            line_pays.append(pay)
     for line in game.lines:
         cells = [win[r][row] for r, row in enumerate(line)]
         best = 0
@@ -659,6 +761,22 @@ def evaluate_window(game: Game, window: Sequence[Sequence]) -> WindowResult:
                 if sym.is_wild:
                     mult *= sym.multiplier
             best = max(best, int(pays.get(run, 0)) * mult)
+        if game.pays_both_ways:  # right to left, a run over every reel paid once (from the left)
+            back = 0
+            for cand, pays in game.paytable.items():
+                if game.symbol(cand).role not in _LINE_ROLES:
+                    continue
+                run, mult = 0, 1
+                for cell in reversed(cells):
+                    if not _supports(game, cell, cand):
+                        break
+                    run += 1
+                    sym = game.symbol(cell)
+                    if sym.is_wild:
+                        mult *= sym.multiplier
+                if run < len(cells):
+                    back = max(back, int(pays.get(run, 0)) * mult)
+            best += back
         line_pays.append(best)
 
     all_cells = [c for reel in win for c in reel]

@@ -179,6 +179,10 @@ CHANGES = {
     ("scatter", "symbols"): _set("scatter.symbols", ["S"]),
     ("scatter", "pays"): _set("scatter.pays", {"2": 1, "3": 7}),
     ("paylines", "lines"): _set("paylines.lines", [[0, 0, 0], [1, 0, 1]]),
+    # with lines present a ways game is refused (paylines.lines); tests/engine/test_ways.py solves ways games
+    ("paylines", "ways"): _set("paylines.ways", True),
+    # the base game's line triggers are refused with both-ways pays (line_triggers); solved in tests/engine/test_ways.py
+    ("paylines", "pays_both_ways"): _set("paylines.pays_both_ways", True),
     ("modes", "cost"): _set("modes.alt.cost", 3),
     ("modes", "reels"): _set("modes.alt.reels", "free"),
     ("modes", "buys"): _both(_set("modes.buy.buys", "buoy"), _del("modes.buy.buy_counts")),
