@@ -13,7 +13,7 @@ from fractions import Fraction
 from analytic.figures import Figure
 
 __all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
-           "extra_text", "extra_exact", "extra_tables"]
+           "extra_text", "extra_exact", "extra_tables", "feature_rows"]
 
 
 def frac(v) -> str:
@@ -135,4 +135,16 @@ def extra_tables(extra) -> list[tuple[str, list[str], list[list[str]]]]:
             rows = [[extra_text(r.get(h)) if not isinstance(r.get(h), (Fraction, int)) or isinstance(r.get(h), bool)
                      else num(r.get(h), 8) for h in head] for r in v]
             out.append((k.replace("_", " "), head, rows))
+    return out
+
+
+def feature_rows(sheet) -> list[list[str]]:
+    """Rows ``[feature, parameter, value]`` of the features section: kind and engine, then each
+    declared parameter (:attr:`analytic.reports.model.FeatureInfo.parameters`); the feature's name
+    only on its first row."""
+    out = []
+    for f in sheet.features:
+        rows = [("kind / engine", f"{f.kind} / {f.engine}"), *f.parameters]
+        for i, (k, v) in enumerate(rows):
+            out.append([f.name if i == 0 else "", k, v])
     return out

@@ -79,7 +79,9 @@ def to_data(sheet: ParSheet) -> dict:
     d["paytable"] = [{"symbol": p.symbol, "role": p.role, "pays": {str(n): v for n, v in p.pays}}
                      for p in sheet.paytable]
     d["scatter_pays"] = {str(n): _frac(Fraction(p)) for n, p in sheet.scatter_pays}
-    d["features"] = [{"name": n, "kind": k, "engine": e, "trigger": t} for n, k, e, t in sheet.features]
+    d["features"] = [{"name": f.name, "kind": f.kind, "engine": f.engine, "trigger": f.trigger,
+                      "reel_set": f.reel_set, "mechanics": list(f.mechanics), "declared": _conv(dict(f.declared)),
+                      "parameters": dict(f.parameters)} for f in sheet.features]
     d["line_triggers"] = [{"symbol": s, "count": n, "feature": f} for s, n, f in sheet.line_triggers]
     return {"schema": SCHEMA, **d}
 

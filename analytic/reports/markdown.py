@@ -12,7 +12,7 @@ from analytic.reports.format import (
     extra_exact,
     extra_tables,
     extra_text,
-    exact_text, fig_num, fig_pct, frac, line_grid, num, one_in, pct,
+    exact_text, feature_rows, fig_num, fig_pct, frac, line_grid, num, one_in, pct,
                                      rounds_text)
 from analytic.reports.model import ModeSheet, ParSheet
 
@@ -95,8 +95,9 @@ def _summary(s: ParSheet) -> list[str]:
     out[-1] = "```"
     out.append("")
     if s.features:
-        out += ["### Features", ""]
-        out += _table(["feature", "kind", "engine", "trigger"], [list(f) for f in s.features], "llll")
+        out += ["### Features", "", "Every feature's declared parameters (as the model file declares them, "
+                "validated), and the engine that solves it.", ""]
+        out += _table(["feature", "parameter", "value"], feature_rows(s), "lll")
     out += ["### Rules as modelled", ""]
     if s.rules:
         out += _table(["rule", "value", "default", "meaning"],

@@ -57,6 +57,7 @@ __all__ = [
     "PayRow",
     "LineWin",
     "FeatureRow",
+    "FeatureInfo",
     "Bucket",
     "DistributionTable",
     "RangeRow",
@@ -142,6 +143,31 @@ class FeatureRow:
     expected_spins: Figure
     rtp: Figure
     method: str
+
+
+@dataclass(frozen=True)
+class FeatureInfo:
+    """A feature as declared: trigger, reel set and every declared mechanic parameter.
+
+    Attributes
+    ----------
+    parameters : tuple of (str, str)
+        ``(parameter, text)`` rows in file order: the trigger, the reel set,
+        then each declared mechanic key (multiplier, retrigger, scatter pays,
+        wild reels, gifts, expanding symbol, ladder, golden reels, ...).
+    declared : tuple of (str, Any)
+        The validated mechanic keys themselves (model key -> value), for the
+        JSON par sheet.
+    """
+
+    name: str
+    kind: str
+    engine: str
+    reel_set: str | None
+    trigger: str
+    mechanics: tuple[str, ...]
+    parameters: tuple[tuple[str, str], ...]
+    declared: tuple[tuple[str, Any], ...]
 
 
 @dataclass(frozen=True)
@@ -253,7 +279,7 @@ class ParSheet:
     scatter_pays: tuple[tuple[int, Fraction], ...]
     scatter_symbols: tuple[str, ...]
     line_triggers: tuple[tuple[str, int, str], ...]
-    features: tuple[tuple[str, str, str, str], ...]  # (name, kind, engine, trigger text)
+    features: tuple[FeatureInfo, ...]
     modes: tuple[ModeSheet, ...]
     appendix: tuple[AppendixRow, ...]
 
@@ -405,7 +431,8 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
             line_wins.append(LineWin(
                 c.symbol, c.count, c.multiplier, c.pay, c.hits, Fraction(c.hits, base.cycle * nl),
                 Fraction(c.pay * c.hits, base.cycle * game.total_bet) / cost))
-        scatter_counts = [(k, n, Fraction(n, base.cycle)) for k, n in base.scatter_counts.items()]
+        if game.scatter is not None:  # no scatter pays: no "0 cells on every spin" table
+            scatter_counts = [(k, n, Fraction(n, base.cycle)) for k, n in base.scatter_counts.items()]
     feats = tuple(
         FeatureRow(f.name, f.frequency, f.one_in, f.average_win, f.sd, f.expected_spins, f.rtp, f.method)
         for f in r.features
@@ -436,7 +463,7 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
     return ModeSheet(
         info=info, reel_set=base.reel_set if base else None, cycle=base.cycle if base else None,
         rtp=r.rtp, mean_win=r.mean_win, second_moment=r.second_moment, variance=variance,
-        components=tuple((c.name, c.rtp) for c in r.components), line_wins=tuple(line_wins),
+        components=_components(game, r), line_wins=tuple(line_wins),
         scatter_counts=tuple(scatter_counts), features=feats, hit_frequency=r.hit_frequency,
         hit_one_in=1 / hf if hf else math.inf, sd=sd,
         volatility=tuple((c, r.volatility_index(c)) for c in (90, 95, 99)),
@@ -444,6 +471,14 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
         top_win=top, top_probability=top_p, top_note=top_note, cap_probability=cap_p, extra=extra,
         methods=tuple(sorted(r.methods.items())),
     )
+
+
+def _components(game: Game, r: RoundResult) -> tuple[tuple[str, Figure], ...]:
+    """The RTP split: the solver's components, without the zero scatter-pay row of a game without
+    scatter pays (the sum is unchanged: the parts still add up to the total)."""
+    return tuple((c.name, c.rtp) for c in r.components
+                 if not (game.scatter is None and c.name == "base scatter pays" and c.rtp.value == 0
+                         and c.rtp.label == "exact"))
 
 
 def _simultaneous_text(game: Game, reel_set: str, cycle: int) -> str:
@@ -458,6 +493,150 @@ def _simultaneous_text(game: Game, reel_set: str, cycle: int) -> str:
         out.append(f"{n:,} of {cycle:,} stop combinations (1 in {cycle / n:,.1f}) meet the triggers of "
                    f"{' and '.join(met)}: only {first} starts (rule simultaneous_triggers = {rule})")
     return "; ".join(out)
+
+
+def _names(xs) -> str:
+    return ", ".join(str(x) for x in (sorted(xs) if isinstance(xs, (set, frozenset)) else xs))
+
+
+def _weights_text(ws: Mapping, fmt=lambda k: str(k)) -> str:
+    total = sum(ws.values())
+    return ", ".join(f"{fmt(k)}: {w}" for k, w in ws.items()) + f" (of {total})"
+
+
+def _trigger_text(t, unit: str) -> str:
+    awards = ", ".join(f"{n} -> {a}{unit}" for n, a in sorted(t.counts.items()))
+    out = f"{_names(t.symbols)} anywhere in the window: {awards}"
+    if t.requires:
+        out += f"; at least one of them {_names(t.requires)}"
+    return out
+
+
+def _param_rows(game: Game, f) -> list[tuple[str, str]]:
+    """The rows of one feature's parameters (text), from its declared mechanics."""
+    spins = " spins" if f.kind == "free_spins" else ""
+    rows = [("trigger", _trigger_text(f.trigger, spins) if f.trigger else "none (bought or line-triggered only)"),
+            ("reel set", f.reel_set if f.reel_set is not None else "none")]
+    d = dict(f.declared)
+    if f.kind == "free_spins":
+        r = d.get("retrigger")
+        if r is None:
+            rows.append(("retrigger", "none: the feature plays the spins it was awarded"))
+        elif isinstance(r, Mapping) and "per_symbol" in r:
+            syms = _names(f.trigger.symbols) if f.trigger else "the trigger symbols"
+            n = r["per_symbol"]
+            rows.append(("retrigger", f"a free-spin window showing b >= 2 of {syms} awards {n} x (b - 1) spins "
+                                      f"(2 symbols {n}, every further one {n} more)"))
+        else:
+            rows.append(("retrigger", "during the feature, " + _trigger_text(r, spins)))
+    for k, v in d.items():
+        if k == "retrigger":
+            continue
+        if k == "max_spins":
+            rows.append(("spin ceiling", f"at most {v} spins in one feature"))
+        elif k == "multiplier":
+            rows.append(("multiplier", f"every win of the feature's spins x {_show(v)}"))
+        elif k == "scatter_pays":
+            rows.append(("scatter pays", "paid in the feature's spins" if v else "not paid in the feature's spins"))
+        elif k == "wild_reels" and "revealed_by" in v:
+            ws = v["multipliers"]
+            mean = Fraction(sum(m * w for m, w in ws.items()), sum(ws.values()))
+            rows.append(("wild reels", f"each reel showing {v['revealed_by']} turns wild and reveals a multiplier, "
+                                       f"weights {_weights_text(ws, lambda m: f'x{m}')}, mean x{float(mean):.4g}; "
+                                       + ("the multipliers of several wild reels are multiplied"
+                                          if v["combine"] == "multiply" else f"combine = {v['combine']}")))
+        elif k == "wild_reels":
+            rows.append(("wild reels", f"reels {_names(v['reels'])} show {v['wild']} on every row in every spin"))
+        elif k == "wild_symbols":
+            rows.append(("wild symbols", f"{_names(v['symbols'])} are wild (as {v['wild']})"))
+        elif k == "expanding_symbol":
+            pool = ("every regular symbol" if v["choose_from"] is None else _names(v["choose_from"]))
+            w = v["weights"]
+            wt = "equal weights" if len(set(w)) <= 1 else "weights " + ", ".join(map(str, w))
+            draw = {"at_start": "drawn once at the start of the feature",
+                    "at_each_award": "drawn at each award (the start and every retrigger)"}.get(v["draw"], v["draw"])
+            txt = f"{draw} from {pool} ({wt})"
+            if v.get("ceiling") is None:
+                txt += "; no repeat multiplier"
+            else:
+                txt += (f"; a symbol drawn again raises its multiplier (rule expanding_repeat_multiplier), "
+                        f"at most x{v['ceiling']}")
+            rows.append(("expanding symbol", txt))
+        elif k == "ladder":
+            rows.append(("ladder", f"order {v}: the expanding symbol drawn at the start moves to the next "
+                                   f"{'higher' if v == 'rank_ascending' else 'lower'} rank at each spin that awards "
+                                   "spins; at the end of the ladder its repeat multiplier grows instead"))
+        elif k == "golden_reels":
+            rows.append(("golden reels", f"reels {_names(v['reels'])} turn golden for the rest of the feature when "
+                                         f"{_names(v['turned_by'])} lands on them; a golden reel counts as showing "
+                                         "the expanding symbol in the expansion payout"))
+        elif k == "gift_pick":
+            gifts = v["gifts"]
+            names = {"spins": "+{} spins", "multiplier": "multiplier +{}", "wild_reel": "wild reel {}",
+                     "wild_symbol": "{} wild"}
+            rows.append(("gifts", f"as many gifts as trigger symbols, picked without replacement from "
+                                  f"{sum(g[2] for g in gifts)}: "
+                         + ", ".join(f"{names.get(g[0], g[0] + ' {}').format(g[1])} x{g[2]}" for g in gifts)
+                         + f"; wild of the wild reels and symbols: {v['wild']}"))
+        elif k == "picks":
+            rows.append(("picks", "number of picks, " + _weights_text(v)))
+        elif k == "prizes_per_pick":
+            rows.append(("prizes per pick", _weights_text(v)))
+        elif k == "prizes":
+            rows.append(("prizes", "line-bet units, weights: " + ", ".join(f"{_show(a)}: {w}" for a, w in v)))
+        else:
+            rows.append((k.replace("_", " "), _show(v)))
+    return rows
+
+
+def _plain(v: Any) -> Any:
+    """A declared value as plain JSON-able data (mappings with text keys, lists)."""
+    from analytic.model.game import Trigger
+
+    if isinstance(v, Trigger):
+        return {"symbols": sorted(v.symbols), "counts": {str(n): a for n, a in sorted(v.counts.items())},
+                "requires": sorted(v.requires)}
+    if isinstance(v, Mapping):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (set, frozenset)):
+        return sorted(_plain(x) for x in v)
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _feature_info(game: Game, f) -> FeatureInfo:
+    t = f.trigger
+    trig = (f"{min(t.counts)}+ of {_show(t.symbols)} anywhere; awards {_show(dict(t.counts))}"
+            + (f"; requires {_show(t.requires)}" if t.requires else "")) if t else "bought or line-triggered"
+    return FeatureInfo(f.name, f.kind, f.engine, f.reel_set, trig, tuple(f.mechanics),
+                       tuple(_param_rows(game, f)), tuple((k, _plain(v)) for k, v in f.declared.items()))
+
+
+def _rule_applies(game: Game, name: str) -> bool:
+    """Whether the game has what rule ``name`` reads (the rules table lists only those, and any rule
+    set to a value other than its default).
+
+    The game's rules hold every rule of the mechanics and engines its features declare; some of
+    them read a part the game may lack: ``simultaneous_triggers`` needs two features with a
+    trigger, ``line_wild_pay`` a wild, ``expanding_repeat_multiplier`` an expanding symbol with a
+    repeat-multiplier ceiling, ``scatter_substitutes_for_expanding_in_line_wins`` a wild scatter,
+    ``published_max_win`` a win cap, ``revealed_retrigger_count`` a retrigger with wild reels.
+    """
+    feats = list(game.features.values())
+    if name == "simultaneous_triggers":
+        return sum(f.trigger is not None for f in feats) >= 2
+    if name == "line_wild_pay":
+        return any(s.is_wild for s in game.symbols)
+    if name == "expanding_repeat_multiplier":
+        return any((f.declared.get("expanding_symbol") or {}).get("ceiling") is not None for f in feats)
+    if name == "scatter_substitutes_for_expanding_in_line_wins":
+        return any(s.role == "wild_scatter" for s in game.symbols)
+    if name == "published_max_win":
+        return game.cap is not None
+    if name == "revealed_retrigger_count":
+        return any(f.declared.get("retrigger") is not None and "wild_reels" in f.declared for f in feats)
+    return True
 
 
 def _mode_info(m) -> ModeInfo:
@@ -508,6 +687,7 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
     rules = tuple(
         RuleRow(k, v, RULES[k].default if k in RULES else None, RULES[k].doc if k in RULES else "")
         for k, v in sorted(game.rules.items())
+        if _rule_applies(game, k) or (k in RULES and v != RULES[k].default)
     )
     reel_sets = []
     for name, strips in game.reel_sets.items():
@@ -529,12 +709,7 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
             cap.append(("currency", f"{_show(game.cap.currency)} {game.cap.currency_name}".strip()))
             if game.cap.stakes:
                 cap.append(("stakes", _show(game.cap.stakes)))
-    feats = []
-    for f in game.features.values():
-        t = f.trigger
-        trig = (f"{min(t.counts)}+ of {_show(t.symbols)} anywhere; awards {_show(dict(t.counts))}"
-                + (f"; requires {_show(t.requires)}" if t.requires else "")) if t else "bought or line-triggered"
-        feats.append((f.name, f.kind, f.engine, trig))
+    feats = [_feature_info(game, f) for f in game.features.values()]
     modes = [_mode_sheet(game, results[name]) for name in game.modes if name in results]
     return ParSheet(
         name=game.name,

@@ -18,7 +18,7 @@ from analytic.reports.format import (
     extra_exact,
     extra_tables,
     extra_text,
-    exact_text, fig_num, fig_pct, frac, num, one_in, pct, rounds_text)
+    exact_text, feature_rows, fig_num, fig_pct, frac, num, one_in, pct, rounds_text)
 from analytic.reports.model import ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
@@ -123,8 +123,7 @@ def _summary(d: _Doc, s: ParSheet):
     d.png(plots.paylines_png(s), w=min(170, 17 * min(len(s.lines), 10)))
     if s.features:
         d.h2("Features")
-        d.table(["feature", "kind", "engine", "trigger"], [list(f) for f in s.features], widths=(2, 2, 2, 5),
-                align=("LEFT",) * 4)
+        d.table(["feature", "parameter", "value"], feature_rows(s), widths=(2, 2, 7), align=("LEFT",) * 3)
     d.h2("Rules as modelled")
     if s.rules:
         d.table(["rule", "value", "default", "meaning"], [[r.name, r.value, r.default, r.doc] for r in s.rules],

@@ -16,7 +16,7 @@ from openpyxl.utils import get_column_letter
 
 from analytic.limits import XLSX_MAX_STOPS
 
-from analytic.reports.format import exact_text, extra_exact, extra_text, frac, line_grid, rounds_text
+from analytic.reports.format import exact_text, extra_exact, extra_text, feature_rows, frac, line_grid, rounds_text
 from analytic.reports.model import ModeSheet, ParSheet
 
 __all__ = ["write_xlsx"]
@@ -150,9 +150,9 @@ def _summary(wb, s: ParSheet):
     if s.features:
         w.blank()
         w.title("Features", _SUB)
-        w.header(["feature", "kind", "engine", "trigger"])
-        for f in s.features:
-            w.put(list(f))
+        w.header(["feature", "parameter", "value"])
+        for r in feature_rows(s):
+            w.put(r)
     w.blank()
     w.title("Rules as modelled", _SUB)
     w.header(["rule", "value", "default", "meaning"])

@@ -82,8 +82,10 @@ def test_feature_sheet_equals_solver(fs_path, fake_free_spins):
     _check_against_solver(sheet, res)
     base, buy = sheet.modes
     assert [f.name for f in base.features] == ["free_spins"]
-    rule = {r.name: r for r in sheet.rules}["simultaneous_triggers"]
-    assert rule.value == "first_declared_starts" and rule.doc
+    rules = {r.name: r for r in sheet.rules}
+    # one feature with a trigger: no two triggers can meet, the rule does not apply (issue 21)
+    assert "simultaneous_triggers" not in rules
+    assert rules["line_wild_pay"].value == "highest" and rules["line_wild_pay"].doc  # the toy has a wild
     # a rule of a mechanic the toy does not declare (no expanding symbol) is not known to it
     assert "expanding_count" not in {r.name for r in sheet.rules}
     if fake_free_spins:
