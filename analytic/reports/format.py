@@ -13,7 +13,7 @@ from fractions import Fraction
 from analytic.figures import Figure
 
 __all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
-           "extra_text", "extra_exact", "extra_tables", "feature_rows"]
+           "extra_text", "extra_exact", "extra_tables", "feature_rows", "range_cells"]
 
 
 def frac(v) -> str:
@@ -148,3 +148,9 @@ def feature_rows(sheet) -> list[list[str]]:
         for i, (k, v) in enumerate(rows):
             out.append([f.name if i == 0 else "", k, v])
     return out
+
+
+def range_cells(r) -> list[str]:
+    """The ``low .. high`` texts of a :class:`~analytic.reports.model.RangeRow`, one per level; a low
+    end truncated at 0 (the normal approximation went below a return of 0) is marked ``*``."""
+    return [f"{pct(lo, 2)}{'*' if lv in r.truncated else ''} .. {pct(hi, 2)}" for lv, lo, hi in r.ranges]

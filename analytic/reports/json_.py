@@ -16,7 +16,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from analytic.reports.model import ParSheet
+from analytic.reports.model import RANGE_NOTE, ParSheet
 from analytic.figures import Figure
 
 __all__ = ["SCHEMA", "to_data", "render_json", "write_json"]
@@ -60,10 +60,11 @@ def to_data(sheet: ParSheet) -> dict:
     for m, md in zip(sheet.modes, d["modes"]):
         md["components"] = [{"name": n, "rtp": f.to_json()} for n, f in m.components]
         md["volatility"] = {str(c): v for c, v in m.volatility}
-        md["ranges"] = [{"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges}}
-                        for r in m.ranges]
-        md["bands"] = [{"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges}}
-                       for r in m.bands]
+        md["ranges"] = [{"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges},
+                         "truncated_at_0": [f"{lv}%" for lv in r.truncated]} for r in m.ranges]
+        md["bands"] = [{"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges},
+                        "truncated_at_0": [f"{lv}%" for lv in r.truncated]} for r in m.bands]
+        md["ranges_note"] = RANGE_NOTE
         md["scatter_counts"] = [{"cells": k, "combinations": n, "probability": _frac(p)}
                                 for k, n, p in m.scatter_counts]
         md["extra"] = {k: _conv(v) for k, v in m.extra}

@@ -12,9 +12,9 @@ from analytic.reports.format import (
     extra_exact,
     extra_tables,
     extra_text,
-    exact_text, feature_rows, fig_num, fig_pct, frac, line_grid, num, one_in, pct,
+    exact_text, feature_rows, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
                                      rounds_text)
-from analytic.reports.model import ModeSheet, ParSheet
+from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
 
 __all__ = ["render_markdown", "write_markdown", "md_text", "md_code"]
 
@@ -76,6 +76,7 @@ def _summary(s: ParSheet) -> list[str]:
             ["total bet", f"{s.total_bet} line bets"]]
     rows += [[k, v] for k, v in s.meta]
     rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
+    rows += [["volatility index convention", s.volatility_convention]]
     out += _table(["item", "value"], rows, "ll")
     out += ["### Bet modes", ""]
     out += _table(["mode", "cost (x total bet)", "plays", "description"],
@@ -177,11 +178,10 @@ def _mode(m: ModeSheet) -> list[str]:
         out += _table(["feature", "frequency", "average win (x bet)", "sd of win", "expected spins", "RTP"],
                       [[f.name, one_in(f.frequency), fig_num(f.average_win), num(f.sd), fig_num(f.expected_spins),
                         fig_pct(f.rtp)] for f in m.features])
-    out += ["### Expected RTP range", "", "RTP ± z·sd/sqrt(N) after N rounds (normal approximation).", ""]
+    out += ["### Expected RTP range (approximate)", "", md_text(RANGE_NOTE), ""]
     levels = [lv for lv, _, _ in m.ranges[0].ranges]
     out += _table(["rounds"] + [f"{lv}% range" for lv in levels],
-                  [[rounds_text(r.rounds)] + [f"{pct(lo, 2)} .. {pct(hi, 2)}" for _, lo, hi in r.ranges]
-                   for r in m.ranges])
+                  [[rounds_text(r.rounds)] + range_cells(r) for r in m.ranges])
     d = m.distribution
     out += ["### Win distribution", "", md_text(d.note), ""]
     out += _table(["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"],

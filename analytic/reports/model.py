@@ -50,6 +50,9 @@ from analytic.solver.round import RoundResult, solve_game
 __all__ = [
     "RANGE_LEVELS",
     "RANGE_ROUNDS",
+    "RANGE_NOTE",
+    "VI_Z",
+    "vi_convention",
     "bucket_edges",
     "RuleRow",
     "ModeInfo",
@@ -72,6 +75,23 @@ __all__ = [
 RANGE_LEVELS = (90, 95)
 #: Rounds played at which the RTP range is tabulated (10^3 .. 10^8).
 RANGE_ROUNDS = tuple(10**k for k in range(3, 9))
+#: The z values a test lab may use for the 90 % volatility index (``--vi-z``).
+VI_Z = (1.645, 1.65)
+#: The note under every expected-RTP-range table.
+RANGE_NOTE = ("Normal approximation RTP ± z·sd/sqrt(N) (approximate: the exact law of N rounds is not "
+              "computed). A return cannot go below 0 (a player cannot lose more than staked): a low end "
+              "below 0 is printed as 0.00% and marked *, where the approximation is poor.")
+
+
+def vi_convention(vi_z: float | None) -> str:
+    """The sentence printed for the volatility-index convention."""
+    if vi_z is None:
+        return (f"volatility index = z · sd (sd of one round per unit staked); 90%: z = {Z_SCORES[90]:.7f}, "
+                f"the two-sided 90% normal quantile (95%: {Z_SCORES[95]:.4f}, 99%: {Z_SCORES[99]:.4f})")
+    return (f"volatility index = z · sd (sd of one round per unit staked); 90%: z = {vi_z:g} (the lab's rounded "
+            f"90% quantile, --vi-z {vi_z:g}); 95%: {Z_SCORES[95]:.4f}, 99%: {Z_SCORES[99]:.4f}")
+
+
 #: Finer grid (quarter decades) for the confidence-band plot.
 _BAND_ROUNDS = tuple(10 ** (3 + i / 4) for i in range(21))
 
@@ -211,10 +231,17 @@ class DistributionTable:
 
 @dataclass(frozen=True)
 class RangeRow:
-    """Expected RTP range after ``rounds`` rounds: level -> (low, high)."""
+    """Expected RTP range after ``rounds`` rounds: level -> (low, high).
+
+    The ranges are the normal approximation ``RTP +- z * sd / sqrt(N)``
+    (always approximate); a low end below 0 is printed as 0 (a return cannot
+    be negative: a player cannot lose more than staked) and its level is in
+    ``truncated``.
+    """
 
     rounds: float
     ranges: tuple[tuple[int, float, float], ...]  # (level, low, high)
+    truncated: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -282,6 +309,8 @@ class ParSheet:
     features: tuple[FeatureInfo, ...]
     modes: tuple[ModeSheet, ...]
     appendix: tuple[AppendixRow, ...]
+    volatility_z: float = Z_SCORES[90]
+    volatility_convention: str = ""
 
     @property
     def stem(self) -> str:
@@ -418,7 +447,7 @@ def _method(r: RoundResult, figure: str) -> str:
     return m.get("round moments") or m.get("buy") or "; ".join(m.values())
 
 
-def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
+def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None) -> ModeSheet:
     m = game.modes[r.mode]
     info = _mode_info(m)
     cost = r.cost
@@ -444,9 +473,12 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
     rtp = float(r.rtp.value)
 
     def rows(ns):
-        return tuple(RangeRow(n, tuple((lv, rtp - Z_SCORES[lv] * sd / math.sqrt(n),
-                                        rtp + Z_SCORES[lv] * sd / math.sqrt(n)) for lv in RANGE_LEVELS))
-                     for n in ns)
+        out = []
+        for n in ns:
+            half = {lv: Z_SCORES[lv] * sd / math.sqrt(n) for lv in RANGE_LEVELS}
+            out.append(RangeRow(n, tuple((lv, max(0.0, rtp - half[lv]), rtp + half[lv]) for lv in RANGE_LEVELS),
+                                tuple(lv for lv in RANGE_LEVELS if rtp - half[lv] < 0)))
+        return tuple(out)
 
     cap = game.cap.total_bet_multiple if game.cap else None
     dist, top, top_p, top_note, cap_p = _distribution(r, cap)
@@ -466,7 +498,8 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
         components=_components(game, r), line_wins=tuple(line_wins),
         scatter_counts=tuple(scatter_counts), features=feats, hit_frequency=r.hit_frequency,
         hit_one_in=1 / hf if hf else math.inf, sd=sd,
-        volatility=tuple((c, r.volatility_index(c)) for c in (90, 95, 99)),
+        volatility=tuple((c, (vi_z * sd) if (c == 90 and vi_z is not None) else r.volatility_index(c))
+                         for c in (90, 95, 99)),
         ranges=rows(RANGE_ROUNDS), bands=rows(_BAND_ROUNDS), distribution=dist,
         top_win=top, top_probability=top_p, top_note=top_note, cap_probability=cap_p, extra=extra,
         methods=tuple(sorted(r.methods.items())),
@@ -666,7 +699,8 @@ def _appendix(sheet_modes: list[ModeSheet], results: Mapping[str, RoundResult]) 
     return tuple(out)
 
 
-def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) -> ParSheet:
+def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None, *,
+                vi_z: float | None = None) -> ParSheet:
     """The par-sheet data model of ``game``.
 
     Parameters
@@ -675,10 +709,21 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
     results : mapping, optional
         ``mode -> RoundResult`` as from :func:`~analytic.solver.round.solve_game`
         (solved here when omitted).
+    vi_z : float, optional
+        The z of the 90 % volatility index (``z * sd``, sd per unit staked),
+        one of :data:`VI_Z` (1.645 or 1.65: test labs round the two-sided
+        90 % normal quantile differently); default the quantile itself
+        (1.6448536...).  The 95 % and 99 % indices and the RTP ranges always
+        use the quantiles.  The choice is printed in the sheet.
 
     Returns
     -------
     ParSheet
+
+    Raises
+    ------
+    ValueError
+        ``vi_z`` not one of :data:`VI_Z`.
     """
     from analytic.model.kinds import RULES  # the catalogue registers kinds on import
 
@@ -710,7 +755,9 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
             if game.cap.stakes:
                 cap.append(("stakes", _show(game.cap.stakes)))
     feats = [_feature_info(game, f) for f in game.features.values()]
-    modes = [_mode_sheet(game, results[name]) for name in game.modes if name in results]
+    if vi_z is not None and vi_z not in VI_Z:
+        raise ValueError(f"vi_z must be one of {', '.join(map(str, VI_Z))} (or None), got {vi_z!r}")
+    modes = [_mode_sheet(game, results[name], vi_z) for name in game.modes if name in results]
     return ParSheet(
         name=game.name,
         model_file=os.path.basename(game.path),
@@ -733,6 +780,8 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
         features=tuple(feats),
         modes=tuple(modes),
         appendix=_appendix(modes, results),
+        volatility_z=Z_SCORES[90] if vi_z is None else vi_z,
+        volatility_convention=vi_convention(vi_z),
     )
 
 

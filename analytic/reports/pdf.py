@@ -18,8 +18,8 @@ from analytic.reports.format import (
     extra_exact,
     extra_tables,
     extra_text,
-    exact_text, feature_rows, fig_num, fig_pct, frac, num, one_in, pct, rounds_text)
-from analytic.reports.model import ModeSheet, ParSheet
+    exact_text, feature_rows, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
+from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
 
@@ -114,6 +114,7 @@ def _summary(d: _Doc, s: ParSheet):
     rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["paylines", len(s.lines)],
             ["total bet", f"{s.total_bet} line bets"], *[[k, v] for k, v in s.meta]]
     rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
+    rows += [["volatility index convention", s.volatility_convention.replace("·", "x")]]
     d.table(["item", "value"], rows, widths=(1, 3), align=("LEFT", "LEFT"))
     d.h2("Bet modes")
     d.table(["mode", "cost (x bet)", "plays", "description"],
@@ -208,10 +209,11 @@ def _mode(d: _Doc, m: ModeSheet):
     if m.scatter_counts:
         d.h2("Scatter symbols in view")
         d.table(["cells", "combinations", "probability"], [[k, num(n), one_in(p)] for k, n, p in m.scatter_counts])
-    d.h2("Expected RTP range after N rounds (RTP +/- z sd / sqrt(N))")
+    d.h2("Expected RTP range after N rounds (approximate)")
+    d.para(RANGE_NOTE.replace("·", " "))
     levels = [lv for lv, _, _ in m.ranges[0].ranges]
     d.table(["rounds"] + [f"{lv}% range" for lv in levels],
-            [[rounds_text(r.rounds)] + [f"{pct(lo, 2)} .. {pct(hi, 2)}" for _, lo, hi in r.ranges] for r in m.ranges])
+            [[rounds_text(r.rounds)] + range_cells(r) for r in m.ranges])
     d.png(plots.bands_png(m), w=150)
     d.h2("Win distribution")
     d.para(m.distribution.note)

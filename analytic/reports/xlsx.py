@@ -16,8 +16,8 @@ from openpyxl.utils import get_column_letter
 
 from analytic.limits import XLSX_MAX_STOPS
 
-from analytic.reports.format import exact_text, extra_exact, extra_text, feature_rows, frac, line_grid, rounds_text
-from analytic.reports.model import ModeSheet, ParSheet
+from analytic.reports.format import exact_text, extra_exact, extra_text, feature_rows, frac, line_grid
+from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
 
 __all__ = ["write_xlsx"]
 
@@ -134,6 +134,8 @@ def _summary(wb, s: ParSheet):
         w.put([k, v])
     for k, v in s.cap:
         w.put([f"win cap ({k})", v])
+    w.put(["volatility index z (90%)", s.volatility_z], ["", "0.0000000"])
+    w.put(["volatility index convention", s.volatility_convention])
     w.blank()
     w.title("Bet modes", _SUB)
     w.header(["mode", "cost (x total bet)", "plays", "description", "RTP", "RTP exact", "hit frequency",
@@ -205,11 +207,13 @@ def _mode(wb, m: ModeSheet):
             w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp)],
                   ["", "0", "0", INT, INT, "0.00E+00", PCT])
     w.blank()
-    w.title("Expected RTP range (RTP ± z·sd/sqrt(N))", _SUB)
+    w.title("Expected RTP range (approximate)", _SUB)
+    w.text(RANGE_NOTE)
     levels = [lv for lv, _, _ in m.ranges[0].ranges]
-    w.header(["rounds"] + [f"{lv}% {e}" for lv in levels for e in ("low", "high")])
+    w.header(["rounds"] + [f"{lv}% {e}" for lv in levels for e in ("low", "high")] + ["low end truncated at 0"])
     for r in m.ranges:
-        w.put([rounds_text(r.rounds)] + [x for _, lo, hi in r.ranges for x in (lo, hi)], [""] + [PCT] * 4)
+        w.put([r.rounds] + [x for _, lo, hi in r.ranges for x in (lo, hi)]
+              + [", ".join(f"{lv}%" for lv in r.truncated)], ["0.0E+0"] + [PCT] * 4)
     w.finish()
 
 

@@ -144,10 +144,12 @@ def test_text_formats_are_deterministic(toy_path):
 #: The JSON schema: changing these keys is a breaking change (bump SCHEMA).
 TOP_KEYS = ["schema", "name", "model_file", "model_sha256", "solver_version", "reels", "rows", "total_bet", "lines",
             "meta", "modes_info", "cap", "rules", "design", "reel_sets", "paytable", "scatter_pays",
-            "scatter_symbols", "line_triggers", "features", "modes", "appendix"]
+            "scatter_symbols", "line_triggers", "features", "modes", "appendix", "volatility_z",
+            "volatility_convention"]
 MODE_KEYS = ["info", "reel_set", "cycle", "rtp", "mean_win", "second_moment", "variance", "components",
              "line_wins", "scatter_counts", "features", "hit_frequency", "hit_one_in", "sd", "volatility", "ranges",
-             "bands", "distribution", "top_win", "top_probability", "top_note", "cap_probability", "extra", "methods"]
+             "bands", "distribution", "top_win", "top_probability", "top_note", "cap_probability", "extra", "methods",
+             "ranges_note"]
 
 
 def test_json_schema_keys_stable(toy_path):
@@ -160,7 +162,7 @@ def test_json_schema_keys_stable(toy_path):
     assert set(m["rtp"]) == {"exact", "float", "label"}
     assert list(m["distribution"]) == ["scope", "note", "label", "mass_error", "buckets"]
     assert list(m["distribution"]["buckets"][0]) == ["label", "low", "high", "probability", "rtp", "share"]
-    assert list(m["ranges"][0]) == ["rounds", "90%", "95%"]
+    assert list(m["ranges"][0]) == ["rounds", "90%", "95%", "truncated_at_0"]
     assert list(d["appendix"][0]) == ["mode", "figure", "value", "method"]
 
 
