@@ -13,7 +13,17 @@ from fractions import Fraction
 from analytic.figures import Figure
 
 __all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
-           "extra_text", "extra_exact", "extra_tables", "feature_rows", "range_cells"]
+           "extra_text", "extra_exact", "extra_tables", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT"]
+
+
+#: Exact fractions longer than this many characters are printed only in the appendix and the JSON.
+FRACTION_LIMIT = 40
+
+
+def short_frac(v, limit: int = FRACTION_LIMIT, where: str = "(fraction in the appendix)") -> str:
+    """``p/q`` of ``v`` when at most ``limit`` characters, else ``where``."""
+    t = frac(v)
+    return t if len(t) <= limit else where
 
 
 def frac(v) -> str:
@@ -79,12 +89,15 @@ def exact_text(f: Figure, limit: int | None = None) -> str:
     """``p/q`` of an exact Figure; ``centre ± error (bounded)`` otherwise.
 
     A bounded centre is shown to 20 significant digits (its fraction carries
-    no more information than the bound allows).  With ``limit``, an exact
-    fraction longer than ``limit`` characters is referred to the appendix.
+    no more information than the bound allows).  With ``limit`` (a table
+    cell), an exact fraction longer than ``limit`` characters is referred to
+    the appendix and a bounded centre is shown to 12 digits.
     """
     if f.label == "exact":
         t = frac(f.value)
         return t if limit is None or len(t) <= limit else "(fraction in the appendix)"
+    if limit is not None:  # a table cell: the centre to 12 digits (the full centre is in the appendix)
+        return f"{decimal_text(f.value, 12)} ± {float(f.error):.2g}"
     return f"{decimal_text(f.value)} ± {float(f.error):.3g} (bounded)"
 
 
@@ -115,7 +128,7 @@ def extra_text(v) -> str:
     return t if len(t) <= 300 else t[:297] + "..."
 
 
-def extra_exact(v, limit: int = 60) -> str:
+def extra_exact(v, limit: int = FRACTION_LIMIT) -> str:
     """The exact column for an extra: ``p/q`` when short, else a reference."""
     if isinstance(v, Figure) and v.label != "exact":
         return exact_text(v)

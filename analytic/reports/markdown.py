@@ -12,7 +12,7 @@ from analytic.reports.format import (
     extra_exact,
     extra_tables,
     extra_text,
-    exact_text, feature_rows, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
+    FRACTION_LIMIT, exact_text, feature_rows, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
                                      rounds_text)
 from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
 
@@ -144,25 +144,25 @@ def _mode(m: ModeSheet) -> list[str]:
            f"Cost {frac(i.cost)} x total bet; "
            + (f"base reel set {md_code(m.reel_set)}, cycle {num(m.cycle)} stop combinations." if m.cycle
               else f"buys feature {md_code(i.buys)}."), ""]
-    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, 40)],
+    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)],
             ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})",
-             exact_text(m.hit_frequency, 40)],
+             exact_text(m.hit_frequency, FRACTION_LIMIT)],
             ["standard deviation (per unit staked)", num(m.sd), ""],
-            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, 40)]]
+            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, FRACTION_LIMIT)]]
     rows += [[f"volatility index {c}%", num(v), ""] for c, v in m.volatility]
     if m.top_win is not None:
         rows.append([m.top_note, f"{num(m.top_win)} x total bet, {one_in(m.top_probability)}",
-                     frac(m.top_probability)])
+                     short_frac(m.top_probability)])
     if m.cap_probability is not None:
-        rows.append(["probability of reaching the win cap", one_in(m.cap_probability), frac(m.cap_probability)])
+        rows.append(["probability of reaching the win cap", one_in(m.cap_probability), short_frac(m.cap_probability)])
     rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra]
     out += _table(["figure", "value", "exact"], rows, "lrl")
     for title, head, trows in extra_tables(m.extra):
         out += [f"### {title.capitalize()}", ""]
         out += _table(head, trows)
     out += ["### RTP split", ""]
-    out += _table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, 40)] for n, f in m.components]
-                  + [["total", fig_pct(m.rtp), exact_text(m.rtp, 40)]])
+    out += _table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, FRACTION_LIMIT)] for n, f in m.components]
+                  + [["total", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)]])
     if m.line_wins:
         out += ["### Line wins by symbol and count", "",
                 "Hits: (stop combination, payline) pairs over the cycle; probability per spin and line.", ""]

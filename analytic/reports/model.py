@@ -693,6 +693,9 @@ def _appendix(sheet_modes: list[ModeSheet], results: Mapping[str, RoundResult]) 
             meth = _method(r, f"feature {f.name}") or f.method
             out.append(AppendixRow(n, f"feature {f.name}: frequency", f.frequency, meth))
             out.append(AppendixRow(n, f"feature {f.name}: average win", f.average_win, meth))
+        if ms.cap_probability is not None:
+            out.append(AppendixRow(n, "probability of reaching the win cap", Figure(ms.cap_probability),
+                                   _method(r, "cap deduction")))
         if ms.top_win is not None and ms.top_probability is not None:
             out.append(AppendixRow(n, f"{ms.top_note}: probability", Figure(ms.top_probability),
                                    "from the distribution above"))

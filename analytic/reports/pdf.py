@@ -18,7 +18,7 @@ from analytic.reports.format import (
     extra_exact,
     extra_tables,
     extra_text,
-    exact_text, feature_rows, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
+    FRACTION_LIMIT, exact_text, feature_rows, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
 from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
@@ -178,23 +178,23 @@ def _mode(d: _Doc, m: ModeSheet):
     d.para(f"Cost {frac(i.cost)} x total bet; "
            + (f"base reel set '{m.reel_set}', cycle {num(m.cycle)} stop combinations." if m.cycle
               else f"buys feature '{i.buys}'."))
-    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, 40)],
-            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})", exact_text(m.hit_frequency, 40)],
+    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)],
+            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})", exact_text(m.hit_frequency, FRACTION_LIMIT)],
             ["standard deviation (per unit staked)", num(m.sd), ""],
-            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, 40)]]
+            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, FRACTION_LIMIT)]]
     rows += [[f"volatility index {c}%", num(v), ""] for c, v in m.volatility]
     if m.top_win is not None:
-        rows.append([m.top_note, f"{num(m.top_win)} x bet, {one_in(m.top_probability)}", frac(m.top_probability)])
+        rows.append([m.top_note, f"{num(m.top_win)} x bet, {one_in(m.top_probability)}", short_frac(m.top_probability)])
     if m.cap_probability is not None:
-        rows.append(["probability of reaching the win cap", one_in(m.cap_probability), frac(m.cap_probability)])
+        rows.append(["probability of reaching the win cap", one_in(m.cap_probability), short_frac(m.cap_probability)])
     rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra]
     d.table(["figure", "value", "exact"], rows, widths=(4, 3, 3), align=("LEFT", "RIGHT", "RIGHT"))
     for title, head, trows in extra_tables(m.extra):
         d.h2(title.capitalize())
         d.table(head, trows)
     d.h2("RTP split")
-    d.table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, 40)] for n, f in m.components]
-            + [["total", fig_pct(m.rtp), exact_text(m.rtp, 40)]], widths=(4, 3, 3))
+    d.table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, FRACTION_LIMIT)] for n, f in m.components]
+            + [["total", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)]], widths=(4, 3, 3))
     d.png(plots.rtp_split_png(m), w=140)
     if m.features:
         d.h2("Features")
@@ -231,9 +231,29 @@ def _appendix(d: _Doc, s: ParSheet):
     d.para(f"Model file {s.model_file}\nSHA-256 {s.model_sha256}\nSolver analytic {s.solver_version}\n"
            "Each headline figure exactly (a fraction), or its centre with the certified error bound.")
     d.ln(2)
-    d.table(["mode", "figure", "value", "label", "method"],
-            [[a.mode, a.figure, exact_text(a.value), a.value.label, a.method] for a in s.appendix],
+    long: list = []
+    rows = []
+    for a in s.appendix:
+        t = exact_text(a.value)
+        if len(t) > FRACTION_LIMIT:
+            long.append((a, t))
+            t = f"see A{len(long)} below"
+        rows.append([a.mode, a.figure, t, a.value.label, a.method])
+    d.table(["mode", "figure", "value", "label", "method"], rows,
             widths=(1.2, 3.5, 3, 1.2, 4.5), align=("LEFT",) * 5, size=6)
+    if long:
+        d.h2("Long exact values")
+        d.para("Values longer than 40 characters, in full (a fraction as numerator / denominator; "
+               "digits continue on the next line).")
+        for k, (a, t) in enumerate(long, start=1):
+            if d.get_y() > 265:
+                d.add_page()
+            d.set_font("Helvetica", "B", 7)
+            d.multi_cell(0, 4, _t(f"A{k}. {a.mode}: {a.figure} ({a.value.label})"), new_x="LMARGIN", new_y="NEXT")
+            d.set_font("Courier", "", 6.5)
+            text = t.replace("/", "\n/ ", 1) if a.value.label == "exact" else t
+            d.multi_cell(0, 3, _t(text), new_x="LMARGIN", new_y="NEXT")
+            d.ln(1)
 
 
 def write_pdf(sheet: ParSheet, path: str) -> None:
