@@ -13,7 +13,8 @@ from fractions import Fraction
 from analytic.figures import Figure
 
 __all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
-           "extra_text", "extra_exact", "extra_tables", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT"]
+           "extra_text", "extra_exact", "extra_tables", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
+           "retrigger_text"]
 
 
 #: Exact fractions longer than this many characters are printed only in the appendix and the JSON.
@@ -167,3 +168,19 @@ def range_cells(r) -> list[str]:
     """The ``low .. high`` texts of a :class:`~analytic.reports.model.RangeRow`, one per level; a low
     end truncated at 0 (the normal approximation went below a return of 0) is marked ``*``."""
     return [f"{pct(lo, 2)}{'*' if lv in r.truncated else ''} .. {pct(hi, 2)}" for lv, lo, hi in r.ranges]
+
+
+#: What the free-game combination tables are.
+FREE_GAME_NOTE = ("Line wins of one free spin on the feature's reel set by symbol and count, as the paytable "
+                  "pays them, before the feature's own rules (expanding symbol, wild reels, multipliers, gifts): "
+                  "hits are (stop combination, payline) pairs over the reel set's cycle; probability per free "
+                  "spin and line; return per free spin in total-bet multiples. Exact.")
+
+
+def retrigger_text(g) -> str:
+    """The retrigger sentence of a :class:`~analytic.reports.model.FreeGameSheet`."""
+    if g.retrigger_probability is None:
+        return f"Retrigger probability per free spin: {g.retrigger_note}."
+    aw = "; ".join(f"+{a} spins {one_in(p)}" for a, p in g.retrigger_awards)
+    return (f"Retrigger probability per free spin (exact): {one_in(g.retrigger_probability)} "
+            f"({pct(g.retrigger_probability)}), {g.retrigger_note}; awards: {aw}.")

@@ -84,6 +84,12 @@ def to_data(sheet: ParSheet) -> dict:
                       "reel_set": f.reel_set, "mechanics": list(f.mechanics), "declared": _conv(dict(f.declared)),
                       "parameters": dict(f.parameters)} for f in sheet.features]
     d["line_triggers"] = [{"symbol": s, "count": n, "feature": f} for s, n, f in sheet.line_triggers]
+    d["free_games"] = [{"feature": g.feature, "reel_set": g.reel_set, "cycle": g.cycle,
+                        "line_wins": _conv(g.line_wins),
+                        "retrigger_probability": None if g.retrigger_probability is None
+                        else _frac(g.retrigger_probability),
+                        "retrigger_awards": [{"spins": a, "probability": _frac(p)} for a, p in g.retrigger_awards],
+                        "retrigger_note": g.retrigger_note} for g in sheet.free_games]
     return {"schema": SCHEMA, **d}
 
 

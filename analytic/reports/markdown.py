@@ -12,7 +12,7 @@ from analytic.reports.format import (
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, exact_text, feature_rows, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
+    FRACTION_LIMIT, FREE_GAME_NOTE, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
                                      rounds_text)
 from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
 
@@ -135,6 +135,15 @@ def _reels(s: ParSheet) -> list[str]:
         out += _table(["stop"] + [f"reel {i + 1}" for i in range(n)],
                       [[k] + [st[k] if k < len(st) else "" for st in rs.strips] for k in range(longest)],
                       "r" + "l" * n)
+    if s.free_games:
+        out += ["## Free games", "", md_text(FREE_GAME_NOTE), ""]
+        for g in s.free_games:
+            out += [f"### Feature {md_code(g.feature)}: reel set {md_code(g.reel_set)} (cycle {num(g.cycle)})", "",
+                    md_text(retrigger_text(g)), ""]
+            out += _table(["symbol", "count", "wild mult.", "pay", "hits", "probability", "return (x total bet)"],
+                          [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability),
+                            num(w.rtp, 6)] for w in g.line_wins]
+                          + [["total", "", "", "", "", "", num(sum(w.rtp for w in g.line_wins), 6)]], "lrrrrrr")
     return out
 
 

@@ -61,6 +61,7 @@ __all__ = [
     "LineWin",
     "FeatureRow",
     "FeatureInfo",
+    "FreeGameSheet",
     "Bucket",
     "DistributionTable",
     "RangeRow",
@@ -86,10 +87,10 @@ RANGE_NOTE = ("Normal approximation RTP ± z·sd/sqrt(N) (approximate: the exact
 def vi_convention(vi_z: float | None) -> str:
     """The sentence printed for the volatility-index convention."""
     if vi_z is None:
-        return (f"volatility index = z · sd (sd of one round per unit staked); 90%: z = {Z_SCORES[90]:.7f}, "
-                f"the two-sided 90% normal quantile (95%: {Z_SCORES[95]:.4f}, 99%: {Z_SCORES[99]:.4f})")
-    return (f"volatility index = z · sd (sd of one round per unit staked); 90%: z = {vi_z:g} (the lab's rounded "
-            f"90% quantile, --vi-z {vi_z:g}); 95%: {Z_SCORES[95]:.4f}, 99%: {Z_SCORES[99]:.4f}")
+        return (f"z · sd per unit staked; 90%: z = {Z_SCORES[90]:.7f} (the two-sided normal quantile), "
+                f"95%: {Z_SCORES[95]:.4f}, 99%: {Z_SCORES[99]:.4f}")
+    return (f"z · sd per unit staked; 90%: z = {vi_z:g} (rounded, --vi-z {vi_z:g}), "
+            f"95%: {Z_SCORES[95]:.4f}, 99%: {Z_SCORES[99]:.4f}")
 
 
 #: Finer grid (quarter decades) for the confidence-band plot.
@@ -188,6 +189,34 @@ class FeatureInfo:
     mechanics: tuple[str, ...]
     parameters: tuple[tuple[str, str], ...]
     declared: tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class FreeGameSheet:
+    """Exact figures of one free spin of a feature, on its reel set, before the feature's modifiers.
+
+    Attributes
+    ----------
+    line_wins : tuple of LineWin
+        The free reel set's line wins by symbol and count (the base game's
+        combination table on these strips): ``probability`` per free spin and
+        payline, ``rtp`` the return per free spin in total-bet multiples, as
+        the paytable pays them (before an expanding symbol, wild reels,
+        multipliers or gifts of the feature).
+    retrigger_probability : Fraction or None
+        Probability that one free spin awards spins (exact), None where the
+        report does not give it (``retrigger_note`` says why).
+    retrigger_awards : tuple of (int, Fraction)
+        ``(spins awarded, probability per free spin)`` of the awarding spins.
+    """
+
+    feature: str
+    reel_set: str
+    cycle: int
+    line_wins: tuple[LineWin, ...]
+    retrigger_probability: Fraction | None
+    retrigger_awards: tuple[tuple[int, Fraction], ...]
+    retrigger_note: str
 
 
 @dataclass(frozen=True)
@@ -309,6 +338,7 @@ class ParSheet:
     features: tuple[FeatureInfo, ...]
     modes: tuple[ModeSheet, ...]
     appendix: tuple[AppendixRow, ...]
+    free_games: tuple[FreeGameSheet, ...] = ()
     volatility_z: float = Z_SCORES[90]
     volatility_convention: str = ""
 
@@ -622,6 +652,84 @@ def _param_rows(game: Game, f) -> list[tuple[str, str]]:
     return rows
 
 
+def _count_law(game: Game, reel_set: str, symbols: frozenset, per: str) -> dict[int, int]:
+    """``count -> stop combinations`` of the cells (or reels) showing ``symbols`` in a window of
+    ``reel_set``: the per-reel window counts convolved (exact integers over the cycle)."""
+    from analytic.engine.spin import strip_windows
+
+    law = {0: 1}
+    for strip in game.reel_sets[reel_set]:
+        reel: dict = defaultdict(int)
+        for w, n in strip_windows(strip, game.rows).items():
+            k = sum(c in symbols for c in w)
+            reel[min(k, 1) if per == "reels" else k] += n
+        out: dict = defaultdict(int)
+        for a, x in law.items():
+            for b, y in reel.items():
+                out[a + b] += x * y
+        law = dict(out)
+    return law
+
+
+def _retrigger(game: Game, f) -> tuple[Fraction | None, tuple, str]:
+    """Retrigger probability per free spin and the awards, exact, where the feature's engine counts
+    the landed symbols of a window (retrigger table: cells, or reels under rule
+    ``revealed_retrigger_count = "reels"``; per-symbol rule: the trigger's symbols, the golden
+    symbols left out under ``golden_symbol_retriggers = false``)."""
+    r = f.declared.get("retrigger")
+    if r is None:
+        return None, (), "no retriggers"
+    cyc = game.cycle(f.reel_set)
+    if isinstance(r, Mapping) and "per_symbol" in r:
+        if f.engine != "drawn_expanding":
+            return None, (), f"not given for engine {f.engine}"
+        from analytic.features.engines.drawn_expanding.engine import book_symbols
+
+        law = _count_law(game, f.reel_set, book_symbols(game, f.name), "cells")
+        aw: dict = defaultdict(int)
+        for b, n in law.items():
+            if b >= 2:
+                aw[r["per_symbol"] * (b - 1)] += n
+        note = (f"a window showing b >= 2 of {_names(book_symbols(game, f.name))} (cells as landed) awards "
+                f"{r['per_symbol']} x (b - 1) spins")
+    else:
+        per = "cells"
+        if f.engine == "revealed_wild_reels" and game.rules.get("revealed_retrigger_count") == "reels":
+            per = "reels"
+        elif f.engine not in ("wald", "revealed_wild_reels"):
+            return None, (), f"not given for engine {f.engine}"
+        law = _count_law(game, f.reel_set, frozenset(r.symbols), per)
+        aw = defaultdict(int)
+        for k, n in law.items():
+            if k >= r.min_count:
+                aw[r.counts[max(c for c in r.counts if c <= k)] if k not in r.counts else r.counts[k]] += n
+        note = f"{per} showing {_names(r.symbols)} as landed: " + ", ".join(
+            f"{k} -> {a} spins" for k, a in sorted(r.counts.items()))
+    awards = tuple(sorted((a, Fraction(n, cyc)) for a, n in aw.items()))
+    return sum((p for _, p in awards), Fraction(0)), awards, note
+
+
+def _free_games(game: Game) -> tuple[FreeGameSheet, ...]:
+    from analytic.engine.combos import combination_table
+    from analytic.engine.spin import build_spin
+
+    out = []
+    combos: dict = {}
+    for f in game.features.values():
+        if f.kind != "free_spins" or f.reel_set is None:
+            continue
+        rs = f.reel_set
+        if rs not in combos:
+            combos[rs] = combination_table(build_spin(game, rs, ()))
+        cyc = game.cycle(rs)
+        nl = len(game.lines)
+        wins = tuple(LineWin(c.symbol, c.count, c.multiplier, c.pay, c.hits, Fraction(c.hits, cyc * nl),
+                             Fraction(c.pay * c.hits, cyc * game.total_bet)) for c in combos[rs])
+        p, awards, note = _retrigger(game, f)
+        out.append(FreeGameSheet(f.name, rs, cyc, wins, p, awards, note))
+    return tuple(out)
+
+
 def _plain(v: Any) -> Any:
     """A declared value as plain JSON-able data (mappings with text keys, lists)."""
     from analytic.model.game import Trigger
@@ -783,6 +891,7 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None, *,
         features=tuple(feats),
         modes=tuple(modes),
         appendix=_appendix(modes, results),
+        free_games=_free_games(game),
         volatility_z=Z_SCORES[90] if vi_z is None else vi_z,
         volatility_convention=vi_convention(vi_z),
     )

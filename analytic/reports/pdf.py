@@ -18,7 +18,7 @@ from analytic.reports.format import (
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, exact_text, feature_rows, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
+    FRACTION_LIMIT, FREE_GAME_NOTE, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
 from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
@@ -171,6 +171,22 @@ def _reels(d: _Doc, s: ParSheet):
                 align=("RIGHT",) + ("LEFT",) * n, size=6)
 
 
+def _free_games(d: _Doc, s: ParSheet):
+    if not s.free_games:
+        return
+    d.add_page()
+    d.h1("Free games")
+    d.para(FREE_GAME_NOTE)
+    for g in s.free_games:
+        d.h2(f"Feature '{g.feature}': reel set '{g.reel_set}' (cycle {g.cycle:,})")
+        d.para(retrigger_text(g))
+        d.ln(1)
+        d.table(["symbol", "count", "wild mult.", "pay", "hits", "probability (per line)", "return (x bet)"],
+                [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability), num(w.rtp, 6)]
+                 for w in g.line_wins]
+                + [["total", "", "", "", "", "", num(sum(w.rtp for w in g.line_wins), 6)]])
+
+
 def _mode(d: _Doc, m: ModeSheet):
     d.add_page()
     i = m.info
@@ -188,13 +204,13 @@ def _mode(d: _Doc, m: ModeSheet):
     if m.cap_probability is not None:
         rows.append(["probability of reaching the win cap", one_in(m.cap_probability), short_frac(m.cap_probability)])
     rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra]
-    d.table(["figure", "value", "exact"], rows, widths=(4, 3, 3), align=("LEFT", "RIGHT", "RIGHT"))
+    d.table(["figure", "value", "exact"], rows, widths=(3.2, 3, 3.8), align=("LEFT", "RIGHT", "RIGHT"))
     for title, head, trows in extra_tables(m.extra):
         d.h2(title.capitalize())
         d.table(head, trows)
     d.h2("RTP split")
     d.table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, FRACTION_LIMIT)] for n, f in m.components]
-            + [["total", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)]], widths=(4, 3, 3))
+            + [["total", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)]], widths=(3.2, 3, 3.8))
     d.png(plots.rtp_split_png(m), w=140)
     if m.features:
         d.h2("Features")
@@ -240,7 +256,7 @@ def _appendix(d: _Doc, s: ParSheet):
             t = f"see A{len(long)} below"
         rows.append([a.mode, a.figure, t, a.value.label, a.method])
     d.table(["mode", "figure", "value", "label", "method"], rows,
-            widths=(1.2, 3.5, 3, 1.2, 4.5), align=("LEFT",) * 5, size=6)
+            widths=(1.1, 3.0, 4.6, 1.0, 4.1), align=("LEFT",) * 5, size=6)
     if long:
         d.h2("Long exact values")
         d.para("Values longer than 40 characters, in full (a fraction as numerator / denominator; "
@@ -263,6 +279,7 @@ def write_pdf(sheet: ParSheet, path: str) -> None:
     _title(d, sheet)
     _summary(d, sheet)
     _reels(d, sheet)
+    _free_games(d, sheet)
     for m in sheet.modes:
         _mode(d, m)
     _appendix(d, sheet)

@@ -16,7 +16,7 @@ from openpyxl.utils import get_column_letter
 
 from analytic.limits import XLSX_MAX_STOPS
 
-from analytic.reports.format import exact_text, extra_text, feature_rows, frac, line_grid
+from analytic.reports.format import FREE_GAME_NOTE, exact_text, extra_text, feature_rows, frac, line_grid
 from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
 
 __all__ = ["write_xlsx"]
@@ -285,6 +285,31 @@ def _reels(wb, s: ParSheet):
     w.finish()
 
 
+def _free_games(wb, s: ParSheet):
+    if not s.free_games:
+        return
+    w = _Sheet(wb.create_sheet("Free games"))
+    w.text(FREE_GAME_NOTE)
+    for g in s.free_games:
+        w.blank()
+        w.title(f"Feature '{g.feature}': reel set '{g.reel_set}' (cycle {g.cycle:,})", _SUB)
+        w.header(["retrigger", "probability per free spin", "label", "1 in", "note"])
+        if g.retrigger_probability is None:
+            w.put(["any", None, "", None, g.retrigger_note])
+        else:
+            p = g.retrigger_probability
+            w.put(["any", float(p), "exact", 1 / float(p) if p else None, g.retrigger_note], ["", PROB, "", NUM])
+            for a, q in g.retrigger_awards:
+                w.put([f"+{a} spins", float(q), "exact", 1 / float(q) if q else None], ["", PROB, "", NUM])
+        w.blank()
+        w.header(["symbol", "count", "wild mult.", "pay", "hits", "probability per line", "return (x total bet)",
+                  "label"])
+        for x in g.line_wins:
+            w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],
+                  ["", "0", "0", INT, INT, "0.00E+00", "0.000000"])
+    w.finish()
+
+
 def _paytable(wb, s: ParSheet):
     w = _Sheet(wb.create_sheet("Paytable"))
     counts = sorted({n for p in s.paytable for n, _ in p.pays})
@@ -342,6 +367,7 @@ def write_xlsx(sheet: ParSheet, path: str) -> None:
     for m in sheet.modes:
         _mode(wb, m)
     _reels(wb, sheet)
+    _free_games(wb, sheet)
     _paytable(wb, sheet)
     _distribution(wb, sheet)
     _appendix(wb, sheet)

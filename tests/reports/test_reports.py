@@ -123,7 +123,8 @@ def test_every_format_written(tmp_path, fs_path, fake_free_spins):
     import openpyxl
 
     wb = openpyxl.load_workbook(tmp_path / "toyfs.xlsx")
-    assert wb.sheetnames == ["Summary", "Mode base", "Mode buy", "Reels", "Paytable", "Distribution", "Appendix"]
+    assert wb.sheetnames == ["Summary", "Mode base", "Mode buy", "Reels", "Free games", "Paytable", "Distribution",
+                             "Appendix"]
     assert wb["Mode base"].freeze_panes == "A3"
     data = json.loads((tmp_path / "toyfs.json").read_text())
     assert data["modes"][0]["rtp"]["exact"] == f"{sheet.modes[0].rtp.value.numerator}/{sheet.modes[0].rtp.value.denominator}"
@@ -144,7 +145,7 @@ def test_text_formats_are_deterministic(toy_path):
 #: The JSON schema: changing these keys is a breaking change (bump SCHEMA).
 TOP_KEYS = ["schema", "name", "model_file", "model_sha256", "solver_version", "reels", "rows", "total_bet", "lines",
             "meta", "modes_info", "cap", "rules", "design", "reel_sets", "paytable", "scatter_pays",
-            "scatter_symbols", "line_triggers", "features", "modes", "appendix", "volatility_z",
+            "scatter_symbols", "line_triggers", "features", "modes", "appendix", "free_games", "volatility_z",
             "volatility_convention"]
 MODE_KEYS = ["info", "reel_set", "cycle", "rtp", "mean_win", "second_moment", "variance", "components",
              "line_wins", "scatter_counts", "features", "hit_frequency", "hit_one_in", "sd", "volatility", "ranges",
