@@ -256,7 +256,7 @@ def _appendix(d: _Doc, s: ParSheet):
             t = f"see A{len(long)} below"
         rows.append([a.mode, a.figure, t, a.value.label, a.method])
     d.table(["mode", "figure", "value", "label", "method"], rows,
-            widths=(1.1, 3.0, 4.6, 1.0, 4.1), align=("LEFT",) * 5, size=6)
+            widths=(1.0, 2.9, 4.0, 0.9, 5.0), align=("LEFT",) * 5, size=6)
     if long:
         d.h2("Long exact values")
         d.para("Values longer than 40 characters, in full (a fraction as numerator / denominator; "
