@@ -178,9 +178,11 @@ FREE_GAME_NOTE = ("Line wins of one free spin on the feature's reel set by symbo
 
 
 def retrigger_text(g) -> str:
-    """The retrigger sentence of a :class:`~analytic.reports.model.FreeGameSheet`."""
+    """The retrigger sentence of a :class:`~analytic.reports.model.FreeGameSheet` ("" without retriggers:
+    the features section says so)."""
     if g.retrigger_probability is None:
-        return f"Retrigger probability per free spin: {g.retrigger_note}."
+        return "" if g.retrigger_note == "no retriggers" else \
+            f"Retrigger probability per free spin: {g.retrigger_note}."
     aw = "; ".join(f"+{a} spins {one_in(p)}" for a, p in g.retrigger_awards)
     return (f"Retrigger probability per free spin (exact): {one_in(g.retrigger_probability)} "
             f"({pct(g.retrigger_probability)}), {g.retrigger_note}; awards: {aw}.")

@@ -138,8 +138,9 @@ def _reels(s: ParSheet) -> list[str]:
     if s.free_games:
         out += ["## Free games", "", md_text(FREE_GAME_NOTE), ""]
         for g in s.free_games:
-            out += [f"### Feature {md_code(g.feature)}: reel set {md_code(g.reel_set)} (cycle {num(g.cycle)})", "",
-                    md_text(retrigger_text(g)), ""]
+            out += [f"### Feature {md_code(g.feature)}: reel set {md_code(g.reel_set)} (cycle {num(g.cycle)})", ""]
+            if retrigger_text(g):
+                out += [md_text(retrigger_text(g)), ""]
             out += _table(["symbol", "count", "wild mult.", "pay", "hits", "probability", "return (x total bet)"],
                           [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability),
                             num(w.rtp, 6)] for w in g.line_wins]

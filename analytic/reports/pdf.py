@@ -179,8 +179,9 @@ def _free_games(d: _Doc, s: ParSheet):
     d.para(FREE_GAME_NOTE)
     for g in s.free_games:
         d.h2(f"Feature '{g.feature}': reel set '{g.reel_set}' (cycle {g.cycle:,})")
-        d.para(retrigger_text(g))
-        d.ln(1)
+        if retrigger_text(g):
+            d.para(retrigger_text(g))
+            d.ln(1)
         d.table(["symbol", "count", "wild mult.", "pay", "hits", "probability (per line)", "return (x bet)"],
                 [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability), num(w.rtp, 6)]
                  for w in g.line_wins]

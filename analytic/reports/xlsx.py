@@ -293,10 +293,10 @@ def _free_games(wb, s: ParSheet):
     for g in s.free_games:
         w.blank()
         w.title(f"Feature '{g.feature}': reel set '{g.reel_set}' (cycle {g.cycle:,})", _SUB)
-        w.header(["retrigger", "probability per free spin", "label", "1 in", "note"])
-        if g.retrigger_probability is None:
-            w.put(["any", None, "", None, g.retrigger_note])
-        else:
+        if g.retrigger_probability is None and g.retrigger_note != "no retriggers":
+            w.text(f"Retrigger probability per free spin: {g.retrigger_note}.")
+        elif g.retrigger_probability is not None:
+            w.header(["retrigger", "probability per free spin", "label", "1 in", "note"])
             p = g.retrigger_probability
             w.put(["any", float(p), "exact", 1 / float(p) if p else None, g.retrigger_note], ["", PROB, "", NUM])
             for a, q in g.retrigger_awards:
