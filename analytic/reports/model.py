@@ -19,7 +19,20 @@ What is derived here (and nowhere else)
   ``simultaneous_triggers``).
 * Expected RTP range after ``N`` rounds: ``RTP +- z * sd / sqrt(N)`` (central
   limit theorem; ``sd`` per unit staked, ``z`` from
-  :data:`analytic.figures.Z_SCORES`).
+  :data:`analytic.figures.Z_SCORES`), labelled approximate; a low end below
+  0 is truncated at 0 (a return cannot be negative) and marked.  The exact
+  law of ``N`` rounds is not computed.
+* Volatility index ``z * sd``; the 90 % index's ``z`` is the quantile or a
+  test lab's rounding (``vi_z``: 1.645 or 1.65), printed in the sheet.
+* Features as declared (:class:`FeatureInfo`, from
+  :attr:`analytic.model.game.FeatureSpec.declared`), and the rules that apply
+  to the game (:func:`_rule_applies`).
+* Free games (:class:`FreeGameSheet`): the combination table of a free spin
+  on the feature's reel set (:func:`analytic.engine.combos.combination_table`,
+  before the feature's own rules) and the exact retrigger probability per
+  free spin: the law of the retrigger symbols' count in a window, per-reel
+  window counts convolved over the reels (cells as landed, or reels under
+  rule ``revealed_retrigger_count = "reels"``).
 * Win distribution by multiple of the total bet, bucketed at
   0, (0,1], (1,2], (2,5], (5,10], ... up to the win cap (or the top win),
   from the round's law (:func:`analytic.solver.distribution.round_law`:
