@@ -225,6 +225,29 @@ def _mode(wb, m: ModeSheet):
             _figure_row(w, f"solver: {k}", v, NUM)
         else:
             w.put([f"solver: {k}", extra_text(v)])
+    for k, v in m.extra:  # the extras that are tables (e.g. the RTP at each stake of a currency cap)
+        if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
+            w.blank()
+            w.title(k.replace("_", " ").capitalize(), _SUB)
+            head = list(v[0])
+            w.header(head + ["label"])
+            for rec in v:
+                vals, labels = [], set()
+                for h in head:
+                    x = rec.get(h)
+                    if isinstance(x, Figure):
+                        vals.append(float(x.value))
+                        labels.add(x.label)
+                    elif isinstance(x, Fraction):
+                        vals.append(float(x))
+                        labels.add("exact")
+                    elif isinstance(x, bool) or x is None:
+                        vals.append("" if x is None else ("yes" if x else "no"))
+                    elif isinstance(x, (int, float)):
+                        vals.append(x)
+                    else:
+                        vals.append(str(x))
+                w.put(vals + [", ".join(sorted(labels))], [NUM] * len(head))
     w.blank()
     w.title("RTP split", _SUB)
     w.header(["component", "RTP", "label", "error (certified)", _EXACT_HEAD])
@@ -245,9 +268,9 @@ def _mode(wb, m: ModeSheet):
     if m.line_wins:
         w.blank()
         w.title("Line wins by symbol and count", _SUB)
-        w.header(["symbol", "count", "wild mult.", "pay", "hits", "probability per line", "RTP"])
+        w.header(["symbol", "count", "wild mult.", "pay", "hits", "probability per line", "RTP", "label"])
         for x in m.line_wins:
-            w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp)],
+            w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],
                   ["", "0", "0", INT, INT, "0.00E+00", PCT])
     w.blank()
     w.title("Expected RTP range (approximate)", _SUB)
