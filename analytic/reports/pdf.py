@@ -204,8 +204,12 @@ def _mode(d: _Doc, m: ModeSheet):
         rows.append([m.top_note, f"{num(m.top_win)} x bet, {one_in(m.top_probability)}", short_frac(m.top_probability)])
     if m.cap_probability is not None:
         rows.append(["probability of reaching the win cap", one_in(m.cap_probability), short_frac(m.cap_probability)])
-    rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra]
+    notes = [(k, v) for k, v in m.extra if isinstance(v, str) and len(v) > 60]
+    rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra
+             if not (isinstance(v, str) and len(v) > 60)]
     d.table(["figure", "value", "exact"], rows, widths=(3.2, 3, 3.8), align=("LEFT", "RIGHT", "RIGHT"))
+    for k, text in notes:  # long solver texts: a note below the table, not a wrapped right-aligned cell
+        d.para(f"solver: {k}: {text}", size=7)
     for title, head, trows in extra_tables(m.extra):
         d.h2(title.capitalize())
         d.table(head, trows)
