@@ -419,3 +419,19 @@ def test_xlsx_figures_are_numbers_with_a_label(tmp_path, fs_path, fake_free_spin
         assert value.number_format != "General", name
         assert label in ("exact", "bounded", "float"), name
     assert rows >= 8
+
+
+def test_book_of_power_free_spins_retrigger_by_binomial():
+    """Book of Power's free reel set has one Book on each 40-stop reel (checked from the file): a
+    reel shows it with p = 3/40, the five reels independently, so a retrigger (b >= 2 Books) has
+    probability 1 - q^5 - 5 p q^4, and b Books award 5 (b - 1) spins with C(5, b) p^b q^(5-b)."""
+    raw = tomllib.loads((ROOT / "models" / "book_of_power.toml").read_text())
+    strips = raw["reels"]["free"]
+    assert all(sum(c in ("book", "power_book") for c in s) == 1 for s in strips)
+    assert len({len(s) for s in strips}) == 1
+    p = Fraction(raw["game"]["rows"], len(strips[0]))
+    q = 1 - p
+    game, sheet = _declared_only(ROOT / "models" / "book_of_power.toml")
+    g = next(x for x in sheet.free_games if x.feature == "free_spins")
+    assert g.retrigger_probability == 1 - q**5 - 5 * p * q**4
+    assert g.retrigger_awards == tuple((5 * (b - 1), math.comb(5, b) * p**b * q**(5 - b)) for b in range(2, 6))
