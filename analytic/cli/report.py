@@ -1,4 +1,4 @@
-"""``analytic report MODEL [--out reports/] [--formats pdf,xlsx,md,json]``.
+"""``analytic report MODEL [--out reports/] [--formats pdf,xlsx,md,json] [--vi-z 1.645|1.65]``.
 
 Solves every bet mode of the model and writes one par sheet per format to
 ``OUT/<model stem>.<ext>`` atomically (see :mod:`analytic.reports.write`).
@@ -23,6 +23,9 @@ def add_parser(sub):
     p.add_argument("--out", default="reports", help="output directory (default: reports/)")
     p.add_argument("--formats", default="pdf,xlsx,md,json",
                    help="comma-separated subset of pdf,xlsx,md,json (default: all)")
+    p.add_argument("--vi-z", choices=("1.645", "1.65"), default=None,
+                   help="z of the 90%% volatility index (z x sd), as the test lab rounds the 90%% normal "
+                        "quantile; default the quantile itself (1.6448536...); printed in the sheet")
     from analytic.cli.args import add_solve_options
 
     add_solve_options(p)
@@ -57,7 +60,8 @@ def run(args) -> int:
     from analytic.solver.round import solve_game
 
     game = load_model(args.model)
-    sheet = build_sheet(game, solve_game(game, workspace=solve_workspace(game, args)))
+    vi_z = None if args.vi_z is None else float(args.vi_z)
+    sheet = build_sheet(game, solve_game(game, workspace=solve_workspace(game, args)), vi_z=vi_z)
     try:
         paths = write_reports(sheet, args.out, formats)
     except OSError as exc:  # e.g. the disk filled up; nothing is left behind

@@ -166,6 +166,10 @@ class FeatureSpec:
         solver, round-solver and simulator-player registries.
     mechanics : tuple of str
         The mechanics declared (``spins``, ``expanding_symbol``, ...), in file order.
+    declared : Mapping[str, Any]
+        The feature's mechanic keys as declared and validated (model key ->
+        normalised value, defaults filled in by the mechanic, file order),
+        read-only: what the par sheet prints as the feature's parameters.
     """
 
     name: str
@@ -175,6 +179,7 @@ class FeatureSpec:
     params: Mapping[str, Any] = field(default_factory=frozen_mapping)
     engine: str = ""
     mechanics: tuple = ()
+    declared: Mapping[str, Any] = field(default_factory=frozen_mapping)
 
     def __post_init__(self) -> None:
         # a spec built by hand (not by the loader) without an engine: the kind's generic engine

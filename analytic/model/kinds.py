@@ -796,7 +796,8 @@ register_kind("free_spins", _free_spins)
 register_kind("pick_bonus", _pick_bonus)
 
 
-def compose_feature(kind: str, params: Mapping[str, Any], key: str, ctx: ValidationContext):
+def compose_feature(kind: str, params: Mapping[str, Any], key: str, ctx: ValidationContext,
+                    declared_out: dict | None = None):
     """Validate a feature's mechanic keys and choose the engine that solves them.
 
     Parameters
@@ -809,6 +810,9 @@ def compose_feature(kind: str, params: Mapping[str, Any], key: str, ctx: Validat
         ``features.NAME``.
     ctx : ValidationContext
         ``ctx.feature`` holds the feature's common part.
+    declared_out : dict, optional
+        Filled with the validated mechanic keys (model key -> normalised
+        value, file order): :attr:`FeatureSpec.declared`.
 
     Returns
     -------
@@ -838,6 +842,8 @@ def compose_feature(kind: str, params: Mapping[str, Any], key: str, ctx: Validat
     decl = {}
     for m, values in declared(params).items():
         decl[m] = MECHANICS[m].validate(values, key, ctx)
+        if declared_out is not None:
+            declared_out.update(decl[m])
     if kind == "pick_bonus" and "pick_bonus" not in decl:
         decl["pick_bonus"] = MECHANICS["pick_bonus"].validate({}, key, ctx)  # names the missing key
     engine, built = select_engine(kind, decl, key, ctx)

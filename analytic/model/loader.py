@@ -653,9 +653,11 @@ def _features(ctx: _Ctx, value: Any) -> None:
             trigger = ctx.trigger(spec["trigger"], ctx.join(key, "trigger"))
         ctx.feature = FeatureSpec(name, kind, trigger, reel_set)
         rest = {k: v for k, v in spec.items() if k not in _FEATURE_COMMON}
-        engine, mechanics, params = kinds.compose_feature(kind, rest, key, ctx)
+        decl: dict = {}
+        engine, mechanics, params = kinds.compose_feature(kind, rest, key, ctx, declared_out=decl)
         ctx.feature = None
-        ctx.features[name] = FeatureSpec(name, kind, trigger, reel_set, frozen_mapping(params), engine, mechanics)
+        ctx.features[name] = FeatureSpec(name, kind, trigger, reel_set, frozen_mapping(params), engine, mechanics,
+                                         frozen_mapping(decl))
 
 
 def _feature_name(ctx: _Ctx, value: Any, key: str) -> str:

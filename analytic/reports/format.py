@@ -13,7 +13,18 @@ from fractions import Fraction
 from analytic.figures import Figure
 
 __all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
-           "extra_text", "extra_exact", "extra_tables"]
+           "extra_text", "extra_exact", "extra_tables", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
+           "retrigger_text"]
+
+
+#: Exact fractions longer than this many characters are printed only in the appendix and the JSON.
+FRACTION_LIMIT = 40
+
+
+def short_frac(v, limit: int = FRACTION_LIMIT, where: str = "(fraction in the appendix)") -> str:
+    """``p/q`` of ``v`` when at most ``limit`` characters, else ``where``."""
+    t = frac(v)
+    return t if len(t) <= limit else where
 
 
 def frac(v) -> str:
@@ -79,12 +90,15 @@ def exact_text(f: Figure, limit: int | None = None) -> str:
     """``p/q`` of an exact Figure; ``centre ± error (bounded)`` otherwise.
 
     A bounded centre is shown to 20 significant digits (its fraction carries
-    no more information than the bound allows).  With ``limit``, an exact
-    fraction longer than ``limit`` characters is referred to the appendix.
+    no more information than the bound allows).  With ``limit`` (a table
+    cell), an exact fraction longer than ``limit`` characters is referred to
+    the appendix and a bounded centre is shown to 12 digits.
     """
     if f.label == "exact":
         t = frac(f.value)
         return t if limit is None or len(t) <= limit else "(fraction in the appendix)"
+    if limit is not None:  # a table cell: the centre to 12 digits (the full centre is in the appendix)
+        return f"{decimal_text(f.value, 12)} ± {float(f.error):.2g}"
     return f"{decimal_text(f.value)} ± {float(f.error):.3g} (bounded)"
 
 
@@ -115,7 +129,7 @@ def extra_text(v) -> str:
     return t if len(t) <= 300 else t[:297] + "..."
 
 
-def extra_exact(v, limit: int = 60) -> str:
+def extra_exact(v, limit: int = FRACTION_LIMIT) -> str:
     """The exact column for an extra: ``p/q`` when short, else a reference."""
     if isinstance(v, Figure) and v.label != "exact":
         return exact_text(v)
@@ -136,3 +150,39 @@ def extra_tables(extra) -> list[tuple[str, list[str], list[list[str]]]]:
                      else num(r.get(h), 8) for h in head] for r in v]
             out.append((k.replace("_", " "), head, rows))
     return out
+
+
+def feature_rows(sheet) -> list[list[str]]:
+    """Rows ``[feature, parameter, value]`` of the features section: kind and engine, then each
+    declared parameter (:attr:`analytic.reports.model.FeatureInfo.parameters`); the feature's name
+    only on its first row."""
+    out = []
+    for f in sheet.features:
+        rows = [("kind / engine", f"{f.kind} / {f.engine}"), *f.parameters]
+        for i, (k, v) in enumerate(rows):
+            out.append([f.name if i == 0 else "", k, v])
+    return out
+
+
+def range_cells(r) -> list[str]:
+    """The ``low .. high`` texts of a :class:`~analytic.reports.model.RangeRow`, one per level; a low
+    end truncated at 0 (the normal approximation went below a return of 0) is marked ``*``."""
+    return [f"{pct(lo, 2)}{'*' if lv in r.truncated else ''} .. {pct(hi, 2)}" for lv, lo, hi in r.ranges]
+
+
+#: What the free-game combination tables are.
+FREE_GAME_NOTE = ("Line wins of one free spin on the feature's reel set by symbol and count, as the paytable "
+                  "pays them, before the feature's own rules (expanding symbol, wild reels, multipliers, gifts): "
+                  "hits are (stop combination, payline) pairs over the reel set's cycle; probability per free "
+                  "spin and line; return per free spin in total-bet multiples. Exact.")
+
+
+def retrigger_text(g) -> str:
+    """The retrigger sentence of a :class:`~analytic.reports.model.FreeGameSheet` ("" without retriggers:
+    the features section says so)."""
+    if g.retrigger_probability is None:
+        return "" if g.retrigger_note == "no retriggers" else \
+            f"Retrigger probability per free spin: {g.retrigger_note}."
+    aw = "; ".join(f"+{a} spins {one_in(p)}" for a, p in g.retrigger_awards)
+    return (f"Retrigger probability per free spin (exact): {one_in(g.retrigger_probability)} "
+            f"({pct(g.retrigger_probability)}), {g.retrigger_note}; awards: {aw}.")

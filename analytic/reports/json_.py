@@ -16,7 +16,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from analytic.reports.model import ParSheet
+from analytic.reports.model import RANGE_NOTE, ParSheet
 from analytic.figures import Figure
 
 __all__ = ["SCHEMA", "to_data", "render_json", "write_json"]
@@ -62,10 +62,11 @@ def to_data(sheet: ParSheet) -> dict:
     for m, md in zip(sheet.modes, d["modes"]):
         md["components"] = [{"name": n, "rtp": f.to_json()} for n, f in m.components]
         md["volatility"] = {str(c): v for c, v in m.volatility}
-        md["ranges"] = [{"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges}}
-                        for r in m.ranges]
-        md["bands"] = [{"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges}}
-                       for r in m.bands]
+        md["ranges"] = [{"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges},
+                         "truncated_at_0": [f"{lv}%" for lv in r.truncated]} for r in m.ranges]
+        md["bands"] = [{"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges},
+                        "truncated_at_0": [f"{lv}%" for lv in r.truncated]} for r in m.bands]
+        md["ranges_note"] = RANGE_NOTE
         md["scatter_counts"] = [{"cells": k, "combinations": n, "probability": _frac(p)}
                                 for k, n, p in m.scatter_counts]
         md["extra"] = {k: _conv(v) for k, v in m.extra}
@@ -81,8 +82,16 @@ def to_data(sheet: ParSheet) -> dict:
     d["paytable"] = [{"symbol": p.symbol, "role": p.role, "pays": {str(n): v for n, v in p.pays}}
                      for p in sheet.paytable]
     d["scatter_pays"] = {str(n): _frac(Fraction(p)) for n, p in sheet.scatter_pays}
-    d["features"] = [{"name": n, "kind": k, "engine": e, "trigger": t} for n, k, e, t in sheet.features]
+    d["features"] = [{"name": f.name, "kind": f.kind, "engine": f.engine, "trigger": f.trigger,
+                      "reel_set": f.reel_set, "mechanics": list(f.mechanics), "declared": _conv(dict(f.declared)),
+                      "parameters": dict(f.parameters)} for f in sheet.features]
     d["line_triggers"] = [{"symbol": s, "count": n, "feature": f} for s, n, f in sheet.line_triggers]
+    d["free_games"] = [{"feature": g.feature, "reel_set": g.reel_set, "cycle": g.cycle,
+                        "line_wins": _conv(g.line_wins),
+                        "retrigger_probability": None if g.retrigger_probability is None
+                        else _frac(g.retrigger_probability),
+                        "retrigger_awards": [{"spins": a, "probability": _frac(p)} for a, p in g.retrigger_awards],
+                        "retrigger_note": g.retrigger_note} for g in sheet.free_games]
     return {"schema": SCHEMA, **d}
 
 

@@ -12,9 +12,9 @@ from analytic.reports.format import (
     extra_exact,
     extra_tables,
     extra_text,
-    exact_text, fig_num, fig_pct, frac, line_grid, num, one_in, pct,
+    FRACTION_LIMIT, FREE_GAME_NOTE, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
                                      rounds_text)
-from analytic.reports.model import ModeSheet, ParSheet
+from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
 
 __all__ = ["render_markdown", "write_markdown", "md_text", "md_code"]
 
@@ -94,6 +94,7 @@ def _summary(s: ParSheet) -> list[str]:
         rows[1] = ["pays", s.ways + (f" ({len(s.lines)} paylines)" if s.lines else "")]
     rows += [[k, v] for k, v in s.meta]
     rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
+    rows += [["volatility index convention", s.volatility_convention]]
     out += _table(["item", "value"], rows, "ll")
     out += ["### Bet modes", ""]
     out += _table(["mode", "cost (x total bet)", "plays", "description"],
@@ -103,8 +104,9 @@ def _summary(s: ParSheet) -> list[str]:
     if s.lines:
         out += _paylines(s)
     if s.features:
-        out += ["### Features", ""]
-        out += _table(["feature", "kind", "engine", "trigger"], [list(f) for f in s.features], "llll")
+        out += ["### Features", "", "Every feature's declared parameters (as the model file declares them, "
+                "validated), and the engine that solves it.", ""]
+        out += _table(["feature", "parameter", "value"], feature_rows(s), "lll")
     out += ["### Rules as modelled", ""]
     if s.rules:
         out += _table(["rule", "value", "default", "meaning"],
@@ -141,6 +143,16 @@ def _reels(s: ParSheet) -> list[str]:
         out += _table(["stop"] + [f"reel {i + 1}" for i in range(n)],
                       [[k] + [st[k] if k < len(st) else "" for st in rs.strips] for k in range(longest)],
                       "r" + "l" * n)
+    if s.free_games:
+        out += ["## Free games", "", md_text(FREE_GAME_NOTE), ""]
+        for g in s.free_games:
+            out += [f"### Feature {md_code(g.feature)}: reel set {md_code(g.reel_set)} (cycle {num(g.cycle)})", ""]
+            if retrigger_text(g):
+                out += [md_text(retrigger_text(g)), ""]
+            out += _table(["symbol", "count", "wild mult.", "pay", "hits", "probability", "return (x total bet)"],
+                          [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability),
+                            num(w.rtp, 6)] for w in g.line_wins]
+                          + [["total", "", "", "", "", "", num(sum(w.rtp for w in g.line_wins), 6)]], "lrrrrrr")
     return out
 
 
@@ -150,25 +162,25 @@ def _mode(m: ModeSheet) -> list[str]:
            f"Cost {frac(i.cost)} x total bet; "
            + (f"base reel set {md_code(m.reel_set)}, cycle {num(m.cycle)} stop combinations." if m.cycle
               else f"buys feature {md_code(i.buys)}."), ""]
-    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, 40)],
+    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)],
             ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})",
-             exact_text(m.hit_frequency, 40)],
+             exact_text(m.hit_frequency, FRACTION_LIMIT)],
             ["standard deviation (per unit staked)", num(m.sd), ""],
-            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, 40)]]
+            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, FRACTION_LIMIT)]]
     rows += [[f"volatility index {c}%", num(v), ""] for c, v in m.volatility]
     if m.top_win is not None:
         rows.append([m.top_note, f"{num(m.top_win)} x total bet, {one_in(m.top_probability)}",
-                     frac(m.top_probability)])
+                     short_frac(m.top_probability)])
     if m.cap_probability is not None:
-        rows.append(["probability of reaching the win cap", one_in(m.cap_probability), frac(m.cap_probability)])
+        rows.append(["probability of reaching the win cap", one_in(m.cap_probability), short_frac(m.cap_probability)])
     rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra]
     out += _table(["figure", "value", "exact"], rows, "lrl")
     for title, head, trows in extra_tables(m.extra):
         out += [f"### {title.capitalize()}", ""]
         out += _table(head, trows)
     out += ["### RTP split", ""]
-    out += _table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, 40)] for n, f in m.components]
-                  + [["total", fig_pct(m.rtp), exact_text(m.rtp, 40)]])
+    out += _table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, FRACTION_LIMIT)] for n, f in m.components]
+                  + [["total", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)]])
     if m.line_wins:
         out += ["### Line wins by symbol and count", "",
                 "Hits: (stop combination, payline) pairs over the cycle; probability per spin and line.", ""]
@@ -184,11 +196,10 @@ def _mode(m: ModeSheet) -> list[str]:
         out += _table(["feature", "frequency", "average win (x bet)", "sd of win", "expected spins", "RTP"],
                       [[f.name, one_in(f.frequency), fig_num(f.average_win), num(f.sd), fig_num(f.expected_spins),
                         fig_pct(f.rtp)] for f in m.features])
-    out += ["### Expected RTP range", "", "RTP ± z·sd/sqrt(N) after N rounds (normal approximation).", ""]
+    out += ["### Expected RTP range (approximate)", "", md_text(RANGE_NOTE), ""]
     levels = [lv for lv, _, _ in m.ranges[0].ranges]
     out += _table(["rounds"] + [f"{lv}% range" for lv in levels],
-                  [[rounds_text(r.rounds)] + [f"{pct(lo, 2)} .. {pct(hi, 2)}" for _, lo, hi in r.ranges]
-                   for r in m.ranges])
+                  [[rounds_text(r.rounds)] + range_cells(r) for r in m.ranges])
     d = m.distribution
     out += ["### Win distribution", "", md_text(d.note), ""]
     out += _table(["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"],

@@ -19,7 +19,20 @@ What is derived here (and nowhere else)
   ``simultaneous_triggers``).
 * Expected RTP range after ``N`` rounds: ``RTP +- z * sd / sqrt(N)`` (central
   limit theorem; ``sd`` per unit staked, ``z`` from
-  :data:`analytic.figures.Z_SCORES`).
+  :data:`analytic.figures.Z_SCORES`), labelled approximate; a low end below
+  0 is truncated at 0 (a return cannot be negative) and marked.  The exact
+  law of ``N`` rounds is not computed.
+* Volatility index ``z * sd``; the 90 % index's ``z`` is the quantile or a
+  test lab's rounding (``vi_z``: 1.645 or 1.65), printed in the sheet.
+* Features as declared (:class:`FeatureInfo`, from
+  :attr:`analytic.model.game.FeatureSpec.declared`), and the rules that apply
+  to the game (:func:`_rule_applies`).
+* Free games (:class:`FreeGameSheet`): the combination table of a free spin
+  on the feature's reel set (:func:`analytic.engine.combos.combination_table`,
+  before the feature's own rules) and the exact retrigger probability per
+  free spin: the law of the retrigger symbols' count in a window, per-reel
+  window counts convolved over the reels (cells as landed, or reels under
+  rule ``revealed_retrigger_count = "reels"``).
 * Win distribution by multiple of the total bet, bucketed at
   0, (0,1], (1,2], (2,5], (5,10], ... up to the win cap (or the top win),
   from the round's law (:func:`analytic.solver.distribution.round_law`:
@@ -50,6 +63,9 @@ from analytic.solver.round import RoundResult, solve_game
 __all__ = [
     "RANGE_LEVELS",
     "RANGE_ROUNDS",
+    "RANGE_NOTE",
+    "VI_Z",
+    "vi_convention",
     "bucket_edges",
     "RuleRow",
     "ModeInfo",
@@ -57,6 +73,8 @@ __all__ = [
     "PayRow",
     "LineWin",
     "FeatureRow",
+    "FeatureInfo",
+    "FreeGameSheet",
     "Bucket",
     "DistributionTable",
     "RangeRow",
@@ -71,6 +89,23 @@ __all__ = [
 RANGE_LEVELS = (90, 95)
 #: Rounds played at which the RTP range is tabulated (10^3 .. 10^8).
 RANGE_ROUNDS = tuple(10**k for k in range(3, 9))
+#: The z values a test lab may use for the 90 % volatility index (``--vi-z``).
+VI_Z = (1.645, 1.65)
+#: The note under every expected-RTP-range table.
+RANGE_NOTE = ("Normal approximation RTP ± z·sd/sqrt(N) (approximate: the exact law of N rounds is not "
+              "computed). A return cannot go below 0 (a player cannot lose more than staked): a low end "
+              "below 0 is printed as 0.00% and marked *, where the approximation is poor.")
+
+
+def vi_convention(vi_z: float | None) -> str:
+    """The sentence printed for the volatility-index convention."""
+    if vi_z is None:
+        return (f"z · sd per unit staked; 90%: z = {Z_SCORES[90]:.7f} (the two-sided normal quantile), "
+                f"95%: {Z_SCORES[95]:.4f}, 99%: {Z_SCORES[99]:.4f}")
+    return (f"z · sd per unit staked; 90%: z = {vi_z:g} (rounded, --vi-z {vi_z:g}), "
+            f"95%: {Z_SCORES[95]:.4f}, 99%: {Z_SCORES[99]:.4f}")
+
+
 #: Finer grid (quarter decades) for the confidence-band plot.
 _BAND_ROUNDS = tuple(10 ** (3 + i / 4) for i in range(21))
 
@@ -145,6 +180,59 @@ class FeatureRow:
 
 
 @dataclass(frozen=True)
+class FeatureInfo:
+    """A feature as declared: trigger, reel set and every declared mechanic parameter.
+
+    Attributes
+    ----------
+    parameters : tuple of (str, str)
+        ``(parameter, text)`` rows in file order: the trigger, the reel set,
+        then each declared mechanic key (multiplier, retrigger, scatter pays,
+        wild reels, gifts, expanding symbol, ladder, golden reels, ...).
+    declared : tuple of (str, Any)
+        The validated mechanic keys themselves (model key -> value), for the
+        JSON par sheet.
+    """
+
+    name: str
+    kind: str
+    engine: str
+    reel_set: str | None
+    trigger: str
+    mechanics: tuple[str, ...]
+    parameters: tuple[tuple[str, str], ...]
+    declared: tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class FreeGameSheet:
+    """Exact figures of one free spin of a feature, on its reel set, before the feature's modifiers.
+
+    Attributes
+    ----------
+    line_wins : tuple of LineWin
+        The free reel set's line wins by symbol and count (the base game's
+        combination table on these strips): ``probability`` per free spin and
+        payline, ``rtp`` the return per free spin in total-bet multiples, as
+        the paytable pays them (before an expanding symbol, wild reels,
+        multipliers or gifts of the feature).
+    retrigger_probability : Fraction or None
+        Probability that one free spin awards spins (exact), None where the
+        report does not give it (``retrigger_note`` says why).
+    retrigger_awards : tuple of (int, Fraction)
+        ``(spins awarded, probability per free spin)`` of the awarding spins.
+    """
+
+    feature: str
+    reel_set: str
+    cycle: int
+    line_wins: tuple[LineWin, ...]
+    retrigger_probability: Fraction | None
+    retrigger_awards: tuple[tuple[int, Fraction], ...]
+    retrigger_note: str
+
+
+@dataclass(frozen=True)
 class Bucket:
     """One row of the win distribution: wins in ``(low, high]`` x total bet.
 
@@ -185,10 +273,17 @@ class DistributionTable:
 
 @dataclass(frozen=True)
 class RangeRow:
-    """Expected RTP range after ``rounds`` rounds: level -> (low, high)."""
+    """Expected RTP range after ``rounds`` rounds: level -> (low, high).
+
+    The ranges are the normal approximation ``RTP +- z * sd / sqrt(N)``
+    (always approximate); a low end below 0 is printed as 0 (a return cannot
+    be negative: a player cannot lose more than staked) and its level is in
+    ``truncated``.
+    """
 
     rounds: float
     ranges: tuple[tuple[int, float, float], ...]  # (level, low, high)
+    truncated: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -253,10 +348,13 @@ class ParSheet:
     scatter_pays: tuple[tuple[int, Fraction], ...]
     scatter_symbols: tuple[str, ...]
     line_triggers: tuple[tuple[str, int, str], ...]
-    features: tuple[tuple[str, str, str, str], ...]  # (name, kind, engine, trigger text)
+    features: tuple[FeatureInfo, ...]
     modes: tuple[ModeSheet, ...]
     appendix: tuple[AppendixRow, ...]
     ways: str = ""  # "ways" / "ways, pays both ways" / "paylines, pays both ways"; empty for one-way paylines
+    free_games: tuple[FreeGameSheet, ...] = ()
+    volatility_z: float = Z_SCORES[90]
+    volatility_convention: str = ""
 
     @property
     def stem(self) -> str:
@@ -393,7 +491,7 @@ def _method(r: RoundResult, figure: str) -> str:
     return m.get("round moments") or m.get("buy") or "; ".join(m.values())
 
 
-def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
+def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None) -> ModeSheet:
     m = game.modes[r.mode]
     info = _mode_info(m)
     cost = r.cost
@@ -406,7 +504,8 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
             line_wins.append(LineWin(
                 c.symbol, c.count, c.multiplier, c.pay, c.hits, Fraction(c.hits, base.cycle * nl),
                 Fraction(c.pay * c.hits, base.cycle * game.total_bet) / cost))
-        scatter_counts = [(k, n, Fraction(n, base.cycle)) for k, n in base.scatter_counts.items()]
+        if game.scatter is not None:  # no scatter pays: no "0 cells on every spin" table
+            scatter_counts = [(k, n, Fraction(n, base.cycle)) for k, n in base.scatter_counts.items()]
     feats = tuple(
         FeatureRow(f.name, f.frequency, f.one_in, f.average_win, f.sd, f.expected_spins, f.rtp, f.method)
         for f in r.features
@@ -418,9 +517,12 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
     rtp = float(r.rtp.value)
 
     def rows(ns):
-        return tuple(RangeRow(n, tuple((lv, rtp - Z_SCORES[lv] * sd / math.sqrt(n),
-                                        rtp + Z_SCORES[lv] * sd / math.sqrt(n)) for lv in RANGE_LEVELS))
-                     for n in ns)
+        out = []
+        for n in ns:
+            half = {lv: Z_SCORES[lv] * sd / math.sqrt(n) for lv in RANGE_LEVELS}
+            out.append(RangeRow(n, tuple((lv, max(0.0, rtp - half[lv]), rtp + half[lv]) for lv in RANGE_LEVELS),
+                                tuple(lv for lv in RANGE_LEVELS if rtp - half[lv] < 0)))
+        return tuple(out)
 
     cap = game.cap.total_bet_multiple if game.cap else None
     dist, top, top_p, top_note, cap_p = _distribution(r, cap)
@@ -437,14 +539,23 @@ def _mode_sheet(game: Game, r: RoundResult) -> ModeSheet:
     return ModeSheet(
         info=info, reel_set=base.reel_set if base else None, cycle=base.cycle if base else None,
         rtp=r.rtp, mean_win=r.mean_win, second_moment=r.second_moment, variance=variance,
-        components=tuple((c.name, c.rtp) for c in r.components), line_wins=tuple(line_wins),
+        components=_components(game, r), line_wins=tuple(line_wins),
         scatter_counts=tuple(scatter_counts), features=feats, hit_frequency=r.hit_frequency,
         hit_one_in=1 / hf if hf else math.inf, sd=sd,
-        volatility=tuple((c, r.volatility_index(c)) for c in (90, 95, 99)),
+        volatility=tuple((c, (vi_z * sd) if (c == 90 and vi_z is not None) else r.volatility_index(c))
+                         for c in (90, 95, 99)),
         ranges=rows(RANGE_ROUNDS), bands=rows(_BAND_ROUNDS), distribution=dist,
         top_win=top, top_probability=top_p, top_note=top_note, cap_probability=cap_p, extra=extra,
         methods=tuple(sorted(r.methods.items())),
     )
+
+
+def _components(game: Game, r: RoundResult) -> tuple[tuple[str, Figure], ...]:
+    """The RTP split: the solver's components, without the zero scatter-pay row of a game without
+    scatter pays (the sum is unchanged: the parts still add up to the total)."""
+    return tuple((c.name, c.rtp) for c in r.components
+                 if not (game.scatter is None and c.name == "base scatter pays" and c.rtp.value == 0
+                         and c.rtp.label == "exact"))
 
 
 def _simultaneous_text(game: Game, reel_set: str, cycle: int) -> str:
@@ -459,6 +570,228 @@ def _simultaneous_text(game: Game, reel_set: str, cycle: int) -> str:
         out.append(f"{n:,} of {cycle:,} stop combinations (1 in {cycle / n:,.1f}) meet the triggers of "
                    f"{' and '.join(met)}: only {first} starts (rule simultaneous_triggers = {rule})")
     return "; ".join(out)
+
+
+def _names(xs) -> str:
+    return ", ".join(str(x) for x in (sorted(xs) if isinstance(xs, (set, frozenset)) else xs))
+
+
+def _weights_text(ws: Mapping, fmt=lambda k: str(k)) -> str:
+    total = sum(ws.values())
+    return ", ".join(f"{fmt(k)}: {w}" for k, w in ws.items()) + f" (of {total})"
+
+
+def _trigger_text(t, unit: str) -> str:
+    awards = ", ".join(f"{n} -> {a}{unit}" for n, a in sorted(t.counts.items()))
+    out = f"{_names(t.symbols)} anywhere in the window: {awards}"
+    if t.requires:
+        out += f"; at least one of them {_names(t.requires)}"
+    return out
+
+
+def _param_rows(game: Game, f) -> list[tuple[str, str]]:
+    """The rows of one feature's parameters (text), from its declared mechanics."""
+    spins = " spins" if f.kind == "free_spins" else ""
+    rows = [("trigger", _trigger_text(f.trigger, spins) if f.trigger else "none (bought or line-triggered only)"),
+            ("reel set", f.reel_set if f.reel_set is not None else "none")]
+    d = dict(f.declared)
+    if f.kind == "free_spins":
+        r = d.get("retrigger")
+        if r is None:
+            rows.append(("retrigger", "none: the feature plays the spins it was awarded"))
+        elif isinstance(r, Mapping) and "per_symbol" in r:
+            syms = _names(f.trigger.symbols) if f.trigger else "the trigger symbols"
+            n = r["per_symbol"]
+            rows.append(("retrigger", f"a free-spin window showing b >= 2 of {syms} awards {n} x (b - 1) spins "
+                                      f"(2 symbols {n}, every further one {n} more)"))
+        else:
+            rows.append(("retrigger", "during the feature, " + _trigger_text(r, spins)))
+    for k, v in d.items():
+        if k == "retrigger":
+            continue
+        if k == "max_spins":
+            rows.append(("spin ceiling", f"at most {v} spins in one feature"))
+        elif k == "multiplier":
+            rows.append(("multiplier", f"every win of the feature's spins x {_show(v)}"))
+        elif k == "scatter_pays":
+            rows.append(("scatter pays", "paid in the feature's spins" if v else "not paid in the feature's spins"))
+        elif k == "wild_reels" and "revealed_by" in v:
+            ws = v["multipliers"]
+            mean = Fraction(sum(m * w for m, w in ws.items()), sum(ws.values()))
+            rows.append(("wild reels", f"each reel showing {v['revealed_by']} turns wild and reveals a multiplier, "
+                                       f"weights {_weights_text(ws, lambda m: f'x{m}')}, mean x{float(mean):.4g}; "
+                                       + ("the multipliers of several wild reels are multiplied"
+                                          if v["combine"] == "multiply" else f"combine = {v['combine']}")))
+        elif k == "wild_reels":
+            rows.append(("wild reels", f"reels {_names(v['reels'])} show {v['wild']} on every row in every spin"))
+        elif k == "wild_symbols":
+            rows.append(("wild symbols", f"{_names(v['symbols'])} are wild (as {v['wild']})"))
+        elif k == "expanding_symbol":
+            pool = ("every regular symbol" if v["choose_from"] is None else _names(v["choose_from"]))
+            w = v["weights"]
+            wt = "equal weights" if len(set(w)) <= 1 else "weights " + ", ".join(map(str, w))
+            draw = {"at_start": "drawn once at the start of the feature",
+                    "at_each_award": "drawn at each award (the start and every retrigger)"}.get(v["draw"], v["draw"])
+            txt = f"{draw} from {pool} ({wt})"
+            if v.get("ceiling") is None:
+                txt += "; no repeat multiplier"
+            else:
+                txt += (f"; a symbol drawn again raises its multiplier (rule expanding_repeat_multiplier), "
+                        f"at most x{v['ceiling']}")
+            rows.append(("expanding symbol", txt))
+        elif k == "ladder":
+            rows.append(("ladder", f"order {v}: the expanding symbol drawn at the start moves to the next "
+                                   f"{'higher' if v == 'rank_ascending' else 'lower'} rank at each spin that awards "
+                                   "spins; at the end of the ladder its repeat multiplier grows instead"))
+        elif k == "golden_reels":
+            rows.append(("golden reels", f"reels {_names(v['reels'])} turn golden for the rest of the feature when "
+                                         f"{_names(v['turned_by'])} lands on them; a golden reel counts as showing "
+                                         "the expanding symbol in the expansion payout"))
+        elif k == "gift_pick":
+            gifts = v["gifts"]
+            names = {"spins": "+{} spins", "multiplier": "multiplier +{}", "wild_reel": "wild reel {}",
+                     "wild_symbol": "{} wild"}
+            rows.append(("gifts", f"as many gifts as trigger symbols, picked without replacement from "
+                                  f"{sum(g[2] for g in gifts)}: "
+                         + ", ".join(f"{names.get(g[0], g[0] + ' {}').format(g[1])} x{g[2]}" for g in gifts)
+                         + f"; wild of the wild reels and symbols: {v['wild']}"))
+        elif k == "picks":
+            rows.append(("picks", "number of picks, " + _weights_text(v)))
+        elif k == "prizes_per_pick":
+            rows.append(("prizes per pick", _weights_text(v)))
+        elif k == "prizes":
+            rows.append(("prizes", "line-bet units, weights: " + ", ".join(f"{_show(a)}: {w}" for a, w in v)))
+        else:
+            rows.append((k.replace("_", " "), _show(v)))
+    return rows
+
+
+def _count_law(game: Game, reel_set: str, symbols: frozenset, per: str) -> dict[int, int]:
+    """``count -> stop combinations`` of the cells (or reels) showing ``symbols`` in a window of
+    ``reel_set``: the per-reel window counts convolved (exact integers over the cycle)."""
+    from analytic.engine.spin import strip_windows
+
+    law = {0: 1}
+    for strip in game.reel_sets[reel_set]:
+        reel: dict = defaultdict(int)
+        for w, n in strip_windows(strip, game.rows).items():
+            k = sum(c in symbols for c in w)
+            reel[min(k, 1) if per == "reels" else k] += n
+        out: dict = defaultdict(int)
+        for a, x in law.items():
+            for b, y in reel.items():
+                out[a + b] += x * y
+        law = dict(out)
+    return law
+
+
+def _retrigger(game: Game, f) -> tuple[Fraction | None, tuple, str]:
+    """Retrigger probability per free spin and the awards, exact, where the feature's engine counts
+    the landed symbols of a window (retrigger table: cells, or reels under rule
+    ``revealed_retrigger_count = "reels"``; per-symbol rule: the trigger's symbols, the golden
+    symbols left out under ``golden_symbol_retriggers = false``)."""
+    r = f.declared.get("retrigger")
+    if r is None:
+        return None, (), "no retriggers"
+    cyc = game.cycle(f.reel_set)
+    if isinstance(r, Mapping) and "per_symbol" in r:
+        if f.engine != "drawn_expanding":
+            return None, (), f"not given for engine {f.engine}"
+        from analytic.features.engines.drawn_expanding.engine import book_symbols
+
+        law = _count_law(game, f.reel_set, book_symbols(game, f.name), "cells")
+        aw: dict = defaultdict(int)
+        for b, n in law.items():
+            if b >= 2:
+                aw[r["per_symbol"] * (b - 1)] += n
+        note = (f"a window showing b >= 2 of {_names(book_symbols(game, f.name))} (cells as landed) awards "
+                f"{r['per_symbol']} x (b - 1) spins")
+    else:
+        per = "cells"
+        if f.engine == "revealed_wild_reels" and game.rules.get("revealed_retrigger_count") == "reels":
+            per = "reels"
+        elif f.engine not in ("wald", "revealed_wild_reels"):
+            return None, (), f"not given for engine {f.engine}"
+        law = _count_law(game, f.reel_set, frozenset(r.symbols), per)
+        aw = defaultdict(int)
+        for k, n in law.items():
+            if k >= r.min_count:
+                aw[r.counts[max(c for c in r.counts if c <= k)] if k not in r.counts else r.counts[k]] += n
+        note = f"{per} showing {_names(r.symbols)} as landed: " + ", ".join(
+            f"{k} -> {a} spins" for k, a in sorted(r.counts.items()))
+    awards = tuple(sorted((a, Fraction(n, cyc)) for a, n in aw.items()))
+    return sum((p for _, p in awards), Fraction(0)), awards, note
+
+
+def _free_games(game: Game) -> tuple[FreeGameSheet, ...]:
+    from analytic.engine.combos import combination_table
+    from analytic.engine.spin import build_spin
+
+    out = []
+    combos: dict = {}
+    for f in game.features.values():
+        if f.kind != "free_spins" or f.reel_set is None:
+            continue
+        rs = f.reel_set
+        if rs not in combos:
+            combos[rs] = combination_table(build_spin(game, rs, ()))
+        cyc = game.cycle(rs)
+        nl = len(game.lines) or 1  # a ways game: hits per stop combination
+        wins = tuple(LineWin(c.symbol, c.count, c.multiplier, c.pay, c.hits, Fraction(c.hits, cyc * nl),
+                             Fraction(c.pay * c.hits, cyc * game.total_bet)) for c in combos[rs])
+        p, awards, note = _retrigger(game, f)
+        out.append(FreeGameSheet(f.name, rs, cyc, wins, p, awards, note))
+    return tuple(out)
+
+
+def _plain(v: Any) -> Any:
+    """A declared value as plain JSON-able data (mappings with text keys, lists)."""
+    from analytic.model.game import Trigger
+
+    if isinstance(v, Trigger):
+        return {"symbols": sorted(v.symbols), "counts": {str(n): a for n, a in sorted(v.counts.items())},
+                "requires": sorted(v.requires)}
+    if isinstance(v, Mapping):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (set, frozenset)):
+        return sorted(_plain(x) for x in v)
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _feature_info(game: Game, f) -> FeatureInfo:
+    t = f.trigger
+    trig = (f"{min(t.counts)}+ of {_show(t.symbols)} anywhere; awards {_show(dict(t.counts))}"
+            + (f"; requires {_show(t.requires)}" if t.requires else "")) if t else "bought or line-triggered"
+    return FeatureInfo(f.name, f.kind, f.engine, f.reel_set, trig, tuple(f.mechanics),
+                       tuple(_param_rows(game, f)), tuple((k, _plain(v)) for k, v in f.declared.items()))
+
+
+def _rule_applies(game: Game, name: str) -> bool:
+    """Whether the game has what rule ``name`` reads (the rules table lists only those, and any rule
+    set to a value other than its default).
+
+    The game's rules hold every rule of the mechanics and engines its features declare; some of
+    them read a part the game may lack: ``simultaneous_triggers`` needs two features with a
+    trigger, ``line_wild_pay`` a wild, ``expanding_repeat_multiplier`` an expanding symbol with a
+    repeat-multiplier ceiling, ``scatter_substitutes_for_expanding_in_line_wins`` a wild scatter,
+    ``published_max_win`` a win cap, ``revealed_retrigger_count`` a retrigger with wild reels.
+    """
+    feats = list(game.features.values())
+    if name == "simultaneous_triggers":
+        return sum(f.trigger is not None for f in feats) >= 2
+    if name == "line_wild_pay":
+        return any(s.is_wild for s in game.symbols)
+    if name == "expanding_repeat_multiplier":
+        return any((f.declared.get("expanding_symbol") or {}).get("ceiling") is not None for f in feats)
+    if name == "scatter_substitutes_for_expanding_in_line_wins":
+        return any(s.role == "wild_scatter" for s in game.symbols)
+    if name == "published_max_win":
+        return game.cap is not None
+    if name == "revealed_retrigger_count":
+        return any(f.declared.get("retrigger") is not None and "wild_reels" in f.declared for f in feats)
+    return True
 
 
 def _mode_info(m) -> ModeInfo:
@@ -482,13 +815,17 @@ def _appendix(sheet_modes: list[ModeSheet], results: Mapping[str, RoundResult]) 
             meth = _method(r, f"feature {f.name}") or f.method
             out.append(AppendixRow(n, f"feature {f.name}: frequency", f.frequency, meth))
             out.append(AppendixRow(n, f"feature {f.name}: average win", f.average_win, meth))
+        if ms.cap_probability is not None:
+            out.append(AppendixRow(n, "probability of reaching the win cap", Figure(ms.cap_probability),
+                                   _method(r, "cap deduction")))
         if ms.top_win is not None and ms.top_probability is not None:
             out.append(AppendixRow(n, f"{ms.top_note}: probability", Figure(ms.top_probability),
                                    "from the distribution above"))
     return tuple(out)
 
 
-def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) -> ParSheet:
+def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None, *,
+                vi_z: float | None = None) -> ParSheet:
     """The par-sheet data model of ``game``.
 
     Parameters
@@ -497,10 +834,21 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
     results : mapping, optional
         ``mode -> RoundResult`` as from :func:`~analytic.solver.round.solve_game`
         (solved here when omitted).
+    vi_z : float, optional
+        The z of the 90 % volatility index (``z * sd``, sd per unit staked),
+        one of :data:`VI_Z` (1.645 or 1.65: test labs round the two-sided
+        90 % normal quantile differently); default the quantile itself
+        (1.6448536...).  The 95 % and 99 % indices and the RTP ranges always
+        use the quantiles.  The choice is printed in the sheet.
 
     Returns
     -------
     ParSheet
+
+    Raises
+    ------
+    ValueError
+        ``vi_z`` not one of :data:`VI_Z`.
     """
     from analytic.model.kinds import RULES  # the catalogue registers kinds on import
 
@@ -509,6 +857,7 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
     rules = tuple(
         RuleRow(k, v, RULES[k].default if k in RULES else None, RULES[k].doc if k in RULES else "")
         for k, v in sorted(game.rules.items())
+        if _rule_applies(game, k) or (k in RULES and v != RULES[k].default)
     )
     reel_sets = []
     for name, strips in game.reel_sets.items():
@@ -530,13 +879,10 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
             cap.append(("currency", f"{_show(game.cap.currency)} {game.cap.currency_name}".strip()))
             if game.cap.stakes:
                 cap.append(("stakes", _show(game.cap.stakes)))
-    feats = []
-    for f in game.features.values():
-        t = f.trigger
-        trig = (f"{min(t.counts)}+ of {_show(t.symbols)} anywhere; awards {_show(dict(t.counts))}"
-                + (f"; requires {_show(t.requires)}" if t.requires else "")) if t else "bought or line-triggered"
-        feats.append((f.name, f.kind, f.engine, trig))
-    modes = [_mode_sheet(game, results[name]) for name in game.modes if name in results]
+    feats = [_feature_info(game, f) for f in game.features.values()]
+    if vi_z is not None and vi_z not in VI_Z:
+        raise ValueError(f"vi_z must be one of {', '.join(map(str, VI_Z))} (or None), got {vi_z!r}")
+    modes = [_mode_sheet(game, results[name], vi_z) for name in game.modes if name in results]
     return ParSheet(
         name=game.name,
         model_file=os.path.basename(game.path),
@@ -561,6 +907,9 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
         features=tuple(feats),
         modes=tuple(modes),
         appendix=_appendix(modes, results),
+        free_games=_free_games(game),
+        volatility_z=Z_SCORES[90] if vi_z is None else vi_z,
+        volatility_convention=vi_convention(vi_z),
     )
 
 

@@ -18,8 +18,8 @@ from analytic.reports.format import (
     extra_exact,
     extra_tables,
     extra_text,
-    exact_text, fig_num, fig_pct, frac, num, one_in, pct, rounds_text)
-from analytic.reports.model import ModeSheet, ParSheet
+    FRACTION_LIMIT, FREE_GAME_NOTE, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
+from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
 
@@ -116,6 +116,7 @@ def _summary(d: _Doc, s: ParSheet):
             else ["paylines", len(s.lines)],
             ["total bet", f"{s.total_bet} line bets"], *[[k, v] for k, v in s.meta]]
     rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
+    rows += [["volatility index convention", s.volatility_convention.replace("·", "x")]]
     d.table(["item", "value"], rows, widths=(1, 3), align=("LEFT", "LEFT"))
     d.h2("Bet modes")
     d.table(["mode", "cost (x bet)", "plays", "description"],
@@ -126,8 +127,7 @@ def _summary(d: _Doc, s: ParSheet):
         d.png(plots.paylines_png(s), w=min(170, 17 * min(len(s.lines), 10)))
     if s.features:
         d.h2("Features")
-        d.table(["feature", "kind", "engine", "trigger"], [list(f) for f in s.features], widths=(2, 2, 2, 5),
-                align=("LEFT",) * 4)
+        d.table(["feature", "parameter", "value"], feature_rows(s), widths=(2, 2, 7), align=("LEFT",) * 3)
     d.h2("Rules as modelled")
     if s.rules:
         d.table(["rule", "value", "default", "meaning"], [[r.name, r.value, r.default, r.doc] for r in s.rules],
@@ -174,6 +174,23 @@ def _reels(d: _Doc, s: ParSheet):
                 align=("RIGHT",) + ("LEFT",) * n, size=6)
 
 
+def _free_games(d: _Doc, s: ParSheet):
+    if not s.free_games:
+        return
+    d.add_page()
+    d.h1("Free games")
+    d.para(FREE_GAME_NOTE)
+    for g in s.free_games:
+        d.h2(f"Feature '{g.feature}': reel set '{g.reel_set}' (cycle {g.cycle:,})")
+        if retrigger_text(g):
+            d.para(retrigger_text(g))
+            d.ln(1)
+        d.table(["symbol", "count", "wild mult.", "pay", "hits", "probability (per line)", "return (x bet)"],
+                [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability), num(w.rtp, 6)]
+                 for w in g.line_wins]
+                + [["total", "", "", "", "", "", num(sum(w.rtp for w in g.line_wins), 6)]])
+
+
 def _mode(d: _Doc, m: ModeSheet):
     d.add_page()
     i = m.info
@@ -181,23 +198,27 @@ def _mode(d: _Doc, m: ModeSheet):
     d.para(f"Cost {frac(i.cost)} x total bet; "
            + (f"base reel set '{m.reel_set}', cycle {num(m.cycle)} stop combinations." if m.cycle
               else f"buys feature '{i.buys}'."))
-    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, 40)],
-            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})", exact_text(m.hit_frequency, 40)],
+    rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)],
+            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})", exact_text(m.hit_frequency, FRACTION_LIMIT)],
             ["standard deviation (per unit staked)", num(m.sd), ""],
-            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, 40)]]
+            ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, FRACTION_LIMIT)]]
     rows += [[f"volatility index {c}%", num(v), ""] for c, v in m.volatility]
     if m.top_win is not None:
-        rows.append([m.top_note, f"{num(m.top_win)} x bet, {one_in(m.top_probability)}", frac(m.top_probability)])
+        rows.append([m.top_note, f"{num(m.top_win)} x bet, {one_in(m.top_probability)}", short_frac(m.top_probability)])
     if m.cap_probability is not None:
-        rows.append(["probability of reaching the win cap", one_in(m.cap_probability), frac(m.cap_probability)])
-    rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra]
-    d.table(["figure", "value", "exact"], rows, widths=(4, 3, 3), align=("LEFT", "RIGHT", "RIGHT"))
+        rows.append(["probability of reaching the win cap", one_in(m.cap_probability), short_frac(m.cap_probability)])
+    notes = [(k, v) for k, v in m.extra if isinstance(v, str) and len(v) > 60]
+    rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra
+             if not (isinstance(v, str) and len(v) > 60)]
+    d.table(["figure", "value", "exact"], rows, widths=(3.2, 3, 3.8), align=("LEFT", "RIGHT", "RIGHT"))
+    for k, text in notes:  # long solver texts: a note below the table, not a wrapped right-aligned cell
+        d.para(f"solver: {k}: {text}", size=7)
     for title, head, trows in extra_tables(m.extra):
         d.h2(title.capitalize())
         d.table(head, trows)
     d.h2("RTP split")
-    d.table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, 40)] for n, f in m.components]
-            + [["total", fig_pct(m.rtp), exact_text(m.rtp, 40)]], widths=(4, 3, 3))
+    d.table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, FRACTION_LIMIT)] for n, f in m.components]
+            + [["total", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)]], widths=(3.2, 3, 3.8))
     d.png(plots.rtp_split_png(m), w=140)
     if m.features:
         d.h2("Features")
@@ -212,10 +233,11 @@ def _mode(d: _Doc, m: ModeSheet):
     if m.scatter_counts:
         d.h2("Scatter symbols in view")
         d.table(["cells", "combinations", "probability"], [[k, num(n), one_in(p)] for k, n, p in m.scatter_counts])
-    d.h2("Expected RTP range after N rounds (RTP +/- z sd / sqrt(N))")
+    d.h2("Expected RTP range after N rounds (approximate)")
+    d.para(RANGE_NOTE.replace("·", " "))
     levels = [lv for lv, _, _ in m.ranges[0].ranges]
     d.table(["rounds"] + [f"{lv}% range" for lv in levels],
-            [[rounds_text(r.rounds)] + [f"{pct(lo, 2)} .. {pct(hi, 2)}" for _, lo, hi in r.ranges] for r in m.ranges])
+            [[rounds_text(r.rounds)] + range_cells(r) for r in m.ranges])
     d.png(plots.bands_png(m), w=150)
     d.h2("Win distribution")
     d.para(m.distribution.note)
@@ -233,9 +255,29 @@ def _appendix(d: _Doc, s: ParSheet):
     d.para(f"Model file {s.model_file}\nSHA-256 {s.model_sha256}\nSolver analytic {s.solver_version}\n"
            "Each headline figure exactly (a fraction), or its centre with the certified error bound.")
     d.ln(2)
-    d.table(["mode", "figure", "value", "label", "method"],
-            [[a.mode, a.figure, exact_text(a.value), a.value.label, a.method] for a in s.appendix],
-            widths=(1.2, 3.5, 3, 1.2, 4.5), align=("LEFT",) * 5, size=6)
+    long: list = []
+    rows = []
+    for a in s.appendix:
+        t = exact_text(a.value)
+        if len(t) > FRACTION_LIMIT:
+            long.append((a, t))
+            t = f"see A{len(long)} below"
+        rows.append([a.mode, a.figure, t, a.value.label, a.method])
+    d.table(["mode", "figure", "value", "label", "method"], rows,
+            widths=(1.0, 2.9, 4.0, 0.9, 5.0), align=("LEFT",) * 5, size=6)
+    if long:
+        d.h2("Long exact values")
+        d.para("Values longer than 40 characters, in full (a fraction as numerator / denominator; "
+               "digits continue on the next line).")
+        for k, (a, t) in enumerate(long, start=1):
+            if d.get_y() > 265:
+                d.add_page()
+            d.set_font("Helvetica", "B", 7)
+            d.multi_cell(0, 4, _t(f"A{k}. {a.mode}: {a.figure} ({a.value.label})"), new_x="LMARGIN", new_y="NEXT")
+            d.set_font("Courier", "", 6.5)
+            text = t.replace("/", "\n/ ", 1) if a.value.label == "exact" else t
+            d.multi_cell(0, 3, _t(text), new_x="LMARGIN", new_y="NEXT")
+            d.ln(1)
 
 
 def write_pdf(sheet: ParSheet, path: str) -> None:
@@ -245,6 +287,7 @@ def write_pdf(sheet: ParSheet, path: str) -> None:
     _title(d, sheet)
     _summary(d, sheet)
     _reels(d, sheet)
+    _free_games(d, sheet)
     for m in sheet.modes:
         _mode(d, m)
     _appendix(d, sheet)

@@ -16,8 +16,8 @@ from openpyxl.utils import get_column_letter
 
 from analytic.limits import XLSX_MAX_STOPS
 
-from analytic.reports.format import exact_text, extra_exact, extra_text, frac, line_grid, rounds_text
-from analytic.reports.model import ModeSheet, ParSheet
+from analytic.reports.format import FREE_GAME_NOTE, exact_text, extra_text, feature_rows, frac, line_grid
+from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
 
 __all__ = ["write_xlsx"]
 
@@ -120,6 +120,16 @@ class _Sheet:
             self.ws.column_dimensions[get_column_letter(j)].width = w
 
 
+def _number(text: str):
+    """A number shown as text in the data model (``"20168"``, ``"1/4"``) as a float; other text as is."""
+    from fractions import Fraction
+
+    try:
+        return float(Fraction(text))
+    except (ValueError, ZeroDivisionError):
+        return text
+
+
 def _summary(wb, s: ParSheet):
     w = _Sheet(wb.active)
     wb.active.title = "Summary"
@@ -136,15 +146,18 @@ def _summary(wb, s: ParSheet):
     for k, v in s.meta:
         w.put([k, v])
     for k, v in s.cap:
-        w.put([f"win cap ({k})", v])
+        w.put([f"win cap ({k})", _number(v)], ["", NUM])
+    w.put(["volatility index z (90%)", s.volatility_z], ["", "0.0000000"])
+    w.put(["volatility index convention", s.volatility_convention])
     w.blank()
     w.title("Bet modes", _SUB)
-    w.header(["mode", "cost (x total bet)", "plays", "description", "RTP", "RTP exact", "hit frequency",
-              "sd", "volatility 90%"])
+    w.header(["mode", "cost (x total bet)", "plays", "description", "RTP", "RTP label", "RTP error",
+              "hit frequency", "sd", "volatility 90%"])
     for info, m in zip(s.modes_info, s.modes):
         w.put([info.name, float(info.cost), f"reel set {info.reel_set}" if info.kind == "spin" else f"buys {info.buys}",
-               info.description, float(m.rtp.value), exact_text(m.rtp, 40), float(m.hit_frequency.value), m.sd,
-               m.volatility[0][1]], ["", "0.00", "", "", PCT, "", PCT, NUM, NUM])
+               info.description, float(m.rtp.value), m.rtp.label,
+               float(m.rtp.error) if m.rtp.label != "exact" else None, float(m.hit_frequency.value), m.sd,
+               m.volatility[0][1]], ["", "0.00", "", "", PCT, "", "0.00E+00", PCT, NUM, NUM])
     w.blank()
     w.title("Paylines (row 0 on top, # = payline cell)", _SUB)
     w.header(["line", "rows per reel"] + [f"row {r}" for r in range(s.rows)])
@@ -153,9 +166,9 @@ def _summary(wb, s: ParSheet):
     if s.features:
         w.blank()
         w.title("Features", _SUB)
-        w.header(["feature", "kind", "engine", "trigger"])
-        for f in s.features:
-            w.put(list(f))
+        w.header(["feature", "parameter", "value"])
+        for r in feature_rows(s):
+            w.put(r)
     w.blank()
     w.title("Rules as modelled", _SUB)
     w.header(["rule", "value", "default", "meaning"])
@@ -169,50 +182,107 @@ def _summary(wb, s: ParSheet):
     w.finish()
 
 
+_EXACT_HEAD = "exact (p/q up to 40 characters; longer in the Appendix)"
+
+
+def _figure_row(w, name: str, f, fmt: str) -> None:
+    """One figure: its value as a number (``fmt``), then label, certified error and the exact ``p/q``."""
+    from analytic.figures import Figure
+
+    if isinstance(f, Figure):
+        w.put([name, float(f.value), f.label, float(f.error) if f.label != "exact" else None,
+               frac(f.value) if f.label == "exact" and len(frac(f.value)) <= 40 else
+               ("(Appendix / JSON)" if f.label == "exact" else "")], ["", fmt, "", "0.00E+00"])
+    else:  # a Fraction or int: exact
+        t = frac(f)
+        w.put([name, float(f) if not isinstance(f, int) else f, "exact", None,
+               t if len(t) <= 40 else "(Appendix / JSON)"], ["", fmt])
+
+
 def _mode(wb, m: ModeSheet):
+    import math
+    from fractions import Fraction
+
+    from analytic.figures import Figure
+
     w = _Sheet(wb.create_sheet(sheet_title(f"Mode {m.info.name}", wb.sheetnames)))
     w.title(f"Bet mode '{m.info.name}' (cost {frac(m.info.cost)} x total bet)")
-    w.header(["figure", "value", "exact / note"], freeze=True)
+    w.header(["figure", "value", "label", "error (certified)", _EXACT_HEAD], freeze=True)
     if m.cycle:
-        w.put(["cycle (stop combinations)", m.cycle, f"reel set {m.reel_set}"], ["", INT])
-    w.put(["RTP", float(m.rtp.value), exact_text(m.rtp, 40)], ["", PCT])
-    w.put(["hit frequency", float(m.hit_frequency.value), exact_text(m.hit_frequency, 40)], ["", PCT])
-    w.put(["hit frequency (1 in)", m.hit_one_in], ["", NUM])
-    w.put(["standard deviation", m.sd, "per unit staked"], ["", NUM])
-    w.put(["variance", float(m.variance.value), exact_text(m.variance, 40)], ["", NUM])
+        w.put([f"cycle (stop combinations of reel set {m.reel_set})", m.cycle, "exact"], ["", INT])
+    _figure_row(w, "RTP", m.rtp, PCT)
+    _figure_row(w, "hit frequency", m.hit_frequency, PCT)
+    if not math.isinf(m.hit_one_in):
+        w.put(["hit frequency (1 in)", m.hit_one_in, "float"], ["", NUM])
+    w.put(["standard deviation (per unit staked)", m.sd, "float"], ["", NUM])
+    _figure_row(w, "variance (per unit staked)", m.variance, NUM)
     for c, v in m.volatility:
-        w.put([f"volatility index {c}%", v], ["", NUM])
+        w.put([f"volatility index {c}%", v, "float"], ["", NUM])
     if m.top_win is not None:
-        w.put([m.top_note, float(m.top_win), f"probability {frac(m.top_probability)}"], ["", NUM])
+        _figure_row(w, f"{m.top_note} (x total bet)", m.top_win, NUM)
+        _figure_row(w, f"{m.top_note}: probability", m.top_probability, "0.00E+00")
     if m.cap_probability is not None:
-        w.put(["probability of reaching the cap", float(m.cap_probability), frac(m.cap_probability)], ["", "0.00E+00"])
+        _figure_row(w, "probability of reaching the cap", m.cap_probability, "0.00E+00")
     for k, v in m.extra:
-        w.put([f"solver: {k}", extra_text(v), extra_exact(v)])
+        if isinstance(v, (Figure, Fraction)) or (isinstance(v, int) and not isinstance(v, bool)):
+            _figure_row(w, f"solver: {k}", v, NUM)
+        else:
+            w.put([f"solver: {k}", extra_text(v)])
+    for k, v in m.extra:  # the extras that are tables (e.g. the RTP at each stake of a currency cap)
+        if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
+            w.blank()
+            w.title(k.replace("_", " ").capitalize(), _SUB)
+            head = list(v[0])
+            w.header(head + ["label"])
+            for rec in v:
+                vals, labels = [], set()
+                for h in head:
+                    x = rec.get(h)
+                    if isinstance(x, Figure):
+                        vals.append(float(x.value))
+                        labels.add(x.label)
+                    elif isinstance(x, Fraction):
+                        vals.append(float(x))
+                        labels.add("exact")
+                    elif isinstance(x, bool) or x is None:
+                        vals.append("" if x is None else ("yes" if x else "no"))
+                    elif isinstance(x, (int, float)):
+                        vals.append(x)
+                    else:
+                        vals.append(str(x))
+                w.put(vals + [", ".join(sorted(labels))], [NUM] * len(head))
     w.blank()
     w.title("RTP split", _SUB)
-    w.header(["component", "RTP", "exact", "label"])
+    w.header(["component", "RTP", "label", "error (certified)", _EXACT_HEAD])
     for n, f in m.components:
-        w.put([n, float(f.value), exact_text(f, 40), f.label], ["", PCT])
+        _figure_row(w, n, f, PCT)
+    _figure_row(w, "total", m.rtp, PCT)
     if m.features:
         w.blank()
         w.title("Features", _SUB)
-        w.header(["feature", "frequency", "1 in", "average win (x bet)", "sd of win", "expected spins", "RTP"])
+        w.header(["feature", "frequency", "1 in", "average win (x bet)", "sd of win", "expected spins", "RTP",
+                  "label"])
         for f in m.features:
-            w.put([f.name, float(f.frequency.value), f.one_in, float(f.average_win.value), f.sd,
-                   float(f.expected_spins.value), float(f.rtp.value)], ["", PROB, NUM, NUM, NUM, NUM, PCT])
+            lab = "exact" if all(x.label == "exact" for x in (f.frequency, f.average_win, f.expected_spins, f.rtp)) \
+                else "bounded (errors in the Appendix)"
+            w.put([f.name, float(f.frequency.value), f.one_in if not math.isinf(f.one_in) else None,
+                   float(f.average_win.value), f.sd, float(f.expected_spins.value), float(f.rtp.value), lab],
+                  ["", PROB, NUM, NUM, NUM, NUM, PCT])
     if m.line_wins:
         w.blank()
         w.title("Line wins by symbol and count", _SUB)
-        w.header(["symbol", "count", "wild mult.", "pay", "hits", "probability per line", "RTP"])
+        w.header(["symbol", "count", "wild mult.", "pay", "hits", "probability per line", "RTP", "label"])
         for x in m.line_wins:
-            w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp)],
+            w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],
                   ["", "0", "0", INT, INT, "0.00E+00", PCT])
     w.blank()
-    w.title("Expected RTP range (RTP ± z·sd/sqrt(N))", _SUB)
+    w.title("Expected RTP range (approximate)", _SUB)
+    w.text(RANGE_NOTE)
     levels = [lv for lv, _, _ in m.ranges[0].ranges]
-    w.header(["rounds"] + [f"{lv}% {e}" for lv in levels for e in ("low", "high")])
+    w.header(["rounds"] + [f"{lv}% {e}" for lv in levels for e in ("low", "high")] + ["low end truncated at 0"])
     for r in m.ranges:
-        w.put([rounds_text(r.rounds)] + [x for _, lo, hi in r.ranges for x in (lo, hi)], [""] + [PCT] * 4)
+        w.put([r.rounds] + [x for _, lo, hi in r.ranges for x in (lo, hi)]
+              + [", ".join(f"{lv}%" for lv in r.truncated)], ["0.0E+0"] + [PCT] * 4)
     w.finish()
 
 
@@ -241,6 +311,31 @@ def _reels(wb, s: ParSheet):
     w.finish()
 
 
+def _free_games(wb, s: ParSheet):
+    if not s.free_games:
+        return
+    w = _Sheet(wb.create_sheet("Free games"))
+    w.text(FREE_GAME_NOTE)
+    for g in s.free_games:
+        w.blank()
+        w.title(f"Feature '{g.feature}': reel set '{g.reel_set}' (cycle {g.cycle:,})", _SUB)
+        if g.retrigger_probability is None and g.retrigger_note != "no retriggers":
+            w.text(f"Retrigger probability per free spin: {g.retrigger_note}.")
+        elif g.retrigger_probability is not None:
+            w.header(["retrigger", "probability per free spin", "label", "1 in", "note"])
+            p = g.retrigger_probability
+            w.put(["any", float(p), "exact", 1 / float(p) if p else None, g.retrigger_note], ["", PROB, "", NUM])
+            for a, q in g.retrigger_awards:
+                w.put([f"+{a} spins", float(q), "exact", 1 / float(q) if q else None], ["", PROB, "", NUM])
+        w.blank()
+        w.header(["symbol", "count", "wild mult.", "pay", "hits", "probability per line", "return (x total bet)",
+                  "label"])
+        for x in g.line_wins:
+            w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],
+                  ["", "0", "0", INT, INT, "0.00E+00", "0.000000"])
+    w.finish()
+
+
 def _paytable(wb, s: ParSheet):
     w = _Sheet(wb.create_sheet("Paytable"))
     counts = sorted({n for p in s.paytable for n, _ in p.pays})
@@ -264,12 +359,16 @@ def _paytable(wb, s: ParSheet):
 
 def _distribution(wb, s: ParSheet):
     w = _Sheet(wb.create_sheet("Distribution"))
-    w.header(["mode", "win (x total bet)", "probability", "1 in", "RTP", "share of RTP", "probability exact"],
-             freeze=True)
+    w.header(["mode", "win (x total bet)", "probability", "1 in", "RTP", "share of RTP", "label",
+              "probability exact (p/q up to 40 characters; all in the JSON)"], freeze=True)
     for m in s.modes:
+        lab = "exact" if m.distribution.mass_error == 0 and m.distribution.label == "exact" else \
+            m.distribution.label
         for b in m.distribution.buckets:
             p = float(b.probability)
-            w.put([m.info.name, b.label, p, 1 / p if p else None, float(b.rtp), float(b.share), frac(b.probability)],
+            t = frac(b.probability)
+            w.put([m.info.name, b.label, p, 1 / p if p else None, float(b.rtp), float(b.share), lab,
+                   (t if len(t) <= 40 else "(JSON)") if m.distribution.mass_error == 0 else ""],
                   ["", "", "0.000000000", NUM, PCT, "0.00%"])
     w.blank()
     for m in s.modes:
@@ -294,6 +393,7 @@ def write_xlsx(sheet: ParSheet, path: str) -> None:
     for m in sheet.modes:
         _mode(wb, m)
     _reels(wb, sheet)
+    _free_games(wb, sheet)
     _paytable(wb, sheet)
     _distribution(wb, sheet)
     _appendix(wb, sheet)

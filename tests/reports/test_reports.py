@@ -82,8 +82,10 @@ def test_feature_sheet_equals_solver(fs_path, fake_free_spins):
     _check_against_solver(sheet, res)
     base, buy = sheet.modes
     assert [f.name for f in base.features] == ["free_spins"]
-    rule = {r.name: r for r in sheet.rules}["simultaneous_triggers"]
-    assert rule.value == "first_declared_starts" and rule.doc
+    rules = {r.name: r for r in sheet.rules}
+    # one feature with a trigger: no two triggers can meet, the rule does not apply (issue 21)
+    assert "simultaneous_triggers" not in rules
+    assert rules["line_wild_pay"].value == "highest" and rules["line_wild_pay"].doc  # the toy has a wild
     # a rule of a mechanic the toy does not declare (no expanding symbol) is not known to it
     assert "expanding_count" not in {r.name for r in sheet.rules}
     if fake_free_spins:
@@ -121,7 +123,8 @@ def test_every_format_written(tmp_path, fs_path, fake_free_spins):
     import openpyxl
 
     wb = openpyxl.load_workbook(tmp_path / "toyfs.xlsx")
-    assert wb.sheetnames == ["Summary", "Mode base", "Mode buy", "Reels", "Paytable", "Distribution", "Appendix"]
+    assert wb.sheetnames == ["Summary", "Mode base", "Mode buy", "Reels", "Free games", "Paytable", "Distribution",
+                             "Appendix"]
     assert wb["Mode base"].freeze_panes == "A3"
     data = json.loads((tmp_path / "toyfs.json").read_text())
     assert data["modes"][0]["rtp"]["exact"] == f"{sheet.modes[0].rtp.value.numerator}/{sheet.modes[0].rtp.value.denominator}"
@@ -142,10 +145,12 @@ def test_text_formats_are_deterministic(toy_path):
 #: The JSON schema: changing these keys is a breaking change (bump SCHEMA).
 TOP_KEYS = ["schema", "name", "model_file", "model_sha256", "solver_version", "reels", "rows", "total_bet", "lines",
             "meta", "modes_info", "cap", "rules", "design", "reel_sets", "paytable", "scatter_pays",
-            "scatter_symbols", "line_triggers", "features", "modes", "appendix"]
+            "scatter_symbols", "line_triggers", "features", "modes", "appendix", "free_games", "volatility_z",
+            "volatility_convention"]
 MODE_KEYS = ["info", "reel_set", "cycle", "rtp", "mean_win", "second_moment", "variance", "components",
              "line_wins", "scatter_counts", "features", "hit_frequency", "hit_one_in", "sd", "volatility", "ranges",
-             "bands", "distribution", "top_win", "top_probability", "top_note", "cap_probability", "extra", "methods"]
+             "bands", "distribution", "top_win", "top_probability", "top_note", "cap_probability", "extra", "methods",
+             "ranges_note"]
 
 
 def test_json_schema_keys_stable(toy_path):
@@ -158,7 +163,7 @@ def test_json_schema_keys_stable(toy_path):
     assert set(m["rtp"]) == {"exact", "float", "label"}
     assert list(m["distribution"]) == ["scope", "note", "label", "mass_error", "buckets"]
     assert list(m["distribution"]["buckets"][0]) == ["label", "low", "high", "probability", "rtp", "share"]
-    assert list(m["ranges"][0]) == ["rounds", "90%", "95%"]
+    assert list(m["ranges"][0]) == ["rounds", "90%", "95%", "truncated_at_0"]
     assert list(d["appendix"][0]) == ["mode", "figure", "value", "method"]
 
 

@@ -9,6 +9,7 @@ format.
 from __future__ import annotations
 
 import json
+import os
 from fractions import Fraction
 from pathlib import Path
 
@@ -127,3 +128,89 @@ def test_xlsx_sheet_names_excel_accepts(tmp_path):
     assert len(names) == 5 + 6  # Summary, Reels, Paytable, Distribution, Appendix, and one per mode
     assert all(len(n) <= 31 and not n.startswith("'") and not n.endswith("'") for n in names), names
     assert len({n.casefold() for n in names}) == len(names), names
+
+
+def _md_split(md: str) -> list[list[tuple[str, float]]]:
+    """Per bet mode, the RTP split rows of a Markdown par sheet: (component, percent)."""
+    out = []
+    for part in md.split("\n### RTP split\n")[1:]:
+        rows = []
+        for line in part.split("\n")[3:]:
+            if not line.startswith("|"):
+                break
+            cells = [c.strip() for c in line.strip("|").split(" | ")]
+            rows.append((cells[0], float(cells[1].split("%")[0])))
+        out.append(rows)
+    return out
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "reports").glob("*.md")), ids=lambda p: p.stem)
+def test_committed_markdown_split_adds_up(path):
+    """The Markdown RTP split of every mode adds up to its total row (to the printed 4 decimals,
+    each row rounded by at most half a unit in the last place)."""
+    for rows in _md_split(path.read_text()):
+        *parts, (name, total) = rows
+        assert name == "total" and parts
+        assert abs(sum(v for _, v in parts) - total) <= 0.00005 * (len(parts) + 1) + 1e-12, rows
+
+
+def _xlsx_split(path) -> list[list[tuple[str, float]]]:
+    import openpyxl
+
+    out = []
+    for ws in openpyxl.load_workbook(path).worksheets:
+        if not ws.title.startswith("Mode "):
+            continue
+        vals = [[c.value for c in row] for row in ws.iter_rows(max_col=3)]
+        i = next(k for k, r in enumerate(vals) if r[0] == "RTP split")
+        rows = []
+        for r in vals[i + 2:]:
+            if r[0] is None:
+                break
+            assert isinstance(r[1], float), r  # a number, not text
+            rows.append((r[0], r[1]))
+        out.append(rows)
+    return out
+
+
+@pytest.mark.skipif(os.environ.get("ANALYTIC_SLOW") != "1", reason="solves every shipped model (minutes): ANALYTIC_SLOW=1")
+@pytest.mark.parametrize("model", sorted((ROOT / "models").glob("*.toml")), ids=lambda p: p.stem)
+def test_shipped_split_adds_up_in_every_format(model, tmp_path):
+    """All four formats of each shipped model: the JSON's exact parts add up to the exact RTP (with a
+    cap deduction row where the cap binds), the Markdown's and XLSX's rows to their total row, and
+    the PDF's RTP split lists every component and the total."""
+    import shutil
+    import subprocess
+
+    from analytic.model.loader import load_model
+
+    game = load_model(str(model))
+    sheet = build_sheet(game)
+    write_reports(sheet, str(tmp_path))
+    stem = model.stem
+    data = json.loads((tmp_path / f"{stem}.json").read_text())
+    md = _md_split((tmp_path / f"{stem}.md").read_text())
+    xl = _xlsx_split(tmp_path / f"{stem}.xlsx")
+    assert len(md) == len(xl) == len(data["modes"]) == len(game.modes)
+    for m, mrows, xrows in zip(data["modes"], md, xl):
+        names = [c["name"] for c in m["components"]]
+        parts = sum((Fraction(c["rtp"]["exact"]) for c in m["components"]), Fraction(0))
+        assert parts == Fraction(m["rtp"]["exact"])
+        if "capped_rtp" in m["extra"]:
+            assert names[-1].startswith("cap deduction")
+        assert [n for n, _ in mrows] == [n for n, _ in xrows] == names + ["total"]
+        *xp, (_, xt) = xrows
+        assert sum(v for _, v in xp) == pytest.approx(xt, abs=1e-12)
+        assert xt == pytest.approx(m["rtp"]["float"], abs=1e-15)
+        *mp, (_, mt) = mrows
+        assert abs(sum(v for _, v in mp) - mt) <= 0.00005 * (len(mp) + 1) + 1e-12
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", "-layout", str(tmp_path / f"{stem}.pdf"), "-"], capture_output=True,
+                              text=True, check=True).stdout
+        splits = text.split("RTP split\n")[1:]
+        assert len(splits) >= len(data["modes"])
+        for m, part in zip(data["modes"], splits):
+            block = part[:2000]
+            for c in m["components"]:
+                assert c["name"] in block
+            assert "total" in block
