@@ -104,6 +104,13 @@ class SpinSpec:
         Multiplies every line pay (a free-spin multiplier); 1 = none.
     reading : str
         How a line led by wilds is read (:data:`analytic.engine.linewin.READINGS`).
+    combine : str
+        How the multipliers of several wilds in a run combine (rule
+        ``line_wild_multipliers``, :data:`analytic.engine.linewin.COMBINES`).
+    all_wild_multiplied : bool
+        Rule ``all_wild_win_multiplied``.
+    chosen_on : str
+        Rule ``line_win_chosen_on`` (:data:`analytic.engine.linewin.CHOICES`).
     """
 
     paytable: LinePaytable
@@ -113,6 +120,9 @@ class SpinSpec:
     counter_names: tuple[str, ...] = ()
     line_multiplier: int = 1
     reading: str = "highest"
+    combine: str = "multiply"
+    all_wild_multiplied: bool = True
+    chosen_on: str = "final_pay"
 
     @property
     def cycle(self) -> int:
@@ -448,7 +458,8 @@ def _walk_states(spec: SpinSpec):
     Returns ``(s_cnt, s_acc, s_w, pdtype)`` (see :func:`walk_arrays` for the dtypes).
     """
     nreels = len(spec.reels)
-    machine = LineStateMachine(spec.paytable, spec.roles, spec.reading)
+    machine = LineStateMachine(spec.paytable, spec.roles, spec.reading, spec.combine,
+                               spec.all_wild_multiplied, spec.chosen_on)
     nlines = len(spec.lines)
     ncount = len(spec.counter_names)
     cycle = spec.cycle
@@ -456,7 +467,8 @@ def _walk_states(spec: SpinSpec):
     max_mult = 1
     for r in spec.roles:
         max_mult = max(max_mult, r.multiplier)
-    pay_bound = nlines * max_pay * max_mult**nreels * spec.line_multiplier
+    # a bound of a run's multiplier under every combination rule (product, sum, largest)
+    pay_bound = nlines * max_pay * max(max_mult**nreels, max_mult * nreels) * spec.line_multiplier
     wdtype = np.int64 if cycle < _SAFE else object
     pdtype = np.int64 if pay_bound < _SAFE else object
 

@@ -30,6 +30,7 @@ __all__ = [
     "FeatureSpec",
     "BetMode",
     "WinCap",
+    "Combo",
     "Game",
     "frozen_mapping",
 ]
@@ -234,6 +235,26 @@ class WinCap:
 
 
 @dataclass(frozen=True)
+class Combo:
+    """An ordered mixed combination of a payline (``[combos.NAME]``).
+
+    Attributes
+    ----------
+    cells : tuple of str
+        One entry per reel from the leftmost: a symbol name or a group name
+        (``Game.groups``).  Cell ``i`` of a line matches entry ``i`` when it
+        shows that symbol (a member of that group), or a wild substituting
+        for it (for at least one member of the group).
+    pay : int
+        Pay in **line-bet units** of a line whose first ``len(cells)``
+        cells match.
+    """
+
+    cells: tuple[str, ...]
+    pay: int
+
+
+@dataclass(frozen=True)
 class Game:
     """A validated game model (immutable).
 
@@ -274,6 +295,16 @@ class Game:
         Key path -> one-line reason for each design choice (``[design]``).
     meta : Mapping[str, Any]
         ``[game]`` keys beyond name/reels/rows (provider, published figures, ...).
+    groups : Mapping[str, frozenset of str]
+        Symbol groups (``[groups]``): name -> member symbols (regular or blank).
+    group_pays : Mapping[str, Mapping[int, int]]
+        Line pays of groups (their ``[paytable]`` entries): group -> count
+        from the left -> pay in **line-bet units**.
+    combos : Mapping[str, Combo]
+        Ordered mixed combinations (``[combos]``).
+    anywhere_pays : Mapping[str, Mapping[int, int]]
+        ``[anywhere_pays]``: symbol or group -> number of cells of the line
+        showing it, anywhere on the line -> pay in **line-bet units**.
     """
 
     path: str
@@ -293,6 +324,15 @@ class Game:
     rules: Mapping[str, Any] = field(default_factory=frozen_mapping)
     design: Mapping[str, str] = field(default_factory=frozen_mapping)
     meta: Mapping[str, Any] = field(default_factory=frozen_mapping)
+    groups: Mapping[str, frozenset] = field(default_factory=frozen_mapping)
+    group_pays: Mapping[str, Mapping[int, int]] = field(default_factory=frozen_mapping)
+    combos: Mapping[str, Combo] = field(default_factory=frozen_mapping)
+    anywhere_pays: Mapping[str, Mapping[int, int]] = field(default_factory=frozen_mapping)
+
+    @property
+    def classic_pays(self) -> bool:
+        """True when the game has group pays, combos or anywhere pays."""
+        return bool(self.group_pays or self.combos or self.anywhere_pays)
 
     def symbol(self, name: str) -> Symbol:
         """The :class:`Symbol` called ``name`` (KeyError if unknown)."""

@@ -43,6 +43,7 @@ from analytic.model.game import (
     BetMode,
     FeatureSpec,
     Game,
+    Combo,
     ScatterPay,
     Symbol,
     WinCap,
@@ -55,7 +56,7 @@ __all__ = ["load_model", "load_model_text", "SECTIONS"]
 #: Top-level tables a model file may have.
 SECTIONS = (
     "game", "symbols", "paytable", "line_triggers", "scatter", "paylines",
-    "reels", "modes", "features", "cap", "rules", "design",
+    "reels", "modes", "features", "cap", "rules", "design", "groups", "combos", "anywhere_pays",
 )
 _GAME_KEYS = ("name", "reels", "rows", "total_bet", "provider", "notes", "published")
 _SYMBOL_KEYS = ("role", "tier", "rank", "substitutes", "except", "multiplier")
@@ -280,8 +281,12 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     total_bet = len(lines)
     if total_bet_raw is not None:
         total_bet = ctx.integer(total_bet_raw, "game.total_bet", min=1)
+    groups = _groups(ctx, top.get("groups", {}))
     _paytable(ctx, top["paytable"])
-    _warn_unpaid(ctx)
+    group_pays = {g: ctx.paytable.pop(g) for g in list(ctx.paytable) if g in groups}
+    combos = _combos(ctx, top.get("combos", {}))
+    anywhere = _anywhere_pays(ctx, top.get("anywhere_pays", {}))
+    _warn_unpaid(ctx, group_pays, combos, anywhere)
     _reels(ctx, top["reels"])
     scatter = _scatter(ctx, top["scatter"]) if "scatter" in top else None
     _features(ctx, top.get("features", {}))
@@ -290,6 +295,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     _check_triggers(ctx, modes)
     cap = _cap(ctx, top["cap"]) if "cap" in top else None
     rules = _rules(ctx, top.get("rules", {}))
+    _check_line_pays(ctx, top, rules, bool(group_pays or combos or anywhere))
     design = _design(ctx, top.get("design", {}))
 
     return Game(
@@ -310,6 +316,10 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
         rules=frozen_mapping(rules),
         design=frozen_mapping(design),
         meta=frozen_mapping(meta),
+        groups=frozen_mapping(groups),
+        group_pays=frozen_mapping({g: frozen_mapping(p) for g, p in group_pays.items()}),
+        combos=frozen_mapping(combos),
+        anywhere_pays=frozen_mapping({n: frozen_mapping(p) for n, p in anywhere.items()}),
     )
 
 
@@ -422,10 +432,100 @@ def _paylines(ctx: _Ctx, value: Any) -> tuple[tuple[int, ...], ...]:
     return tuple(lines)
 
 
+def _groups(ctx: _Ctx, value: Any) -> dict[str, frozenset[str]]:
+    """``[groups]``: name -> members (regular or blank symbols, at least two)."""
+    t = ctx.table(value, "groups")
+    out: dict[str, frozenset[str]] = {}
+    for name, members in t.items():
+        key = ctx.join("groups", name)
+        if not _NAME.fullmatch(name):
+            ctx.fail(key, f"group name {name!r} may use only letters, digits, '_' and '-'")
+        if name in ctx.symbols:
+            ctx.fail(key, f"{name!r} is already a symbol name (a group needs a name of its own)")
+        names = ctx.str_list(members, key, nonempty=True)
+        if len(names) < 2:
+            ctx.fail(key, "a group needs at least two member symbols")
+        for i, n in enumerate(names):
+            ctx.symbol(n, ctx.join(key, i), roles=("regular", "blank"))
+        out[name] = frozenset(names)
+    ctx.groups = out
+    return out
+
+
+def _line_entry(ctx: _Ctx, name: str, key: str, roles=("regular", "blank", "wild", "wild_scatter")) -> str:
+    """A symbol or group name of a line pay entry (combo cell, anywhere pay)."""
+    if name in getattr(ctx, "groups", {}):
+        return name
+    if not isinstance(name, str) or name not in ctx.symbols:
+        ctx.fail(key, f"unknown symbol or group {show(name)} (symbols: {', '.join(ctx.symbols)}; "
+                      f"groups: {', '.join(getattr(ctx, 'groups', {})) or 'none'})")
+    return ctx.symbol(name, key, roles=roles)
+
+
+def _combos(ctx: _Ctx, value: Any) -> dict[str, Combo]:
+    """``[combos.NAME]``: ``cells`` (one symbol or group per reel from the left) and ``pay``."""
+    t = ctx.table(value, "combos")
+    out: dict[str, Combo] = {}
+    seen: dict[tuple, str] = {}
+    for name, spec in t.items():
+        key = ctx.join("combos", name)
+        spec = ctx.table(spec, key, ("cells", "pay"), required=("cells", "pay"))
+        ck = ctx.join(key, "cells")
+        raw = spec["cells"]
+        if not isinstance(raw, list) or not raw:
+            ctx.fail(ck, f"must be a non-empty list of symbol or group names, got {show(raw)}")
+        if len(raw) > ctx.reels:
+            ctx.fail(ck, f"has {len(raw)} entries; the game has {ctx.reels} reels")
+        cells = tuple(_line_entry(ctx, c, ctx.join(ck, i)) for i, c in enumerate(raw))
+        if cells in seen:
+            ctx.fail(ck, f"the same cells as combos.{seen[cells]}")
+        seen[cells] = name
+        out[name] = Combo(cells, ctx.integer(spec["pay"], ctx.join(key, "pay"), min=0))
+    return out
+
+
+def _anywhere_pays(ctx: _Ctx, value: Any) -> dict[str, dict[int, int]]:
+    """``[anywhere_pays]``: regular symbol or group -> { cells on the line = pay }."""
+    t = ctx.table(value, "anywhere_pays")
+    out: dict[str, dict[int, int]] = {}
+    for name, pays in t.items():
+        key = ctx.join("anywhere_pays", name)
+        _line_entry(ctx, name, key, roles=("regular",))
+        out[name] = ctx.counts(pays, key, hi=ctx.reels, hi_reason=f"the game has {ctx.reels} reels")
+    return out
+
+
+def _check_line_pays(ctx: _Ctx, top: Mapping, rules: Mapping[str, Any], classic: bool) -> None:
+    """Refuse line-pay declarations and line rules that a solver of this game does not honour."""
+    from analytic.model.kinds import LINE_RULES
+
+    spins = [f for f in ctx.features.values() if f.kind == "free_spins"]
+    changed = [r for r in LINE_RULES if rules.get(r) != kinds.RULES[r].default]
+    if spins:
+        what = None
+        for sec in ("groups", "combos", "anywhere_pays"):
+            if top.get(sec):
+                what = sec
+                break
+        if what is None:
+            what = next((f"rules.{r}" for r in changed), None)
+        if what is not None:
+            ctx.fail(what, f"not solved with free spins (features.{spins[0].name}): the free-spin engines "
+                           "and their simulator players read lines by symbol runs with multiplying wilds only")
+    if (classic or changed) and rules.get("line_wild_pay") == "first_non_wild":
+        what = next((f"[{s}]" for s in ("groups", "combos", "anywhere_pays") if top.get(s)), None)
+        what = what or f"rule {changed[0]} = {show(rules[changed[0]])}"
+        ctx.fail("rules.line_wild_pay", f"'first_non_wild' is not solved together with {what} (use 'highest')")
+
+
 def _paytable(ctx: _Ctx, value: Any) -> None:
     t = ctx.table(value, "paytable")
     for name, pays in t.items():
         key = ctx.join("paytable", name)
+        if name in getattr(ctx, "groups", {}):
+            ctx.paytable[name] = ctx.counts(
+                pays, key, hi=ctx.reels, hi_reason=f"the game has {ctx.reels} reels")
+            continue
         ctx.symbol(name, key)
         role = ctx.symbols[name].role
         if role in ("scatter", "blank"):
@@ -438,9 +538,25 @@ def _paytable(ctx: _Ctx, value: Any) -> None:
             pays, key, hi=ctx.reels, hi_reason=f"the game has {ctx.reels} reels")
 
 
-def _warn_unpaid(ctx: _Ctx) -> None:
-    """Warn (:class:`~analytic.errors.ModelWarning`) of a regular symbol without a line pay above 0."""
+def _warn_unpaid(ctx: _Ctx, group_pays=None, combos=None, anywhere=None) -> None:
+    """Warn (:class:`~analytic.errors.ModelWarning`) of a regular symbol without a line pay above 0.
+
+    A symbol paying through a group, a combo or an anywhere pay has a line pay.
+    """
+    paid = set()
+    for g, p in (group_pays or {}).items():
+        if any(v > 0 for v in p.values()):
+            paid |= ctx.groups[g]
+    for c in (combos or {}).values():
+        if c.pay > 0:
+            for e in c.cells:
+                paid |= ctx.groups.get(e, {e})
+    for n, p in (anywhere or {}).items():
+        if any(v > 0 for v in p.values()):
+            paid |= ctx.groups.get(n, {n})
     for name, sym in ctx.symbols.items():
+        if name in paid:
+            continue
         if sym.role == "regular" and not any(v > 0 for v in ctx.paytable.get(name, {}).values()):
             warnings.warn(ModelWarning(ctx.path, ctx.join("paytable", name),
                                        f"regular symbol {name!r} has no line pays, so it never pays "
