@@ -33,6 +33,7 @@ __all__ = [
     "Combo",
     "Game",
     "frozen_mapping",
+    "coin_game",
 ]
 
 #: Symbol roles a model file may declare.
@@ -355,3 +356,48 @@ class Game:
         for strip in self.reel_sets[reel_set]:
             n *= len(strip)
         return n
+
+
+def coin_game(game: Game, mode: str | None = None) -> Game:
+    """The game as played in bet mode ``mode``: its line and scatter pays for the mode's coins.
+
+    A regular mode with ``coins = c`` pays ``c`` times every line pay
+    (``[paytable]``, group pays, ``[combos]``, ``[anywhere_pays]``) and every
+    scatter pay, except the pays listed in its ``coin_pays`` (key path ->
+    pay with ``c`` coins, line-bet units).  A mode without ``coins`` plays
+    the game as it is (returned unchanged).
+
+    Parameters
+    ----------
+    game : Game
+    mode : str, optional
+        Bet mode name (default: the first).
+
+    Returns
+    -------
+    Game
+        Amounts in line-bet units of a one-coin line bet; the mode's cost is
+        ``c`` total bets, so its RTP is the mean win over ``c`` total bets.
+    """
+    m = game.modes[mode] if mode else game.default_mode
+    c = m.params.get("coins")
+    if not c:
+        return game
+    over = dict(m.params.get("coin_pays", {}))
+
+    def scaled(prefix, table):
+        return frozen_mapping({n: over.get(f"{prefix}.{n}", p * c) for n, p in table.items()})
+
+    from dataclasses import replace
+
+    scatter = game.scatter
+    if scatter is not None:
+        scatter = ScatterPay(scatter.symbols, frozen_mapping({n: Fraction(p) * c for n, p in scatter.pays.items()}))
+    return replace(
+        game,
+        paytable=frozen_mapping({s: scaled(f"paytable.{s}", t) for s, t in game.paytable.items()}),
+        group_pays=frozen_mapping({g: scaled(f"paytable.{g}", t) for g, t in game.group_pays.items()}),
+        combos=frozen_mapping({n: Combo(cb.cells, over.get(f"combos.{n}", cb.pay * c)) for n, cb in game.combos.items()}),
+        anywhere_pays=frozen_mapping({a: scaled(f"anywhere_pays.{a}", t) for a, t in game.anywhere_pays.items()}),
+        scatter=scatter,
+    )

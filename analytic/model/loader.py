@@ -61,7 +61,7 @@ SECTIONS = (
 _GAME_KEYS = ("name", "reels", "rows", "total_bet", "provider", "notes", "published")
 _SYMBOL_KEYS = ("role", "tier", "rank", "substitutes", "except", "multiplier")
 _WILD_ONLY = ("substitutes", "except", "multiplier")
-_MODE_KEYS = ("cost", "reels", "description", "gamble")
+_MODE_KEYS = ("cost", "reels", "description", "gamble", "coins", "coin_pays")
 _BUY_KEYS = ("cost", "buys", "buy_counts", "description")
 _GAMBLE_KEYS = ("feature", "into", "policy", "win_probability", "count")
 _FEATURE_COMMON = ("kind", "reels", "trigger")
@@ -292,6 +292,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     _features(ctx, top.get("features", {}))
     line_triggers = _line_triggers(ctx, top.get("line_triggers", {}))
     modes = _modes(ctx, top)
+    _check_coins(ctx, modes, group_pays, combos, anywhere, line_triggers)
     _check_triggers(ctx, modes)
     cap = _cap(ctx, top["cap"]) if "cap" in top else None
     rules = _rules(ctx, top.get("rules", {}))
@@ -493,6 +494,33 @@ def _anywhere_pays(ctx: _Ctx, value: Any) -> dict[str, dict[int, int]]:
         _line_entry(ctx, name, key, roles=("regular",))
         out[name] = ctx.counts(pays, key, hi=ctx.reels, hi_reason=f"the game has {ctx.reels} reels")
     return out
+
+
+def _check_coins(ctx: _Ctx, modes, group_pays, combos, anywhere, line_triggers) -> None:
+    """Check ``coins`` / ``coin_pays`` of the bet modes against the pays and the features."""
+    for name, m in modes.items():
+        key = ctx.join("modes", name)
+        if "coins" not in m.params:
+            continue
+        if ctx.features:
+            ctx.fail(ctx.join(key, "coins"), f"not solved with features (features.{next(iter(ctx.features))}): "
+                                             "their engines read the one-coin pays")
+        if line_triggers:
+            ctx.fail(ctx.join(key, "coins"), "not solved with [line_triggers]")
+        for path in m.params.get("coin_pays", {}):
+            pk = ctx.join(ctx.join(key, "coin_pays"), f'"{path}"')
+            parts = path.split(".")
+            ok = False
+            if parts[0] == "paytable" and len(parts) == 3 and parts[2].isdigit():
+                table = ctx.paytable.get(parts[1]) or group_pays.get(parts[1]) or {}
+                ok = int(parts[2]) in table
+            elif parts[0] == "anywhere_pays" and len(parts) == 3 and parts[2].isdigit():
+                ok = int(parts[2]) in anywhere.get(parts[1], {})
+            elif parts[0] == "combos" and len(parts) == 2:
+                ok = parts[1] in combos
+            if not ok:
+                ctx.fail(pk, "must name a declared pay: 'paytable.SYMBOL_OR_GROUP.COUNT', "
+                             "'anywhere_pays.NAME.COUNT' or 'combos.NAME'")
 
 
 def _check_line_pays(ctx: _Ctx, top: Mapping, rules: Mapping[str, Any], classic: bool) -> None:
@@ -756,6 +784,18 @@ def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
         if "gamble" in spec:
             params["gamble"] = _gamble(ctx, spec["gamble"], ctx.join(key, "gamble"))
         if not is_buy:
+            if "coins" in spec:
+                params["coins"] = ctx.integer(spec["coins"], ctx.join(key, "coins"), min=1, max=1000)
+                if cost != params["coins"]:
+                    ctx.fail(ctx.join(key, "cost"), f"a mode of {params['coins']} coins costs {params['coins']} "
+                                                    f"(coins are counted in regular bets), got {show(spec['cost'])}")
+            if "coin_pays" in spec:
+                if "coins" not in spec:
+                    ctx.fail(ctx.join(key, "coin_pays"), "needs 'coins' (the number of coins these pays are for)")
+                cp = ctx.table(spec["coin_pays"], ctx.join(key, "coin_pays"))
+                params["coin_pays"] = frozen_mapping(
+                    {str(k): ctx.integer(v, ctx.join(ctx.join(key, "coin_pays"), f'"{k}"'), min=0)
+                     for k, v in cp.items()})
             reel_set = _reel_set_name(ctx, spec["reels"], ctx.join(key, "reels"))
             modes[name] = BetMode(name, cost, reel_set, params=frozen_mapping(params))
             continue

@@ -396,6 +396,16 @@ def compile_tables(game: Game, stake=None) -> Tables:
             "buys": m.buys,
             "buy_counts": {int(k): int(v) for k, v in m.buy_counts.items()},
         }
+        if m.params.get("coins"):
+            # the mode's own pays (coins x the one-coin pays, its coin_pays), as tables of their own
+            from dataclasses import replace as _replace
+
+            from analytic.model.game import BetMode, coin_game
+
+            played = coin_game(game, mname)
+            sub = compile_tables(_replace(played, modes={mname: BetMode(mname, m.cost, m.reel_set)}), stake)
+            modes[mname]["tables"] = sub
+            modes[mname]["tick_factor"] = den // sub.denom  # the mode's ticks in this game's ticks
 
     classic = _compile_classic(game, idx, den)
     return Tables(

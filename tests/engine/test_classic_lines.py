@@ -335,3 +335,92 @@ def test_combo_declarations_refused():
         load_model_text(BASE + '[combos.x]\ncells = ["seven", "nope"]\npay = 1\n')
     with pytest.raises(ModelError, match=r"combos.x.cells: has 4 entries"):
         load_model_text(BASE.replace("[combos]\n", '[combos]\nx = { cells = ["seven", "seven", "seven", "seven"], pay = 1 }\n'))
+
+
+# ---------------------------------------------------------------------------
+# coin-dependent pays
+
+COINS = """
+[game]
+name = "coins"
+reels = 3
+rows = 1
+
+[symbols]
+bar1 = "regular"
+bar2 = "regular"
+seven = "regular"
+blank = "blank"
+
+[groups]
+any_bar = ["bar1", "bar2"]
+
+[paytable]
+bar2 = { 3 = 20 }
+any_bar = { 3 = 5 }
+seven = { 3 = 50 }
+
+[combos]
+sbs = { cells = ["seven", "any_bar", "seven"], pay = 30 }
+
+[paylines]
+lines = [[0, 0, 0]]
+
+[reels]
+base = [["bar1", "bar2", "seven", "blank"], ["bar1", "bar2", "seven", "blank"], ["bar1", "bar2", "seven", "blank"]]
+
+[modes.one]
+cost = 1
+reels = "base"
+
+[modes.three]
+cost = 3
+reels = "base"
+coins = 3
+coin_pays = { "paytable.seven.3" = 1000, "combos.sbs" = 100 }
+"""
+
+
+def test_coin_pays_hand_counted():
+    from fractions import Fraction
+
+    from analytic.model.game import coin_game
+    from analytic.solver.round import solve_round
+
+    g = load_model_text(COINS)
+    # 64 stop combinations.  One coin: bar2 bar2 bar2 (1 x 20); other all-bar lines (8 - 1 = 7 x 5);
+    # seven seven seven (1 x 50); seven, bar, seven (2 x 30): 165.  Three coins: 3 x 20, 7 x 15,
+    # 1000, 2 x 100: 1365, over a cost of 3 total bets.
+    assert solve_round(g, "one").rtp.value == Fraction(165, 64)
+    r = solve_round(g, "three")
+    assert (r.mean_win.value, r.rtp.value) == (Fraction(1365, 64), Fraction(1365, 3 * 64))
+    for mode, total in (("one", 165), ("three", 1365)):
+        b = brute_force(coin_game(g, mode), "base")
+        assert sum(k[-1] * v for k, v in b.items()) == total
+    # the simulator's tables of the mode pay the same, window by window
+    t = compile_tables(g)
+    sub, f = t.modes["three"]["tables"], t.modes["three"]["tick_factor"]
+    played = coin_game(g, "three")
+    strips = g.reel_sets["base"]
+    windows = [[[g.symbol_names.index(s[i])], [g.symbol_names.index(s2[j])], [g.symbol_names.index(s3[k])]]
+               for s, s2, s3 in [strips] for i in range(4) for j in range(4) for k in range(4)]
+    got = evaluate_windows(sub, np.array(windows, dtype=np.int16)).line_win * f
+    want = [window_line_wins(played, [[g.symbol_names[c[0]]] for c in w])[0] * t.denom for w in windows]
+    assert [int(x) for x in got] == want
+
+
+@pytest.mark.parametrize("edit, msg", [
+    (('coins = 3\ncoin_pays', 'coins = 2\ncoin_pays'), r"modes.three.cost: a mode of 2 coins costs 2"),
+    (('"combos.sbs"', '"combos.nope"'), r'modes.three.coin_pays."combos.nope": must name a declared pay'),
+    (('"paytable.seven.3"', '"paytable.seven.2"'), r'modes.three.coin_pays."paytable.seven.2": must name'),
+    (('coins = 3\n', ''), r"modes.three.coin_pays: needs 'coins'"),
+])
+def test_coin_declarations_refused(edit, msg):
+    with pytest.raises(ModelError, match=msg):
+        load_model_text(COINS.replace(*edit))
+
+
+def test_coins_refused_with_features():
+    text = FS_GAME + '\n[modes.base]\ncost = 1\nreels = "base"\n\n[modes.max]\ncost = 2\nreels = "base"\ncoins = 2\n'
+    with pytest.raises(ModelError, match=r"modes.max.coins: not solved with features \(features.fs\)"):
+        load_model_text(text)

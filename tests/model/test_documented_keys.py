@@ -224,6 +224,10 @@ CHANGES = {
     ("rules", "all_wild_win_multiplied"): _set("rules.all_wild_win_multiplied", False),
     ("rules", "line_win_chosen_on"): _set("rules.line_win_chosen_on", "base_pay"),
     ("rules", "anywhere_pay_wilds"): _set("rules.anywhere_pay_wilds", "not_counted"),
+    # coins: refused with features (this game has some); solved in test_classic_lines.py
+    ("modes", "coins"): _set("modes.alt", {"cost": 2, "reels": "alt", "coins": 2}),
+    ("modes", "coin_pays"): _set("modes.alt", {"cost": 2, "reels": "alt", "coins": 2,
+                                               "coin_pays": {"paytable.A.3": 30}}),
     ("combos", "cells"): _set("combos", {"ab": {"cells": ["A", "B"], "pay": 3}}),
     ("combos", "pay"): _set("combos", {"ab": {"cells": ["A", "A"], "pay": 7}}),
     # only one reading is solved: any other value is refused at load
