@@ -2,17 +2,27 @@
 
 A payline is read left to right.  Every symbol with line pays is a
 *candidate* (regular symbols, a wild's own pays, bonus symbols that start a
-feature).  A cell *supports* a candidate when it shows that symbol or a wild
-that substitutes for it.  The run of a candidate is the number of leading
-cells supporting it; its pay is ``pays[c][run]`` times the product of the
-multipliers of the cells in the run.  The line pays the **highest** pay over
-all candidates (rule texts: "only the highest win per line is paid").
+feature), and so is every group with pays, every ordered combo and every
+anywhere pay (``docs/model-format.md``).  A cell *supports* a candidate when
+it shows that symbol (a member of that group) or a wild that substitutes for
+it; a combo's support depends on the reel (its entry there).  The run of a
+candidate is the number of leading cells supporting it; its pay is
+``pays[c][run]`` times the multiplier of the cells in the run (their
+product, the sum of those above 1, or the largest: rule
+``line_wild_multipliers``; 1 for a run of wilds only under
+``all_wild_win_multiplied = false``).  An anywhere candidate counts its
+supporting cells over the whole line instead and is paid unmultiplied at the
+end.  The line pays **one** win, the highest over all candidates (rule
+texts: "only the highest win per line is paid"), compared after the
+multiplier or, under ``line_win_chosen_on = "base_pay"``, on the paytable
+pay first.
 
 After ``k`` reels, what matters about a line is
 
 * the set of candidates whose run is still alive (all ``k`` cells support
-  them; they share one multiplier product, that of the ``k`` cells), and
-* the best pay among candidates that already dropped out.
+  them; they share one multiplier, that of the ``k`` cells),
+* the best pay among candidates that already dropped out, and
+* the counts of the anywhere candidates.
 
 The second item is the trap of ``docs/derivations.md`` section 2: in
 ``W W W A x`` the wild's own 3-run (or a high symbol's 3-run) dropped at

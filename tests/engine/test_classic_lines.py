@@ -424,3 +424,28 @@ def test_coins_refused_with_features():
     text = FS_GAME + '\n[modes.base]\ncost = 1\nreels = "base"\n\n[modes.max]\ncost = 2\nreels = "base"\ncoins = 2\n'
     with pytest.raises(ModelError, match=r"modes.max.coins: not solved with features \(features.fs\)"):
         load_model_text(text)
+
+
+@pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(classic_games())
+def test_combination_table_sums_to_the_line_total(game):
+    from analytic.engine.combos import combination_table
+
+    spec = build_spin(game, "base")
+    rows = combination_table(spec)
+    b = brute_force(game, "base")
+    assert sum(r.total_pay for r in rows) == sum(k[-1] * v for k, v in b.items())
+    # hits: the (stop combination, payline) pairs with a positive pay, per pay
+    strips = game.reel_sets["base"]
+    want: dict = {}
+    for stops in itertools.product(*[range(len(s)) for s in strips]):
+        w = [[s[(st_ + r) % len(s)] for r in range(game.rows)] for s, st_ in zip(strips, stops)]
+        for line in game.lines:
+            p = line_win(game, [w[r][row] for r, row in enumerate(line)])[0]
+            if p:
+                want[p] = want.get(p, 0) + 1
+    got: dict = {}
+    for r in rows:
+        got[r.pay] = got.get(r.pay, 0) + r.hits
+    assert got == want
