@@ -113,11 +113,11 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
             c += 1
         return best
 
-    def mask_of(cell, k: int) -> int:
-        m = sum(1 << c for c in cell.supports)
-        if k < len(cell.supports_at):
-            m |= sum(1 << c for c in cell.supports_at[k])
-        return m
+    # support mask per reel and role (combo positions on their reel only)
+    masks = [[sum(1 << c for c in cell.supports)
+              | (sum(1 << c for c in cell.supports_at[k]) if k < len(cell.supports_at) else 0)
+              for cell in roles] for k in range(nreels)]
+    plain = combine == "multiply" and spec.all_wild_multiplied  # the default rules: the product
 
     for line in spec.lines:
         # marginal of the role in this line's row, per reel
@@ -136,11 +136,12 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
         for k in range(nreels):
             nxt: dict = defaultdict(int)
             for (alive, acc, allw, best, fixed, pend, counts), cnt in states.items():
-                mult = eff(acc, allw)
+                mult = acc if plain else eff(acc, allw)
+                mk = masks[k]
                 for role, w in margs[k].items():
                     cell = roles[role]
-                    mask = mask_of(cell, k)
-                    cn = tuple(n + (mask >> c & 1) for c, n in zip(anyw, counts))
+                    mask = mk[role]
+                    cn = tuple(n + (mask >> c & 1) for c, n in zip(anyw, counts)) if anyw else counts
                     if alive == 0 and (fixed or not pend):
                         nxt[(0, acc0, True, best, True, (), cn)] += cnt * w
                         continue
@@ -166,6 +167,9 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
                         fx = not cell.wild
                     b = best_of(dropped, k, mult, b0)
                     if keep or (pd and not fx):
+                        if plain:
+                            nxt[(keep, acc * cell.multiplier, True, b, fx, pd, cn)] += cnt * w
+                            continue
                         aw = allw and cell.wild if not spec.all_wild_multiplied else True
                         nxt[(keep, grow(acc, cell.multiplier), aw, b, fx, pd, cn)] += cnt * w
                     else:
