@@ -21,7 +21,7 @@ from typing import Mapping
 
 from analytic.engine.linewalk import SpinSpec, walk
 from analytic.engine.spin import CounterDef, build_spin
-from analytic.model.game import Game
+from analytic.model.game import Game, coin_game
 from analytic.engine.combos import Combination, combination_table
 from analytic.figures import DistributionFigures, distribution_figures
 
@@ -254,6 +254,7 @@ def solve_base(game: Game, mode: str | None = None, *, reel_set: str | None = No
     rs = reel_set or m.reel_set
     if rs is None:
         raise ValueError(f"bet mode '{m.name}' is a feature buy: it has no base spin")
+    game = coin_game(game, m.name)  # the mode's coins: its pays (a mode with coins has no features)
     counters = base_counters(game)
     spec = build_spin(game, rs, counters)
     dist = walk(spec)

@@ -29,19 +29,61 @@ def _supports(game: Game, cell: str, cand: str, subs_override=None) -> bool:
     return subs is None or cand in subs
 
 
+def _run_multiplier(game: Game, run_cells: list[str]) -> int:
+    """Multiplier of a win counted on ``run_cells``, from the rules' text.
+
+    ``line_wild_multipliers``: the wilds' multipliers multiply, add (wilds
+    without one add nothing; none at all: x1) or the largest applies once;
+    ``all_wild_win_multiplied = false``: a win of wilds only is not multiplied.
+    """
+    ms = [game.symbol(c).multiplier for c in run_cells if game.symbol(c).is_wild]
+    if run_cells and len(ms) == len(run_cells) and not game.rules.get("all_wild_win_multiplied", True):
+        return 1
+    how = game.rules.get("line_wild_multipliers", "multiply")
+    if how == "add":
+        return sum(m for m in ms if m > 1) or 1
+    if how == "highest_once":
+        return max(ms, default=1)
+    out = 1
+    for m in ms:
+        out *= m
+    return out
+
+
+def _counts_as(game: Game, cell: str, entry: str) -> bool:
+    """A cell counts as a symbol or group ``entry``: it shows it (a member) or a wild standing for it."""
+    members = game.groups.get(entry, {entry})
+    if cell in members:
+        return True
+    sym = game.symbol(cell)
+    if not sym.is_wild:
+        return False
+    return any(game.symbol(m).role == "regular" and (sym.substitutes is None or m in sym.substitutes)
+               for m in members)
+
+
 def line_win(game: Game, cells: list[str], *, full_run: bool = True) -> tuple[int, int]:
     """Pay (line-bet units) and line-trigger flag of one payline's cells.
 
     For every candidate symbol, count the leading cells that show it or a
-    wild substituting for it; pay that run times the product of the wild
-    multipliers in it; return the highest.  Under the rule
+    wild substituting for it; pay that run times the multiplier of the
+    wilds in it (rule ``line_wild_multipliers``; ``all_wild_win_multiplied``);
+    likewise for every group with pays (a cell counts when it shows a
+    member or a wild substituting for one), every combo (its first cells
+    each match their entry) and every anywhere pay (the number of the
+    line's cells showing the symbol, wilds counted by rule
+    ``anywhere_pay_wilds``, unmultiplied); return the highest, compared after
+    the multiplier or, under ``line_win_chosen_on = "base_pay"``, on the
+    paytable pay (ties: the higher final pay).  Under the rule
     ``line_wild_pay = "first_non_wild"`` the only substituted candidate is
     the first non-wild cell's symbol (wilds still pay their own runs).
     ``full_run=False`` (the right-to-left reading of pays both ways, on the
     reversed cells): a run over every cell pays nothing (it is paid once,
     from the left).
     """
-    best, trig = 0, 0
+    base_choice = game.rules.get("line_win_chosen_on", "final_pay") == "base_pay"
+    wins = [(0, 0)]  # (base pay, final pay)
+    trig = 0
     names = game.symbol_names
     if game.rules.get("line_wild_pay", "highest") == "first_non_wild":
         first = next((c for c in cells if not game.symbol(c).is_wild), None)
@@ -51,18 +93,37 @@ def line_win(game: Game, cells: list[str], *, full_run: bool = True) -> tuple[in
         lt = game.line_triggers.get(cand)
         if not pays and not lt:
             continue
-        run, mult = 0, 1
+        run = 0
         for c in cells:
             if not _supports(game, c, cand):
                 break
             run += 1
-            mult *= game.symbol(c).multiplier if game.symbol(c).is_wild else 1
         if lt:
             if run >= min(lt):
                 trig = 1
-        elif pays and (full_run or run < len(cells)):
-            best = max(best, pays.get(run, 0) * mult)
-    return best, trig
+        elif pays and pays.get(run, 0) and (full_run or run < len(cells)):
+            b = pays.get(run, 0)
+            wins.append((b, b * _run_multiplier(game, cells[:run])))
+    for g, pays in game.group_pays.items():
+        run = 0
+        for c in cells:
+            if not _counts_as(game, c, g):
+                break
+            run += 1
+        if pays.get(run, 0):
+            wins.append((pays[run], pays[run] * _run_multiplier(game, cells[:run])))
+    for combo in game.combos.values():
+        n = len(combo.cells)
+        if combo.pay and all(_counts_as(game, c, e) for c, e in zip(cells[:n], combo.cells)):
+            wins.append((combo.pay, combo.pay * _run_multiplier(game, cells[:n])))
+    wilds_count = game.rules.get("anywhere_pay_wilds", "counted") == "counted"
+    for a, pays in game.anywhere_pays.items():
+        members = game.groups.get(a, {a})
+        n = sum(1 for c in cells if c in members or (wilds_count and _counts_as(game, c, a)))
+        if pays.get(n, 0):
+            wins.append((pays[n], pays[n]))
+    best = max(wins) if base_choice else max(wins, key=lambda w: w[1])
+    return best[1], trig
 
 
 def window_line_wins(game: Game, window: list[list[str]]) -> tuple[int, int]:

@@ -10,7 +10,12 @@ The sum of all pays equals the line-win total of the joint walk, an
 independent check of its mean.
 
 Ties between candidates paying the same are credited to the longer run,
-then to the candidate listed first in the model.
+then to the candidate listed first in the model.  Groups, combos
+(``combo:NAME``, ``count`` = its length) and anywhere pays
+(``anywhere:NAME``, ``count`` = the cells counted) are candidates like the
+symbols; the rules ``line_wild_multipliers``, ``all_wild_win_multiplied``
+and ``line_win_chosen_on`` decide the multiplier and the win paid, as in
+:mod:`analytic.engine.linewin`.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ class Combination:
     count : int
         Length of the run.
     multiplier : int
-        Product of wild multipliers in the run (1 = none).
+        Multiplier of the wilds in the run (their product by default, rule
+        ``line_wild_multipliers``; 1 = none).
     pay : int
         Pay per occurrence in line-bet units (multiplier and the spin's line
         multiplier included).
@@ -90,18 +96,46 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
     ncand = len(pt.names)
     highest = spec.reading == "highest"
     own = sum(1 << c for c in pt.wild_own)
+    anyw = tuple(sorted(pt.anywhere))
+    anyw_mask = sum(1 << c for c in anyw)
+    combine = spec.combine
+    base_choice = spec.chosen_on == "base_pay"
+    acc0 = 0 if combine == "add" else 1
     total: dict[tuple[int, int, int], int] = defaultdict(int)
+
+    def eff(acc: int, allw: bool) -> int:  # the multiplier of a run (rules line_wild_multipliers, all_wild_...)
+        if allw and not spec.all_wild_multiplied:
+            return 1
+        return max(acc, 1) if combine == "add" else acc
+
+    def grow(acc: int, m: int) -> int:
+        if combine == "multiply":
+            return acc * m
+        if combine == "add":
+            return acc + m if m > 1 else acc
+        return max(acc, m)
+
+    def key(x):  # order of combinations (pay, candidate, run, mult): the one paid, ties as documented
+        p, c, run, mu = x
+        base = pt.pays[c][run]
+        return (base, p, run, -c) if base_choice else (p, run, -c)
 
     def best_of(alive: int, run: int, mult: int, best):
         c = 0
         while alive:
             if alive & 1 and not pt.trigger_at[c]:
                 p = pt.pays[c][run] * mult
-                if p > 0 and (best is None or (p, run, -c) > (best[0], best[2], -best[1])):
+                if p > 0 and (best is None or key((p, c, run, mult)) > key(best)):
                     best = (p, c, run, mult)
             alive >>= 1
             c += 1
         return best
+
+    # support mask per reel and role (combo positions on their reel only)
+    masks = [[sum(1 << c for c in cell.supports)
+              | (sum(1 << c for c in cell.supports_at[k]) if k < len(cell.supports_at) else 0)
+              for cell in roles] for k in range(nreels)]
+    plain = combine == "multiply" and spec.all_wild_multiplied  # the default rules: the product
 
     for line in spec.lines:
         # marginal of the role in this line's row, per reel
@@ -111,19 +145,24 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
             for cells, w in zip(reel.cells, reel.weights):
                 m[cells[line[k]]] += w
             margs.append(m)
-        # state: (alive, mult, best, fixed, pending); pending (first_non_wild): the best
-        # (pay, candidate, run, mult) of substituted runs that ended on a wild before the
-        # line's symbol was fixed; one pays only if the first non-wild cell shows its symbol
-        states = {((1 << ncand) - 1, 1, None, highest, ()): 1}
+        # state: (alive, acc, all_wild, best, fixed, pending, counts); pending (first_non_wild): the
+        # best (pay, candidate, run, mult) of substituted runs that ended on a wild before the line's
+        # symbol was fixed; one pays only if the first non-wild cell shows its symbol; counts: the
+        # anywhere candidates' counts
+        zero = tuple(0 for _ in anyw)
+        states = {(((1 << ncand) - 1) & ~anyw_mask, acc0, True, None, highest, (), zero): 1}
         for k in range(nreels):
             nxt: dict = defaultdict(int)
-            for (alive, mult, best, fixed, pend), cnt in states.items():
+            for (alive, acc, allw, best, fixed, pend, counts), cnt in states.items():
+                mult = acc if plain else eff(acc, allw)
+                mk = masks[k]
                 for role, w in margs[k].items():
-                    if alive == 0 and (fixed or not pend):
-                        nxt[(0, 1, best, True, ())] += cnt * w
-                        continue
                     cell = roles[role]
-                    mask = sum(1 << c for c in cell.supports)
+                    mask = mk[role]
+                    cn = tuple(n + (mask >> c & 1) for c, n in zip(anyw, counts)) if anyw else counts
+                    if alive == 0 and (fixed or not pend):
+                        nxt[(0, acc0, True, best, True, (), cn)] += cnt * w
+                        continue
                     keep = alive & mask
                     dropped = alive & ~keep
                     fx, pd, b0 = fixed, pend, best
@@ -140,18 +179,26 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
                         else:
                             for x in pend:
                                 if mask >> x[1] & 1:
-                                    b0 = x if b0 is None or (x[0], x[2], -x[1]) > (b0[0], b0[2], -b0[1]) else b0
+                                    b0 = x if b0 is None or key(x) > key(b0) else b0
                             pd = ()
                         dropped &= own
                         fx = not cell.wild
                     b = best_of(dropped, k, mult, b0)
                     if keep or (pd and not fx):
-                        nxt[(keep, mult * cell.multiplier, b, fx, pd)] += cnt * w
+                        if plain:
+                            nxt[(keep, acc * cell.multiplier, True, b, fx, pd, cn)] += cnt * w
+                            continue
+                        aw = allw and cell.wild if not spec.all_wild_multiplied else True
+                        nxt[(keep, grow(acc, cell.multiplier), aw, b, fx, pd, cn)] += cnt * w
                     else:
-                        nxt[(0, 1, b, True, ())] += cnt * w
+                        nxt[(0, acc0, True, b, True, (), cn)] += cnt * w
             states = nxt
-        for (alive, mult, best, fixed, pend), cnt in states.items():
-            b = best_of(alive if fixed else alive & own, nreels, mult, best)
+        for (alive, acc, allw, best, fixed, pend, counts), cnt in states.items():
+            b = best_of(alive if fixed else alive & own, nreels, eff(acc, allw), best)
+            for c, n in zip(anyw, counts):  # anywhere pays: on the count, unmultiplied
+                p = pt.pays[c][n]
+                if p > 0 and (b is None or key((p, c, n, 1)) > key(b)):
+                    b = (p, c, n, 1)
             if b is not None:
                 p, c, run, mu = b
                 total[(c, run, mu, p * lm)] += cnt

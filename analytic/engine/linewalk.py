@@ -110,6 +110,13 @@ class SpinSpec:
     both_ways : bool
         Pays both ways: ways, or paylines (:class:`analytic.engine.linewin.BothWaysLineMachine`),
         also read from the rightmost reel (a run over every reel paid once).
+    combine : str
+        How the multipliers of several wilds in a run combine (rule
+        ``line_wild_multipliers``, :data:`analytic.engine.linewin.COMBINES`).
+    all_wild_multiplied : bool
+        Rule ``all_wild_win_multiplied``.
+    chosen_on : str
+        Rule ``line_win_chosen_on`` (:data:`analytic.engine.linewin.CHOICES`).
     """
 
     paytable: LinePaytable
@@ -121,6 +128,9 @@ class SpinSpec:
     reading: str = "highest"
     ways: bool = False
     both_ways: bool = False
+    combine: str = "multiply"
+    all_wild_multiplied: bool = True
+    chosen_on: str = "final_pay"
 
     @property
     def cycle(self) -> int:
@@ -459,7 +469,8 @@ def _walk_states(spec: SpinSpec):
     if spec.both_ways:
         machine = BothWaysLineMachine(spec.paytable, spec.roles, spec.reading)
     else:
-        machine = LineStateMachine(spec.paytable, spec.roles, spec.reading)
+        machine = LineStateMachine(spec.paytable, spec.roles, spec.reading, spec.combine,
+                                   spec.all_wild_multiplied, spec.chosen_on)
     nlines = len(spec.lines)
     ncount = len(spec.counter_names)
     cycle = spec.cycle
@@ -467,7 +478,9 @@ def _walk_states(spec: SpinSpec):
     max_mult = 1
     for r in spec.roles:
         max_mult = max(max_mult, r.multiplier)
-    pay_bound = nlines * max_pay * max_mult**nreels * spec.line_multiplier * (2 if spec.both_ways else 1)
+    # a bound of a run's multiplier under every combination rule (product, sum, largest); both ways: twice
+    pay_bound = (nlines * max_pay * max(max_mult**nreels, max_mult * nreels) * spec.line_multiplier
+                 * (2 if spec.both_ways else 1))
     wdtype = np.int64 if cycle < _SAFE else object
     pdtype = np.int64 if pay_bound < _SAFE else object
 

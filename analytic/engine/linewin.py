@@ -2,17 +2,27 @@
 
 A payline is read left to right.  Every symbol with line pays is a
 *candidate* (regular symbols, a wild's own pays, bonus symbols that start a
-feature).  A cell *supports* a candidate when it shows that symbol or a wild
-that substitutes for it.  The run of a candidate is the number of leading
-cells supporting it; its pay is ``pays[c][run]`` times the product of the
-multipliers of the cells in the run.  The line pays the **highest** pay over
-all candidates (rule texts: "only the highest win per line is paid").
+feature), and so is every group with pays, every ordered combo and every
+anywhere pay (``docs/model-format.md``).  A cell *supports* a candidate when
+it shows that symbol (a member of that group) or a wild that substitutes for
+it; a combo's support depends on the reel (its entry there).  The run of a
+candidate is the number of leading cells supporting it; its pay is
+``pays[c][run]`` times the multiplier of the cells in the run (their
+product, the sum of those above 1, or the largest: rule
+``line_wild_multipliers``; 1 for a run of wilds only under
+``all_wild_win_multiplied = false``).  An anywhere candidate counts its
+supporting cells over the whole line instead and is paid unmultiplied at the
+end.  The line pays **one** win, the highest over all candidates (rule
+texts: "only the highest win per line is paid"), compared after the
+multiplier or, under ``line_win_chosen_on = "base_pay"``, on the paytable
+pay first.
 
 After ``k`` reels, what matters about a line is
 
 * the set of candidates whose run is still alive (all ``k`` cells support
-  them; they share one multiplier product, that of the ``k`` cells), and
-* the best pay among candidates that already dropped out.
+  them; they share one multiplier, that of the ``k`` cells),
+* the best pay among candidates that already dropped out, and
+* the counts of the anywhere candidates.
 
 The second item is the trap of ``docs/derivations.md`` section 2: in
 ``W W W A x`` the wild's own 3-run (or a high symbol's 3-run) dropped at
@@ -31,7 +41,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CellRole", "LinePaytable", "LineStateMachine", "BothWaysLineMachine", "DEAD", "READINGS"]
+__all__ = ["CellRole", "LinePaytable", "LineStateMachine", "BothWaysLineMachine", "DEAD", "READINGS", "COMBINES",
+           "CHOICES"]
 
 #: Readings of a line that starts with wilds (rule ``line_wild_pay``):
 #: ``highest`` pays the best candidate the leading wilds can stand for
@@ -52,17 +63,24 @@ class CellRole:
     Attributes
     ----------
     supports : frozenset of int
-        Candidate indices (rows of :class:`LinePaytable`) this cell counts as.
-        Empty for scatters and blanks: such a cell ends every run.
+        Candidate indices (rows of :class:`LinePaytable`) this cell counts as
+        on every reel: a symbol, a group it belongs to, a symbol a wild
+        substitutes for, an anywhere-pay candidate it counts for.  Empty for
+        scatters and blanks outside groups: such a cell ends every run.
     multiplier : int
         Applied to a win whose run includes this cell (1 = none).
     wild : bool
-        The cell is a wild (matters only for the ``first_non_wild`` reading).
+        The cell is a wild (the ``first_non_wild`` reading, rule
+        ``all_wild_win_multiplied``).
+    supports_at : tuple of frozenset of int
+        Per reel (0-based), further candidates this cell counts as there only:
+        the positions of ordered combinations (``[combos]``).  Empty: none.
     """
 
     supports: frozenset[int]
     multiplier: int = 1
     wild: bool = False
+    supports_at: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -74,31 +92,48 @@ class LinePaytable:
     names : tuple of str
         Candidate names (for tables and messages).
     pays : tuple of tuple of int
-        ``pays[c][n]``: pay of a run of ``n`` (0..reels) of candidate ``c``.
+        ``pays[c][n]``: pay of a run of ``n`` (0..reels) of candidate ``c``
+        (of ``n`` counted cells for an anywhere candidate).
     trigger_at : tuple of int
         ``trigger_at[c] = n > 0`` if a run of at least ``n`` of candidate ``c``
         starts a line-triggered feature instead of paying (bonus symbols);
         0 otherwise.
     wild_own : frozenset of int
         Candidates that are a wild's own pays.
+    anywhere : frozenset of int
+        Candidates paid on the number of supporting cells anywhere on the
+        line (``[anywhere_pays]``), not on a run from the left.
     """
 
     names: tuple[str, ...]
     pays: tuple[tuple[int, ...], ...]
     trigger_at: tuple[int, ...]
     wild_own: frozenset[int] = frozenset()
+    anywhere: frozenset[int] = frozenset()
 
     @property
     def reels(self) -> int:
         return len(self.pays[0]) - 1 if self.pays else 0
 
 
+#: Values of rule ``line_wild_multipliers``: how the multipliers of several wilds in a run combine.
+COMBINES = ("multiply", "add", "highest_once")
+#: Values of rule ``line_win_chosen_on``.
+CHOICES = ("final_pay", "base_pay")
+
+
 class LineStateMachine:
     """Numbered payline states and their per-reel transition tables.
 
-    A live state is ``(alive, mult, best)``: a bit mask of live candidates,
-    the multiplier product of the cells read so far, and the best pay of the
-    candidates that dropped out.  State 0 is :data:`DEAD`.
+    A live state is ``(alive, acc, best, fixed, pending, all_wild, counts)``:
+    a bit mask of live run candidates, the multiplier accumulator of the
+    cells read so far (their product, their sum or their largest, rule
+    ``line_wild_multipliers``), the best pay of the candidates that dropped
+    out (a tuple compared lexically: ``(final,)``, or ``(base, final)``
+    under ``line_win_chosen_on = "base_pay"``), the ``first_non_wild``
+    bookkeeping, whether every cell read so far is a wild (only tracked when
+    ``all_wild_win_multiplied`` is false) and the counts of the anywhere
+    candidates.  State 0 is :data:`DEAD`.
 
     Parameters
     ----------
@@ -107,19 +142,35 @@ class LineStateMachine:
         Indexed by role id (the cell codes of the windows).
     reading : str
         One of :data:`READINGS`.
+    combine : str
+        One of :data:`COMBINES`.
+    all_wild_multiplied : bool
+        Whether a win whose counted cells are all wilds takes their multipliers.
+    chosen_on : str
+        One of :data:`CHOICES`.
 
     Notes
     -----
     ``step(k, s, r)`` reads the cell of role ``r`` on reel ``k`` (0-based)
     in state ``s`` and returns ``(s', settled_pay, settled_triggers)``; on the
-    last reel it settles every line (``s' == DEAD``).
+    last reel it settles every line (``s' == DEAD``).  The settled pay is the
+    final pay (after multipliers) of the one win chosen.
     """
 
-    def __init__(self, paytable: LinePaytable, roles, reading: str = "highest"):
+    def __init__(self, paytable: LinePaytable, roles, reading: str = "highest", combine: str = "multiply",
+                 all_wild_multiplied: bool = True, chosen_on: str = "final_pay"):
         if reading not in READINGS:
             raise ValueError(f"unknown line reading {reading!r} (known: {', '.join(READINGS)})")
+        if combine not in COMBINES:
+            raise ValueError(f"unknown multiplier combination {combine!r} (known: {', '.join(COMBINES)})")
+        if chosen_on not in CHOICES:
+            raise ValueError(f"unknown line win choice {chosen_on!r} (known: {', '.join(CHOICES)})")
         self.paytable = paytable
         self.reading = reading
+        self.combine = combine
+        self.all_wild_multiplied = bool(all_wild_multiplied)
+        self.base_choice = chosen_on == "base_pay"
+        self._zero = (0, 0) if self.base_choice else (0,)
         self._own = sum(1 << c for c in paytable.wild_own)
         self.roles = tuple(roles)
         self.reels = paytable.reels
@@ -129,18 +180,46 @@ class LineStateMachine:
         self._future = [
             [max(pays[c][k:], default=0) for k in range(self.reels + 1)] for c in range(n)
         ]
-        self._masks = [sum(1 << c for c in r.supports) for r in self.roles]
-        # a state: (alive, mult, best, fixed, pending); ``pending`` (first_non_wild only) holds
-        # ``(candidate, pay)`` of substituted candidates whose run ended on a wild before the
-        # line's symbol was fixed: such a run pays only if the first non-wild cell shows it
+        self._anyw = tuple(sorted(paytable.anywhere))
+        anyw_mask = sum(1 << c for c in self._anyw)
+        base_masks = [sum(1 << c for c in r.supports) for r in self.roles]
+        # support mask per reel and role (combo positions added on their reel)
+        self._masks = [[m | sum(1 << c for c in (r.supports_at[k] if k < len(r.supports_at) else ()))
+                        for m, r in zip(base_masks, self.roles)] for k in range(max(self.reels, 1))]
+        # a state: (alive, acc, best, fixed, pending, all_wild, counts); ``pending`` (first_non_wild
+        # only) holds ``(candidate, value)`` of substituted candidates whose run ended on a wild before
+        # the line's symbol was fixed: such a run pays only if the first non-wild cell shows it
         self.states: list[tuple | None] = [None]
         self._ids: dict[tuple, int] = {}
-        self.initial = self._id(((1 << n) - 1, 1, 0, reading == "highest", ()), 0)[0]
+        acc0 = 0 if combine == "add" else 1
+        self._acc0 = acc0
+        self.initial = self._id((((1 << n) - 1) & ~anyw_mask, acc0, self._zero, reading == "highest", (),
+                                 True, tuple(0 for _ in self._anyw)), 0)[0]
+
+    # -- pays ------------------------------------------------------------
+    def _mult(self, acc: int, all_wild: bool) -> int:
+        """Multiplier of a run with accumulator ``acc`` (all cells wild: ``all_wild``)."""
+        if all_wild and not self.all_wild_multiplied:
+            return 1
+        return max(acc, 1) if self.combine == "add" else acc
+
+    def _acc(self, acc: int, m: int) -> int:
+        if self.combine == "multiply":
+            return acc * m
+        if self.combine == "add":
+            return acc + m if m > 1 else acc
+        return max(acc, m)
+
+    def _value(self, base: int, mult: int) -> tuple:
+        """Comparable value of a pay: ``(final,)`` or ``(base, final)``."""
+        if not base:
+            return self._zero
+        return (base, base * mult) if self.base_choice else (base * mult,)
 
     # -- state numbering -------------------------------------------------
-    def _settle_alive(self, alive: int, run: int, mult: int) -> tuple[int, int]:
-        """Best pay and trigger count of the candidates in ``alive`` at ``run``."""
-        best, trig = 0, 0
+    def _settle_alive(self, alive: int, run: int, mult: int) -> tuple[tuple, int]:
+        """Best value and trigger count of the candidates in ``alive`` at ``run``."""
+        best, trig = self._zero, 0
         pays, trig_at = self.paytable.pays, self.paytable.trigger_at
         c = 0
         while alive:
@@ -149,19 +228,20 @@ class LineStateMachine:
                     if run >= trig_at[c]:
                         trig = 1
                 else:
-                    best = max(best, pays[c][run] * mult)
+                    best = max(best, self._value(pays[c][run], mult))
             alive >>= 1
             c += 1
         return best, trig
 
-    def _id(self, state: tuple[int, int, int], run: int) -> tuple[int, int, int]:
+    def _id(self, state: tuple, run: int) -> tuple[int, int, int]:
         """Normalise a live state after ``run`` cells; returns (id, pay, trig).
 
         Candidates that can never pay more with a longer run are retired
         (their pay at ``run`` goes into ``best``).  If nothing stays alive
-        the line settles: id DEAD, with its pay and trigger.
+        the line settles: id DEAD, with its (final) pay and trigger.
         """
-        alive, mult, best, fixed, pend = state
+        alive, acc, best, fixed, pend, allw, counts = state
+        mult = self._mult(acc, allw)
         trig_at = self.paytable.trigger_at
         retire = 0
         a, c = alive, 0
@@ -179,10 +259,16 @@ class LineStateMachine:
             b, trig = self._settle_alive(retire, run, mult)
             best = max(best, b)
             alive &= ~retire
-        if (not alive and not pend) or run >= self.reels:  # pending runs of an all-wild line never pay
+        if run >= self.reels or (not alive and not pend and not self._anyw):  # pending runs of an all-wild line never pay
             b, t = self._settle_alive(alive if fixed else alive & self._own, run, mult)
-            return DEAD, max(best, b), trig | t
-        key = (alive, mult, best, fixed, pend)
+            best = max(best, b)
+            pays = self.paytable.pays
+            for c, n in zip(self._anyw, counts):
+                best = max(best, self._value(pays[c][n], 1))
+            return DEAD, best[-1], trig | t
+        if not alive:  # only anywhere counts left: the multiplier no longer matters
+            acc, allw = self._acc0, True
+        key = (alive, acc, best, fixed, pend, allw, counts)
         sid = self._ids.get(key)
         if sid is None:
             sid = len(self.states)
@@ -196,14 +282,17 @@ class LineStateMachine:
         Returns
         -------
         (next_state, settled_pay, settled_triggers)
-            ``settled_pay`` (credits) and ``settled_triggers`` (0 or 1) are
-            non-zero only when the line settles at this reel.
+            ``settled_pay`` (credits, after multipliers) and
+            ``settled_triggers`` (0 or 1) are non-zero only when the line
+            settles at this reel.
         """
         if sid == DEAD:
             return DEAD, 0, 0
-        alive, mult, best, fixed, pend = self.states[sid]
+        alive, acc, best, fixed, pend, allw, counts = self.states[sid]
+        mult = self._mult(acc, allw)
         cell = self.roles[role]
-        keep = alive & self._masks[role]
+        mask = self._masks[k][role]
+        keep = alive & mask
         dropped = alive & ~keep
         if not fixed:
             # first_non_wild: a substitution alternative dropped before the line's symbol
@@ -211,12 +300,11 @@ class LineStateMachine:
             # ended on a wild that does not substitute for it); a wild's own run does pay
             if cell.wild:
                 pays = self.paytable.pays
-                extra = tuple((c, pays[c][k] * mult) for c in _bits(dropped & ~self._own)
+                extra = tuple((c, self._value(pays[c][k], mult)) for c in _bits(dropped & ~self._own)
                               if pays[c][k] * mult > 0 and not self.paytable.trigger_at[c])
                 pend = tuple(sorted(pend + extra))
             else:
-                m = self._masks[role]
-                best = max([best] + [p for c, p in pend if m >> c & 1])
+                best = max([best] + [v for c, v in pend if mask >> c & 1])
                 pend = ()
             dropped &= self._own
             fixed = not cell.wild
@@ -224,11 +312,13 @@ class LineStateMachine:
         if dropped:
             b, trig = self._settle_alive(dropped, k, mult)
             best = max(best, b)
-        if not keep and not (pend and not fixed):
-            return DEAD, best, trig
-        nid, pay, t = self._id((keep, mult * cell.multiplier, best, fixed, pend), k + 1)
+        if self._anyw:
+            counts = tuple(n + (mask >> c & 1) for c, n in zip(self._anyw, counts))
+        elif not keep and not (pend and not fixed):
+            return DEAD, best[-1], trig
+        allw = allw and cell.wild if not self.all_wild_multiplied else True
+        nid, pay, t = self._id((keep, self._acc(acc, cell.multiplier), best, fixed, pend, allw, counts), k + 1)
         return nid, pay, trig | t
-
 
 def _bits(mask: int):
     """Indices of the set bits of ``mask``, ascending."""

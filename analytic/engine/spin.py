@@ -77,9 +77,11 @@ def line_paytable(game: Game) -> tuple[LinePaytable, dict[str, int]]:
     (LinePaytable, index)
         ``index`` maps a candidate's name to its row.  Candidates are the
         symbols with line pays (regular symbols and wilds' own pays) and
-        bonus symbols with line triggers, in model order.
+        bonus symbols with line triggers, in model order; then the groups
+        with pays (named as the group), the combos (``combo:NAME``, paying
+        at their length only) and the anywhere pays (``anywhere:NAME``).
     """
-    names, pays, trig, own = [], [], [], set()
+    names, pays, trig, own, anyw = [], [], [], set(), set()
     for s in game.symbols:
         row = game.paytable.get(s.name)
         lt = game.line_triggers.get(s.name)
@@ -89,8 +91,32 @@ def line_paytable(game: Game) -> tuple[LinePaytable, dict[str, int]]:
             trig.append(min(lt) if lt else 0)
             if s.is_wild:
                 own.add(len(names) - 1)
+    for g, row in game.group_pays.items():
+        names.append(g)
+        pays.append(tuple(row.get(n, 0) for n in range(game.reels + 1)))
+        trig.append(0)
+    for cname, combo in game.combos.items():
+        names.append(f"combo:{cname}")
+        pays.append(tuple(combo.pay if n == len(combo.cells) else 0 for n in range(game.reels + 1)))
+        trig.append(0)
+    for a, row in game.anywhere_pays.items():
+        names.append(f"anywhere:{a}")
+        pays.append(tuple(row.get(n, 0) for n in range(game.reels + 1)))
+        trig.append(0)
+        anyw.add(len(names) - 1)
     index = {n: i for i, n in enumerate(names)}
-    return LinePaytable(tuple(names), tuple(pays), tuple(trig), frozenset(own)), index
+    return LinePaytable(tuple(names), tuple(pays), tuple(trig), frozenset(own), frozenset(anyw)), index
+
+
+def _entry_supported(game: Game, cell, entry: str) -> bool:
+    """Whether a cell showing symbol ``cell`` counts as ``entry`` (a symbol or group name)."""
+    members = game.groups.get(entry, frozenset({entry}))
+    if cell.name in members:
+        return True
+    if not cell.is_wild:
+        return False
+    regular = {m for m in members if game.symbol(m).role == "regular"}
+    return bool(regular) and (cell.substitutes is None or bool(regular & cell.substitutes))
 
 
 def cell_roles(
@@ -128,12 +154,44 @@ def cell_roles(
             if s.name in index:
                 names.add(s.name)
             mult = (multipliers or {}).get(s.name, s.multiplier)
-            roles[s.name] = CellRole(frozenset(index[x] for x in names), mult, wild=True)
+            roles[s.name] = CellRole(frozenset(index[x] for x in names) | _classic(game, index, s),
+                                     mult, wild=True, supports_at=_combo_at(game, index, s))
         elif s.name in index and s.role in ("regular", "bonus"):
-            roles[s.name] = CellRole(frozenset({index[s.name]}))
+            roles[s.name] = CellRole(frozenset({index[s.name]}) | _classic(game, index, s),
+                                     supports_at=_combo_at(game, index, s))
         else:
-            roles[s.name] = CellRole(frozenset())
+            roles[s.name] = CellRole(_classic(game, index, s), supports_at=_combo_at(game, index, s))
     return roles
+
+
+def _classic(game: Game, index: Mapping[str, int], sym) -> frozenset[int]:
+    """Group and anywhere candidates a cell showing ``sym`` supports on every reel."""
+    out = set()
+    for g in game.group_pays:
+        if g in index and _entry_supported(game, sym, g):
+            out.add(index[g])
+    wilds_count = game.rules.get("anywhere_pay_wilds", "counted") == "counted"
+    for a in game.anywhere_pays:
+        name = f"anywhere:{a}"
+        if name in index and _entry_supported(game, sym, a) and (wilds_count or not sym.is_wild or
+                                                                 sym.name in game.groups.get(a, {a})):
+            out.add(index[name])
+    return frozenset(out)
+
+
+def _combo_at(game: Game, index: Mapping[str, int], sym) -> tuple:
+    """Per reel, the combo candidates a cell showing ``sym`` supports there (empty tuple: none)."""
+    if not game.combos:
+        return ()
+    at = [set() for _ in range(game.reels)]
+    for cname, combo in game.combos.items():
+        name = f"combo:{cname}"
+        if name not in index:
+            continue
+        for k, entry in enumerate(combo.cells):
+            if _entry_supported(game, sym, entry):
+                at[k].add(index[name])
+    return tuple(frozenset(x) for x in at)
 
 
 def build_spin(
@@ -205,6 +263,9 @@ def build_spin(
         reading=reading or game.rules.get("line_wild_pay", "highest"),
         ways=game.ways,
         both_ways=game.pays_both_ways,
+        combine=game.rules.get("line_wild_multipliers", "multiply"),
+        all_wild_multiplied=game.rules.get("all_wild_win_multiplied", True),
+        chosen_on=game.rules.get("line_win_chosen_on", "final_pay"),
     )
 
 

@@ -30,8 +30,10 @@ __all__ = [
     "FeatureSpec",
     "BetMode",
     "WinCap",
+    "Combo",
     "Game",
     "frozen_mapping",
+    "coin_game",
 ]
 
 #: Symbol roles a model file may declare.
@@ -239,6 +241,26 @@ class WinCap:
 
 
 @dataclass(frozen=True)
+class Combo:
+    """An ordered mixed combination of a payline (``[combos.NAME]``).
+
+    Attributes
+    ----------
+    cells : tuple of str
+        One entry per reel from the leftmost: a symbol name or a group name
+        (``Game.groups``).  Cell ``i`` of a line matches entry ``i`` when it
+        shows that symbol (a member of that group), or a wild substituting
+        for it (for at least one member of the group).
+    pay : int
+        Pay in **line-bet units** of a line whose first ``len(cells)``
+        cells match.
+    """
+
+    cells: tuple[str, ...]
+    pay: int
+
+
+@dataclass(frozen=True)
 class Game:
     """A validated game model (immutable).
 
@@ -285,6 +307,16 @@ class Game:
         Key path -> one-line reason for each design choice (``[design]``).
     meta : Mapping[str, Any]
         ``[game]`` keys beyond name/reels/rows (provider, published figures, ...).
+    groups : Mapping[str, frozenset of str]
+        Symbol groups (``[groups]``): name -> member symbols (regular or blank).
+    group_pays : Mapping[str, Mapping[int, int]]
+        Line pays of groups (their ``[paytable]`` entries): group -> count
+        from the left -> pay in **line-bet units**.
+    combos : Mapping[str, Combo]
+        Ordered mixed combinations (``[combos]``).
+    anywhere_pays : Mapping[str, Mapping[int, int]]
+        ``[anywhere_pays]``: symbol or group -> number of cells of the line
+        showing it, anywhere on the line -> pay in **line-bet units**.
     """
 
     path: str
@@ -306,6 +338,15 @@ class Game:
     rules: Mapping[str, Any] = field(default_factory=frozen_mapping)
     design: Mapping[str, str] = field(default_factory=frozen_mapping)
     meta: Mapping[str, Any] = field(default_factory=frozen_mapping)
+    groups: Mapping[str, frozenset] = field(default_factory=frozen_mapping)
+    group_pays: Mapping[str, Mapping[int, int]] = field(default_factory=frozen_mapping)
+    combos: Mapping[str, Combo] = field(default_factory=frozen_mapping)
+    anywhere_pays: Mapping[str, Mapping[int, int]] = field(default_factory=frozen_mapping)
+
+    @property
+    def classic_pays(self) -> bool:
+        """True when the game has group pays, combos or anywhere pays."""
+        return bool(self.group_pays or self.combos or self.anywhere_pays)
 
     def symbol(self, name: str) -> Symbol:
         """The :class:`Symbol` called ``name`` (KeyError if unknown)."""
@@ -328,3 +369,48 @@ class Game:
         for strip in self.reel_sets[reel_set]:
             n *= len(strip)
         return n
+
+
+def coin_game(game: Game, mode: str | None = None) -> Game:
+    """The game as played in bet mode ``mode``: its line and scatter pays for the mode's coins.
+
+    A regular mode with ``coins = c`` pays ``c`` times every line pay
+    (``[paytable]``, group pays, ``[combos]``, ``[anywhere_pays]``) and every
+    scatter pay, except the pays listed in its ``coin_pays`` (key path ->
+    pay with ``c`` coins, line-bet units).  A mode without ``coins`` plays
+    the game as it is (returned unchanged).
+
+    Parameters
+    ----------
+    game : Game
+    mode : str, optional
+        Bet mode name (default: the first).
+
+    Returns
+    -------
+    Game
+        Amounts in line-bet units of a one-coin line bet; the mode's cost is
+        ``c`` total bets, so its RTP is the mean win over ``c`` total bets.
+    """
+    m = game.modes[mode] if mode else game.default_mode
+    c = m.params.get("coins")
+    if not c:
+        return game
+    over = dict(m.params.get("coin_pays", {}))
+
+    def scaled(prefix, table):
+        return frozen_mapping({n: over.get(f"{prefix}.{n}", p * c) for n, p in table.items()})
+
+    from dataclasses import replace
+
+    scatter = game.scatter
+    if scatter is not None:
+        scatter = ScatterPay(scatter.symbols, frozen_mapping({n: Fraction(p) * c for n, p in scatter.pays.items()}))
+    return replace(
+        game,
+        paytable=frozen_mapping({s: scaled(f"paytable.{s}", t) for s, t in game.paytable.items()}),
+        group_pays=frozen_mapping({g: scaled(f"paytable.{g}", t) for g, t in game.group_pays.items()}),
+        combos=frozen_mapping({n: Combo(cb.cells, over.get(f"combos.{n}", cb.pay * c)) for n, cb in game.combos.items()}),
+        anywhere_pays=frozen_mapping({a: scaled(f"anywhere_pays.{a}", t) for a, t in game.anywhere_pays.items()}),
+        scatter=scatter,
+    )

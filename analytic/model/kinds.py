@@ -301,6 +301,7 @@ class ValidationContext:
         self.features: dict[str, FeatureSpec] = {}
         self.feature: FeatureSpec | None = None
         self.ways = False
+        self.groups: dict[str, frozenset[str]] = {}
 
     # -- basics -------------------------------------------------------------
     @staticmethod
@@ -853,6 +854,9 @@ def compose_feature(kind: str, params: Mapping[str, Any], key: str, ctx: Validat
 # --------------------------------------------------------------------------
 # rules every game may set (not tied to a feature kind)
 
+#: Rules of the line evaluation itself (refused with free spins when not at their default).
+LINE_RULES = ("line_wild_multipliers", "all_wild_win_multiplied", "line_win_chosen_on", "anywhere_pay_wilds")
+
 #: Pseudo-kind holding the rule switches of the base game itself.
 GAME_RULES_KIND = "__game__"
 
@@ -866,6 +870,31 @@ register_kind(
             "a line led by wilds pays the highest combination the wilds can stand for (highest), "
             "or the first non-wild symbol fixes the line's symbol, wilds still paying their own runs "
             "(first_non_wild: Book of Ra's open-source engine)",
+        ),
+        "line_wild_multipliers": (
+            ("multiply", "add", "highest_once"),
+            "multiply",
+            "several multiplier wilds in one winning run multiply (two x2: x4), add (two x2: x4, x2 and x3: "
+            "x5; wilds without a multiplier add nothing) or apply once (highest_once: the largest multiplier "
+            "of the wilds in the run, whatever their number)",
+        ),
+        "all_wild_win_multiplied": (
+            (True, False),
+            True,
+            "a win whose counted cells are all wilds (the wilds' own pay, or wilds standing for a symbol) "
+            "takes the wilds' multipliers (true) or pays unmultiplied (false)",
+        ),
+        "line_win_chosen_on": (
+            ("final_pay", "base_pay"),
+            "final_pay",
+            "the one win paid per line is the highest after wild multipliers (final_pay) or the highest "
+            "paytable pay before them, then multiplied (base_pay; equal base pays: the higher final pay)",
+        ),
+        "anywhere_pay_wilds": (
+            ("counted", "not_counted"),
+            "counted",
+            "an [anywhere_pays] count includes the line's wilds that substitute for the symbol (counted) "
+            "or only cells showing the symbol itself (not_counted)",
         ),
         "simultaneous_triggers": (
             ("first_declared_starts",),

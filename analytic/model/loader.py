@@ -43,6 +43,7 @@ from analytic.model.game import (
     BetMode,
     FeatureSpec,
     Game,
+    Combo,
     ScatterPay,
     Symbol,
     WinCap,
@@ -55,12 +56,12 @@ __all__ = ["load_model", "load_model_text", "SECTIONS"]
 #: Top-level tables a model file may have.
 SECTIONS = (
     "game", "symbols", "paytable", "line_triggers", "scatter", "paylines",
-    "reels", "modes", "features", "cap", "rules", "design",
+    "reels", "modes", "features", "cap", "rules", "design", "groups", "combos", "anywhere_pays",
 )
 _GAME_KEYS = ("name", "reels", "rows", "total_bet", "provider", "notes", "published")
 _SYMBOL_KEYS = ("role", "tier", "rank", "substitutes", "except", "multiplier")
 _WILD_ONLY = ("substitutes", "except", "multiplier")
-_MODE_KEYS = ("cost", "reels", "description", "gamble")
+_MODE_KEYS = ("cost", "reels", "description", "gamble", "coins", "coin_pays")
 _BUY_KEYS = ("cost", "buys", "buy_counts", "description")
 _GAMBLE_KEYS = ("feature", "into", "policy", "win_probability", "count")
 _FEATURE_COMMON = ("kind", "reels", "trigger")
@@ -283,16 +284,22 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     elif ways:
         ctx.fail("game.total_bet", "required in a ways game (paylines.ways = true): the number of pay units "
                                    "(the unit the paytable is written in) a spin costs")
+    groups = _groups(ctx, top.get("groups", {}))
     _paytable(ctx, top["paytable"])
-    _warn_unpaid(ctx)
+    group_pays = {g: ctx.paytable.pop(g) for g in list(ctx.paytable) if g in groups}
+    combos = _combos(ctx, top.get("combos", {}))
+    anywhere = _anywhere_pays(ctx, top.get("anywhere_pays", {}))
+    _warn_unpaid(ctx, group_pays, combos, anywhere)
     _reels(ctx, top["reels"])
     scatter = _scatter(ctx, top["scatter"]) if "scatter" in top else None
     _features(ctx, top.get("features", {}))
     line_triggers = _line_triggers(ctx, top.get("line_triggers", {}))
     modes = _modes(ctx, top)
+    _check_coins(ctx, modes, group_pays, combos, anywhere, line_triggers)
     _check_triggers(ctx, modes)
     cap = _cap(ctx, top["cap"]) if "cap" in top else None
     rules = _rules(ctx, top.get("rules", {}))
+    _check_line_pays(ctx, top, rules, bool(group_pays or combos or anywhere))
     design = _design(ctx, top.get("design", {}))
     if ways:
         _check_ways(ctx, top, line_triggers)
@@ -319,6 +326,10 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
         rules=frozen_mapping(rules),
         design=frozen_mapping(design),
         meta=frozen_mapping(meta),
+        groups=frozen_mapping(groups),
+        group_pays=frozen_mapping({g: frozen_mapping(p) for g, p in group_pays.items()}),
+        combos=frozen_mapping(combos),
+        anywhere_pays=frozen_mapping({n: frozen_mapping(p) for n, p in anywhere.items()}),
     )
 
 
@@ -334,7 +345,26 @@ def _check_both_ways_lines(ctx: _Ctx, top: dict[str, Any], line_triggers: Mappin
                                   "either end could start the feature twice): remove pays_both_ways or them")
     if top.get("rules", {}).get("line_wild_pay", "highest") != "highest":
         ctx.fail("rules.line_wild_pay", "pays both ways on paylines is solved for the reading 'highest' only")
+    _check_classic(ctx, top, "pays both ways (paylines.pays_both_ways = true)")
     _check_features(ctx, "pays both ways on paylines (paylines.pays_both_ways = true)")
+
+
+def _check_classic(ctx: _Ctx, top: dict[str, Any], what: str) -> None:
+    """Refuse classic line pays, line rules and coins, which the ways walk and the both-ways line reading do not honour."""
+    from analytic.model.kinds import LINE_RULES
+
+    for sec in ("groups", "combos", "anywhere_pays"):
+        if top.get(sec):
+            ctx.fail(sec, f"[{sec}] is solved on one-way paylines only, not with {what}")
+    raw = top.get("rules", {})
+    for r in LINE_RULES:
+        if r in raw and raw[r] != kinds.RULES[r].default:
+            ctx.fail(ctx.join("rules", r), f"is solved on one-way paylines only, not with {what}; remove it or set "
+                                           f"it to the default {kinds.RULES[r].default!r}")
+    for name, m in (top.get("modes") or {}).items():
+        if isinstance(m, Mapping) and ("coins" in m or "coin_pays" in m):
+            ctx.fail(ctx.join(ctx.join("modes", name), "coins" if "coins" in m else "coin_pays"),
+                     f"coin-dependent pays are solved on one-way paylines only, not with {what}")
 
 
 def _check_features(ctx: _Ctx, what: str) -> None:
@@ -360,6 +390,7 @@ def _check_ways(ctx: _Ctx, top: dict[str, Any], line_triggers: Mapping) -> None:
     if "line_wild_pay" in top.get("rules", {}):
         ctx.fail("rules.line_wild_pay", "reads a payline led by wilds; a ways game pays every symbol's ways "
                                         "independently: remove it")
+    _check_classic(ctx, top, "ways pays (paylines.ways = true)")
     _check_features(ctx, "ways pays (paylines.ways = true)")
 
 
@@ -483,10 +514,127 @@ def _paylines(ctx: _Ctx, value: Any) -> tuple[tuple[tuple[int, ...], ...], bool,
     return tuple(lines), False, both
 
 
+def _groups(ctx: _Ctx, value: Any) -> dict[str, frozenset[str]]:
+    """``[groups]``: name -> members (regular or blank symbols, at least two)."""
+    t = ctx.table(value, "groups")
+    out: dict[str, frozenset[str]] = {}
+    for name, members in t.items():
+        key = ctx.join("groups", name)
+        if not _NAME.fullmatch(name):
+            ctx.fail(key, f"group name {name!r} may use only letters, digits, '_' and '-'")
+        if name in ctx.symbols:
+            ctx.fail(key, f"{name!r} is already a symbol name (a group needs a name of its own)")
+        names = ctx.str_list(members, key, nonempty=True)
+        if len(names) < 2:
+            ctx.fail(key, "a group needs at least two member symbols")
+        for i, n in enumerate(names):
+            ctx.symbol(n, ctx.join(key, i), roles=("regular", "blank"))
+        out[name] = frozenset(names)
+    ctx.groups = out
+    return out
+
+
+def _line_entry(ctx: _Ctx, name: str, key: str, roles=("regular", "blank", "wild", "wild_scatter")) -> str:
+    """A symbol or group name of a line pay entry (combo cell, anywhere pay)."""
+    if name in getattr(ctx, "groups", {}):
+        return name
+    if not isinstance(name, str) or name not in ctx.symbols:
+        ctx.fail(key, f"unknown symbol or group {show(name)} (symbols: {', '.join(ctx.symbols)}; "
+                      f"groups: {', '.join(getattr(ctx, 'groups', {})) or 'none'})")
+    return ctx.symbol(name, key, roles=roles)
+
+
+def _combos(ctx: _Ctx, value: Any) -> dict[str, Combo]:
+    """``[combos.NAME]``: ``cells`` (one symbol or group per reel from the left) and ``pay``."""
+    t = ctx.table(value, "combos")
+    out: dict[str, Combo] = {}
+    seen: dict[tuple, str] = {}
+    for name, spec in t.items():
+        key = ctx.join("combos", name)
+        spec = ctx.table(spec, key, ("cells", "pay"), required=("cells", "pay"))
+        ck = ctx.join(key, "cells")
+        raw = spec["cells"]
+        if not isinstance(raw, list) or not raw:
+            ctx.fail(ck, f"must be a non-empty list of symbol or group names, got {show(raw)}")
+        if len(raw) > ctx.reels:
+            ctx.fail(ck, f"has {len(raw)} entries; the game has {ctx.reels} reels")
+        cells = tuple(_line_entry(ctx, c, ctx.join(ck, i)) for i, c in enumerate(raw))
+        if cells in seen:
+            ctx.fail(ck, f"the same cells as combos.{seen[cells]}")
+        seen[cells] = name
+        out[name] = Combo(cells, ctx.integer(spec["pay"], ctx.join(key, "pay"), min=0))
+    return out
+
+
+def _anywhere_pays(ctx: _Ctx, value: Any) -> dict[str, dict[int, int]]:
+    """``[anywhere_pays]``: regular symbol or group -> { cells on the line = pay }."""
+    t = ctx.table(value, "anywhere_pays")
+    out: dict[str, dict[int, int]] = {}
+    for name, pays in t.items():
+        key = ctx.join("anywhere_pays", name)
+        _line_entry(ctx, name, key, roles=("regular",))
+        out[name] = ctx.counts(pays, key, hi=ctx.reels, hi_reason=f"the game has {ctx.reels} reels")
+    return out
+
+
+def _check_coins(ctx: _Ctx, modes, group_pays, combos, anywhere, line_triggers) -> None:
+    """Check ``coins`` / ``coin_pays`` of the bet modes against the pays and the features."""
+    for name, m in modes.items():
+        key = ctx.join("modes", name)
+        if "coins" not in m.params:
+            continue
+        if ctx.features:
+            ctx.fail(ctx.join(key, "coins"), f"not solved with features (features.{next(iter(ctx.features))}): "
+                                             "their engines read the one-coin pays")
+        if line_triggers:
+            ctx.fail(ctx.join(key, "coins"), "not solved with [line_triggers]")
+        for path in m.params.get("coin_pays", {}):
+            pk = ctx.join(ctx.join(key, "coin_pays"), f'"{path}"')
+            parts = path.split(".")
+            ok = False
+            if parts[0] == "paytable" and len(parts) == 3 and parts[2].isdigit():
+                table = ctx.paytable.get(parts[1]) or group_pays.get(parts[1]) or {}
+                ok = int(parts[2]) in table
+            elif parts[0] == "anywhere_pays" and len(parts) == 3 and parts[2].isdigit():
+                ok = int(parts[2]) in anywhere.get(parts[1], {})
+            elif parts[0] == "combos" and len(parts) == 2:
+                ok = parts[1] in combos
+            if not ok:
+                ctx.fail(pk, "must name a declared pay: 'paytable.SYMBOL_OR_GROUP.COUNT', "
+                             "'anywhere_pays.NAME.COUNT' or 'combos.NAME'")
+
+
+def _check_line_pays(ctx: _Ctx, top: Mapping, rules: Mapping[str, Any], classic: bool) -> None:
+    """Refuse line-pay declarations and line rules that a solver of this game does not honour."""
+    from analytic.model.kinds import LINE_RULES
+
+    spins = [f for f in ctx.features.values() if f.kind == "free_spins"]
+    changed = [r for r in LINE_RULES if rules.get(r) != kinds.RULES[r].default]
+    if spins:
+        what = None
+        for sec in ("groups", "combos", "anywhere_pays"):
+            if top.get(sec):
+                what = sec
+                break
+        if what is None:
+            what = next((f"rules.{r}" for r in changed), None)
+        if what is not None:
+            ctx.fail(what, f"not solved with free spins (features.{spins[0].name}): the free-spin engines "
+                           "and their simulator players read lines by symbol runs with multiplying wilds only")
+    if (classic or changed) and rules.get("line_wild_pay") == "first_non_wild":
+        what = next((f"[{s}]" for s in ("groups", "combos", "anywhere_pays") if top.get(s)), None)
+        what = what or f"rule {changed[0]} = {show(rules[changed[0]])}"
+        ctx.fail("rules.line_wild_pay", f"'first_non_wild' is not solved together with {what} (use 'highest')")
+
+
 def _paytable(ctx: _Ctx, value: Any) -> None:
     t = ctx.table(value, "paytable")
     for name, pays in t.items():
         key = ctx.join("paytable", name)
+        if name in getattr(ctx, "groups", {}):
+            ctx.paytable[name] = ctx.counts(
+                pays, key, hi=ctx.reels, hi_reason=f"the game has {ctx.reels} reels")
+            continue
         ctx.symbol(name, key)
         role = ctx.symbols[name].role
         if role in ("scatter", "blank"):
@@ -499,9 +647,25 @@ def _paytable(ctx: _Ctx, value: Any) -> None:
             pays, key, hi=ctx.reels, hi_reason=f"the game has {ctx.reels} reels")
 
 
-def _warn_unpaid(ctx: _Ctx) -> None:
-    """Warn (:class:`~analytic.errors.ModelWarning`) of a regular symbol without a line pay above 0."""
+def _warn_unpaid(ctx: _Ctx, group_pays=None, combos=None, anywhere=None) -> None:
+    """Warn (:class:`~analytic.errors.ModelWarning`) of a regular symbol without a line pay above 0.
+
+    A symbol paying through a group, a combo or an anywhere pay has a line pay.
+    """
+    paid = set()
+    for g, p in (group_pays or {}).items():
+        if any(v > 0 for v in p.values()):
+            paid |= ctx.groups[g]
+    for c in (combos or {}).values():
+        if c.pay > 0:
+            for e in c.cells:
+                paid |= ctx.groups.get(e, {e})
+    for n, p in (anywhere or {}).items():
+        if any(v > 0 for v in p.values()):
+            paid |= ctx.groups.get(n, {n})
     for name, sym in ctx.symbols.items():
+        if name in paid:
+            continue
         if sym.role == "regular" and not any(v > 0 for v in ctx.paytable.get(name, {}).values()):
             warnings.warn(ModelWarning(ctx.path, ctx.join("paytable", name),
                                        f"regular symbol {name!r} has no line pays, so it never pays "
@@ -703,6 +867,18 @@ def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
         if "gamble" in spec:
             params["gamble"] = _gamble(ctx, spec["gamble"], ctx.join(key, "gamble"))
         if not is_buy:
+            if "coins" in spec:
+                params["coins"] = ctx.integer(spec["coins"], ctx.join(key, "coins"), min=1, max=1000)
+                if cost != params["coins"]:
+                    ctx.fail(ctx.join(key, "cost"), f"a mode of {params['coins']} coins costs {params['coins']} "
+                                                    f"(coins are counted in regular bets), got {show(spec['cost'])}")
+            if "coin_pays" in spec:
+                if "coins" not in spec:
+                    ctx.fail(ctx.join(key, "coin_pays"), "needs 'coins' (the number of coins these pays are for)")
+                cp = ctx.table(spec["coin_pays"], ctx.join(key, "coin_pays"))
+                params["coin_pays"] = frozen_mapping(
+                    {str(k): ctx.integer(v, ctx.join(ctx.join(key, "coin_pays"), f'"{k}"'), min=0)
+                     for k, v in cp.items()})
             reel_set = _reel_set_name(ctx, spec["reels"], ctx.join(key, "reels"))
             modes[name] = BetMode(name, cost, reel_set, params=frozen_mapping(params))
             continue

@@ -234,6 +234,9 @@ class Tables:
     wild_mask: np.ndarray | None = None  # symbols with role wild or wild_scatter
     ways: bool = False  # ways pays instead of paylines
     both_ways: bool = False  # pays both ways (ways games)
+    #: the classic line pays and line rules (None: none, and every line rule at its default):
+    #: see :func:`_compile_classic`
+    classic: dict | None = None
 
     @property
     def n_lines(self) -> int:
@@ -407,8 +410,20 @@ def compile_tables(game: Game, stake=None) -> Tables:
             "buys": m.buys,
             "buy_counts": {int(k): int(v) for k, v in m.buy_counts.items()},
         }
+        if m.params.get("coins"):
+            # the mode's own pays (coins x the one-coin pays, its coin_pays), as tables of their own
+            from dataclasses import replace as _replace
 
+            from analytic.model.game import BetMode, coin_game
+
+            played = coin_game(game, mname)
+            sub = compile_tables(_replace(played, modes={mname: BetMode(mname, m.cost, m.reel_set)}), stake)
+            modes[mname]["tables"] = sub
+            modes[mname]["tick_factor"] = den // sub.denom  # the mode's ticks in this game's ticks
+
+    classic = _compile_classic(game, idx, den)
     return Tables(
+        classic=classic,
         wild_mask=np.array([s.role in ("wild", "wild_scatter") for s in game.symbols], dtype=bool),
         ways=bool(game.ways),
         both_ways=bool(game.pays_both_ways),
@@ -438,6 +453,147 @@ def compile_tables(game: Game, stake=None) -> Tables:
         features=prepared,
         feature_kinds={f: spec.engine for f, spec in game.features.items()},
     )
+
+
+def _compile_classic(game: Game, idx: dict, den: int) -> dict | None:
+    """Tables of group, combo and anywhere pays and of the line rules, or None when all are absent/default.
+
+    Keys: ``combine`` (rule ``line_wild_multipliers``), ``all_wild`` (rule
+    ``all_wild_win_multiplied``), ``base_choice`` (rule ``line_win_chosen_on
+    = "base_pay"``); ``support`` (C, reels, n_symbols) bool: a cell showing
+    symbol ``s`` on reel ``r`` counts for run candidate ``c`` (symbols with
+    pays, groups, combos); ``pays`` (C, reels + 1) in ticks (a combo pays at
+    its length only); ``any_support`` (A, n_symbols), ``any_pays`` (A, reels + 1)
+    of the anywhere pays.
+    """
+    rules = game.rules
+    default = (rules.get("line_wild_multipliers", "multiply") == "multiply"
+               and rules.get("all_wild_win_multiplied", True) is True
+               and rules.get("line_win_chosen_on", "final_pay") == "final_pay")
+    if default and not (game.group_pays or game.combos or game.anywhere_pays):
+        return None
+    nsym, reels = len(game.symbols), game.reels
+
+    def stands_for(entry: str) -> np.ndarray:
+        # cells that count as a symbol or group: its members, and wilds substituting for a regular member
+        members = game.groups.get(entry, frozenset({entry}))
+        m = np.zeros(nsym, dtype=bool)
+        for n in members:
+            m[idx[n]] = True
+            if game.symbol(n).role == "regular":
+                for w in game.symbols:
+                    if w.is_wild and (w.substitutes is None or n in w.substitutes):
+                        m[idx[w.name]] = True
+        return m
+
+    support, pays = [], []
+    for cname, table in game.paytable.items():
+        sym = game.symbol(cname)
+        if sym.role not in _LINE_ROLES:
+            continue
+        row = np.zeros(reels + 1, dtype=np.int64)
+        for k, v in table.items():
+            row[int(k)] = int(v) * den
+        support.append(np.broadcast_to(stands_for(cname), (reels, nsym)))
+        pays.append(row)
+    for g, table in game.group_pays.items():
+        row = np.zeros(reels + 1, dtype=np.int64)
+        for k, v in table.items():
+            row[int(k)] = int(v) * den
+        support.append(np.broadcast_to(stands_for(g), (reels, nsym)))
+        pays.append(row)
+    for combo in game.combos.values():
+        row = np.zeros(reels + 1, dtype=np.int64)
+        row[len(combo.cells)] = int(combo.pay) * den
+        sup = np.zeros((reels, nsym), dtype=bool)
+        for r, e in enumerate(combo.cells):
+            sup[r] = stands_for(e)
+        sup[len(combo.cells):] = False
+        support.append(sup)
+        pays.append(row)
+    wilds_count = rules.get("anywhere_pay_wilds", "counted") == "counted"
+    any_sup, any_pays = [], []
+    for a, table in game.anywhere_pays.items():
+        row = np.zeros(reels + 1, dtype=np.int64)
+        for k, v in table.items():
+            row[int(k)] = int(v) * den
+        m = stands_for(a)
+        if not wilds_count:
+            m = np.zeros(nsym, dtype=bool)
+            for n in game.groups.get(a, frozenset({a})):
+                m[idx[n]] = True
+        any_sup.append(m)
+        any_pays.append(row)
+    return {
+        "combine": rules.get("line_wild_multipliers", "multiply"),
+        "all_wild": bool(rules.get("all_wild_win_multiplied", True)),
+        "base_choice": rules.get("line_win_chosen_on", "final_pay") == "base_pay",
+        "support": np.array(support, dtype=bool).reshape(len(support), reels, nsym),
+        "pays": np.array(pays, dtype=np.int64).reshape(len(pays), reels + 1),
+        "any_support": np.array(any_sup, dtype=bool).reshape(len(any_sup), nsym),
+        "any_pays": np.array(any_pays, dtype=np.int64).reshape(len(any_pays), reels + 1),
+    }
+
+
+def _classic_line_pays(tables: Tables, per_reel: list) -> np.ndarray:
+    """Pay of every line under the classic pays and line rules (``tables.classic``), in ticks (N, n_lines).
+
+    For each run candidate the run is the leading cells counting for it (on
+    their reel); its multiplier comes from the wilds among those cells:
+    their product, the sum of those above 1 (none: 1) or the largest, and 1
+    when every cell of the run is a wild and ``all_wild`` is false.  An
+    anywhere candidate pays on the number of the line's cells counting for
+    it, unmultiplied.  The line pays one win: the largest final pay, or
+    (``base_choice``) the largest paytable pay, ties to the larger final pay.
+    """
+    cl = tables.classic
+    reels = tables.reels
+    shape = per_reel[0].shape
+    wild = tables.wild_mask
+    # multiplier and all-wild flag of the first r cells, r = 0..reels
+    pre_m = [np.ones(shape, dtype=np.int64) if cl["combine"] != "add" else np.zeros(shape, dtype=np.int64)]
+    pre_w = [np.ones(shape, dtype=bool)]
+    for r in range(reels):
+        m = tables.multiplier[per_reel[r]]
+        if cl["combine"] == "multiply":
+            pre_m.append(pre_m[-1] * m)
+        elif cl["combine"] == "add":
+            pre_m.append(pre_m[-1] + np.where(m > 1, m, 0))
+        else:
+            pre_m.append(np.maximum(pre_m[-1], m))
+        pre_w.append(pre_w[-1] & wild[per_reel[r]])
+    pm = np.stack(pre_m)  # (reels + 1, N, L)
+    if cl["combine"] == "add":
+        pm = np.maximum(pm, 1)
+    if not cl["all_wild"]:
+        pm = np.where(np.stack(pre_w), 1, pm)
+        pm[0] = 1
+    best_b = np.zeros(shape, dtype=np.int64)
+    best_f = np.zeros(shape, dtype=np.int64)
+
+    def offer(b, f):
+        nonlocal best_b, best_f
+        if cl["base_choice"]:
+            better = (b > best_b) | ((b == best_b) & (f > best_f))
+            best_b = np.where(better, b, best_b)
+            best_f = np.where(better, f, best_f)
+        else:
+            best_f = np.maximum(best_f, f)
+
+    for c in range(len(cl["pays"])):
+        alive = np.ones(shape, dtype=bool)
+        run = np.zeros(shape, dtype=np.int64)
+        for r in range(reels):
+            alive &= cl["support"][c, r][per_reel[r]]
+            run += alive
+        b = cl["pays"][c][run]
+        f = b * np.take_along_axis(pm, run[None], axis=0)[0]
+        offer(b, f)
+    for a in range(len(cl["any_pays"])):
+        n = sum(cl["any_support"][a][per_reel[r]].astype(np.int64) for r in range(reels))
+        b = cl["any_pays"][a][n]
+        offer(b, b)
+    return best_f
 
 
 # --------------------------------------------------------------------------
@@ -554,13 +710,15 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
     per_reel, mults = line_symbols(tables, windows)
     best = np.zeros((n, tables.n_lines), dtype=np.int64)
     first = None
-    if tables.rules.get("line_wild_pay", "highest") == "first_non_wild" and tables.wild_mask is not None:
+    if tables.classic is not None:
+        best = _classic_line_pays(tables, per_reel)
+    elif tables.rules.get("line_wild_pay", "highest") == "first_non_wild" and tables.wild_mask is not None:
         # the first non-wild symbol of each line fixes the line's symbol (-1: only wilds);
         # wilds still pay their own runs
         first = np.full(per_reel[0].shape, -1, dtype=np.int64)
         for r in range(tables.reels):
             first = np.where((first < 0) & ~tables.wild_mask[per_reel[r]], per_reel[r], first)
-    for c in range(len(tables.cand_names)):
+    for c in range(len(tables.cand_names) if tables.classic is None else 0):
         pay = candidate_line_pays(tables, c, per_reel, mults)
         if first is not None:
             sym = tables.index(tables.cand_names[c])
@@ -704,6 +862,66 @@ def _supports(game: Game, cell: str, candidate: str) -> bool:
     return sym.is_wild and (sym.substitutes is None or candidate in sym.substitutes)
 
 
+def _nondefault_line_rules(game: Game) -> bool:
+    r = game.rules
+    return (r.get("line_wild_multipliers", "multiply") != "multiply" or r.get("all_wild_win_multiplied", True) is not True
+            or r.get("line_win_chosen_on", "final_pay") != "final_pay")
+
+
+def _classic_line_pay(game: Game, cells: list[str]) -> int:
+    """One line's pay under groups, combos, anywhere pays and the line rules (line-bet units).
+
+    See :func:`_classic_line_pays` for the rules read; this is the plain
+    reading, one line at a time.
+    """
+    rules = game.rules
+
+    def counts_as(cell: str, entry: str) -> bool:
+        members = game.groups.get(entry, frozenset({entry}))
+        if cell in members:
+            return True
+        sym = game.symbol(cell)
+        return sym.is_wild and any(game.symbol(m).role == "regular" and
+                                   (sym.substitutes is None or m in sym.substitutes) for m in members)
+
+    def mult(run: list[str]) -> int:
+        ms = [game.symbol(c).multiplier for c in run if game.symbol(c).is_wild]
+        if run and len(ms) == len(run) and not rules.get("all_wild_win_multiplied", True):
+            return 1
+        how = rules.get("line_wild_multipliers", "multiply")
+        if how == "add":
+            return max(sum(m for m in ms if m > 1), 1)
+        if how == "highest_once":
+            return max(ms + [1])
+        p = 1
+        for m in ms:
+            p *= m
+        return p
+
+    offers = [(0, 0)]  # (paytable pay, final pay)
+    entries = [(c, dict(p), None) for c, p in game.paytable.items() if game.symbol(c).role in _LINE_ROLES]
+    entries += [(g, dict(p), None) for g, p in game.group_pays.items()]
+    entries += [(None, {len(cb.cells): cb.pay}, cb.cells) for cb in game.combos.values()]
+    for entry, pays, combo in entries:
+        run = 0
+        for i, cell in enumerate(cells):
+            want = entry if combo is None else (combo[i] if i < len(combo) else None)
+            if want is None or not counts_as(cell, want):
+                break
+            run += 1
+        b = int(pays.get(run, 0))
+        offers.append((b, b * mult(cells[:run])))
+    wilds = rules.get("anywhere_pay_wilds", "counted") == "counted"
+    for a, pays in game.anywhere_pays.items():
+        members = game.groups.get(a, frozenset({a}))
+        n = sum(1 for c in cells if c in members or (wilds and counts_as(c, a)))
+        b = int(pays.get(n, 0))
+        offers.append((b, b))
+    if rules.get("line_win_chosen_on", "final_pay") == "base_pay":
+        return max(offers)[1]
+    return max(f for _, f in offers)
+
+
 def evaluate_window(game: Game, window: Sequence[Sequence]) -> WindowResult:
     """Evaluate one window the plain way, straight from the rules.
 
@@ -742,6 +960,9 @@ def evaluate_window(game: Game, window: Sequence[Sequence]) -> WindowResult:
             line_pays.append(pay)
     for line in game.lines:
         cells = [win[r][row] for r, row in enumerate(line)]
+        if game.classic_pays or _nondefault_line_rules(game):
+            line_pays.append(_classic_line_pay(game, cells))
+            continue
         best = 0
         # rule line_wild_pay = "first_non_wild": the first non-wild symbol fixes the line's
         # symbol; wilds still pay their own runs

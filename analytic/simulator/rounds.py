@@ -106,8 +106,12 @@ def play_rounds(
     else:
         if m["reel_set"] is None:
             raise ModelError(tables.path, f"modes.{mode}", "neither a reel set nor a feature to buy")
-        ev = evaluate_windows(tables, tables.spin(m["reel_set"], n, rng))
-        base = ev.win
+        if m.get("tables") is not None:  # a mode with coins: its own pays, no features (load refuses them)
+            ev = evaluate_windows(m["tables"], tables.spin(m["reel_set"], n, rng))
+            base = ev.win * m["tick_factor"]
+        else:
+            ev = evaluate_windows(tables, tables.spin(m["reel_set"], n, rng))
+            base = ev.win
         awards_by = _one_per_spin(tables, _preempt(tables, ev.awards))
         for fname, a in awards_by.items():
             rows = np.nonzero(a > 0)[0]

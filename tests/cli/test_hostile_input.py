@@ -266,8 +266,9 @@ for mid, lines, where in [
     ("gift-too-few", 'gift_pick = { wild = "w", gifts = [{ effect = "spins", value = 1, count = 2 }] }',
      ("features.fs.gift_pick.gifts", "holds 2 gifts")),
     ("gift-pick-with-ladder", 'gift_pick = { wild = "w", gifts = [{ effect = "spins", value = 1, count = 3 }] }\n'
-     'ladder = { order = "rank_ascending" }', ("features.fs", "gift_pick [gift_pick, multiplier; no retrigger] does not "
-                                               "solve ladder")),
+     'ladder = { order = "rank_ascending" }',
+     ("features.fs", "gift_pick [gift_pick, multiplier, expanding_symbol at_start (drawn by a gift); no retrigger] "
+                     "does not solve ladder")),
     ("retired-key-variant", 'variant = "power"', ("features.fs.variant", "declare the mechanics")),
 ]:
     add(f"mechanic-{mid}", SOLVE, mech(lines, ('a = "regular"', 'a = { role = "regular", rank = 1 }'),

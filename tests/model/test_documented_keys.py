@@ -222,6 +222,18 @@ CHANGES = {
     ("cap", "total_bet_multiple"): _set("cap", {"total_bet_multiple": 20}),
     ("cap", "currency"): _set("cap", {"currency": 100, "currency_name": "GBP", "stakes": [1, 10]}),
     ("rules", "line_wild_pay"): _set("rules.line_wild_pay", "first_non_wild"),
+    # the line rules and the classic pays are refused with free spins (this game has some); their
+    # figures are checked against the brute force and the simulator in tests/engine/test_classic_lines.py
+    ("rules", "line_wild_multipliers"): _set("rules.line_wild_multipliers", "add"),
+    ("rules", "all_wild_win_multiplied"): _set("rules.all_wild_win_multiplied", False),
+    ("rules", "line_win_chosen_on"): _set("rules.line_win_chosen_on", "base_pay"),
+    ("rules", "anywhere_pay_wilds"): _set("rules.anywhere_pay_wilds", "not_counted"),
+    # coins: refused with features (this game has some); solved in test_classic_lines.py
+    ("modes", "coins"): _set("modes.alt", {"cost": 2, "reels": "alt", "coins": 2}),
+    ("modes", "coin_pays"): _set("modes.alt", {"cost": 2, "reels": "alt", "coins": 2,
+                                               "coin_pays": {"paytable.A.3": 30}}),
+    ("combos", "cells"): _set("combos", {"ab": {"cells": ["A", "B"], "pay": 3}}),
+    ("combos", "pay"): _set("combos", {"ab": {"cells": ["A", "A"], "pay": 7}}),
     # only one reading is solved: any other value is refused at load
     ("rules", "simultaneous_triggers"): _set("rules.simultaneous_triggers", "every_triggered_starts"),
     ("expanding_symbol", "expanding_count"): _set("rules.expanding_count", "cells"),

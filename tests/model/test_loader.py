@@ -307,7 +307,9 @@ def test_round_trip():
     assert dict(g.rules) == {"line_wild_pay": "highest", "simultaneous_triggers": "first_declared_starts",
                              "expanding_count": "reels", "expanding_line_win": "wild_led_only",
                              "expanding_repeat_multiplier": "count",
-                             "scatter_substitutes_for_expanding_in_line_wins": True}
+                             "scatter_substitutes_for_expanding_in_line_wins": True,
+                             "line_wild_multipliers": "multiply", "all_wild_win_multiplied": True,
+                             "line_win_chosen_on": "final_pay", "anywhere_pay_wilds": "counted"}
     assert dict(g.design) == {
         "paytable.wild": "the wild pays on its own, as on the published paytable",
         "scatter.pays": "5 books pay 200.5 x total bet",
@@ -338,7 +340,9 @@ base = [["a", "w"], ["a"], ["w", "a", "a"]]
     assert list(g.modes) == ["base"] and g.modes["base"].cost == 1 and g.modes["base"].reel_set == "base"
     assert g.scatter is None and g.cap is None and not g.features and not g.meta
     # every game's own rules, at their defaults
-    assert dict(g.rules) == {"line_wild_pay": "highest", "simultaneous_triggers": "first_declared_starts"}
+    assert dict(g.rules) == {"line_wild_pay": "highest", "simultaneous_triggers": "first_declared_starts",
+                             "line_wild_multipliers": "multiply", "all_wild_win_multiplied": True,
+                             "line_win_chosen_on": "final_pay", "anywhere_pay_wilds": "counted"}
     assert g.symbol("w").substitutes is None and g.symbol("w").multiplier == 1
 
 

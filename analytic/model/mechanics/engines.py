@@ -318,8 +318,7 @@ def _gift_build(v, f, ctx) -> dict:
 register_engine(
     "gift_pick", "free_spins", ("gift_pick",), ("multiplier", "expanding_symbol"),
     _gift_check, _gift_build, honours=("expanding_count",),
-    accepts="gift_pick (gifts may set an expanding symbol, drawn from expanding_symbol at_start), multiplier; "
-            "no retrigger",
+    accepts="gift_pick, multiplier, expanding_symbol at_start (drawn by a gift); no retrigger",
 )
 
 

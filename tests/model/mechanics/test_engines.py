@@ -111,7 +111,7 @@ def test_shipped_models_pick_their_engines():
     # a gift pick with a ladder
     ('gift_pick = { wild = "w", gifts = [{ effect = "spins", value = 1, count = 3 }] }\n'
      'ladder = { order = "rank_ascending" }\n',
-     ["gift_pick [gift_pick, multiplier; no retrigger] does not solve ladder",
+     ["gift_pick [gift_pick, multiplier, expanding_symbol at_start (drawn by a gift); no retrigger] does not solve ladder",
       "drawn_expanding [retrigger per_symbol + expanding_symbol at_each_award; ladder with golden_reels] needs "
       "expanding_symbol, spins"]),
     # a ladder without golden reels
