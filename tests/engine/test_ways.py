@@ -284,3 +284,17 @@ def test_lines_both_ways_refusals():
     bonus = both.replace('W = "wild"', 'W = "wild"\nL = "bonus"')
     bonus += '[line_triggers]\nL = { 2 = "pb" }\n[features.pb]\nkind = "pick_bonus"\npicks = { 1 = 1 }\nprizes = [[5, 1]]\n'
     _refused(bonus, "line_triggers")
+
+
+@pytest.mark.parametrize("extra, key", [
+    ('[groups]\nany = ["A", "B"]\n', "groups"),
+    ('[combos.ab]\ncells = ["A", "B"]\npay = 3\n', "combos"),
+    ('[anywhere_pays]\nA = { 1 = 1 }\n', "anywhere_pays"),
+    ('[rules]\nline_wild_multipliers = "add"\n', "rules.line_wild_multipliers"),
+    ('[rules]\nline_win_chosen_on = "base_pay"\n', "rules.line_win_chosen_on"),
+])
+@pytest.mark.parametrize("game", ["ways", "lines both ways"])
+def test_classic_line_pays_refused_with_ways_and_both_ways(extra, key, game):
+    """Groups, combos, anywhere pays and the line rules are solved on one-way paylines only."""
+    text = HAND_MULT if game == "ways" else HAND_LINES.replace("BOTH", "true")
+    _refused(text + extra, key)
