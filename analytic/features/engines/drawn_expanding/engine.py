@@ -29,8 +29,9 @@ Where the method lives
 
 One spin of a feature
 ---------------------
-A free spin pays the normal line win ``L(w)`` (books substitute, rule
-``scatter_substitutes_for_expanding_in_line_wins``), then for every expanding symbol ``s``
+A free spin pays the normal line win ``L(w)`` (books substitute; rule
+``scatter_substitutes_for_expanding_in_line_wins = false``: not for the
+expanding symbol, solved with a ladder only, docs/derivations.md s.5), then for every expanding symbol ``s``
 with multiplier ``m_s``: ``m_s E_s(w)``, ``E_s = pay_s(n) * lines`` when
 ``s`` shows on ``n`` reels (golden reels count as showing it; books are
 disregarded) with ``n`` at least its smallest paying count (2 for high, 3

@@ -27,7 +27,14 @@ The joint law of the ten paylines with the per-reel indicators is the exact
 line walk (:func:`analytic.engine.linewalk.walk`, docs/derivations.md s.2) run once per
 symbol with hand-made per-reel counters (books, Power Books per golden reel,
 reels showing ``s``); the pair terms are per-reel convolutions (they do not
-involve the lines).  All sums are Python integers over the cycle; ``.prob``,
+involve the lines).  Rule ``scatter_substitutes_for_expanding_in_line_wins =
+false`` (the literal reading: while ``s`` expands the books do not stand in
+for ``s`` in the line win; docs/derivations.md s.5): the walk of ``s`` runs
+with ``s`` out of the books' substitution set, so the line win is ``L_s``
+and ``L1``, ``L2`` are kept per symbol (``sL_s``, ``sLL_s``; ``sL``, ``sLL``
+and ``line_law`` are then None); solved for the ladder variant only (the
+regular variant's line win would depend on the set of drawn symbols:
+``UnsupportedMechanicError``).  All sums are Python integers over the cycle; ``.prob``,
 ``.f(...)`` give Fractions and float arrays in total-bet multiples.
 """
 
