@@ -113,7 +113,6 @@ total_bet_multiple = CAP
 
 [rules]
 expanding_repeat_multiplier = "count"
-scatter_substitutes_for_expanding_in_line_wins = SUBST
 '''
 
 ORDER = ["ten", "jack", "queen", "king", "ace", "beetle", "statue", "pharaoh", "explorer"]
@@ -131,8 +130,15 @@ def _plain_round(game, mode, workspace=None):
 
 def tiny(cap: int = 10**6, literal: bool = False):
     """The tiny game; ``literal``: rule ``scatter_substitutes_for_expanding_in_line_wins = false``."""
-    text = TINY.replace("CAP", str(cap)).replace("SUBST", "false" if literal else "true")
-    return load_model_text(text, path="tiny_bop.toml")
+    return load_model_text(with_reading(TINY.replace("CAP", str(cap)), literal), path="tiny_bop.toml")
+
+
+def with_reading(text: str, literal: bool) -> str:
+    """``text`` (the tiny game) with rule ``scatter_substitutes_for_expanding_in_line_wins`` set."""
+    rule = 'expanding_repeat_multiplier = "count"\n'
+    assert text.count(rule) == 1
+    value = "false" if literal else "true"
+    return text.replace(rule, rule + f"scatter_substitutes_for_expanding_in_line_wins = {value}\n")
 
 
 #: the two readings of "The Book Symbols substitute for all symbols except the special Expanding

@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from test_drawn_oracles import TINY
+from test_drawn_oracles import TINY, with_reading
 
 from analytic.errors import UnsupportedMechanicError
 from analytic.model import load_model_text
@@ -29,7 +29,7 @@ ONE_WINDOW = '''power_free = [
 
 
 def _game(literal: bool):
-    text = TINY.replace("CAP", str(10**6)).replace("SUBST", "false" if literal else "true")
+    text = with_reading(TINY.replace("CAP", str(10**6)), literal)
     start = text.index("power_free = [")
     end = text.index("\n]\n", start) + 3
     text = text[:start] + ONE_WINDOW + text[end:]
