@@ -29,8 +29,9 @@ Where the method lives
 
 One spin of a feature
 ---------------------
-A free spin pays the normal line win ``L(w)`` (books substitute, rule
-``scatter_substitutes_for_expanding_in_line_wins``), then for every expanding symbol ``s``
+A free spin pays the normal line win ``L(w)`` (books substitute; rule
+``scatter_substitutes_for_expanding_in_line_wins = false``: not for the
+expanding symbol, solved with a ladder only, docs/derivations.md s.5), then for every expanding symbol ``s``
 with multiplier ``m_s``: ``m_s E_s(w)``, ``E_s = pay_s(n) * lines`` when
 ``s`` shows on ``n`` reels (golden reels count as showing it; books are
 disregarded) with ``n`` at least its smallest paying count (2 for high, 3
@@ -342,10 +343,14 @@ class SpinStats:
         self.game, self.feature = game, feature
         self.variant = "ladder" if par["ladder"] else "draws"
         rules = game.rules
-        if not rules.get("scatter_substitutes_for_expanding_in_line_wins", True):
+        #: rule ``scatter_substitutes_for_expanding_in_line_wins = false`` (see the new spin statistics)
+        self.literal = not rules.get("scatter_substitutes_for_expanding_in_line_wins", True)
+        if self.literal and self.variant != "ladder":
             raise UnsupportedMechanicError(
-                "rule scatter_substitutes_for_expanding_in_line_wins = false makes the normal line win depend on the set of "
-                "expanding symbols; not solved yet (set it to true)")
+                f"rule scatter_substitutes_for_expanding_in_line_wins = false: in features.{feature} (expanding "
+                "symbols drawn at each award) the normal line win depends on the whole set of expanding symbols "
+                "drawn so far; solved only for a feature with a ladder (one expanding symbol at a time); "
+                "set it to true")
         strips = game.reel_sets[spec.reel_set]
         rows = game.rows
         books = book_symbols(game, feature)
@@ -389,8 +394,11 @@ class SpinStats:
                                         "feature would never end in expectation")
         tb = game.total_bet
         nl = len(game.lines)
-        # l by linearity: one line's mean pay times the number of lines
-        self.l = self._line_mean(windows) * nl / tb
+        # l by linearity: one line's mean pay times the number of lines; under the literal reading
+        # per expanding symbol s (the books not substituting for s): l_s
+        self.l = self._line_mean(windows) * nl / tb if not self.literal else None
+        self.l_s = {s: (self.l if not self.literal else self._line_mean(windows, exclude=s) * nl / tb)
+                    for s in self.ordered}
         # r(s, G): per reel P(shows s or golden)
         self.r: dict = {}
         gmasks = range(1 << self.ng)
@@ -414,11 +422,25 @@ class SpinStats:
                 tot = sum(pays.get(k, 0) * c for k, c in nd.items() if k >= need)
                 self.r[(s, G)] = Fraction(tot * nl, self.cycle * tb)
 
-    def _line_mean(self, windows) -> Fraction:
-        """Mean pay of one payline in line-bet units (exact, per-line enumeration)."""
+    def _line_mean(self, windows, exclude: str | None = None) -> Fraction:
+        """Mean pay of one payline in line-bet units (exact, per-line enumeration).
+
+        ``exclude``: a regular symbol the wild scatters (books, Power Books) do
+        not substitute for (the literal reading, rule
+        ``scatter_substitutes_for_expanding_in_line_wins = false``).
+        """
+        from dataclasses import replace
+
         from analytic.engine.brute import line_win
 
         game = self.game
+        if exclude is not None:
+            books = book_symbols(game, self.feature) | power_book_symbols(game)
+            regular = [x.name for x in game.symbols if x.role == "regular"]
+            syms = tuple(replace(x, substitutes=frozenset(y for y in (regular if x.substitutes is None
+                                                                        else x.substitutes) if y != exclude))
+                         if x.is_wild and x.name in books else x for x in game.symbols)
+            game = replace(game, symbols=syms)
         line = game.lines[0]
         marg = []
         for i, ws in enumerate(windows):
@@ -536,10 +558,12 @@ def _rates(stats: SpinStats, j: int) -> list[Fraction]:
         for rho0 in range(1, nsym + 1):  # the start rank, uniform
             level = rho0 + j
             if level <= nsym:
-                acc += stats.r[(stats.ordered[level - 1], G)]
+                s = stats.ordered[level - 1]
+                acc += stats.l_s[s] + stats.r[(s, G)]
             else:  # the top symbol reached level - nsym + 1 times
-                acc += multiplier_of_count(level - nsym + 1, reading, top) * stats.r[(stats.ordered[-1], G)]
-        out.append(stats.l + acc / nsym)
+                s = stats.ordered[-1]
+                acc += stats.l_s[s] + multiplier_of_count(level - nsym + 1, reading, top) * stats.r[(s, G)]
+        out.append(acc / nsym)
     return out
 
 
@@ -548,7 +572,7 @@ def _rate_hi(stats: SpinStats) -> Fraction:
     full = stats.full_mask()
     if stats.variant == "draws":
         return stats.l + stats.ceiling * sum((stats.r[(s, 0)] for s in stats.ordered), Fraction(0))
-    return stats.l + stats.ceiling * max(stats.r[(s, full)] for s in stats.ordered)
+    return max(stats.l_s.values()) + stats.ceiling * max(stats.r[(s, full)] for s in stats.ordered)
 
 
 def _feature_mean(stats: SpinStats, n0: int):

@@ -174,9 +174,11 @@ def _dominating(st: SpinStats):
     a = np.array([c[0] for c in st.classes], dtype=float)
     full = st.nmask - 1
     M = st.ceiling  # no multiplier exceeds it
-    l = st.f("L1")
+    # the line win while s expands (all the same unless the literal reading): per class, its
+    # largest conditional moments over s bound every state's
+    l = np.max([st.f("L1", s) for s in st.ordered], axis=0)
     EX = float(p @ l) + M * sum(float(p @ st.f("E1", s, full)) for s in st.ordered)
-    LL = float(p @ st.f("L2"))
+    LL = float(p @ np.max([st.f("L2", s) for s in st.ordered], axis=0))
     LE = sum(float(p @ st.f("LE", s, full)) for s in st.ordered)
     SS = sum(math.sqrt(float(p @ st.f("E2", s, full))) for s in st.ordered) ** 2
     EX2 = LL + 2 * M * LE + M * M * SS
@@ -333,7 +335,9 @@ def power_chain(st: SpinStats, Kmax: int):
     a = np.array([c[0] for c in st.classes])
     P = np.array([c[1] for c in st.classes])
     nc = len(p)
-    l_c, LL_c = st.f("L1"), st.f("L2")
+    # line win while s expands (the same for every s unless the literal reading)
+    l_s = {s: st.f("L1", s) for s in st.ordered}
+    LL_s = {s: st.f("L2", s) for s in st.ordered}
     E1 = {(s, G): st.f("E1", s, G) for s in st.ordered for G in range(NG)}
     E2 = {(s, G): st.f("E2", s, G) for s in st.ordered for G in range(NG)}
     LE = {(s, G): st.f("LE", s, G) for s in st.ordered for G in range(NG)}
@@ -356,6 +360,7 @@ def power_chain(st: SpinStats, Kmax: int):
     for L in range(NL):
         s = st.ordered[lv[L][0]]
         m = lv[L][1]
+        l_c, LL_c = l_s[s], LL_s[s]
         for G in range(NG):
             base = idx(L, G, 1) + (Ks - 1)
             for c in range(nc):

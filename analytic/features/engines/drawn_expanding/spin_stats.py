@@ -27,7 +27,14 @@ The joint law of the ten paylines with the per-reel indicators is the exact
 line walk (:func:`analytic.engine.linewalk.walk`, docs/derivations.md s.2) run once per
 symbol with hand-made per-reel counters (books, Power Books per golden reel,
 reels showing ``s``); the pair terms are per-reel convolutions (they do not
-involve the lines).  All sums are Python integers over the cycle; ``.prob``,
+involve the lines).  Rule ``scatter_substitutes_for_expanding_in_line_wins =
+false`` (the literal reading: while ``s`` expands the books do not stand in
+for ``s`` in the line win; docs/derivations.md s.5): the walk of ``s`` runs
+with ``s`` out of the books' substitution set, so the line win is ``L_s``
+and ``L1``, ``L2`` are kept per symbol (``sL_s``, ``sLL_s``; ``sL``, ``sLL``
+and ``line_law`` are then None); solved for the ladder variant only (the
+regular variant's line win would depend on the set of drawn symbols:
+``UnsupportedMechanicError``).  All sums are Python integers over the cycle; ``.prob``,
 ``.f(...)`` give Fractions and float arrays in total-bet multiples.
 """
 
@@ -110,10 +117,15 @@ class SpinStats:
             raise ModelError(game.path, "scatter.pays",
                              "kind 'book_of_power' solves free spins paying line wins and expansions only; "
                              "scatter pays (also paid in its free spins) are not solved: remove them")
-        if not rules.get("scatter_substitutes_for_expanding_in_line_wins", True):
+        #: rule ``scatter_substitutes_for_expanding_in_line_wins = false``: in this feature the books
+        #: do not substitute for the expanding symbol in line wins, so the line win depends on it
+        self.literal = not rules.get("scatter_substitutes_for_expanding_in_line_wins", True)
+        if self.literal and self.variant != "ladder":
             raise UnsupportedMechanicError(
-                "rule scatter_substitutes_for_expanding_in_line_wins = false makes the normal line win depend on the set of "
-                "expanding symbols; not solved yet (set it to true)")
+                f"rule scatter_substitutes_for_expanding_in_line_wins = false: in features.{feature} (expanding "
+                "symbols drawn at each award) the normal line win depends on the whole set of expanding symbols "
+                "drawn so far (up to 2^9 - 1 sets); solved only for a feature with a ladder (one expanding symbol "
+                "at a time); set it to true")
         self.reel_set = spec.reel_set
         strips = game.reel_sets[spec.reel_set]
         self.nreels = len(strips)
@@ -162,12 +174,31 @@ class SpinStats:
     def _epay(self, s: str, n: int) -> int:
         return self.pays[s].get(n, 0) * self.nl if n >= self.need[s] else 0
 
+    def _spin_for(self, s: str):
+        """The line-walk spin of symbol ``s``'s walk: under the literal reading the wild scatters
+        (books and Power Books) substitute for every symbol but ``s``, else the model's roles."""
+        game = self.game
+        if not self.literal:
+            return build_spin(game, self.reel_set, ())
+        from analytic.engine.spin import cell_roles, line_paytable
+
+        pt, index = line_paytable(game)
+        regular = [x.name for x in game.symbols if x.role == "regular"]
+        subs = {}
+        for sym in game.symbols:
+            if sym.is_wild and sym.name in (self.books | self.power_books):
+                own = regular if sym.substitutes is None else sym.substitutes
+                subs[sym.name] = frozenset(x for x in own if x != s)
+        return build_spin(game, self.reel_set, (), roles=cell_roles(game, index, substitutes=subs), paytable=pt)
+
     def _walks(self) -> None:
         game = self.game
-        base = build_spin(game, self.reel_set, ())
+        base = build_spin(game, self.reel_set, ()) if not self.literal else None
         ng = self.ng
         per_s = {}
         for s in self.ordered:
+            if self.literal:
+                base = self._spin_for(s)
             reels = []
             for i, ws in enumerate(self.windows):
                 items = sorted(ws.items())
@@ -233,12 +264,20 @@ class SpinStats:
             cd = int(ucode[j])
             self.line_law[(int(Au[cd // len(Lu)]), int(Lu[cd % len(Lu)]))] = int(tot[j])
         # count, sL, sLL per class from the (class, line win) group totals
-        ci = self._class_index(rows)
-        NcL = _gsum(ci.astype(np.int64) * len(Lu) + Linv, n, nc * len(Lu)).astype(object).reshape(nc, len(Lu))
-        Lo = np.array([int(x) for x in Lu], dtype=object)
-        self.count = [int(x) for x in NcL.sum(axis=1)] if nc else []
-        self.sL = [int(x) for x in (NcL * Lo).sum(axis=1)] if nc else []
-        self.sLL = [int(x) for x in (NcL * (Lo * Lo)).sum(axis=1)] if nc else []
+        self.count, self.sL, self.sLL = self._line_sums(rows, L, n)
+        #: per symbol ``s``: per-class ``sum L_s`` and ``sum L_s^2`` of the line win while ``s``
+        #: expands (the same lists for every symbol unless :attr:`literal`)
+        self.sL_s: dict = {}
+        self.sLL_s: dict = {}
+        for s in self.ordered:
+            if self.literal:
+                cnt_s, self.sL_s[s], self.sLL_s[s] = self._line_sums(per_s[s][0], arr[s][0], arr[s][1])
+                assert cnt_s == self.count
+            else:
+                self.sL_s[s], self.sLL_s[s] = self.sL, self.sLL
+        if self.literal:
+            # the line win depends on the expanding symbol: no symbol-free line figures
+            self.sL = self.sLL = self.line_law = None
         self.sE: dict = {}
         self.sEE: dict = {}
         self.sLE: dict = {}
@@ -281,6 +320,19 @@ class SpinStats:
         if ng:
             #: per symbol: (counter rows, line wins, counts) of the walk, kept for the cap's exact law
             self.walk_rows = per_s
+
+    def _line_sums(self, rows: np.ndarray, L: np.ndarray, n: np.ndarray):
+        """Per class: ``(count, sum L, sum L^2)`` over the walk rows (Python integer lists)."""
+        nc = len(self.classes)
+        Lu, Linv = np.unique(L, return_inverse=True)
+        Linv = Linv.reshape(-1)
+        ci = self._class_index(rows)
+        NcL = _gsum(ci.astype(np.int64) * len(Lu) + Linv, n, nc * len(Lu)).astype(object).reshape(nc, len(Lu))
+        Lo = np.array([int(x) for x in Lu], dtype=object)
+        if not nc:
+            return [], [], []
+        return ([int(x) for x in NcL.sum(axis=1)], [int(x) for x in (NcL * Lo).sum(axis=1)],
+                [int(x) for x in (NcL * (Lo * Lo)).sum(axis=1)])
 
     def _pmask(self, rows: np.ndarray) -> np.ndarray:
         """Power Book mask ``P`` per walk row (int64, shape ``(rows,)``)."""
@@ -385,17 +437,28 @@ class SpinStats:
                 self.sPair[(s, r)] = acc
 
     # ------------------------------------------------------------------
+    def _need_symbol(self, what: str, s: str | None) -> None:
+        if what in ("L1", "L2") and s is None and self.literal:
+            raise ValueError(f"SpinStats.{what}: under the literal reading the line win depends on the "
+                             "expanding symbol; pass s")
+
     def probs(self) -> np.ndarray:
         return np.array([n / self.cycle for n in self.count])
 
     def f(self, what: str, s: str | None = None, G: int = 0, r: str | None = None) -> np.ndarray:
-        """Float per-class moments ``E[Y; c] / P(c)`` (conditional on the class), total-bet multiples."""
+        """Float per-class moments ``E[Y; c] / P(c)`` (conditional on the class), total-bet multiples.
+
+        ``what``: ``L1``, ``L2`` (line win while ``s`` expands; ``s`` may be
+        None unless :attr:`literal`, where ``ValueError`` is raised), ``E1``,
+        ``E2``, ``LE`` (symbol ``s``, golden mask ``G``), ``EE`` (``s``, ``r``).
+        """
+        self._need_symbol(what, s)
         tb = self.tb
         cnt = np.array(self.count, dtype=float)
         if what == "L1":
-            num, sc = self.sL, tb
+            num, sc = (self.sL if s is None else self.sL_s[s]), tb
         elif what == "L2":
-            num, sc = self.sLL, tb * tb
+            num, sc = (self.sLL if s is None else self.sLL_s[s]), tb * tb
         elif what == "E1":
             num, sc = [x[G] for x in self.sE[s]], tb
         elif what == "E2":
@@ -410,12 +473,13 @@ class SpinStats:
         return np.array([float(Fraction(x, sc)) for x in num]) / cnt
 
     def exact(self, what: str, s: str | None = None, G: int = 0) -> Fraction:
-        """Unconditional exact mean ``E[Y]`` (total-bet multiples) of L1, L2, E1, E2, LE."""
+        """Unconditional exact mean ``E[Y]`` (total-bet multiples) of L1, L2, E1, E2, LE (see :meth:`f`)."""
+        self._need_symbol(what, s)
         tb = self.tb
         if what == "L1":
-            return Fraction(sum(self.sL), self.cycle * tb)
+            return Fraction(sum(self.sL if s is None else self.sL_s[s]), self.cycle * tb)
         if what == "L2":
-            return Fraction(sum(self.sLL), self.cycle * tb * tb)
+            return Fraction(sum(self.sLL if s is None else self.sLL_s[s]), self.cycle * tb * tb)
         src = {"E1": (self.sE, tb), "E2": (self.sEE, tb * tb), "LE": (self.sLE, tb * tb)}[what]
         return Fraction(sum(x[G] for x in src[0][s]), self.cycle * src[1])
 

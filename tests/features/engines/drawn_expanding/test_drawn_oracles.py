@@ -128,21 +128,42 @@ def _plain_round(game, mode, workspace=None):
     return _solve_round(game, mode, plain=True, workspace=workspace)
 
 
-def tiny(cap: int = 10**6):
-    return load_model_text(TINY.replace("CAP", str(cap)), path="tiny_bop.toml")
+def tiny(cap: int = 10**6, literal: bool = False):
+    """The tiny game; ``literal``: rule ``scatter_substitutes_for_expanding_in_line_wins = false``."""
+    return load_model_text(with_reading(TINY.replace("CAP", str(cap)), literal), path="tiny_bop.toml")
+
+
+def with_reading(text: str, literal: bool) -> str:
+    """``text`` (the tiny game) with rule ``scatter_substitutes_for_expanding_in_line_wins`` set."""
+    rule = 'expanding_repeat_multiplier = "count"\n'
+    assert text.count(rule) == 1
+    value = "false" if literal else "true"
+    return text.replace(rule, rule + f"scatter_substitutes_for_expanding_in_line_wins = {value}\n")
+
+
+#: the two readings of "The Book Symbols substitute for all symbols except the special Expanding
+#: Symbol in Free Spins": False (books stand in for the expanding symbol in line wins), True (not)
+READINGS = [False, True]
+
+
+def _literal(game) -> bool:
+    return not game.rules.get("scatter_substitutes_for_expanding_in_line_wins", True)
 
 
 def _pays(game):
     return {s: dict(game.paytable[s]) for s in ORDER}
 
 
-def _line(pays, cells) -> int:
-    """Best pay of the single payline: leftmost run of s or a book, highest over s."""
+def _line(pays, cells, excl=None) -> int:
+    """Best pay of the single payline: leftmost run of s or a book, highest over s.
+
+    ``excl``: the symbol a book does not stand in for (the literal reading, while it expands).
+    """
     best = 0
     for s in ORDER:
         run = 0
         for c in cells:
-            if c == s or c in WILD:
+            if c == s or (c in WILD and s != excl):
                 run += 1
             else:
                 break
@@ -173,23 +194,29 @@ def _pmask(cells) -> int:
 # per-spin class moments
 
 
-@pytest.mark.parametrize("feature", ["free_spins", "power_free_spins"])
-def test_class_moments_against_window_sums(feature):
+@pytest.mark.parametrize("feature,literal", [("free_spins", False), ("power_free_spins", False),
+                                             ("power_free_spins", True)])
+def test_class_moments_against_window_sums(feature, literal):
     from analytic.features.engines.drawn_expanding.spin_stats import SpinStats
 
-    game = tiny()
+    game = tiny(literal=literal)
     pays = _pays(game)
     st = SpinStats(game, feature)
     power = feature == "power_free_spins"
     nmask = 8 if power else 1
     cnt, sL, sLL = Counter(), Counter(), Counter()
     sE, sEE, sLE, pair = Counter(), Counter(), Counter(), Counter()
+    sLs, sLLs = Counter(), Counter()
     for w in _windows(game, st.reel_set):
         c = (_award(w), _pmask(w) if power else 0)
         L = _line(pays, w)
         cnt[c] += 1
         sL[c] += L
         sLL[c] += L * L
+        Ls = {s: _line(pays, w, s if literal else None) for s in ORDER}
+        for s in ORDER:
+            sLs[(s, c)] += Ls[s]
+            sLLs[(s, c)] += Ls[s] ** 2
         for G in range(nmask):
             H = G | c[1]
             gold = {GOLDEN[k] for k in range(3) if (H >> k) & 1} if power else set()
@@ -200,14 +227,19 @@ def test_class_moments_against_window_sums(feature):
                 es[s] = e
                 sE[(s, c, G)] += e
                 sEE[(s, c, G)] += e * e
-                sLE[(s, c, G)] += L * e
+                sLE[(s, c, G)] += Ls[s] * e
             if not power:
                 for a, b in itertools.combinations(ORDER, 2):
                     pair[(a, b, c)] += es[a] * es[b]
     assert sorted(st.classes) == sorted(cnt)
+    if literal:  # the line win differs between the readings in this game
+        assert st.sL is None and any(sLs[(s, c)] < sL[c] for s in ORDER for c in cnt)
     for i, c in enumerate(st.classes):
-        assert st.count[i] == cnt[c] and st.sL[i] == sL[c] and st.sLL[i] == sLL[c]
+        assert st.count[i] == cnt[c]
+        if not literal:
+            assert st.sL[i] == sL[c] and st.sLL[i] == sLL[c]
         for s in ORDER:
+            assert st.sL_s[s][i] == sLs[(s, c)] and st.sLL_s[s][i] == sLLs[(s, c)]
             for G in range(nmask):
                 assert st.sE[s][i][G] == sE[(s, c, G)]
                 assert st.sEE[s][i][G] == sEE[(s, c, G)]
@@ -291,9 +323,11 @@ def _power_table(game):
     pays = _pays(game)
     tabs = {s: Counter() for s in ORDER}
     wins = _windows(game, "power_free")
+    lit = _literal(game)
     for w in wins:
-        a, P, L = _award(w), _pmask(w), _line(pays, w)
+        a, P = _award(w), _pmask(w)
         for s in ORDER:
+            L = _line(pays, w, s if lit else None)  # literal: the books do not stand in for s
             tabs[s][(a, P, L, sum(1 << i for i, x in enumerate(w) if x == s))] += 1
     tot = len(wins)
     return {s: [(k, n / tot) for k, n in t.items()] for s, t in tabs.items()}, pays
@@ -359,19 +393,21 @@ def test_regular_moments_against_path_recursion(n0):
     assert m.m1_hi - m.m1_lo < 1e-7 * o1lo and m.m2_hi - m.m2_lo < 1e-7 * o2lo
 
 
+@pytest.mark.parametrize("literal", READINGS)
 @pytest.mark.parametrize("n0", [2, 3])
-def test_power_moments_against_path_recursion(n0):
+def test_power_moments_against_path_recursion(n0, literal):
     from analytic.features.engines.drawn_expanding import moments as S
     from analytic.features.engines.drawn_expanding.spin_stats import SpinStats
 
-    game = tiny()
+    game = tiny(literal=literal)
     m = S.power_moments(SpinStats(game, "power_free_spins"), [n0], Kmax=60)[n0]
     o1, o2 = power_oracle(game, n0)
     assert _inside(m.m1_lo, m.m1_hi, o1, 1e-7) and _inside(m.m2_lo, m.m2_hi, o2, 1e-7)
     assert m.m1_hi - m.m1_lo < 1e-6 * o1 and m.m2_hi - m.m2_lo < 1e-3 * o2
 
 
-def test_power_chain_against_exact_graph_solve():
+@pytest.mark.parametrize("literal", READINGS)
+def test_power_chain_against_exact_graph_solve(literal):
     """The sparse float chain against chain.solve_exact on the same truncated graph, built from windows."""
     import networkx as nx
 
@@ -379,7 +415,7 @@ def test_power_chain_against_exact_graph_solve():
     from analytic.features.engines.drawn_expanding.spin_stats import SpinStats
     from analytic.features.graph.chain import END, End, add_outcome, solve_exact
 
-    game = tiny()
+    game = tiny(literal=literal)
     tabs, pays = _power_table(game)
     Kmax = 12
     cut = End("truncated")
@@ -463,12 +499,13 @@ def _power_capped_recursion(game, C: int, jmax: int):
     return go
 
 
-def test_capped_rtp_against_brute_force():
+@pytest.mark.parametrize("literal", READINGS)
+def test_capped_rtp_against_brute_force(literal):
     """The certified capped interval and the P(cap) bound hold the brute-force capped figures."""
     from analytic.features.engines.drawn_expanding import engine as bop
 
     C = 40
-    game = tiny(C)
+    game = tiny(C, literal=literal)
     mode = game.modes["buy_power_free_spins"]
     tot = sum(mode.buy_counts.values())
     counts = game.features["power_free_spins"].trigger.counts
@@ -488,13 +525,14 @@ def test_capped_rtp_against_brute_force():
     assert 2 * cp.error < Fraction(1, 10**8) and 2 * pc.error < Fraction(1, 10**9)
 
 
+@pytest.mark.parametrize("literal", READINGS)
 @pytest.mark.parametrize("n0", [2, 3])
-def test_power_cap_law_against_brute_force(n0):
+def test_power_cap_law_against_brute_force(n0, literal):
     """The certified capped law of Power Free Spins holds the brute-force figures, with and without a base win."""
     from analytic.features.engines.drawn_expanding.ladder_cap import PowerCapLaw
 
     C = 40
-    game = tiny(C)
+    game = tiny(C, literal=literal)
     law = PowerCapLaw(game, "power_free_spins", Kmax=60, J=8)
     assert law.u == 1 and law.N == C
     e, q = power_capped_oracle(game, n0, C)

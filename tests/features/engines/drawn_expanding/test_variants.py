@@ -348,6 +348,15 @@ def full_f_text() -> str:
     return text.replace('order = "rank_ascending"', 'order = "rank_descending"')
 
 
+def full_l_text() -> str:
+    """The literal reading of the substitution clause (issue 25): the books do not stand in for the
+    expanding symbol in line wins (solved for Power Free Spins, so the Power buy is played)."""
+    text = _full_text()
+    assert text.count("scatter_substitutes_for_expanding_in_line_wins = true") == 1
+    return text.replace("scatter_substitutes_for_expanding_in_line_wins = true",
+                        "scatter_substitutes_for_expanding_in_line_wins = false")
+
+
 def _solver_rtp(game, mode) -> tuple[float, float]:
     """Uncapped RTP of a feature-buy mode from the solver's certified feature means: (value, error)."""
     from analytic.workspace import workspace_for
@@ -373,12 +382,13 @@ def _z(game, mode, rounds, seed):
 
 
 #: variant -> (text, mode, rounds, rounds with ANALYTIC_SLOW=1); rounds None: only with ANALYTIC_SLOW=1
-#: ((c): the solver's sparse chain over 32 golden masks takes minutes on 2 busy cores; (f): the full
+#: ((c): the solver's sparse chain over 32 golden masks takes minutes on 2 busy cores; (f), (l): the full
 #: Power solve and its slower simulation, 2-3 minutes)
 FULL = {
     "b": (full_b_text, "buy_free_spins", 30_000, 400_000),
     "c": (full_c_text, "buy_power_free_spins", None, 50_000),
     "f": (full_f_text, "buy_power_free_spins", None, 40_000),
+    "l": (full_l_text, "buy_power_free_spins", None, 40_000),
 }
 
 

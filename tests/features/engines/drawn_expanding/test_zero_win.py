@@ -94,11 +94,12 @@ def power_zero_oracle(game, n0: int, jmax: int):
     return sum(r[0] for r in res) / 9, sum(r[1] for r in res) / 9
 
 
-@pytest.mark.parametrize("feature", ["free_spins", "power_free_spins"])
-def test_zero_win_probability_against_path_recursion(feature):
+@pytest.mark.parametrize("feature,literal", [("free_spins", False), ("power_free_spins", False),
+                                             ("power_free_spins", True)])
+def test_zero_win_probability_against_path_recursion(feature, literal):
     from analytic.features.engines.drawn_expanding.zero_win import zero_win_probabilities
 
-    game = tiny()
+    game = tiny(literal=literal)  # literal: the oracle's table (_power_table) reads the rule
     got = zero_win_probabilities(game, feature)
     assert sorted(got) == [2, 3, 4]
     for n0, (lo, hi) in got.items():
