@@ -304,3 +304,24 @@ def test_full_size_variant_against_simulator():
     sim = simulate(game, "base", rounds=400_000, seed=20261201, progress=False)
     for row in compare(exact, sim):
         assert abs(row["z"]) <= Z_LIMIT, row
+
+
+def test_currency_cap_brackets_tightened_by_the_round_law():
+    """Each binding stake's bracket (moment bound, intersected with the certified law) holds the enumerated truth."""
+    from analytic.solver.round import solve_round
+
+    text = TOY + '\n[cap]\ncurrency = 100\ncurrency_name = "GBP"\nstakes = [1, 10, 20, 40]\n'
+    g = load_model_text(text, path="toy_gift_expanding.toml")
+    res = solve_round(g, "base")
+    rnd = round_enumeration()
+    rows = res.extra["currency_cap"]
+    assert [r["binds"] for r in rows] == [False, True, True, True]
+    for r in rows:
+        c = r["cap_multiple"]
+        want = sum((q * min(x, c) for x, q in rnd.items()), Fraction(0))
+        reach = sum((q for x, q in rnd.items() if x >= c), Fraction(0))
+        assert r["lower"] <= want <= r["upper"], r["stake"]
+        if r["binds"]:
+            assert r["upper"] - r["lower"] < Fraction(1, 10**8)  # the law's bracket, not the moment bound's
+            p = r["p_reach_cap"]
+            assert abs(p.value - reach) <= p.error
