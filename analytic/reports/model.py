@@ -433,8 +433,8 @@ def _distribution(r: RoundResult, top_cap: Fraction | None):
         if law.method == "grid":
             note = ("Law of the whole round (base spin plus features), wins in multiples of the total bet: "
                     "rounds without a feature exactly, feature rounds from the features' certified grid laws "
-                    f"(total variation error at most {float(err):.3g}; retriggers are unbounded, so the top "
-                    "row ends at the largest win whose probability exceeds 1e-18).")
+                    f"(total variation error at most {float(err):.3g}; grid entries of probability 1e-18 or less "
+                    "are left out, so the top row ends at the largest win more likely than that).")
         else:
             note = ("Exact law of the whole round" + (" (base spin plus features)" if has_feat else "")
                     + ", wins in multiples of the total bet.")

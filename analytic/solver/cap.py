@@ -299,6 +299,52 @@ def add_stake_caps(res):
     return replace(res, extra={**res.extra, "currency_cap": rows})
 
 
+def tighten_stake_caps(res):
+    """Narrow a round solver's per-stake brackets of the capped RTP with the round's certified law.
+
+    A kind's round solver may bracket the RTP under a currency cap at each
+    stake (``extra["currency_cap"]`` rows with ``lower``/``upper``, e.g. by
+    moment bounds).  When the round's law is known with a total-variation
+    error ``e`` (:func:`analytic.solver.distribution.round_law`),
+    ``|E[min(R, c)] - sum_w p_w min(w, c)| <= c e`` (``min(R, c)`` lies in
+    ``[0, c]``), and likewise ``P(R >= c)`` within ``e``.  Both brackets are
+    certified, so their intersection is.
+
+    Returns
+    -------
+    RoundResult
+        ``res`` with each binding row's ``lower``/``upper``/``capped_rtp``
+        narrowed and a ``p_reach_cap`` figure added (unchanged when the law
+        is unavailable).
+    """
+    rows = res.extra.get("currency_cap")
+    if not rows or not any(r.get("binds") and "lower" in r for r in rows):
+        return res
+    law = _certified_law(res)
+    if law.points is None:
+        return res
+    err = Fraction(law.error)
+    out = []
+    for r in rows:
+        if not (r.get("binds") and "lower" in r):
+            out.append(r)
+            continue
+        c = r["cap_multiple"]
+        mean, _m2, reach = _from_points(law.points, c)
+        lo = max(r["lower"], (mean - c * err) / res.cost)
+        hi = min(r["upper"], (mean + c * err) / res.cost)
+        if lo > hi:  # two certified brackets cannot miss each other
+            raise AssertionError(f"disjoint certified brackets of the capped RTP at stake {r['stake']}")
+        fig = Figure((lo + hi) / 2, "bounded", (hi - lo) / 2) if lo < hi else Figure(lo)
+        lo_p, hi_p = max(reach - err, Fraction(0)), min(reach + err, Fraction(1))
+        out.append({**r, "lower": lo, "upper": hi, "capped_rtp": fig,
+                    "p_reach_cap": Figure((lo_p + hi_p) / 2, "bounded", (hi_p - lo_p) / 2)})
+    return replace(res, extra={**res.extra, "currency_cap": out},
+                   methods={**res.methods, "currency cap (law)": (
+                       "each stake's bracket intersected with the round's certified law: E[min(R, c)] within "
+                       f"c x {float(err):.2g} (total variation of the law), P(R >= c) within {float(err):.2g}")})
+
+
 def add_cap_deduction(res):
     """``res`` with the RTP split completed so that its parts add up to ``res.rtp``.
 

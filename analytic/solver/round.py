@@ -217,7 +217,8 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
     m = game.modes[mode] if mode else game.default_mode
     if plain:
         return _solve_plain(game, m, feature_cache, ws)
-    from analytic.solver.cap import add_cap_deduction, add_stake_caps, applied_cap, apply_round_cap
+    from analytic.solver.cap import (add_cap_deduction, add_stake_caps, applied_cap, apply_round_cap,
+                                     tighten_stake_caps)
 
     delegate = round_solver_for(game)
     if delegate is not None:
@@ -233,6 +234,7 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
                 "the mean win, second moment, variance, standard deviation and volatility index are those of "
                 "the uncapped round win (this kind's round solver caps the RTP only); the capped variance is "
                 "at most the uncapped one (min(R, C) is 1-Lipschitz)")})
+        res = tighten_stake_caps(res)
     else:
         res = apply_round_cap(_solve_plain(game, m, feature_cache, ws), ws)
     return add_cap_deduction(res)

@@ -72,6 +72,7 @@ __all__ = [
     "spin_class_moments",
     "feature_moments",
     "solve_feature",
+    "feature_law",
     "max_round_win",
     "currency_cap_report",
 ]
@@ -344,6 +345,46 @@ def _feature_moments(game: Game, feature: str, count: int, k: int, ws: Workspace
     return {"moments": mom, "expected_spins": spins, "max": top, "classes": det, "p_zero": p_zero}
 
 
+def feature_law(game: Game, feature: str, count: int, ws: Workspace | None = None):
+    """Certified law of the feature win started by ``count`` trigger symbols, on a grid.
+
+    Per gift class the ``n`` spins are i.i.d.; the classes sharing a spin
+    law and a multiplier differ only in ``n``, so each such group is one
+    mixture of i.i.d. sums (:func:`analytic.features.laws.iid_sums.iid_sums_law`:
+    one Fourier transform of the class's exact one-spin law, one inverse for
+    every ``n``), scaled by the multiplier; the groups are mixed with their
+    probabilities (:func:`analytic.features.laws.retrigger_law.mix_laws`).
+
+    Returns
+    -------
+    GridLaw or None
+        Wins in total-bet multiples with a certified total-variation error;
+        None when some group's law does not fit the grid.
+    """
+    from analytic.features.laws.iid_sums import iid_sums_law
+    from analytic.features.laws.retrigger_law import GridLaw, mix_laws
+
+    ws = workspace_for(game, ws)
+
+    def build():
+        n0 = game.features[feature].trigger.counts[count]
+        groups: dict[tuple, dict[int, Fraction]] = {}
+        for (extra, mult, reels, syms, exp), p in classes_of(game, feature, count).items():
+            g = groups.setdefault((reels, syms, exp, mult), {})
+            g[n0 + extra] = g.get(n0 + extra, 0) + p
+        parts = []
+        for (reels, syms, exp, mult), ns in groups.items():
+            tot = sum(ns.values())
+            law = iid_sums_law(_table(game, feature, reels, syms, ws, exp), game.total_bet,
+                               {n: p / tot for n, p in ns.items()})
+            if law is None:
+                return None
+            parts.append((tot, GridLaw(law.step * mult, law.probs, law.error, law.method)))
+        return mix_laws(parts)
+
+    return ws.memo(("soc.law", feature, count), build)
+
+
 def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Workspace | None = None) -> FeatureResult:
     """Exact figures of Secrets of Christmas free spins started by ``count`` scatters.
 
@@ -362,9 +403,13 @@ def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Worksp
     -------
     FeatureResult
         Exact mean and second moment (total-bet multiples), expected spins,
-        ``details["classes"]`` per gift effect class.
+        ``details["classes"]`` per gift effect class, ``law`` the certified
+        grid law of the feature win (:func:`feature_law`; None when it cannot
+        be certified).
     """
+    ws = workspace_for(game, ws)
     fm = feature_moments(game, feature, count, ws=ws)
+    law = feature_law(game, feature, count, ws)
     return FeatureResult(
         feature=feature,
         count=count,
@@ -375,9 +420,12 @@ def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Worksp
         method=(f"gift pick enumerated exactly ({count} of {sum(n for *_, n in game.features[feature].params['gifts'])}"
                 " without replacement, merged by effect class); per class a fixed countdown of i.i.d. spins "
                 "(no retriggers) with exact per-spin moments from the joint line walk (wild reels = all-wild "
-                "windows, wild symbols = role override)"),
+                "windows, wild symbols = role override)"
+                + (f"; win distribution: i.i.d. powers on a Fourier grid, certified error {law.error:.1e}"
+                   if law is not None else "; win distribution not certifiable on the grid")),
         details={"classes": fm["classes"], "max_feature_win": fm["max"], "raw_moments": fm["moments"]},
         p_zero=fm["p_zero"],
+        law=law,
     )
 
 

@@ -195,9 +195,8 @@ def test_feature_moments_against_enumeration(picks):
     assert fr.second_moment.value == sum(x * x * q for x, q in law.items()) / 4
 
 
-@pytest.mark.parametrize("cap", [3, 8])
-def test_capped_rtp_against_round_enumeration(cap):
-    g = load_model_text(TOY, path="toy_gift_expanding.toml")
+def round_enumeration():
+    """Exact law of the round win (total-bet multiples): every base stop, gift set, draw and spin sequence."""
     flaws = {c: feature_law(c) for c in (2, 3)}
     rnd: dict = {}
     tot = 3 * 4 * 3
@@ -208,6 +207,38 @@ def test_capped_rtp_against_round_enumeration(cap):
         for x, q in (flaws[sc].items() if sc >= 2 else [(0, Fraction(1))]):
             r = Fraction(win + x, 2)
             rnd[r] = rnd.get(r, 0) + Fraction(1, tot) * q
+    return rnd
+
+
+def tv(grid_points, exact) -> float:
+    """Total variation sum |p - q| between a float law and an exact one."""
+    d = sum(abs(float(grid_points.get(x, 0)) - float(p)) for x, p in exact.items())
+    return d + sum(float(p) for x, p in grid_points.items() if x not in exact)
+
+
+@pytest.mark.parametrize("picks", [2, 3])
+def test_feature_law_against_enumeration(picks):
+    g = load_model_text(TOY, path="toy_gift_expanding.toml")
+    law = soc.solve_feature(g, "fs", picks, "base").law
+    want = {Fraction(x, 2): q for x, q in feature_law(picks).items()}
+    got = {law.step * k: p for k, p in enumerate(law.probs) if p}
+    assert tv(got, want) <= law.error < 1e-9
+
+
+def test_round_law_against_enumeration():
+    from analytic.solver.distribution import round_law
+    from analytic.solver.round import solve_round
+
+    g = load_model_text(TOY, path="toy_gift_expanding.toml")
+    law = round_law(solve_round(g, "base"))
+    assert law.points is not None and law.method == "grid"
+    assert tv(law.points, round_enumeration()) <= float(law.error) < 1e-9
+
+
+@pytest.mark.parametrize("cap", [3, 8])
+def test_capped_rtp_against_round_enumeration(cap):
+    g = load_model_text(TOY, path="toy_gift_expanding.toml")
+    rnd = round_enumeration()
     got = soc.capped_rtp_exact(g, "base", Fraction(cap))
     assert got["capped_rtp"] == sum((q * min(x, cap) for x, q in rnd.items()), Fraction(0))
     assert got["p_reach_cap"] == sum((q for x, q in rnd.items() if x >= cap), Fraction(0))
@@ -273,3 +304,24 @@ def test_full_size_variant_against_simulator():
     sim = simulate(game, "base", rounds=400_000, seed=20261201, progress=False)
     for row in compare(exact, sim):
         assert abs(row["z"]) <= Z_LIMIT, row
+
+
+def test_currency_cap_brackets_tightened_by_the_round_law():
+    """Each binding stake's bracket (moment bound, intersected with the certified law) holds the enumerated truth."""
+    from analytic.solver.round import solve_round
+
+    text = TOY + '\n[cap]\ncurrency = 100\ncurrency_name = "GBP"\nstakes = [1, 10, 20, 40]\n'
+    g = load_model_text(text, path="toy_gift_expanding.toml")
+    res = solve_round(g, "base")
+    rnd = round_enumeration()
+    rows = res.extra["currency_cap"]
+    assert [r["binds"] for r in rows] == [False, True, True, True]
+    for r in rows:
+        c = r["cap_multiple"]
+        want = sum((q * min(x, c) for x, q in rnd.items()), Fraction(0))
+        reach = sum((q for x, q in rnd.items() if x >= c), Fraction(0))
+        assert r["lower"] <= want <= r["upper"], r["stake"]
+        if r["binds"]:
+            assert r["upper"] - r["lower"] < Fraction(1, 10**8)  # the law's bracket, not the moment bound's
+            p = r["p_reach_cap"]
+            assert abs(p.value - reach) <= p.error
