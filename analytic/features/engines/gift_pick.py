@@ -361,25 +361,26 @@ def feature_law(game: Game, feature: str, count: int, ws: Workspace | None = Non
         Wins in total-bet multiples with a certified total-variation error;
         None when some group's law does not fit the grid.
     """
-    from analytic.features.laws.iid_sums import iid_sums_law
+    from analytic.features.laws.iid_sums import iid_sums_laws
     from analytic.features.laws.retrigger_law import GridLaw, mix_laws
 
     ws = workspace_for(game, ws)
 
     def build():
         n0 = game.features[feature].trigger.counts[count]
-        groups: dict[tuple, dict[int, Fraction]] = {}
+        groups: dict[tuple, dict[int, dict[int, Fraction]]] = {}  # spin law -> multiplier -> {n: p}
         for (extra, mult, reels, syms, exp), p in classes_of(game, feature, count).items():
-            g = groups.setdefault((reels, syms, exp, mult), {})
+            g = groups.setdefault((reels, syms, exp), {}).setdefault(mult, {})
             g[n0 + extra] = g.get(n0 + extra, 0) + p
         parts = []
-        for (reels, syms, exp, mult), ns in groups.items():
-            tot = sum(ns.values())
-            law = iid_sums_law(_table(game, feature, reels, syms, ws, exp), game.total_bet,
-                               {n: p / tot for n, p in ns.items()})
-            if law is None:
-                return None
-            parts.append((tot, GridLaw(law.step * mult, law.probs, law.error, law.method)))
+        for (reels, syms, exp), by_mult in groups.items():
+            tots = {m: sum(ns.values()) for m, ns in by_mult.items()}
+            laws = iid_sums_laws(_table(game, feature, reels, syms, ws, exp), game.total_bet,
+                                 {m: {n: p / tots[m] for n, p in ns.items()} for m, ns in by_mult.items()})
+            for mult, law in laws.items():
+                if law is None:
+                    return None
+                parts.append((tots[mult], GridLaw(law.step * mult, law.probs, law.error, law.method)))
         return mix_laws(parts)
 
     return ws.memo(("soc.law", feature, count), build)

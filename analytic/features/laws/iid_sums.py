@@ -29,7 +29,7 @@ import numpy as np
 
 from analytic.features.laws.retrigger_law import M_MAX, GridLaw
 
-__all__ = ["iid_sums_law"]
+__all__ = ["iid_sums_law", "iid_sums_laws"]
 
 U = 2.0**-53
 
@@ -57,43 +57,62 @@ def iid_sums_law(table: Mapping[int, int], units: int, spins: Mapping[int, Fract
     ValueError
         A negative win or spin count, or probabilities not summing to 1.
     """
-    if any(x < 0 for x in table) or any(n < 0 for n in spins):
+    return iid_sums_laws(table, units, {None: spins})[None]
+
+
+def iid_sums_laws(table: Mapping[int, int], units: int, mixtures: Mapping) -> dict:
+    """:func:`iid_sums_law` for several laws of ``N`` with one spin law (the powers ``Q^n`` computed once).
+
+    ``mixtures``: key -> ``{n: P(N = n)}``.  Returns key -> GridLaw (all None
+    when the largest ``n`` does not fit the grid).  Same errors as
+    :func:`iid_sums_law`.
+    """
+    if any(x < 0 for x in table) or any(n < 0 for sp in mixtures.values() for n in sp):
         raise ValueError("iid_sums_law: wins and spin counts must be >= 0")
-    if sum(spins.values()) != 1:
+    if any(sum(sp.values()) != 1 for sp in mixtures.values()):
         raise ValueError("iid_sums_law: the spin-count probabilities must sum to 1")
     g = 0
     for x in table:
         g = math.gcd(g, x)
     g = g or 1
     step = Fraction(g, units)
-    spins = {n: p for n, p in spins.items() if p}
+    mixtures = {k: {n: p for n, p in sp.items() if p} for k, sp in mixtures.items()}
     xmax = max(table) // g
-    nmax = max(spins)
+    nmax = max(max(sp) for sp in mixtures.values())
     top = nmax * xmax
     if top >= M_MAX:
-        return None
+        return {k: None for k in mixtures}
     M = 1 << max(4, top.bit_length())  # M > nmax * xmax: no aliasing
     cycle = sum(table.values())
     q = np.zeros(M)
     for x, c in table.items():
         q[x // g] += c
     q /= cycle
+    qnorm = math.sqrt(sum((c / cycle) ** 2 for c in table.values())) * (1 + 1e-15) if g else 0.0
     Q = np.fft.fft(q)
-    H = np.zeros(M, dtype=complex)
+    H = {k: np.zeros(M, dtype=complex) for k in mixtures}
+    wanted: dict[int, list] = {}
+    for k, sp in mixtures.items():
+        for n, p in sp.items():
+            wanted.setdefault(n, []).append((k, float(p)))
     power = np.ones(M, dtype=complex)
     done = 0
-    for n in sorted(spins):
+    for n in sorted(wanted):
         while done < n:
-            power = power * Q
+            power *= Q
             done += 1
-        H += float(spins[n]) * power
-    probs = np.fft.ifft(H).real
-    nbar = float(sum(p * n for n, p in spins.items()))
+        for k, p in wanted[n]:
+            H[k] += p * power
     gamma = 50 * math.log2(M) * U
-    round_err = math.sqrt(M) * (gamma * (nbar * float(np.linalg.norm(q)) + 1) + U * (4 * nbar + len(spins) + 2))
-    neg = float(-probs[probs < 0].sum())
-    probs = np.clip(probs, 0.0, None)[: top + 1]
-    err = round_err + neg
-    method = (f"i.i.d. sums on {M} Fourier points (grid {float(step):g}x bet, no aliasing), "
-              f"one inverse transform for the {len(spins)} spin counts, total error <= {err:.1e}")
-    return GridLaw(step, probs, err, method)
+    out = {}
+    for k, sp in mixtures.items():
+        probs = np.fft.ifft(H[k]).real
+        nbar = float(sum(p * n for n, p in sp.items()))
+        round_err = math.sqrt(M) * (gamma * (nbar * qnorm + 1) + U * (4 * nbar + len(sp) + 2))
+        neg = float(-probs[probs < 0].sum())
+        probs = np.clip(probs, 0.0, None)[: max(sp) * xmax + 1]
+        err = round_err + neg
+        method = (f"i.i.d. sums on {M} Fourier points (grid {float(step):g}x bet, no aliasing), "
+                  f"one inverse transform for the {len(sp)} spin counts, total error <= {err:.1e}")
+        out[k] = GridLaw(step, probs, err, method)
+    return out
