@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Mapping
 
 from analytic.engine.linewalk import SpinSpec, walk
-from analytic.engine.spin import CounterDef, build_spin
+from analytic.engine.spin import CounterDef, base_spin
 from analytic.model.game import Game
 from analytic.engine.combos import Combination, combination_table
 from analytic.figures import DistributionFigures, distribution_figures
@@ -82,7 +82,7 @@ def trigger_outcome(game: Game, counters: Mapping[str, int]) -> tuple[str | None
     return met[0][1], met[0][2]
 
 
-def simultaneous_triggers(game: Game, reel_set: str) -> dict[tuple[str, ...], int]:
+def simultaneous_triggers(game: Game, reel_set: str, wild_reels=None) -> dict[tuple[str, ...], int]:
     """Stop combinations of ``reel_set`` on which the triggers of two or more features are met.
 
     Rule ``simultaneous_triggers`` (``"first_declared_starts"``, the only
@@ -95,6 +95,10 @@ def simultaneous_triggers(game: Game, reel_set: str) -> dict[tuple[str, ...], in
     ----------
     game : Game
     reel_set : str
+    wild_reels : mapping, optional
+        The bet mode's fixed wild reels (``params["wild_reels"]``): those
+        reels show only their wild, which counts toward no trigger (checked
+        at load); expanded wilds do not change the landed counts.
 
     Returns
     -------
@@ -106,10 +110,13 @@ def simultaneous_triggers(game: Game, reel_set: str) -> dict[tuple[str, ...], in
     if len(feats) < 2:
         return {}
     acc: dict = {(): 1}
-    for strip in game.reel_sets[reel_set]:
+    fixed = set(wild_reels["reels"]) if wild_reels else set()
+    for reel, strip in enumerate(game.reel_sets[reel_set], start=1):
         per: dict = {}
         for k in range(len(strip)):
             cells = [strip[(k + r) % len(strip)] for r in range(game.rows)]
+            if reel in fixed:
+                cells = [wild_reels["wild"]] * game.rows
             key = []
             for f in feats:
                 t = f.trigger
@@ -255,7 +262,7 @@ def solve_base(game: Game, mode: str | None = None, *, reel_set: str | None = No
     if rs is None:
         raise ValueError(f"bet mode '{m.name}' is a feature buy: it has no base spin")
     counters = base_counters(game)
-    spec = build_spin(game, rs, counters)
+    spec = base_spin(game, rs, counters, wild_reels=m.params.get("wild_reels"))
     dist = walk(spec)
     d = unit_scale(game)
     units = game.total_bet * d

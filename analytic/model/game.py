@@ -71,6 +71,10 @@ class Symbol:
         for all symbols except scatters").
     multiplier : int
         Multiplier a wild applies to a line win it takes part in (1 = none).
+    expands : bool
+        For wilds: a base-game spin that lands it on a reel shows it on every
+        row of that reel for the paylines (``symbols.NAME.expands``, see
+        :func:`analytic.engine.spin.shown_windows`).
     """
 
     name: str
@@ -80,6 +84,7 @@ class Symbol:
     value_rank: int | None = None
     substitutes: frozenset[str] | None = None
     multiplier: int = 1
+    expands: bool = False
 
     @property
     def is_wild(self) -> bool:
@@ -200,7 +205,9 @@ class BetMode:
         distribution of the count the bought trigger shows); ``{0: 1}`` for
         a feature without a trigger (bought as one start).
     params : Mapping[str, Any]
-        Remaining mode keys, read-only.
+        Remaining mode keys, read-only; ``params["wild_reels"]`` (spin
+        modes): ``{"reels": (1-based reel numbers,), "wild": name}``, reels
+        that show ``wild`` on every row in every base spin of the mode.
     """
 
     name: str

@@ -58,9 +58,9 @@ SECTIONS = (
     "reels", "modes", "features", "cap", "rules", "design",
 )
 _GAME_KEYS = ("name", "reels", "rows", "total_bet", "provider", "notes", "published")
-_SYMBOL_KEYS = ("role", "tier", "rank", "substitutes", "except", "multiplier")
-_WILD_ONLY = ("substitutes", "except", "multiplier")
-_MODE_KEYS = ("cost", "reels", "description", "gamble")
+_SYMBOL_KEYS = ("role", "tier", "rank", "substitutes", "except", "multiplier", "expands")
+_WILD_ONLY = ("substitutes", "except", "multiplier", "expands")
+_MODE_KEYS = ("cost", "reels", "description", "gamble", "wild_reels")
 _BUY_KEYS = ("cost", "buys", "buy_counts", "description")
 _GAMBLE_KEYS = ("feature", "into", "policy", "win_probability", "count")
 _FEATURE_COMMON = ("kind", "reels", "trigger")
@@ -285,6 +285,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     _reels(ctx, top["reels"])
     scatter = _scatter(ctx, top["scatter"]) if "scatter" in top else None
     _features(ctx, top.get("features", {}))
+    _check_expanding(ctx)
     line_triggers = _line_triggers(ctx, top.get("line_triggers", {}))
     modes = _modes(ctx, top)
     _check_triggers(ctx, modes)
@@ -389,7 +390,10 @@ def _symbols(ctx: _Ctx, value: Any) -> tuple[Symbol, ...]:
         multiplier = 1
         if "multiplier" in spec:
             multiplier = ctx.integer(spec["multiplier"], ctx.join(key, "multiplier"), min=1)
-        symbols.append(Symbol(name, index, role, tier, rank, substitutes, multiplier))
+        expands = False
+        if "expands" in spec:
+            expands = ctx.boolean(spec["expands"], ctx.join(key, "expands"))
+        symbols.append(Symbol(name, index, role, tier, rank, substitutes, multiplier, expands))
     ctx.symbols = {s.name: s for s in symbols}
     return tuple(symbols)
 
@@ -639,6 +643,8 @@ def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
             params["description"] = ctx.string(spec["description"], ctx.join(key, "description"))
         if "gamble" in spec:
             params["gamble"] = _gamble(ctx, spec["gamble"], ctx.join(key, "gamble"))
+        if "wild_reels" in spec:
+            params["wild_reels"] = _mode_wild_reels(ctx, spec["wild_reels"], key)
         if not is_buy:
             reel_set = _reel_set_name(ctx, spec["reels"], ctx.join(key, "reels"))
             modes[name] = BetMode(name, cost, reel_set, params=frozen_mapping(params))
@@ -662,6 +668,44 @@ def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
             buy_counts = {0: 1}  # a feature without a trigger is bought as one start with count 0
         modes[name] = BetMode(name, cost, None, feature, frozen_mapping(buy_counts), frozen_mapping(params))
     return modes
+
+
+def _check_expanding(ctx: _Ctx) -> None:
+    """``expands = true`` is honoured in base-game spins only: refuse a feature whose reels show such a wild."""
+    for name, sym in ctx.symbols.items():
+        if not sym.expands:
+            continue
+        for fname, f in ctx.features.items():
+            if f.reel_set is not None and any(name in strip for strip in ctx.reel_sets[f.reel_set]):
+                ctx.fail(ctx.join(ctx.join("symbols", name), "expands"),
+                         f"expanding wilds are solved in base-game spins only; feature {fname!r} plays reel "
+                         f"set {f.reel_set!r}, which shows {name!r} (remove it from those strips or the key)")
+
+
+def _mode_wild_reels(ctx: _Ctx, value: Any, key: str) -> Mapping[str, Any]:
+    """A spin mode's fixed wild reels: ``wild_reels = { reels = [2, 4], wild = "wild" }``.
+
+    The names and validation of the fixed form of mechanic ``wild_reels``
+    (:mod:`analytic.model.mechanics.wild_reels`); in every base spin of the
+    mode those reels show ``wild`` on every row.  The wild must be of role
+    ``wild`` (so it counts toward no scatter pay) and toward no trigger.
+    """
+    from analytic.model.mechanics.wild_reels import validate
+
+    k = ctx.join(key, "wild_reels")
+    if isinstance(value, Mapping) and "revealed_by" in value:
+        ctx.fail(ctx.join(k, "revealed_by"), "revealed wild reels are a feature mechanic; a bet mode takes "
+                                             "fixed wild reels only: { reels = [...], wild = SYMBOL }")
+    out = validate({"wild_reels": value}, key, ctx)["wild_reels"]
+    wild = out["wild"]
+    wk = ctx.join(k, "wild")
+    if ctx.symbols[wild].role != "wild":
+        ctx.fail(wk, f"must be a symbol of role 'wild'; {wild!r} has role {ctx.symbols[wild].role!r}")
+    for fname, f in ctx.features.items():
+        if f.trigger is not None and wild in (f.trigger.symbols | f.trigger.requires):
+            ctx.fail(wk, f"{wild!r} counts toward the trigger of feature {fname!r}; a fixed wild reel's wild "
+                         f"must count toward none")
+    return out
 
 
 def _gamble(ctx: _Ctx, value: Any, key: str) -> Mapping[str, Any]:

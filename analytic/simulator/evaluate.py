@@ -31,6 +31,10 @@ Triggers
     ``requires`` must be among them when that set is non-empty); a count of at
     least the smallest key of ``counts`` starts the feature and awards
     ``counts[n]`` (the largest key not above ``n`` when ``n`` is not listed).
+Expanding wilds and fixed wild reels (base spins, :func:`base_windows`)
+    A bet mode's fixed wild reel shows its wild on every row; a window
+    showing a wild with ``expands`` shows the topmost such wild on every row
+    for the paylines; scatters and triggers count the landed symbols.
 Line triggers
     A payline whose leading cells are ``count`` copies of a bonus symbol (no
     substitution) starts the feature named for the largest listed ``count``
@@ -68,6 +72,7 @@ __all__ = [
     "WindowResult",
     "compile_tables",
     "evaluate_windows",
+    "base_windows",
     "evaluate_window",
     "line_symbols",
     "candidate_line_pays",
@@ -192,6 +197,10 @@ class Tables:
         Feature name -> prepared object from the kind's player.
     feature_kinds : dict
         Feature name -> kind.
+    wild_mask : ndarray of bool or None
+        Symbols of role ``wild`` or ``wild_scatter``.
+    expands_mask : ndarray of bool or None
+        Wilds with ``expands = true`` (None when the game has none).
     """
 
     name: str
@@ -220,6 +229,7 @@ class Tables:
     features: dict = field(default_factory=dict)
     feature_kinds: dict = field(default_factory=dict)
     wild_mask: np.ndarray | None = None  # symbols with role wild or wild_scatter
+    expands_mask: np.ndarray | None = None  # wilds with expands = true (None: none)
 
     @property
     def n_lines(self) -> int:
@@ -392,10 +402,15 @@ def compile_tables(game: Game, stake=None) -> Tables:
             "reel_set": m.reel_set,
             "buys": m.buys,
             "buy_counts": {int(k): int(v) for k, v in m.buy_counts.items()},
+            # fixed wild reels: 0-based reel -> symbol index
+            "wild_reels": ({int(r) - 1: idx[m.params["wild_reels"]["wild"]] for r in m.params["wild_reels"]["reels"]}
+                           if "wild_reels" in m.params else {}),
         }
+    expands = np.array([bool(getattr(s, "expands", False)) for s in game.symbols], dtype=bool)
 
     return Tables(
         wild_mask=np.array([s.role in ("wild", "wild_scatter") for s in game.symbols], dtype=bool),
+        expands_mask=expands if expands.any() else None,
         name=game.name,
         path=game.path,
         reels=reels,
@@ -512,7 +527,45 @@ def candidate_line_pays(tables: Tables, c: int, per_reel: list, mults, support=N
     return pay
 
 
-def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
+def base_windows(tables: Tables, mode: str, windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What a base spin of ``mode`` shows to the paylines and what it counts.
+
+    Rules (docs/model-format.md, "Expanding wilds and wild reels"): a fixed
+    wild reel of the mode shows its wild on every row (its landed symbols
+    are those wilds); on any other reel, a window showing a wild with
+    ``expands = true`` shows the topmost such wild on every row for the
+    paylines, while scatter pays and triggers count the landed symbols.
+
+    Parameters
+    ----------
+    tables : Tables
+    mode : str
+    windows : ndarray of int, shape (N, reels, rows)
+        The drawn windows (symbol indices).
+
+    Returns
+    -------
+    (shown, landed) : ndarrays like ``windows``
+        ``landed`` is ``windows`` itself when nothing changes.
+    """
+    fixed = tables.modes[mode].get("wild_reels", {})
+    if not fixed and tables.expands_mask is None:
+        return windows, windows
+    landed = windows.copy()
+    for r, sym in fixed.items():
+        landed[:, r, :] = sym
+    shown = landed.copy()
+    if tables.expands_mask is not None:
+        for r in range(tables.reels):
+            col = landed[:, r, :]
+            hit = tables.expands_mask[col]  # N x rows
+            has = hit.any(axis=1)
+            top = col[np.arange(col.shape[0]), hit.argmax(axis=1)]  # the topmost expanding wild
+            shown[:, r, :] = np.where(has[:, None], top[:, None], col)
+    return shown, landed
+
+
+def evaluate_windows(tables: Tables, windows: np.ndarray, landed: np.ndarray | None = None) -> BatchEvaluation:
     """Evaluate a batch of windows.
 
     Parameters
@@ -520,7 +573,10 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
     tables : Tables
         From :func:`compile_tables`.
     windows : ndarray of int, shape (N, reels, rows)
-        Symbol indices.
+        Symbol indices the paylines read.
+    landed : ndarray of int, shape (N, reels, rows), optional
+        Symbol indices scatter pays and triggers count (default
+        ``windows``), see :func:`base_windows`.
 
     Returns
     -------
@@ -548,7 +604,7 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
         np.maximum(best, pay, out=best)
     line_win = best.sum(axis=1)
 
-    flat = windows.reshape(n, -1)
+    flat = (windows if landed is None else landed).reshape(n, -1)
     scatter_count = tables.scatter_mask[flat].sum(axis=1)
     scatter_win = tables.scatter_pays[scatter_count]
 

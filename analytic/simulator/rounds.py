@@ -27,7 +27,7 @@ from fractions import Fraction
 import numpy as np
 
 from analytic.errors import ModelError
-from analytic.simulator.evaluate import Tables, evaluate_windows
+from analytic.simulator.evaluate import Tables, base_windows, evaluate_windows
 from analytic.simulator.features import get_player, weighted_draw
 
 __all__ = ["RoundBatch", "play_rounds", "DEFAULT_MAX_SPINS"]
@@ -106,7 +106,8 @@ def play_rounds(
     else:
         if m["reel_set"] is None:
             raise ModelError(tables.path, f"modes.{mode}", "neither a reel set nor a feature to buy")
-        ev = evaluate_windows(tables, tables.spin(m["reel_set"], n, rng))
+        shown, landed = base_windows(tables, mode, tables.spin(m["reel_set"], n, rng))
+        ev = evaluate_windows(tables, shown, landed)
         base = ev.win
         awards_by = _one_per_spin(tables, _preempt(tables, ev.awards))
         for fname, a in awards_by.items():

@@ -176,11 +176,15 @@ CHANGES = {
     ("symbols", "substitutes"): _set("symbols.W.substitutes", ["A"]),
     ("symbols", "except"): _set("symbols.W.except", ["B"]),
     ("symbols", "multiplier"): _set("symbols.W.multiplier", 3),
+    # W shows on the free spins' reels: refused (expansion is solved in base spins only; its figures are
+    # tested in tests/engine/test_expanding_wilds.py)
+    ("symbols", "expands"): _set("symbols.W.expands", True),
     ("scatter", "symbols"): _set("scatter.symbols", ["S"]),
     ("scatter", "pays"): _set("scatter.pays", {"2": 1, "3": 7}),
     ("paylines", "lines"): _set("paylines.lines", [[0, 0, 0], [1, 0, 1]]),
     ("modes", "cost"): _set("modes.alt.cost", 3),
     ("modes", "reels"): _set("modes.alt.reels", "free"),
+    ("modes", "wild_reels"): _set("modes.alt.wild_reels", {"reels": [2], "wild": "W"}),
     ("modes", "buys"): _both(_set("modes.buy.buys", "buoy"), _del("modes.buy.buy_counts")),
     ("modes", "buy_counts"): _set("modes.buy.buy_counts", {"2": 1, "3": 5}),
     ("features", "kind"): _set("features.fs.kind", "pick_bonus"),
