@@ -351,5 +351,5 @@ register_engine(
 register_engine(
     "pick_bonus", "pick_bonus", ("pick_bonus",), (),
     lambda v, f, ctx: None, lambda v, f, ctx: dict(v),
-    accepts="picks, prizes_per_pick, prizes",
+    accepts="picks, prizes_per_pick, prizes; or board (pick until a collect tile)",
 )
