@@ -191,7 +191,7 @@ CHANGES = {
     ("features", "reels"): _set("features.fs.reels", "alt"),
     ("features", "trigger"): _set("features.fs.trigger", {"symbols": ["S"], "counts": {"2": 2}}),
     ("spins", "retrigger"): _set("features.fs.retrigger", {"symbols": ["S"], "counts": {"2": 3}}),
-    ("spins", "max_spins"): _set("features.fs.max_spins", 30),  # no engine honours a ceiling: refused
+    ("spins", "max_spins"): _set("features.fs.max_spins", 30),  # with a retrigger no engine honours it: refused
     ("multiplier", "multiplier"): _set("features.fs.multiplier", 3),
     ("scatter_pays", "scatter_pays"): _set("features.fs.scatter_pays", False),
     ("expanding_symbol", "choose_from"): _set("features.fs.expanding_symbol", {"choose_from": ["A"]}),

@@ -36,7 +36,7 @@ from analytic.model.game import Game
 from analytic.figures import Figure
 from analytic.workspace import Workspace, workspace_for
 
-__all__ = ["solve_free_spins", "solve_fixed_states", "state_outcomes", "spins_left_graph", "capped_law"]
+__all__ = ["initial_spins", "solve_free_spins", "solve_fixed_states", "state_outcomes", "spins_left_graph", "capped_law"]
 
 
 def state_outcomes(game: Game, feature: str, ws: Workspace | None = None
@@ -58,6 +58,17 @@ def state_outcomes(game: Game, feature: str, ws: Workspace | None = None
 def _state_moments(o: SpinOutcomes, n: int) -> WaldMoments:
     m = o.moments()
     return wald_moments(n, m["EX"], m["EX2"], m["EA"], m["EA2"], m["EXA"])
+
+
+def initial_spins(spec, count: int) -> int:
+    """Spins a ``wald`` feature starts with: ``trigger.counts`` of ``count`` (the largest listed count
+    not above it), at most ``max_spins`` (mechanic ``spins``; honoured only without a retrigger, so
+    the spins played are exactly these)."""
+    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
+    if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
+        n = spec.trigger.counts[count]
+    ceiling = spec.params.get("max_spins")
+    return n if ceiling is None else min(n, int(ceiling))
 
 
 def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = None, *,
@@ -91,9 +102,7 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
         Expected awarded spins per spin >= 1 in some state.
     """
     spec = game.features[feature]
-    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
-    if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
-        n = spec.trigger.counts[count]
+    n = initial_spins(spec, count)
     ws = workspace_for(game, ws)
     states = state_outcomes(game, feature, ws)
     return solve_fixed_states(game, feature, count, n, states, ws=ws, law_key="free_spins.law")
@@ -251,9 +260,7 @@ def capped_law(game: Game, feature: str, count: int, cap, *, ws: Workspace | Non
     from analytic.features.laws import capped
 
     spec = game.features[feature]
-    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
-    if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
-        n = spec.trigger.counts[count]
+    n = initial_spins(spec, count)
     states = state_outcomes(game, feature, ws)
     if any(a for _, _, o in states for (a, _x) in o.joint):
         return None

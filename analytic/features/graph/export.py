@@ -79,7 +79,9 @@ def initial_spins(game: Game, feature: str, count: int) -> int:
     from analytic.features.graph.spin_outcomes import award_of
 
     spec = game.features[feature]
-    return award_of(spec.trigger.counts, count) if spec.trigger else 0
+    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
+    ceiling = spec.params.get("max_spins")  # honoured by engine wald without a retrigger
+    return n if ceiling is None else min(n, int(ceiling))
 
 
 def check_graphable(game: Game, feature: str) -> None:

@@ -200,7 +200,7 @@ def check_rules(ctx, rules: Mapping[str, Any], features, declared_rules: Mapping
 
 def _no_ceiling(v) -> str | None:
     if "max_spins" in v:
-        return "does not honour max_spins (no engine bounds the total spins yet: remove it)"
+        return "does not honour max_spins (engine wald does, without a retrigger: remove it)"
     return None
 
 
@@ -215,9 +215,10 @@ def _regular_roles(v, ctx, what: str) -> str | None:
 def _wald_check(v, f, ctx) -> str | None:
     if isinstance(v.get("retrigger"), Mapping):
         return "needs retrigger as a table { symbols, counts } (retrigger.per_symbol: engine drawn_expanding)"
-    why = _no_ceiling(v)
-    if why:
-        return why
+    if "max_spins" in v and v.get("retrigger") is not None:
+        return ("honours max_spins only without a retrigger (the spins played are then min(award, max_spins)); "
+                "with a retrigger they are min(T, max_spins) for the retrigger process's total T, whose joint "
+                "law with the win the Wald closed forms do not give: remove max_spins or the retrigger")
     e = v.get("expanding_symbol")
     if e is not None and e["draw"] != "at_start":
         return "needs expanding_symbol.draw = 'at_start' (draws at each award: engine drawn_expanding)"
@@ -230,6 +231,7 @@ def _wald_build(v, f, ctx) -> dict:
         "retrigger": v.get("retrigger"),
         "multiplier": v.get("multiplier", 1),
         "scatter_pays": v.get("scatter_pays", True),
+        "max_spins": v.get("max_spins"),
         "expanding_symbol": None if e is None else frozen_mapping({"choose_from": e["choose_from"],
                                                                    "weights": e["weights"]}),
     }

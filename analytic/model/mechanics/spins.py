@@ -9,8 +9,9 @@ table).  This mechanic adds:
   ``{ per_symbol = N }``: a window showing ``b >= 2`` of the feature's
   trigger symbols awards ``N * (b - 1)`` spins (2 symbols: ``N``, every
   further one ``N`` more);
-* ``max_spins``: a ceiling on the total spins of one feature.  No engine
-  honours a ceiling yet, so a model declaring one is refused at load.
+* ``max_spins``: a ceiling on the total spins of one feature.  Honoured by
+  engine ``wald`` for a feature without a retrigger (the spins played are
+  ``min(award, max_spins)``); refused at load otherwise.
 
 Per spin: awards are added to the spins left after the spin is paid.
 """

@@ -54,6 +54,7 @@ class FreeSpins:
     expanding_count: str
     expanding_line_win: str
     denom: int = 1
+    max_spins: int | None = None  # the model's ceiling on a feature's spins (spins mechanic), None: none
 
 
 def prepare(game, spec) -> FreeSpins:
@@ -122,6 +123,7 @@ def prepare(game, spec) -> FreeSpins:
         expanding_weights=weights,
         expanding_count=str(rules.get("expanding_count", "reels")),
         expanding_line_win=str(rules.get("expanding_line_win", "paid")),
+        max_spins=None if p.get("max_spins") is None else int(p["max_spins"]),
     )
 
 
@@ -198,6 +200,10 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
     """
     m = len(awards)
     left = np.asarray(awards, dtype=np.int64).copy()
+    if prep.max_spins is not None:
+        if prep.retrigger_counts:
+            raise ModelError(tables.path, f"features.{name}.max_spins", "not played with a retrigger")
+        left = np.minimum(left, prep.max_spins)  # no retrigger: the ceiling cuts the award
     played = np.zeros(m, dtype=np.int64)
     win = np.zeros(m, dtype=np.int64)
     limited = np.zeros(m, dtype=bool)
