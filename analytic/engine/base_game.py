@@ -29,11 +29,13 @@ __all__ = ["TriggerKey", "BaseResult", "solve_base", "base_counters", "unit_scal
 
 
 def unit_scale(game: Game) -> int:
-    """``D``: win units per line-bet unit, clearing scatter-pay denominators."""
+    """``D``: win units per line-bet unit, clearing the denominators of scatter pays and of ``cap.spin``."""
     d = 1
     if game.scatter:
         for p in game.scatter.pays.values():
             d = math.lcm(d, (Fraction(p) * game.total_bet).denominator)
+    if game.cap is not None and game.cap.spin is not None:
+        d = math.lcm(d, (Fraction(game.cap.spin) * game.total_bet).denominator)
     return d
 
 
@@ -162,6 +164,11 @@ class BaseResult:
         Of the base spin win, in total-bet multiples.
     line_total, scatter_total : int
         Sums over the cycle of line and scatter wins, in units.
+    spin_cap_total : int
+        Sum over the cycle of ``min(win, cap.spin) - win`` (<= 0, units): what
+        the per-spin cap (``[cap] spin``) takes from the base spins; the
+        distribution, joint law and figures are of the capped spin win,
+        ``line_total`` and ``scatter_total`` uncapped.
     scatter_counts : dict
         ``scatter cells -> combinations``.
     trigger_counts : dict
@@ -188,6 +195,7 @@ class BaseResult:
     line_trigger_counts: dict
     combinations: list[Combination]
     spec: SpinSpec = field(repr=False)
+    spin_cap_total: int = 0
 
     @property
     def line_rtp(self) -> Fraction:
@@ -273,6 +281,12 @@ def solve_base(game: Game, mode: str | None = None, *, reel_set: str | None = No
             v = Fraction(p) * units
             assert v.denominator == 1
             sc_pay[n] = int(v)
+    spin_cap = None
+    if game.cap is not None and game.cap.spin is not None:
+        v = Fraction(game.cap.spin) * units
+        assert v.denominator == 1  # unit_scale clears it
+        spin_cap = int(v)
+    cap_total = 0
     joint: dict = defaultdict(int)
     distribution: dict = defaultdict(int)
     scatter_counts: dict = defaultdict(int)
@@ -285,6 +299,9 @@ def solve_base(game: Game, mode: str | None = None, *, reel_set: str | None = No
         sc = vals.get("scatter", 0)
         sp = sc_pay.get(sc, 0)
         win = lw + sp
+        if spin_cap is not None and win > spin_cap:
+            cap_total += (spin_cap - win) * cnt
+            win = spin_cap
         feat, n = trigger_outcome(game, vals)
         lt = vals["line_triggers"]
         joint[(feat, n, lt, win)] += cnt
@@ -312,4 +329,5 @@ def solve_base(game: Game, mode: str | None = None, *, reel_set: str | None = No
         line_trigger_counts=dict(sorted(line_trig.items())),
         combinations=combos,
         spec=spec,
+        spin_cap_total=cap_total,
     )

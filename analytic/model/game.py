@@ -220,7 +220,7 @@ class BetMode:
 
 @dataclass(frozen=True)
 class WinCap:
-    """Cap on the sum of all wins of one round (base spin plus its features).
+    """Caps on wins: of one round (base spin plus its features), of a spin, of a feature.
 
     Attributes
     ----------
@@ -232,12 +232,20 @@ class WinCap:
     currency_name : str
     stakes : tuple of Fraction
         Total stakes (currency per round) at which a currency cap is reported.
+    spin : Fraction or None
+        Cap on the win of each base-game spin (lines plus scatter pays), in
+        total-bet multiples (``cap.spin``).
+    feature : Fraction or None
+        Cap on the total win of each feature a round plays, in total-bet
+        multiples (``cap.feature``).
     """
 
     total_bet_multiple: Fraction | None = None
     currency: Fraction | None = None
     currency_name: str = ""
     stakes: tuple[Fraction, ...] = ()
+    spin: Fraction | None = None
+    feature: Fraction | None = None
 
 
 @dataclass(frozen=True)

@@ -749,9 +749,9 @@ def _check_triggers(ctx: _Ctx, modes: dict[str, BetMode]) -> None:
 
 
 def _cap(ctx: _Ctx, value: Any) -> WinCap:
-    t = ctx.table(value, "cap", ("total_bet_multiple", "currency", "currency_name", "stakes"))
-    if "total_bet_multiple" not in t and "currency" not in t:
-        ctx.fail("cap", "give total_bet_multiple and/or currency")
+    t = ctx.table(value, "cap", ("total_bet_multiple", "currency", "currency_name", "stakes", "spin", "feature"))
+    if not {"total_bet_multiple", "currency", "spin", "feature"} & set(t):
+        ctx.fail("cap", "give total_bet_multiple and/or currency (a round's cap), spin or feature")
     if "currency" not in t:
         for k in ("currency_name", "stakes"):
             if k in t:
@@ -769,7 +769,20 @@ def _cap(ctx: _Ctx, value: Any) -> WinCap:
             ctx.fail("cap.stakes", f"must be a list of stakes, got {show(raw)}")
         stakes = tuple(ctx.fraction(s, ctx.join("cap.stakes", i), positive=True, allow_float=True)
                        for i, s in enumerate(raw))
-    return WinCap(tbm, cur, name, stakes)
+    spin = feature = None
+    if "spin" in t:
+        spin = ctx.fraction(t["spin"], "cap.spin", positive=True)
+        for fname, f in ctx.features.items():
+            if f.reel_set is not None:
+                ctx.fail("cap.spin", f"a per-spin cap is solved on base-game spins only; feature {fname!r} plays "
+                                     f"spins (its capped spin law is not solved): remove cap.spin")
+    if "feature" in t:
+        feature = ctx.fraction(t["feature"], "cap.feature", positive=True)
+        for fname, f in ctx.features.items():
+            if f.engine != "pick_bonus":
+                ctx.fail("cap.feature", f"a per-feature cap is solved where the feature's win law is exact and "
+                                        f"complete (engine pick_bonus); feature {fname!r} has engine {f.engine}")
+    return WinCap(tbm, cur, name, stakes, spin, feature)
 
 
 def _rules(ctx: _Ctx, value: Any) -> dict[str, Any]:

@@ -529,6 +529,10 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None) ->
             cap.append(("currency", f"{_show(game.cap.currency)} {game.cap.currency_name}".strip()))
             if game.cap.stakes:
                 cap.append(("stakes", _show(game.cap.stakes)))
+        if game.cap.spin is not None:
+            cap.append(("per base spin (total bet multiple)", _show(game.cap.spin)))
+        if game.cap.feature is not None:
+            cap.append(("per feature (total bet multiple)", _show(game.cap.feature)))
     feats = []
     for f in game.features.values():
         t = f.trigger

@@ -201,6 +201,9 @@ class Tables:
         Symbols of role ``wild`` or ``wild_scatter``.
     expands_mask : ndarray of bool or None
         Wilds with ``expands = true`` (None when the game has none).
+    spin_cap_ticks, feature_cap_ticks : int or None
+        ``[cap] spin`` (the most one base spin pays: lines plus scatter) and
+        ``[cap] feature`` (the most one feature pays), in ticks.
     """
 
     name: str
@@ -230,6 +233,8 @@ class Tables:
     feature_kinds: dict = field(default_factory=dict)
     wild_mask: np.ndarray | None = None  # symbols with role wild or wild_scatter
     expands_mask: np.ndarray | None = None  # wilds with expands = true (None: none)
+    spin_cap_ticks: int | None = None  # [cap] spin: most a base spin pays, ticks
+    feature_cap_ticks: int | None = None  # [cap] feature: most one feature pays, ticks
 
     @property
     def n_lines(self) -> int:
@@ -321,6 +326,12 @@ def compile_tables(game: Game, stake=None) -> Tables:
         cap_lb = cur if cap_lb is None else min(cap_lb, cur)
     if cap_lb is not None:
         den = lcm(den, cap_lb.denominator)
+    scoped = {}  # [cap] spin / feature in line-bet units
+    for scope in ("spin", "feature"):
+        v = getattr(game.cap, scope, None) if game.cap is not None else None
+        if v is not None:
+            scoped[scope] = _as_fraction(v) * game.total_bet
+            den = lcm(den, scoped[scope].denominator)
     prepared = {}
     for fname, spec in game.features.items():
         player = get_player(spec.engine, game.path, fname)
@@ -432,6 +443,8 @@ def compile_tables(game: Game, stake=None) -> Tables:
         strip_lengths=lengths,
         paytable={k: {int(c): int(p) for c, p in v.items()} for k, v in game.paytable.items()},
         cap_ticks=None if cap_lb is None else cap_lb * den,
+        spin_cap_ticks=None if "spin" not in scoped else int(scoped["spin"] * den),
+        feature_cap_ticks=None if "feature" not in scoped else int(scoped["feature"] * den),
         rules=plain(game.rules),
         modes=modes,
         features=prepared,

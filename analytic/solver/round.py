@@ -21,6 +21,7 @@ deviation and volatility index are per unit staked (of ``R / cost``).
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
@@ -158,9 +159,37 @@ def _feature(game: Game, name: str, count: int, mode: str, cache: dict, shared: 
         else:
             spec = game.features[name]
             cache[key] = feature_solver(spec.engine)(game, name, count, mode, ws=ws)
+            if game.cap is not None and game.cap.feature is not None:
+                cache[key] = capped_feature(cache[key], Fraction(game.cap.feature))
             if shared is not None:
                 shared[skey] = cache[key]
     return cache[key]
+
+
+def capped_feature(fr: FeatureResult, cap: Fraction) -> FeatureResult:
+    """``fr`` with its win capped at ``cap`` (``[cap] feature``, total-bet multiples).
+
+    Exact from the feature's exact, complete law (``fr.distribution``):
+    ``min(W, cap)``'s mean, second moment and law.  The loader admits
+    ``cap.feature`` only where every feature gives one (engine
+    ``pick_bonus``).
+
+    Raises
+    ------
+    ValueError
+        ``fr`` has no exact, complete law.
+    """
+    from dataclasses import replace
+
+    if fr.distribution is None or fr.distribution_mass_error or fr.mean.label != "exact":
+        raise ValueError(f"feature {fr.feature!r}: no exact law to cap")
+    law: dict = defaultdict(Fraction)
+    for x, p in fr.distribution.items():
+        law[min(Fraction(x), cap)] += p
+    mean = sum((x * p for x, p in law.items()), Fraction(0))
+    m2 = sum((x * x * p for x, p in law.items()), Fraction(0))
+    return replace(fr, mean=Figure(mean), second_moment=Figure(m2), distribution=dict(sorted(law.items())),
+                   method=fr.method + f"; capped at {cap} x total bet per feature (exact)", law=None)
 
 
 def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | None = None,
@@ -309,6 +338,9 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
         Component("base line wins", Figure(base.line_rtp / m.cost)),
         Component("base scatter pays", Figure(base.scatter_rtp / m.cost)),
     ]
+    if base.spin_cap_total:
+        comps.append(Component("base spin cap deduction",
+                               Figure(Fraction(base.spin_cap_total, base.cycle * base.units) / m.cost)))
     feats = []
     for name in feat_prob:
         fp = feat_prob[name]

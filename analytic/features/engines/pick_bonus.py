@@ -165,8 +165,8 @@ def solve_pick_bonus(game: Game, feature: str, count: int = 0, mode: str | None 
         expected_spins=Figure(Fraction(0)),
         end_probabilities={("collect tile" if "board" in params else "picks exhausted"): Figure(Fraction(1))},
         distribution=dist,
-        method=("exact recursion over the tiles left on the board" if "board" in params
-                else "exact convolution of the pick and prize laws"),
+        method=("exact law of the tiles picked before the first collect tile (recursion over tile types)"
+                if "board" in params else "exact convolution of the pick and prize laws"),
     )
 
 
