@@ -233,8 +233,8 @@ class WinCap:
     stakes : tuple of Fraction
         Total stakes (currency per round) at which a currency cap is reported.
     spin : Fraction or None
-        Cap on the win of each base-game spin (lines plus scatter pays), in
-        total-bet multiples (``cap.spin``).
+        Cap on the win of each spin (base-game spins and the spins of engine
+        ``wald``), in total-bet multiples (``cap.spin``).
     feature : Fraction or None
         Cap on the total win of each feature a round plays, in total-bet
         multiples (``cap.feature``).

@@ -773,9 +773,10 @@ def _cap(ctx: _Ctx, value: Any) -> WinCap:
     if "spin" in t:
         spin = ctx.fraction(t["spin"], "cap.spin", positive=True)
         for fname, f in ctx.features.items():
-            if f.reel_set is not None:
-                ctx.fail("cap.spin", f"a per-spin cap is solved on base-game spins only; feature {fname!r} plays "
-                                     f"spins (its capped spin law is not solved): remove cap.spin")
+            if f.reel_set is not None and f.engine != "wald":
+                ctx.fail("cap.spin", f"a per-spin cap is solved on base-game spins and on the spins of engine wald "
+                                     f"(i.i.d. spins: the capped spin law is exact); feature {fname!r} has engine "
+                                     f"{f.engine}: remove cap.spin")
     if "feature" in t:
         feature = ctx.fraction(t["feature"], "cap.feature", positive=True)
         for fname, f in ctx.features.items():

@@ -117,11 +117,84 @@ def test_simulator_applies_the_caps():
     assert abs(b.win.mean() - float(mean)) < 5 * sd / 40_000 ** 0.5
 
 
+FS = GAME.replace("[cap]", '[features.fs]\nkind = "free_spins"\nreels = "free"\n'
+                          'trigger = { symbols = ["S"], counts = { 3 = 3 } }\nmultiplier = 2\n[cap]').replace(
+    '[features.chest]', 'free = [["a", "S"], ["a", "a", "S"], ["a", "S", "S"]]\n[features.chest]')
+
+
+def free_spin_law(g, spin_cap):
+    """One free spin's win (x2, scatter pays included), capped: from brute force on reel set 'free'."""
+    counters = base_counters(g)
+    names = [c.name for c in counters]
+    law: dict = defaultdict(Fraction)
+    cycle = g.cycle("free")
+    for key, n in brute_force(g, "free", counters).items():
+        vals = dict(zip(names, key[:-2]))
+        x = 2 * (key[-1] + (5 if vals["scatter"] == 3 else 0))
+        law[min(x, spin_cap)] += Fraction(n, cycle)
+    return law
+
+
+def test_spin_cap_on_free_spins():
+    # engine wald, no retrigger: 3 i.i.d. free spins, each capped; base spin capped too
+    g = load_model_text(FS + "spin = 6\n")
+    one = free_spin_law(g, 6)
+    three: dict = {0: Fraction(1)}
+    for _ in range(3):
+        nxt: dict = defaultdict(Fraction)
+        for a, p in three.items():
+            for b, q in one.items():
+                nxt[a + b] += p * q
+        three = nxt
+    counters = base_counters(g)
+    names = [c.name for c in counters]
+    cycle = g.cycle("base")
+    bonus = board_law()
+    want: dict = defaultdict(Fraction)
+    for key, n in brute_force(g, "base", counters).items():
+        vals = dict(zip(names, key[:-2]))
+        b = min(key[-1] + (5 if vals["scatter"] == 3 else 0), 6)
+        p = Fraction(n, cycle)
+        # chest is declared first: a spin meeting both triggers starts chest only (first_declared_starts)
+        feats = bonus.items() if vals["trigger:chest"] >= 2 else [(0, Fraction(1))]
+        for x, q in feats:
+            want[b + x] += p * q
+    r = solve_round(g)
+    assert r.rtp.value == sum(x * p for x, p in want.items())
+    # the free spins alone (as if bought): the enumerated capped law
+    from analytic.features.engines.wald_spins import solve_free_spins
+
+    fr = solve_free_spins(g, "fs", 3)
+    assert fr.mean.value == sum(x * p for x, p in three.items())
+    assert fr.second_moment.value == sum(x * x * p for x, p in three.items())
+    assert fr.mean.value < 3 * sum(x * p for x, p in free_spin_law(g, 10**9).items())  # the cap binds
+
+
 def test_refusals():
-    fs = GAME.replace("[cap]", '[features.fs]\nkind = "free_spins"\nreels = "base"\n'
-                               'trigger = { symbols = ["S"], counts = { 3 = 2 } }\n[cap]')
-    for key, text in (("cap.spin", fs + "spin = 4\n"), ("cap.feature", fs + "feature = 4\n"),
+    rwr = GAME.replace('S = "scatter"', 'S = "scatter"\nK = "wild_scatter"').replace(
+        '[cap]', '[features.fs]\nkind = "free_spins"\nreels = "base"\n'
+                 'trigger = { symbols = ["S"], counts = { 3 = 2 } }\n'
+                 'wild_reels = { revealed_by = "K", multipliers = { 2 = 1 } }\n'
+                 'expanding_symbol = { choose_from = ["a"] }\n[cap]')
+    load_model_text(rwr.replace("[cap]\n", ""))  # loads without the caps
+    for key, text in (("cap.spin", rwr + "spin = 4\n"), ("cap.feature", FS + "feature = 4\n"),
                       ("cap.spin", GAME + "spin = 0\n"), ("cap", GAME)):
         with pytest.raises(ModelError) as e:
             load_model_text(text)
         assert f": {key}:" in str(e.value), str(e.value)
+
+
+def test_simulator_caps_each_free_spin():
+    from analytic.simulator.evaluate import compile_tables
+    from analytic.simulator.features.free_spins import play, prepare
+
+    g = load_model_text(FS + "spin = 6\n")
+    tables = compile_tables(g)
+    n = 20_000
+    b = play(tables, "fs", prepare(g, g.features["fs"]), np.full(n, 3), np.full(n, 3, dtype=np.int64),
+             np.random.default_rng(9))
+    one = free_spin_law(g, 6)
+    e1 = sum(x * p for x, p in one.items())
+    var = sum(x * x * p for x, p in one.items()) - e1 * e1
+    assert b.win.max() <= 18
+    assert abs(b.win.mean() - float(3 * e1)) < 5 * float(3 * var) ** 0.5 / n ** 0.5

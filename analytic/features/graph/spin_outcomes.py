@@ -22,6 +22,9 @@ Win of a free spin (integer *units*, ``units`` per total bet)
   ``k`` reaches the symbol's smallest paying count it pays
   ``paytable[sym][min(k, kmax)] * number of paylines``.
 
+With ``[cap] spin`` each spin's ``X`` is ``min(X, cap)`` (the cap in
+units).
+
 Rule ``expanding_line_win = "wild_led_only"`` withholds the normal line win
 of a payline whose *first* cell is the expanding symbol.  It is implemented
 without touching the engine: on reel 1 the expanding symbol's cells become a
@@ -223,6 +226,15 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
     else:
         joint, line_sum, scatter_sum, exp_sum = _joint_python(arr.table(), names, d, mult, sc_pay, exp_pay,
                                                               rcounts)
+    if game.cap is not None and game.cap.spin is not None:
+        # [cap] spin: each free spin pays at most the cap (its win, multiplier included); the parts' sums
+        # stay uncapped
+        capu = Fraction(game.cap.spin) * units
+        assert capu.denominator == 1  # unit_scale clears it
+        capped: dict = defaultdict(int)
+        for (a, x), c in joint.items():
+            capped[(a, min(x, int(capu)))] += c
+        joint = dict(capped)
     return outcomes_from_joint(joint, arr.cycle, units, line_sum=line_sum, scatter_sum=scatter_sum,
                                expansion_sum=exp_sum)
 

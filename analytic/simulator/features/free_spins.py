@@ -241,7 +241,10 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
             shows = w == e[:, None, None]
             k = shows.any(axis=2).sum(axis=1) if prep.expanding_count == "reels" else shows.sum(axis=(1, 2))
             spin += exp_table[e, k]
-        np.add.at(win, owner, spin * prep.multiplier)
+        spin = spin * prep.multiplier
+        if tables.spin_cap_ticks is not None:
+            spin = np.minimum(spin, tables.spin_cap_ticks)  # [cap] spin: each free spin's win
+        np.add.at(win, owner, spin)
         played[active] += block
         left[active] -= block
         if prep.retrigger_symbols:
