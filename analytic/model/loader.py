@@ -671,14 +671,19 @@ def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
 
 
 def _check_expanding(ctx: _Ctx) -> None:
-    """``expands = true`` is honoured in base-game spins only: refuse a feature whose reels show such a wild."""
+    """``expands = true`` is honoured in base-game spins and engine wald's spins (without an
+    expanding_symbol): refuse any other feature whose reels show such a wild."""
     for name, sym in ctx.symbols.items():
         if not sym.expands:
             continue
         for fname, f in ctx.features.items():
-            if f.reel_set is not None and any(name in strip for strip in ctx.reel_sets[f.reel_set]):
+            if f.reel_set is None or not any(name in strip for strip in ctx.reel_sets[f.reel_set]):
+                continue
+            if f.engine != "wald" or f.params.get("expanding_symbol") is not None:
                 ctx.fail(ctx.join(ctx.join("symbols", name), "expands"),
-                         f"expanding wilds are solved in base-game spins only; feature {fname!r} plays reel "
+                         f"expanding wilds are solved in base-game spins and in the spins of engine wald without "
+                         f"an expanding_symbol; feature {fname!r} (engine {f.engine}"
+                         f"{' with an expanding_symbol' if f.params.get('expanding_symbol') else ''}) plays reel "
                          f"set {f.reel_set!r}, which shows {name!r} (remove it from those strips or the key)")
 
 

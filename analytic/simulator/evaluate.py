@@ -552,7 +552,9 @@ def base_windows(tables: Tables, mode: str, windows: np.ndarray) -> tuple[np.nda
     Parameters
     ----------
     tables : Tables
-    mode : str
+    mode : str or None
+        The bet mode (its fixed wild reels); None for a feature's spins
+        (expanding wilds only).
     windows : ndarray of int, shape (N, reels, rows)
         The drawn windows (symbol indices).
 
@@ -561,7 +563,7 @@ def base_windows(tables: Tables, mode: str, windows: np.ndarray) -> tuple[np.nda
     (shown, landed) : ndarrays like ``windows``
         ``landed`` is ``windows`` itself when nothing changes.
     """
-    fixed = tables.modes[mode].get("wild_reels", {})
+    fixed = tables.modes[mode].get("wild_reels", {}) if mode is not None else {}
     if not fixed and tables.expands_mask is None:
         return windows, windows
     landed = windows.copy()

@@ -92,8 +92,11 @@ def test_load_refusals():
     assert "modes.buy" in err(text.replace('base = { cost = 1, reels = "base" }',
                                          'base = { cost = 1, reels = "base" }\nbuy = { cost = 50, buys = "fs", '
                                          'buy_counts = { 1 = 1 }, wild_reels = { reels = [1], wild = "W" } }'))
-    # a feature whose reels show an expanding wild is refused (expansion is solved in base spins only)
-    msg = err(text.replace('fs = [["a", "b"], ["a", "b"]', 'fs = [["a", "W"], ["a", "b"]'))
+    # a feature whose reels show an expanding wild: solved by engine wald (without an expanding_symbol),
+    # refused for the others
+    shows_w = text.replace('fs = [["a", "b"], ["a", "b"]', 'fs = [["a", "W"], ["a", "b"]')
+    load_model_text(shows_w)
+    msg = err(shows_w.replace('counts = { 1 = 2 } }', 'counts = { 1 = 2 } }\nexpanding_symbol = { choose_from = ["a"] }'))
     assert "symbols.W.expands" in msg and "'fs'" in msg
     load_model_text(text)  # the feature on reels without W loads
     # a wild counting toward a trigger cannot be a fixed wild reel's wild

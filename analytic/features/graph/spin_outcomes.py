@@ -22,6 +22,10 @@ Win of a free spin (integer *units*, ``units`` per total bet)
   ``k`` reaches the symbol's smallest paying count it pays
   ``paytable[sym][min(k, kmax)] * number of paylines``.
 
+Expanding wilds (``symbols.NAME.expands``) expand on the feature's reels as
+in the base game (:func:`analytic.engine.spin.shown_windows`): the paylines
+read the expanded reels, retrigger and scatter counters the landed symbols.
+
 With ``[cap] spin`` each spin's ``X`` is ``min(X, cap)`` (the cap in
 units).
 
@@ -44,7 +48,8 @@ import numpy as np
 
 from analytic.engine.linewalk import SpinArrays, walk_arrays
 from analytic.engine.linewin import CellRole
-from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytable, strip_windows
+from analytic.engine.spin import (CounterDef, build_spin, cell_roles, landed_counters, line_paytable,
+                                  shown_windows, strip_windows)
 from analytic.model.game import Game
 from analytic.engine.base_game import unit_scale
 
@@ -175,6 +180,14 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
     windows = [strip_windows(strip, game.rows) for strip in game.reel_sets[spec.reel_set]]
     pt, index = line_paytable(game)
     roles: dict[str, CellRole] = cell_roles(game, index)
+    stand_ins: dict = {}
+    if expanding is None and any(sym.expands for sym in game.symbols):
+        # expanding wilds (symbols.NAME.expands): the paylines read the expanded reels, counters the
+        # landed symbols (analytic.engine.spin.shown_windows); the loader refuses them with an
+        # expanding_symbol
+        windows, stand_ins = shown_windows(game, game.reel_sets[spec.reel_set])
+        for name, (wild, _) in stand_ins.items():
+            roles[name] = roles[wild]
     exp_cells = frozenset()
     if expanding is not None:
         exp_cells = frozenset({expanding})
@@ -200,6 +213,7 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
         counters.append(CounterDef("scatter", counted(game.scatter.symbols)))
     if expanding is not None:
         counters.append(CounterDef("expanding", exp_cells, per))
+    counters = landed_counters(counters, stand_ins)
     sspec = build_spin(game, counters=counters, windows=windows, roles=roles, paytable=pt)
     arr = walk_arrays(sspec)
     names = arr.counter_names

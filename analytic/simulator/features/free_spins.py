@@ -33,7 +33,7 @@ from fractions import Fraction
 import numpy as np
 
 from analytic.errors import ModelError, UnboundedFeatureError
-from analytic.simulator.evaluate import evaluate_windows, int_keys, lookup_award, plain
+from analytic.simulator.evaluate import base_windows, evaluate_windows, int_keys, lookup_award, plain
 from analytic.simulator.features import FeatureBatch, weighted_draw
 from analytic.simulator.features.common import block_sizes, feature_params, retire_limited
 
@@ -227,7 +227,8 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
         owner = np.repeat(active, block)  # instance of each spin
         n = owner.size
         w = tables.spin(prep.reel_set, n, rng)
-        ev = evaluate_windows(tables, w)
+        shown, _ = base_windows(tables, None, w)  # expanding wilds: lines read them, counts read w
+        ev = evaluate_windows(tables, shown, w)
         if es is not None and prep.expanding_line_win == "wild_led_only":
             e = es[owner]
             first = w[:, 0, first_rows]  # n x lines
