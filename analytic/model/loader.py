@@ -785,9 +785,11 @@ def _cap(ctx: _Ctx, value: Any) -> WinCap:
     if "feature" in t:
         feature = ctx.fraction(t["feature"], "cap.feature", positive=True)
         for fname, f in ctx.features.items():
-            if f.engine != "pick_bonus":
-                ctx.fail("cap.feature", f"a per-feature cap is solved where the feature's win law is exact and "
-                                        f"complete (engine pick_bonus); feature {fname!r} has engine {f.engine}")
+            if f.engine == "pick_bonus" or (f.engine == "wald" and f.params.get("retrigger") is None):
+                continue
+            ctx.fail("cap.feature", f"a per-feature cap is solved where the feature's win law is exact (engine "
+                                    f"pick_bonus; engine wald without a retrigger); feature {fname!r} has engine "
+                                    f"{f.engine}{' with a retrigger' if f.engine == 'wald' else ''}")
     return WinCap(tbm, cur, name, stakes, spin, feature)
 
 

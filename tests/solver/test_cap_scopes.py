@@ -170,6 +170,40 @@ def test_spin_cap_on_free_spins():
     assert fr.mean.value < 3 * sum(x * p for x, p in free_spin_law(g, 10**9).items())  # the cap binds
 
 
+def test_feature_cap_on_wald_free_spins():
+    # fs the only feature: 3 i.i.d. free spins (x2), their total capped at 20; round capped at 25
+    g = load_model_text(FS.replace('[features.chest]\nkind = "pick_bonus"\ntrigger = { symbols = ["S"], '
+                                   'counts = { 2 = 1 } }\nboard = { collect = 1, prizes = [[5, 1], [2, 1]], '
+                                   'multipliers = [[3, 1]] }\n', "") + "feature = 20\ntotal_bet_multiple = 25\n")
+    assert list(g.features) == ["fs"]
+    one = free_spin_law(g, 10**9)
+    three: dict = {0: Fraction(1)}
+    for _ in range(3):
+        nxt: dict = defaultdict(Fraction)
+        for a, p in three.items():
+            for b, q in one.items():
+                nxt[a + b] += p * q
+        three = nxt
+    counters = base_counters(g)
+    names = [c.name for c in counters]
+    cycle = g.cycle("base")
+    want: dict = defaultdict(Fraction)
+    for key, n in brute_force(g, "base", counters).items():
+        vals = dict(zip(names, key[:-2]))
+        b = key[-1] + (5 if vals["scatter"] == 3 else 0)
+        p = Fraction(n, cycle)
+        feats = three.items() if vals["trigger:fs"] >= 3 else [(0, Fraction(1))]
+        for x, q in feats:
+            want[min(b + min(x, 20), 25)] += p * q
+    want = {x: p for x, p in want.items() if p}
+    r = solve_round(g)
+    assert r.rtp.label == "exact"
+    assert r.rtp.value == sum(x * p for x, p in want.items())
+    assert r.second_moment.value == sum(x * x * p for x, p in want.items())
+    assert {x: p for x, p in round_law(r).points.items() if p} == want
+    assert max(three) > 20  # the feature cap binds
+
+
 def test_refusals():
     rwr = GAME.replace('S = "scatter"', 'S = "scatter"\nK = "wild_scatter"').replace(
         '[cap]', '[features.fs]\nkind = "free_spins"\nreels = "base"\n'
@@ -177,7 +211,9 @@ def test_refusals():
                  'wild_reels = { revealed_by = "K", multipliers = { 2 = 1 } }\n'
                  'expanding_symbol = { choose_from = ["a"] }\n[cap]')
     load_model_text(rwr.replace("[cap]\n", ""))  # loads without the caps
-    for key, text in (("cap.spin", rwr + "spin = 4\n"), ("cap.feature", FS + "feature = 4\n"),
+    fs_retrigger = FS.replace("multiplier = 2", 'multiplier = 2\nretrigger = { symbols = ["S"], counts = { 3 = 1 } }')
+    for key, text in (("cap.spin", rwr + "spin = 4\n"), ("cap.feature", rwr + "feature = 4\n"),
+                      ("cap.feature", fs_retrigger + "feature = 4\n"),
                       ("cap.spin", GAME + "spin = 0\n"), ("cap", GAME)):
         with pytest.raises(ModelError) as e:
             load_model_text(text)
