@@ -90,6 +90,10 @@ def check_graphable(game: Game, feature: str) -> None:
     if engine not in GRAPH_ENGINES:
         why = _WHY_NOT.get(engine, "is solved without an explicit state graph")
         raise NoStateGraph(f"feature {feature!r} (engine {engine!r}) {why}")
+    p = game.features[feature].params
+    if p.get("max_spins") is not None and p.get("retrigger") is not None:
+        raise NoStateGraph(f"feature {feature!r} has max_spins with a retrigger: it is solved over (spins played, "
+                           f"spins left), which the spins-left chain does not show")
 
 
 def feature_graph(game: Game, feature: str, count: int, max_spins_left: int | None = None) -> nx.DiGraph:

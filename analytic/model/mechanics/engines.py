@@ -198,9 +198,14 @@ def check_rules(ctx, rules: Mapping[str, Any], features, declared_rules: Mapping
 # the engines
 
 
+#: Largest ``max_spins`` engine wald solves together with a retrigger (its backward induction has
+#: about ``max_spins**2 / 2`` states, in exact rationals).
+MAX_CEILING_WITH_RETRIGGER = 200
+
+
 def _no_ceiling(v) -> str | None:
     if "max_spins" in v:
-        return "does not honour max_spins (engine wald does, without a retrigger: remove it)"
+        return "does not honour max_spins (engine wald does: remove it)"
     return None
 
 
@@ -215,10 +220,9 @@ def _regular_roles(v, ctx, what: str) -> str | None:
 def _wald_check(v, f, ctx) -> str | None:
     if isinstance(v.get("retrigger"), Mapping):
         return "needs retrigger as a table { symbols, counts } (retrigger.per_symbol: engine drawn_expanding)"
-    if "max_spins" in v and v.get("retrigger") is not None:
-        return ("honours max_spins only without a retrigger (the spins played are then min(award, max_spins)); "
-                "with a retrigger they are min(T, max_spins) for the retrigger process's total T, whose joint "
-                "law with the win the Wald closed forms do not give: remove max_spins or the retrigger")
+    if "max_spins" in v and v.get("retrigger") is not None and v["max_spins"] > MAX_CEILING_WITH_RETRIGGER:
+        return (f"honours max_spins with a retrigger up to {MAX_CEILING_WITH_RETRIGGER} (its exact recursion over "
+                f"(spins played, spins left) has max_spins^2 / 2 states); got {v['max_spins']}")
     e = v.get("expanding_symbol")
     if e is not None and e["draw"] != "at_start":
         return "needs expanding_symbol.draw = 'at_start' (draws at each award: engine drawn_expanding)"

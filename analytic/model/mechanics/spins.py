@@ -9,9 +9,10 @@ table).  This mechanic adds:
   ``{ per_symbol = N }``: a window showing ``b >= 2`` of the feature's
   trigger symbols awards ``N * (b - 1)`` spins (2 symbols: ``N``, every
   further one ``N`` more);
-* ``max_spins``: a ceiling on the total spins of one feature.  Honoured by
-  engine ``wald`` for a feature without a retrigger (the spins played are
-  ``min(award, max_spins)``); refused at load otherwise.
+* ``max_spins``: a ceiling on the spins one feature awards in total (awards
+  beyond it are lost).  Honoured by engine ``wald`` (with a retrigger up to
+  200: :func:`analytic.features.engines.wald_spins.ceiling_moments`);
+  refused at load by the other engines.
 
 Per spin: awards are added to the spins left after the spin is paid.
 """

@@ -101,7 +101,7 @@ def prepare(game, spec) -> FreeSpins:
             if n not in game.paytable or not any(int(v) > 0 for v in game.paytable[n].values()):
                 raise ModelError(game.path, f"{key}.expanding_symbol", f"{n!r} has no line pays")
     rules = plain(game.rules)
-    if rcounts:
+    if rcounts and p.get("max_spins") is None:  # a ceiling ends every feature
         ea = expected_awards(game, spec.reel_set, rsym, dict(rcounts))
         if ea >= 1:
             raise UnboundedFeatureError(
@@ -201,9 +201,7 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
     m = len(awards)
     left = np.asarray(awards, dtype=np.int64).copy()
     if prep.max_spins is not None:
-        if prep.retrigger_counts:
-            raise ModelError(tables.path, f"features.{name}.max_spins", "not played with a retrigger")
-        left = np.minimum(left, prep.max_spins)  # no retrigger: the ceiling cuts the award
+        left = np.minimum(left, prep.max_spins)  # the ceiling on the spins awarded in total
     played = np.zeros(m, dtype=np.int64)
     win = np.zeros(m, dtype=np.int64)
     limited = np.zeros(m, dtype=bool)
@@ -250,5 +248,8 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
         left[active] -= block
         if prep.retrigger_symbols:
             np.add.at(left, owner, rtable[rmask[w.reshape(n, -1)].sum(axis=1)])
+            if prep.max_spins is not None:
+                # awards beyond the ceiling are lost: spins awarded in total (played + left) <= max_spins
+                left[active] = np.minimum(left[active], prep.max_spins - played[active])
         active = retire_limited(active, left, played, limited, max_spins)
     return FeatureBatch(win, played, limited)
