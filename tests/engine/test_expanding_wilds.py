@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from analytic.engine.base_game import base_counters, simultaneous_triggers, solve_base
 from analytic.engine.brute import brute_force
+from analytic.engine.combos import combination_table
 from analytic.engine.linewalk import walk
 from analytic.engine.spin import CounterDef, base_spin
 from analytic.errors import ModelError
@@ -147,7 +148,7 @@ def games(draw):
     return game, wild_reels
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games(), st.data())
 def test_walk_equals_brute_force(gw, data):
     game, wild_reels = gw
@@ -155,8 +156,11 @@ def test_walk_equals_brute_force(gw, data):
     counters = [CounterDef("scatter", game.scatter.symbols),
                 CounterDef("reels", frozenset({data.draw(st.sampled_from(names))}), "reels")]
     wr = wild_reels if data.draw(st.booleans()) else None
-    got = walk(base_spin(game, "base", counters, wild_reels=wr))
+    spec = base_spin(game, "base", counters, wild_reels=wr)
+    got = walk(spec)
     assert got.table == brute_force(game, "base", counters, wr)
+    # the combination table (payline by payline, on the transformed windows) carries the same line total
+    assert sum(c.total_pay for c in combination_table(spec)) == sum(k[-1] * c for k, c in got.table.items())
 
 
 def all_windows(game: Game) -> np.ndarray:
