@@ -12,7 +12,9 @@ Reading (model files and the CSV files they name)
     and :data:`MAX_KEY_CHARS` per key, no control characters (a tab or line
     break only inside free text); integers of at most :data:`MAX_INTEGER`
     in absolute value; a trigger's award at most :data:`MAX_AWARD` spins; a
-    pick bonus at most :data:`MAX_PICK_PRIZES` prizes (picks x prizes per pick);
+    pick bonus at most :data:`MAX_PICK_PRIZES` prizes (picks x prizes per pick), a
+    pick-until-collect board at most :data:`MAX_BOARD_STATES` states and
+    :data:`MAX_BOARD_TILES` tiles;
     exact-number strings of at most
     :data:`MAX_NUMBER_CHARS` characters with a decimal exponent within
     +/- :data:`MAX_EXPONENT`.
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 __all__ = [
     "MAX_REELS", "MAX_ROWS", "MAX_CYCLE_DIGITS", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_TEXT_CHARS", "MAX_KEY_CHARS", "MAX_INTEGER",
-    "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_AWARD", "MAX_PICK_PRIZES", "MAX_COUNT_DIGITS", "MAX_ROUNDS", "MAX_SEED",
+    "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_AWARD", "MAX_PICK_PRIZES", "MAX_BOARD_STATES", "MAX_BOARD_TILES", "MAX_COUNT_DIGITS", "MAX_ROUNDS", "MAX_SEED",
     "PDF_MAX_STOPS", "PDF_MAX_REELS", "XLSX_MAX_STOPS", "MAX_SHOWN_CHARS",
 ]
 
@@ -63,6 +65,11 @@ MAX_AWARD = 10_000
 #: Most prizes a pick bonus reveals (most picks x most prizes per pick): the exact law's time grows
 #: with it (Lobstermania's prize table: 12 prizes 0.5 s, 30 about 5 s, 39 about 10 s).
 MAX_PICK_PRIZES = 40
+#: Most states of a pick-until-collect board's exact recursion (product over the distinct prize and
+#: multiplier tiles of copies + 1): its time and memory grow with it.
+MAX_BOARD_STATES = 20_000
+#: Most tiles on a pick-until-collect board (collect tiles included): the exact law's factorials grow with it.
+MAX_BOARD_TILES = 500
 #: Digits of a count used as a table key (``{ 3 = 10 }``).
 MAX_COUNT_DIGITS = 9
 #: Most rounds one ``simulate`` / ``verify`` run plays (about 5 hours at 600,000 rounds/s on one core).

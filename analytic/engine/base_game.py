@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Mapping
 
 from analytic.engine.linewalk import SpinSpec, walk
-from analytic.engine.spin import CounterDef, build_spin
+from analytic.engine.spin import CounterDef, base_spin
 from analytic.model.game import Game, coin_game
 from analytic.engine.combos import Combination, combination_table
 from analytic.figures import DistributionFigures, distribution_figures
@@ -29,11 +29,13 @@ __all__ = ["TriggerKey", "BaseResult", "solve_base", "base_counters", "unit_scal
 
 
 def unit_scale(game: Game) -> int:
-    """``D``: win units per line-bet unit, clearing scatter-pay denominators."""
+    """``D``: win units per line-bet unit, clearing the denominators of scatter pays and of ``cap.spin``."""
     d = 1
     if game.scatter:
         for p in game.scatter.pays.values():
             d = math.lcm(d, (Fraction(p) * game.total_bet).denominator)
+    if game.cap is not None and game.cap.spin is not None:
+        d = math.lcm(d, (Fraction(game.cap.spin) * game.total_bet).denominator)
     return d
 
 
@@ -82,7 +84,7 @@ def trigger_outcome(game: Game, counters: Mapping[str, int]) -> tuple[str | None
     return met[0][1], met[0][2]
 
 
-def simultaneous_triggers(game: Game, reel_set: str) -> dict[tuple[str, ...], int]:
+def simultaneous_triggers(game: Game, reel_set: str, wild_reels=None) -> dict[tuple[str, ...], int]:
     """Stop combinations of ``reel_set`` on which the triggers of two or more features are met.
 
     Rule ``simultaneous_triggers`` (``"first_declared_starts"``, the only
@@ -95,6 +97,10 @@ def simultaneous_triggers(game: Game, reel_set: str) -> dict[tuple[str, ...], in
     ----------
     game : Game
     reel_set : str
+    wild_reels : mapping, optional
+        The bet mode's fixed wild reels (``params["wild_reels"]``): those
+        reels show only their wild, which counts toward no trigger (checked
+        at load); expanded wilds do not change the landed counts.
 
     Returns
     -------
@@ -106,10 +112,13 @@ def simultaneous_triggers(game: Game, reel_set: str) -> dict[tuple[str, ...], in
     if len(feats) < 2:
         return {}
     acc: dict = {(): 1}
-    for strip in game.reel_sets[reel_set]:
+    fixed = set(wild_reels["reels"]) if wild_reels else set()
+    for reel, strip in enumerate(game.reel_sets[reel_set], start=1):
         per: dict = {}
         for k in range(len(strip)):
             cells = [strip[(k + r) % len(strip)] for r in range(game.rows)]
+            if reel in fixed:
+                cells = [wild_reels["wild"]] * game.rows
             key = []
             for f in feats:
                 t = f.trigger
@@ -155,6 +164,11 @@ class BaseResult:
         Of the base spin win, in total-bet multiples.
     line_total, scatter_total : int
         Sums over the cycle of line and scatter wins, in units.
+    spin_cap_total : int
+        Sum over the cycle of ``min(win, cap.spin) - win`` (<= 0, units): what
+        the per-spin cap (``[cap] spin``) takes from the base spins; the
+        distribution, joint law and figures are of the capped spin win,
+        ``line_total`` and ``scatter_total`` uncapped.
     scatter_counts : dict
         ``scatter cells -> combinations``.
     trigger_counts : dict
@@ -181,6 +195,7 @@ class BaseResult:
     line_trigger_counts: dict
     combinations: list[Combination]
     spec: SpinSpec = field(repr=False)
+    spin_cap_total: int = 0
 
     @property
     def line_rtp(self) -> Fraction:
@@ -256,7 +271,7 @@ def solve_base(game: Game, mode: str | None = None, *, reel_set: str | None = No
         raise ValueError(f"bet mode '{m.name}' is a feature buy: it has no base spin")
     game = coin_game(game, m.name)  # the mode's coins: its pays (a mode with coins has no features)
     counters = base_counters(game)
-    spec = build_spin(game, rs, counters)
+    spec = base_spin(game, rs, counters, wild_reels=m.params.get("wild_reels"))
     dist = walk(spec)
     d = unit_scale(game)
     units = game.total_bet * d
@@ -267,6 +282,12 @@ def solve_base(game: Game, mode: str | None = None, *, reel_set: str | None = No
             v = Fraction(p) * units
             assert v.denominator == 1
             sc_pay[n] = int(v)
+    spin_cap = None
+    if game.cap is not None and game.cap.spin is not None:
+        v = Fraction(game.cap.spin) * units
+        assert v.denominator == 1  # unit_scale clears it
+        spin_cap = int(v)
+    cap_total = 0
     joint: dict = defaultdict(int)
     distribution: dict = defaultdict(int)
     scatter_counts: dict = defaultdict(int)
@@ -279,6 +300,9 @@ def solve_base(game: Game, mode: str | None = None, *, reel_set: str | None = No
         sc = vals.get("scatter", 0)
         sp = sc_pay.get(sc, 0)
         win = lw + sp
+        if spin_cap is not None and win > spin_cap:
+            cap_total += (spin_cap - win) * cnt
+            win = spin_cap
         feat, n = trigger_outcome(game, vals)
         lt = vals["line_triggers"]
         joint[(feat, n, lt, win)] += cnt
@@ -306,4 +330,5 @@ def solve_base(game: Game, mode: str | None = None, *, reel_set: str | None = No
         line_trigger_counts=dict(sorted(line_trig.items())),
         combinations=combos,
         spec=spec,
+        spin_cap_total=cap_total,
     )

@@ -182,8 +182,14 @@ def window_ways_win(game: Game, window: list[list[str]]) -> int:
     return total
 
 
-def brute_force(game: Game, reel_set: str, counters=()) -> dict[tuple[int, ...], int]:
+def brute_force(game: Game, reel_set: str, counters=(), wild_reels=None) -> dict[tuple[int, ...], int]:
     """Every stop combination, evaluated directly.
+
+    Base-spin rules read from the rule text: a reel in ``wild_reels``
+    (a bet mode's ``params["wild_reels"]``) shows its wild on every row; a
+    reel whose window shows a wild with ``expands = true`` shows the topmost
+    such wild on every row for the paylines; counters count the landed
+    symbols (a fixed wild reel's landed symbols are its wilds).
 
     Returns
     -------
@@ -196,13 +202,20 @@ def brute_force(game: Game, reel_set: str, counters=()) -> dict[tuple[int, ...],
     wins_by_reel = [
         [[strip[(s + r) % len(strip)] for r in range(rows)] for s in range(len(strip))] for strip in strips
     ]
+    fixed = set(wild_reels["reels"]) if wild_reels else set()
+    for r in fixed:
+        wins_by_reel[r - 1] = [[wild_reels["wild"]] * rows for _ in wins_by_reel[r - 1]]
     out: Counter = Counter()
     for combo in itertools.product(*wins_by_reel):
         window = list(combo)
+        shown = []
+        for col in window:
+            exp = [c for c in col if game.symbol(c).expands]
+            shown.append([exp[0]] * rows if exp else col)
         if game.ways:
-            lw, trig = window_ways_win(game, window), 0
+            lw, trig = window_ways_win(game, shown), 0
         else:
-            lw, trig = window_line_wins(game, window)
+            lw, trig = window_line_wins(game, shown)
         cvals = []
         for cd in counters:
             if cd.per == "reels":

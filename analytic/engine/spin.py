@@ -24,6 +24,10 @@ __all__ = [
     "cell_roles",
     "build_spin",
     "max_count",
+    "stand_in",
+    "shown_windows",
+    "landed_counters",
+    "base_spin",
 ]
 
 
@@ -272,3 +276,109 @@ def build_spin(
 def max_count(windows: Sequence[Mapping[tuple[str, ...], int]], symbols: frozenset[str]) -> int:
     """Largest number of cells showing ``symbols`` that any spin can show."""
     return sum(max(sum(c in symbols for c in w) for w in wins) for wins in windows)
+
+
+def stand_in(wild: str, landed: str) -> str:
+    """Cell name of a row covered by the expanded ``wild`` where ``landed`` landed.
+
+    The cell plays ``wild``'s line role and counts as ``landed`` for scatter
+    pays and triggers.  ``~`` cannot start a symbol name, so no stand-in
+    clashes with a symbol.
+    """
+    return f"~{wild}~{landed}"
+
+
+def shown_windows(
+    game: Game, strips: Sequence[Sequence[str]], wild_reels: Mapping[str, object] | None = None
+) -> tuple[list[dict[tuple[str, ...], int]], dict[str, tuple[str, str]]]:
+    """Per-reel window law of a base spin after expanding wilds and fixed wild reels.
+
+    Rules (docs/model-format.md, "Expanding wilds and wild reels"):
+
+    * a reel listed in ``wild_reels["reels"]`` (1-based) shows
+      ``wild_reels["wild"]`` on every row, whatever its stop (the stop is
+      still drawn: the window keeps the strip length as its weight, so the
+      cycle is unchanged);
+    * otherwise, when the window shows a wild with ``expands = true``, the
+      reel shows that wild on every row for the paylines; with several
+      expanding wilds on one reel, the one on the topmost row expands;
+    * scatter pays and triggers count the symbols as they landed: a covered
+      row is a :func:`stand_in` cell (the wild's line role, the landed
+      symbol's counts); an expanded wild counts once, where it landed.
+
+    Parameters
+    ----------
+    game : Game
+    strips : sequence of sequence of str
+        One strip per reel.
+    wild_reels : mapping, optional
+        A bet mode's ``params["wild_reels"]``.
+
+    Returns
+    -------
+    (windows, stand_ins)
+        ``windows``: per reel, shown window -> number of stops (sums to the
+        strip length); ``stand_ins``: stand-in cell name -> (wild, landed
+        symbol).  Without expanding wilds or wild reels, the strips' own
+        windows (:func:`strip_windows`) and no stand-ins.
+    """
+    expanding = frozenset(s.name for s in game.symbols if s.expands)
+    fixed = set(wild_reels["reels"]) if wild_reels else set()
+    windows: list[dict[tuple[str, ...], int]] = []
+    stand_ins: dict[str, tuple[str, str]] = {}
+    for r, strip in enumerate(strips, start=1):
+        plain = strip_windows(strip, game.rows)
+        if r in fixed:
+            windows.append({(wild_reels["wild"],) * game.rows: len(strip)})
+            continue
+        out: dict[tuple[str, ...], int] = {}
+        for w, n in plain.items():
+            wild = next((c for c in w if c in expanding), None)
+            if wild is not None:
+                cells = []
+                for c in w:
+                    if c == wild:
+                        cells.append(c)
+                    else:
+                        name = stand_in(wild, c)
+                        stand_ins[name] = (wild, c)
+                        cells.append(name)
+                w = tuple(cells)
+            out[w] = out.get(w, 0) + n
+        windows.append(out)
+    return windows, stand_ins
+
+
+def landed_counters(counters: Iterable[CounterDef], stand_ins: Mapping[str, tuple[str, str]]) -> list[CounterDef]:
+    """``counters`` also counting each stand-in cell whose landed symbol they count."""
+    out = []
+    for cd in counters:
+        extra = frozenset(n for n, (_, landed) in stand_ins.items() if landed in cd.symbols)
+        out.append(CounterDef(cd.name, cd.symbols | extra, cd.per) if extra else cd)
+    return out
+
+
+def base_spin(game: Game, reel_set: str, counters: Iterable[CounterDef] = (), *,
+              wild_reels: Mapping[str, object] | None = None) -> SpinSpec:
+    """The :class:`SpinSpec` of a base-game spin: :func:`build_spin` on the
+    :func:`shown_windows` of ``reel_set`` (expanding wilds, a mode's fixed
+    wild reels), counters reading the landed symbols.
+
+    Parameters
+    ----------
+    game : Game
+    reel_set : str
+    counters : iterable of CounterDef
+        Over landed symbols (see :func:`shown_windows`).
+    wild_reels : mapping, optional
+        The bet mode's ``params["wild_reels"]``.
+    """
+    windows, stand_ins = shown_windows(game, game.reel_sets[reel_set], wild_reels)
+    if not stand_ins and not wild_reels:
+        return build_spin(game, reel_set, counters)
+    pt, index = line_paytable(game)
+    roles = cell_roles(game, index)
+    for name, (wild, _) in stand_ins.items():
+        roles[name] = roles[wild]
+    return build_spin(game, counters=landed_counters(counters, stand_ins), windows=windows, roles=roles,
+                      paytable=pt)

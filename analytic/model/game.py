@@ -73,6 +73,10 @@ class Symbol:
         for all symbols except scatters").
     multiplier : int
         Multiplier a wild applies to a line win it takes part in (1 = none).
+    expands : bool
+        For wilds: a base-game spin that lands it on a reel shows it on every
+        row of that reel for the paylines (``symbols.NAME.expands``, see
+        :func:`analytic.engine.spin.shown_windows`).
     """
 
     name: str
@@ -82,6 +86,7 @@ class Symbol:
     value_rank: int | None = None
     substitutes: frozenset[str] | None = None
     multiplier: int = 1
+    expands: bool = False
 
     @property
     def is_wild(self) -> bool:
@@ -207,7 +212,9 @@ class BetMode:
         distribution of the count the bought trigger shows); ``{0: 1}`` for
         a feature without a trigger (bought as one start).
     params : Mapping[str, Any]
-        Remaining mode keys, read-only.
+        Remaining mode keys, read-only; ``params["wild_reels"]`` (spin
+        modes): ``{"reels": (1-based reel numbers,), "wild": name}``, reels
+        that show ``wild`` on every row in every base spin of the mode.
     """
 
     name: str
@@ -220,7 +227,7 @@ class BetMode:
 
 @dataclass(frozen=True)
 class WinCap:
-    """Cap on the sum of all wins of one round (base spin plus its features).
+    """Caps on wins: of one round (base spin plus its features), of a spin, of a feature.
 
     Attributes
     ----------
@@ -232,12 +239,20 @@ class WinCap:
     currency_name : str
     stakes : tuple of Fraction
         Total stakes (currency per round) at which a currency cap is reported.
+    spin : Fraction or None
+        Cap on the win of each spin (base-game spins and the spins of engine
+        ``wald``), in total-bet multiples (``cap.spin``).
+    feature : Fraction or None
+        Cap on the total win of each feature a round plays, in total-bet
+        multiples (``cap.feature``).
     """
 
     total_bet_multiple: Fraction | None = None
     currency: Fraction | None = None
     currency_name: str = ""
     stakes: tuple[Fraction, ...] = ()
+    spin: Fraction | None = None
+    feature: Fraction | None = None
 
 
 @dataclass(frozen=True)

@@ -59,9 +59,9 @@ SECTIONS = (
     "reels", "modes", "features", "cap", "rules", "design", "groups", "combos", "anywhere_pays",
 )
 _GAME_KEYS = ("name", "reels", "rows", "total_bet", "provider", "notes", "published")
-_SYMBOL_KEYS = ("role", "tier", "rank", "substitutes", "except", "multiplier")
-_WILD_ONLY = ("substitutes", "except", "multiplier")
-_MODE_KEYS = ("cost", "reels", "description", "gamble", "coins", "coin_pays")
+_SYMBOL_KEYS = ("role", "tier", "rank", "substitutes", "except", "multiplier", "expands")
+_WILD_ONLY = ("substitutes", "except", "multiplier", "expands")
+_MODE_KEYS = ("cost", "reels", "description", "gamble", "coins", "coin_pays", "wild_reels")
 _BUY_KEYS = ("cost", "buys", "buy_counts", "description")
 _GAMBLE_KEYS = ("feature", "into", "policy", "win_probability", "count")
 _FEATURE_COMMON = ("kind", "reels", "trigger")
@@ -293,6 +293,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     _reels(ctx, top["reels"])
     scatter = _scatter(ctx, top["scatter"]) if "scatter" in top else None
     _features(ctx, top.get("features", {}))
+    _check_expanding(ctx)
     line_triggers = _line_triggers(ctx, top.get("line_triggers", {}))
     modes = _modes(ctx, top)
     _check_coins(ctx, modes, group_pays, combos, anywhere, line_triggers)
@@ -365,6 +366,13 @@ def _check_classic(ctx: _Ctx, top: dict[str, Any], what: str) -> None:
         if isinstance(m, Mapping) and ("coins" in m or "coin_pays" in m):
             ctx.fail(ctx.join(ctx.join("modes", name), "coins" if "coins" in m else "coin_pays"),
                      f"coin-dependent pays are solved on one-way paylines only, not with {what}")
+        if isinstance(m, Mapping) and "wild_reels" in m:
+            ctx.fail(ctx.join(ctx.join("modes", name), "wild_reels"),
+                     f"fixed wild reels are solved on one-way paylines only, not with {what}")
+    for name, sym in ctx.symbols.items():
+        if getattr(sym, "expands", False):
+            ctx.fail(ctx.join(ctx.join("symbols", name), "expands"),
+                     f"expanding wilds are solved on one-way paylines only, not with {what}")
 
 
 def _check_features(ctx: _Ctx, what: str) -> None:
@@ -470,7 +478,10 @@ def _symbols(ctx: _Ctx, value: Any) -> tuple[Symbol, ...]:
         multiplier = 1
         if "multiplier" in spec:
             multiplier = ctx.integer(spec["multiplier"], ctx.join(key, "multiplier"), min=1)
-        symbols.append(Symbol(name, index, role, tier, rank, substitutes, multiplier))
+        expands = False
+        if "expands" in spec:
+            expands = ctx.boolean(spec["expands"], ctx.join(key, "expands"))
+        symbols.append(Symbol(name, index, role, tier, rank, substitutes, multiplier, expands))
     ctx.symbols = {s.name: s for s in symbols}
     return tuple(symbols)
 
@@ -588,6 +599,11 @@ def _check_coins(ctx: _Ctx, modes, group_pays, combos, anywhere, line_triggers) 
                                              "their engines read the one-coin pays")
         if line_triggers:
             ctx.fail(ctx.join(key, "coins"), "not solved with [line_triggers]")
+        if "wild_reels" in m.params:
+            ctx.fail(ctx.join(key, "coins"), "not solved with the mode's fixed wild_reels")
+        for sname, sym in ctx.symbols.items():
+            if getattr(sym, "expands", False):
+                ctx.fail(ctx.join(key, "coins"), f"not solved with an expanding wild (symbols.{sname}.expands)")
         for path in m.params.get("coin_pays", {}):
             pk = ctx.join(ctx.join(key, "coin_pays"), f'"{path}"')
             parts = path.split(".")
@@ -866,6 +882,8 @@ def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
             params["description"] = ctx.string(spec["description"], ctx.join(key, "description"))
         if "gamble" in spec:
             params["gamble"] = _gamble(ctx, spec["gamble"], ctx.join(key, "gamble"))
+        if "wild_reels" in spec:
+            params["wild_reels"] = _mode_wild_reels(ctx, spec["wild_reels"], key)
         if not is_buy:
             if "coins" in spec:
                 params["coins"] = ctx.integer(spec["coins"], ctx.join(key, "coins"), min=1, max=1000)
@@ -901,6 +919,49 @@ def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
             buy_counts = {0: 1}  # a feature without a trigger is bought as one start with count 0
         modes[name] = BetMode(name, cost, None, feature, frozen_mapping(buy_counts), frozen_mapping(params))
     return modes
+
+
+def _check_expanding(ctx: _Ctx) -> None:
+    """``expands = true`` is honoured in base-game spins and engine wald's spins (without an
+    expanding_symbol): refuse any other feature whose reels show such a wild."""
+    for name, sym in ctx.symbols.items():
+        if not sym.expands:
+            continue
+        for fname, f in ctx.features.items():
+            if f.reel_set is None or not any(name in strip for strip in ctx.reel_sets[f.reel_set]):
+                continue
+            if f.engine != "wald" or f.params.get("expanding_symbol") is not None:
+                ctx.fail(ctx.join(ctx.join("symbols", name), "expands"),
+                         f"expanding wilds are solved in base-game spins and in the spins of engine wald without "
+                         f"an expanding_symbol; feature {fname!r} (engine {f.engine}"
+                         f"{' with an expanding_symbol' if f.params.get('expanding_symbol') else ''}) plays reel "
+                         f"set {f.reel_set!r}, which shows {name!r} (remove it from those strips or the key)")
+
+
+def _mode_wild_reels(ctx: _Ctx, value: Any, key: str) -> Mapping[str, Any]:
+    """A spin mode's fixed wild reels: ``wild_reels = { reels = [2, 4], wild = "wild" }``.
+
+    The names and validation of the fixed form of mechanic ``wild_reels``
+    (:mod:`analytic.model.mechanics.wild_reels`); in every base spin of the
+    mode those reels show ``wild`` on every row.  The wild must be of role
+    ``wild`` (so it counts toward no scatter pay) and toward no trigger.
+    """
+    from analytic.model.mechanics.wild_reels import validate
+
+    k = ctx.join(key, "wild_reels")
+    if isinstance(value, Mapping) and "revealed_by" in value:
+        ctx.fail(ctx.join(k, "revealed_by"), "revealed wild reels are a feature mechanic; a bet mode takes "
+                                             "fixed wild reels only: { reels = [...], wild = SYMBOL }")
+    out = validate({"wild_reels": value}, key, ctx)["wild_reels"]
+    wild = out["wild"]
+    wk = ctx.join(k, "wild")
+    if ctx.symbols[wild].role != "wild":
+        ctx.fail(wk, f"must be a symbol of role 'wild'; {wild!r} has role {ctx.symbols[wild].role!r}")
+    for fname, f in ctx.features.items():
+        if f.trigger is not None and wild in (f.trigger.symbols | f.trigger.requires):
+            ctx.fail(wk, f"{wild!r} counts toward the trigger of feature {fname!r}; a fixed wild reel's wild "
+                         f"must count toward none")
+    return out
 
 
 def _gamble(ctx: _Ctx, value: Any, key: str) -> Mapping[str, Any]:
@@ -944,9 +1005,9 @@ def _check_triggers(ctx: _Ctx, modes: dict[str, BetMode]) -> None:
 
 
 def _cap(ctx: _Ctx, value: Any) -> WinCap:
-    t = ctx.table(value, "cap", ("total_bet_multiple", "currency", "currency_name", "stakes"))
-    if "total_bet_multiple" not in t and "currency" not in t:
-        ctx.fail("cap", "give total_bet_multiple and/or currency")
+    t = ctx.table(value, "cap", ("total_bet_multiple", "currency", "currency_name", "stakes", "spin", "feature"))
+    if not {"total_bet_multiple", "currency", "spin", "feature"} & set(t):
+        ctx.fail("cap", "give total_bet_multiple and/or currency (a round's cap), spin or feature")
     if "currency" not in t:
         for k in ("currency_name", "stakes"):
             if k in t:
@@ -964,7 +1025,23 @@ def _cap(ctx: _Ctx, value: Any) -> WinCap:
             ctx.fail("cap.stakes", f"must be a list of stakes, got {show(raw)}")
         stakes = tuple(ctx.fraction(s, ctx.join("cap.stakes", i), positive=True, allow_float=True)
                        for i, s in enumerate(raw))
-    return WinCap(tbm, cur, name, stakes)
+    spin = feature = None
+    if "spin" in t:
+        spin = ctx.fraction(t["spin"], "cap.spin", positive=True)
+        for fname, f in ctx.features.items():
+            if f.reel_set is not None and f.engine != "wald":
+                ctx.fail("cap.spin", f"a per-spin cap is solved on base-game spins and on the spins of engine wald "
+                                     f"(i.i.d. spins: the capped spin law is exact); feature {fname!r} has engine "
+                                     f"{f.engine}: remove cap.spin")
+    if "feature" in t:
+        feature = ctx.fraction(t["feature"], "cap.feature", positive=True)
+        for fname, f in ctx.features.items():
+            if f.engine == "pick_bonus" or (f.engine == "wald" and f.params.get("retrigger") is None):
+                continue
+            ctx.fail("cap.feature", f"a per-feature cap is solved where the feature's win law is exact (engine "
+                                    f"pick_bonus; engine wald without a retrigger); feature {fname!r} has engine "
+                                    f"{f.engine}{' with a retrigger' if f.engine == 'wald' else ''}")
+    return WinCap(tbm, cur, name, stakes, spin, feature)
 
 
 def _rules(ctx: _Ctx, value: Any) -> dict[str, Any]:

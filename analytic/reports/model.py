@@ -531,7 +531,7 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None) -> ModeSh
         cap_p = pr.value if pr.label == "exact" else None
     shown = {str(k): v for k, v in r.extra.items() if k != "distribution"}  # the distribution: shown as the table
     if base is not None:
-        both = _simultaneous_text(game, base.reel_set, base.cycle)
+        both = _simultaneous_text(game, base.reel_set, base.cycle, game.modes[base.mode].params.get("wild_reels"))
         if both:
             shown["simultaneous triggers"] = both
     extra = tuple(sorted(shown.items()))
@@ -558,14 +558,14 @@ def _components(game: Game, r: RoundResult) -> tuple[tuple[str, Figure], ...]:
                          and c.rtp.label == "exact"))
 
 
-def _simultaneous_text(game: Game, reel_set: str, cycle: int) -> str:
+def _simultaneous_text(game: Game, reel_set: str, cycle: int, wild_reels=None) -> str:
     """What happens where the triggers of several features are met on one spin ("" if that cannot happen)."""
     from analytic.engine.base_game import simultaneous_triggers
 
     rule = game.rules.get("simultaneous_triggers", "first_declared_starts")
     order = list(game.features)
     out = []
-    for met, n in simultaneous_triggers(game, reel_set).items():
+    for met, n in simultaneous_triggers(game, reel_set, wild_reels).items():
         first = min(met, key=lambda f: (not game.features[f].trigger.requires, order.index(f)))
         out.append(f"{n:,} of {cycle:,} stop combinations (1 in {cycle / n:,.1f}) meet the triggers of "
                    f"{' and '.join(met)}: only {first} starts (rule simultaneous_triggers = {rule})")
@@ -879,6 +879,10 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None, *,
             cap.append(("currency", f"{_show(game.cap.currency)} {game.cap.currency_name}".strip()))
             if game.cap.stakes:
                 cap.append(("stakes", _show(game.cap.stakes)))
+        if game.cap.spin is not None:
+            cap.append(("per base spin (total bet multiple)", _show(game.cap.spin)))
+        if game.cap.feature is not None:
+            cap.append(("per feature (total bet multiple)", _show(game.cap.feature)))
     feats = [_feature_info(game, f) for f in game.features.values()]
     if vi_z is not None and vi_z not in VI_Z:
         raise ValueError(f"vi_z must be one of {', '.join(map(str, VI_Z))} (or None), got {vi_z!r}")

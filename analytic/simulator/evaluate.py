@@ -43,6 +43,10 @@ Ways win (``[paylines] ways = true``)
     On paylines, ``pays_both_ways`` adds to each line the highest candidate
     pay of its trailing run read from the last reel leftwards, a run over
     every reel excluded.
+Expanding wilds and fixed wild reels (base spins, :func:`base_windows`)
+    A bet mode's fixed wild reel shows its wild on every row; a window
+    showing a wild with ``expands`` shows the topmost such wild on every row
+    for the paylines; scatters and triggers count the landed symbols.
 Line triggers
     A payline whose leading cells are ``count`` copies of a bonus symbol (no
     substitution) starts the feature named for the largest listed ``count``
@@ -80,6 +84,7 @@ __all__ = [
     "WindowResult",
     "compile_tables",
     "evaluate_windows",
+    "base_windows",
     "evaluate_window",
     "line_symbols",
     "candidate_line_pays",
@@ -204,6 +209,13 @@ class Tables:
         Feature name -> prepared object from the kind's player.
     feature_kinds : dict
         Feature name -> kind.
+    wild_mask : ndarray of bool or None
+        Symbols of role ``wild`` or ``wild_scatter``.
+    expands_mask : ndarray of bool or None
+        Wilds with ``expands = true`` (None when the game has none).
+    spin_cap_ticks, feature_cap_ticks : int or None
+        ``[cap] spin`` (the most one base spin pays: lines plus scatter) and
+        ``[cap] feature`` (the most one feature pays), in ticks.
     """
 
     name: str
@@ -237,6 +249,9 @@ class Tables:
     #: the classic line pays and line rules (None: none, and every line rule at its default):
     #: see :func:`_compile_classic`
     classic: dict | None = None
+    expands_mask: np.ndarray | None = None  # wilds with expands = true (None: none)
+    spin_cap_ticks: int | None = None  # [cap] spin: most a base spin pays, ticks
+    feature_cap_ticks: int | None = None  # [cap] feature: most one feature pays, ticks
 
     @property
     def n_lines(self) -> int:
@@ -328,6 +343,12 @@ def compile_tables(game: Game, stake=None) -> Tables:
         cap_lb = cur if cap_lb is None else min(cap_lb, cur)
     if cap_lb is not None:
         den = lcm(den, cap_lb.denominator)
+    scoped = {}  # [cap] spin / feature in line-bet units
+    for scope in ("spin", "feature"):
+        v = getattr(game.cap, scope, None) if game.cap is not None else None
+        if v is not None:
+            scoped[scope] = _as_fraction(v) * game.total_bet
+            den = lcm(den, scoped[scope].denominator)
     prepared = {}
     for fname, spec in game.features.items():
         player = get_player(spec.engine, game.path, fname)
@@ -409,6 +430,9 @@ def compile_tables(game: Game, stake=None) -> Tables:
             "reel_set": m.reel_set,
             "buys": m.buys,
             "buy_counts": {int(k): int(v) for k, v in m.buy_counts.items()},
+            # fixed wild reels: 0-based reel -> symbol index
+            "wild_reels": ({int(r) - 1: idx[m.params["wild_reels"]["wild"]] for r in m.params["wild_reels"]["reels"]}
+                           if "wild_reels" in m.params else {}),
         }
         if m.params.get("coins"):
             # the mode's own pays (coins x the one-coin pays, its coin_pays), as tables of their own
@@ -421,12 +445,14 @@ def compile_tables(game: Game, stake=None) -> Tables:
             modes[mname]["tables"] = sub
             modes[mname]["tick_factor"] = den // sub.denom  # the mode's ticks in this game's ticks
 
+    expands = np.array([bool(getattr(s, "expands", False)) for s in game.symbols], dtype=bool)
     classic = _compile_classic(game, idx, den)
     return Tables(
         classic=classic,
         wild_mask=np.array([s.role in ("wild", "wild_scatter") for s in game.symbols], dtype=bool),
         ways=bool(game.ways),
         both_ways=bool(game.pays_both_ways),
+        expands_mask=expands if expands.any() else None,
         name=game.name,
         path=game.path,
         reels=reels,
@@ -448,6 +474,8 @@ def compile_tables(game: Game, stake=None) -> Tables:
         strip_lengths=lengths,
         paytable={k: {int(c): int(p) for c, p in v.items()} for k, v in game.paytable.items()},
         cap_ticks=None if cap_lb is None else cap_lb * den,
+        spin_cap_ticks=None if "spin" not in scoped else int(scoped["spin"] * den),
+        feature_cap_ticks=None if "feature" not in scoped else int(scoped["feature"] * den),
         rules=plain(game.rules),
         modes=modes,
         features=prepared,
@@ -685,7 +713,47 @@ def candidate_line_pays(tables: Tables, c: int, per_reel: list, mults, support=N
     return pay
 
 
-def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
+def base_windows(tables: Tables, mode: str, windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What a base spin of ``mode`` shows to the paylines and what it counts.
+
+    Rules (docs/model-format.md, "Expanding wilds and wild reels"): a fixed
+    wild reel of the mode shows its wild on every row (its landed symbols
+    are those wilds); on any other reel, a window showing a wild with
+    ``expands = true`` shows the topmost such wild on every row for the
+    paylines, while scatter pays and triggers count the landed symbols.
+
+    Parameters
+    ----------
+    tables : Tables
+    mode : str or None
+        The bet mode (its fixed wild reels); None for a feature's spins
+        (expanding wilds only).
+    windows : ndarray of int, shape (N, reels, rows)
+        The drawn windows (symbol indices).
+
+    Returns
+    -------
+    (shown, landed) : ndarrays like ``windows``
+        ``landed`` is ``windows`` itself when nothing changes.
+    """
+    fixed = tables.modes[mode].get("wild_reels", {}) if mode is not None else {}
+    if not fixed and tables.expands_mask is None:
+        return windows, windows
+    landed = windows.copy()
+    for r, sym in fixed.items():
+        landed[:, r, :] = sym
+    shown = landed.copy()
+    if tables.expands_mask is not None:
+        for r in range(tables.reels):
+            col = landed[:, r, :]
+            hit = tables.expands_mask[col]  # N x rows
+            has = hit.any(axis=1)
+            top = col[np.arange(col.shape[0]), hit.argmax(axis=1)]  # the topmost expanding wild
+            shown[:, r, :] = np.where(has[:, None], top[:, None], col)
+    return shown, landed
+
+
+def evaluate_windows(tables: Tables, windows: np.ndarray, landed: np.ndarray | None = None) -> BatchEvaluation:
     """Evaluate a batch of windows.
 
     Parameters
@@ -693,7 +761,10 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
     tables : Tables
         From :func:`compile_tables`.
     windows : ndarray of int, shape (N, reels, rows)
-        Symbol indices.
+        Symbol indices the paylines read.
+    landed : ndarray of int, shape (N, reels, rows), optional
+        Symbol indices scatter pays and triggers count (default
+        ``windows``), see :func:`base_windows`.
 
     Returns
     -------
@@ -705,7 +776,7 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
     if tables.ways:
         best = _ways_pays(tables, windows)
         line_win = best.sum(axis=1)
-        return _finish(tables, windows, best, line_win)
+        return _finish(tables, windows, best, line_win, landed)
     # per reel, the symbol each payline shows there: R arrays of shape N x L
     per_reel, mults = line_symbols(tables, windows)
     best = np.zeros((n, tables.n_lines), dtype=np.int64)
@@ -728,7 +799,7 @@ def evaluate_windows(tables: Tables, windows: np.ndarray) -> BatchEvaluation:
     if tables.both_ways:
         best = best + _right_to_left(tables, per_reel, mults)
     line_win = best.sum(axis=1)
-    return _finish(tables, windows, best, line_win)
+    return _finish(tables, windows, best, line_win, landed)
 
 
 def _right_to_left(tables: Tables, per_reel: list, mults) -> np.ndarray:
@@ -786,10 +857,11 @@ def _ways_pays(tables: Tables, windows: np.ndarray) -> np.ndarray:
     return out
 
 
-def _finish(tables: Tables, windows: np.ndarray, best: np.ndarray, line_win: np.ndarray) -> BatchEvaluation:
+def _finish(tables: Tables, windows: np.ndarray, best: np.ndarray, line_win: np.ndarray,
+            landed: np.ndarray | None = None) -> BatchEvaluation:
     """Scatter, trigger and line-trigger results of a batch, with its line (or ways) pays."""
     n = windows.shape[0]
-    flat = windows.reshape(n, -1)
+    flat = (windows if landed is None else landed).reshape(n, -1)
     scatter_count = tables.scatter_mask[flat].sum(axis=1)
     scatter_win = tables.scatter_pays[scatter_count]
 

@@ -27,7 +27,7 @@ from fractions import Fraction
 import numpy as np
 
 from analytic.errors import ModelError
-from analytic.simulator.evaluate import Tables, evaluate_windows
+from analytic.simulator.evaluate import Tables, base_windows, evaluate_windows
 from analytic.simulator.features import get_player, weighted_draw
 
 __all__ = ["RoundBatch", "play_rounds", "DEFAULT_MAX_SPINS"]
@@ -110,8 +110,11 @@ def play_rounds(
             ev = evaluate_windows(m["tables"], tables.spin(m["reel_set"], n, rng))
             base = ev.win * m["tick_factor"]
         else:
-            ev = evaluate_windows(tables, tables.spin(m["reel_set"], n, rng))
+            shown, landed = base_windows(tables, mode, tables.spin(m["reel_set"], n, rng))
+            ev = evaluate_windows(tables, shown, landed)
             base = ev.win
+        if tables.spin_cap_ticks is not None:
+            base = np.minimum(base, tables.spin_cap_ticks)  # [cap] spin
         awards_by = _one_per_spin(tables, _preempt(tables, ev.awards))
         for fname, a in awards_by.items():
             rows = np.nonzero(a > 0)[0]
@@ -135,13 +138,14 @@ def play_rounds(
         prep = tables.features[fname]
         player = get_player(tables.feature_kinds[fname])
         res = player.play(tables, fname, prep, counts, awards, rng, max_spins)
-        np.add.at(feature, rows, res.win)
+        fwin = res.win if tables.feature_cap_ticks is None else np.minimum(res.win, tables.feature_cap_ticks)
+        np.add.at(feature, rows, fwin)
         triggered[rows] = True
         limited[rows[res.limited]] = True
         s = stats.setdefault(fname, [0, 0, 0])
         s[0] += int(rows.size)
         s[1] += int(res.spins.sum())
-        s[2] += int(res.win.sum())
+        s[2] += int(fwin.sum())
     win = base + feature
     capped = np.zeros(n, dtype=bool)
     if tables.cap_ticks is not None and not any(getattr(p, "uncapped", False) for p in tables.features.values()):

@@ -21,6 +21,7 @@ deviation and volatility index are per unit staked (of ``R / cost``).
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
@@ -158,9 +159,52 @@ def _feature(game: Game, name: str, count: int, mode: str, cache: dict, shared: 
         else:
             spec = game.features[name]
             cache[key] = feature_solver(spec.engine)(game, name, count, mode, ws=ws)
+            if game.cap is not None and game.cap.feature is not None:
+                cache[key] = capped_feature(cache[key], Fraction(game.cap.feature), game, ws)
             if shared is not None:
                 shared[skey] = cache[key]
     return cache[key]
+
+
+def capped_feature(fr: FeatureResult, cap: Fraction, game: Game | None = None, ws=None) -> FeatureResult:
+    """``fr`` with its win capped at ``cap`` (``[cap] feature``, total-bet multiples).
+
+    Exact: ``min(W, cap)``'s law, mean and second moment from the feature's
+    exact, complete law (``fr.distribution``, engine ``pick_bonus``), else
+    from its engine's exact law below the cap
+    (:func:`analytic.features.result.capped_law_for`: engine ``wald``
+    without a retrigger, the i.i.d. sum of its spins).  The loader admits
+    ``cap.feature`` only for those.
+
+    Raises
+    ------
+    ModelError
+        ``cap.feature``: no exact law below the cap (a grid longer than the
+        capped-law limit).
+    """
+    from dataclasses import replace
+
+    from analytic.errors import ModelError
+    from analytic.features.result import capped_law_for
+
+    if fr.distribution is not None and not fr.distribution_mass_error and fr.mean.label == "exact":
+        law: dict = defaultdict(Fraction)
+        for x, p in fr.distribution.items():
+            law[min(Fraction(x), cap)] += p
+        law = dict(law)
+    else:
+        fn = capped_law_for(game.features[fr.feature].engine) if game is not None else None
+        tl = fn(game, fr.feature, fr.count, cap, ws=ws) if fn is not None else None
+        if tl is None:
+            raise ModelError(game.path if game is not None else "", "cap.feature",
+                             f"feature {fr.feature!r}: no exact law of its win below the cap (its engine gives "
+                             f"none here, or the grid below the cap is too long): remove cap.feature")
+        law = tl.distribution()
+    mean = sum((x * p for x, p in law.items()), Fraction(0))
+    m2 = sum((x * x * p for x, p in law.items()), Fraction(0))
+    return replace(fr, mean=Figure(mean), second_moment=Figure(m2), distribution=dict(sorted(law.items())),
+                   distribution_mass_error=Fraction(0),
+                   method=fr.method + f"; capped at {cap} x total bet per feature (exact)", law=None)
 
 
 def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | None = None,
@@ -311,6 +355,9 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
         Component("base line wins", Figure(base.line_rtp / m.cost)),
         Component("base scatter pays", Figure(base.scatter_rtp / m.cost)),
     ]
+    if base.spin_cap_total:
+        comps.append(Component("base spin cap deduction",
+                               Figure(Fraction(base.spin_cap_total, base.cycle * base.units) / m.cost)))
     feats = []
     for name in feat_prob:
         fp = feat_prob[name]

@@ -224,7 +224,8 @@ def mech(lines: str, *edits) -> str:
 
 for mid, lines, where in [
     ("spins-max-spins-zero", "max_spins = 0", ("features.fs.max_spins", ">= 1")),
-    ("spins-max-spins-no-engine", "max_spins = 50", ("features.fs", "does not honour max_spins")),
+    ("spins-max-spins-with-retrigger", 'max_spins = 500\nretrigger = { symbols = ["s"], counts = { 3 = 2 } }',
+     ("features.fs", "honours max_spins with a retrigger up to 200")),
     ("spins-per-symbol-zero", "retrigger = { per_symbol = 0 }", ("features.fs.retrigger.per_symbol", ">= 1")),
     ("spins-per-symbol-extra-key", "retrigger = { per_symbol = 5, from = 2 }",
      ("features.fs.retrigger.from", "unknown key")),

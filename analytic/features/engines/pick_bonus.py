@@ -8,10 +8,26 @@ over ``M`` of ``M``-fold convolutions of the prize law, and the bonus law the
 mixture over ``N`` of ``N``-fold convolutions of the pick law.  Prizes are in
 line-bet units; results are converted to total-bet multiples by dividing by
 ``game.total_bet``.
+
+Variant ``board`` (pick until a collect tile, docs/model-format.md):
+tiles are picked without replacement, uniformly among those left, until a
+collect tile ends the bonus; the win is the sum of the prize tiles picked
+times the product of the multiplier tiles picked.  Its exact law
+(:func:`board_distribution`, derivation in docs/derivations.md, "Pick until a
+collect tile"): every order of the ``N`` prize and multiplier tiles and ``C``
+collect tiles (all labelled) is equally likely, so a given set of ``k``
+non-collect tiles is exactly the set picked before the first collect tile
+with probability ``w(k) = k! * C * (N + C - 1 - k)! / (N + C)!`` (those ``k``
+in any order, a collect tile, the rest in any order).  The law is then a
+recursion over the tile types choosing how many copies ``j`` of each are
+picked (``comb(copies, j)`` sets), keeping the integer count of sets per
+(tiles picked, prize sum, multiplier product), and a final mixture with
+``w(k)``.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from fractions import Fraction
 from typing import Mapping
@@ -20,7 +36,7 @@ from analytic.features.result import FeatureResult, register_solver
 from analytic.model.game import Game
 from analytic.figures import Figure
 
-__all__ = ["solve_pick_bonus", "bonus_distribution"]
+__all__ = ["solve_pick_bonus", "bonus_distribution", "board_distribution"]
 
 
 def _convolve(a: Mapping[int, int], b: Mapping[int, int]) -> dict[int, int]:
@@ -56,8 +72,60 @@ def _compound(count_w: Mapping[int, int], law: Mapping[int, int], total: int) ->
     return dict(out), sum(count_w.values()) * total ** kmax
 
 
+def board_distribution(board: Mapping) -> dict[int, Fraction]:
+    """Exact law of a pick-until-collect board's win, in **line-bet units**.
+
+    Parameters
+    ----------
+    board : mapping
+        ``{"collect": C, "prizes": ((value, copies), ...), "multipliers":
+        ((m, copies), ...)}`` (the loaded ``board`` key), values in
+        line-bet units.
+
+    Returns
+    -------
+    dict
+        ``win -> probability`` (exact Fractions, ascending wins), the win
+        being (sum of the prize tiles picked) x (product of the multiplier
+        tiles picked) before the first collect tile.
+
+    Notes
+    -----
+    The recursion over tile types of the module docstring; its table has at
+    most ``prod(copies + 1)`` entries (bounded at load by
+    :data:`analytic.limits.MAX_BOARD_STATES`), integer counts until the
+    final mixture.
+    """
+    collect = int(board["collect"])
+    kinds = [(int(v), int(n), True) for v, n in board["prizes"]] + \
+            [(int(m), int(n), False) for m, n in board["multipliers"]]
+    # (tiles picked, prize sum, multiplier product) -> number of tile sets (labelled tiles)
+    table: dict[tuple[int, int, int], int] = {(0, 0, 1): 1}
+    for v, n, is_prize in kinds:
+        nxt: dict[tuple[int, int, int], int] = defaultdict(int)
+        for (k, a, b), cnt in table.items():
+            for j in range(n + 1):
+                key = (k + j, a + j * v, b) if is_prize else (k + j, a, b * v**j)
+                nxt[key] += cnt * math.comb(n, j)
+        table = nxt
+    big_n = sum(n for _, n, _ in kinds)
+    total = big_n + collect
+    # w(k) = k! C (N + C - 1 - k)! / (N + C)!: numerators over the common denominator (N + C)!
+    num = [math.factorial(k) * collect * math.factorial(total - 1 - k) for k in range(big_n + 1)]
+    acc: dict[int, int] = defaultdict(int)
+    for (k, a, b), cnt in table.items():
+        acc[a * b] += cnt * num[k]
+    den = math.factorial(total)
+    return {x: Fraction(c, den) for x, c in sorted(acc.items())}
+
+
 def bonus_distribution(params: Mapping) -> dict[int, Fraction]:
-    """Exact law of the bonus win in **line-bet units**: ``prize sum -> probability``."""
+    """Exact law of the bonus win in **line-bet units**: ``prize sum -> probability``.
+
+    A ``board`` (pick until a collect tile) is solved by :func:`board_distribution`.
+    """
+    if "board" in params:
+        return board_distribution(params["board"])
     prize_law: dict[int, int] = defaultdict(int)
     for v, w in params["prizes"]:
         prize_law[int(v)] += int(w)
@@ -86,15 +154,19 @@ def solve_pick_bonus(game: Game, feature: str, count: int = 0, mode: str | None 
     FeatureResult
         Wins in total-bet multiples; ``distribution`` exact.
     """
-    law = bonus_distribution(game.features[feature].params)
+    params = game.features[feature].params
+    law = bonus_distribution(params)
     tb = game.total_bet
     dist = {Fraction(x, tb): p for x, p in law.items()}
     mean = sum(x * p for x, p in dist.items())
     m2 = sum(x * x * p for x, p in dist.items())
     return FeatureResult(
         feature=feature, count=count, mean=Figure(mean), second_moment=Figure(m2),
-        expected_spins=Figure(Fraction(0)), end_probabilities={"picks exhausted": Figure(Fraction(1))},
-        distribution=dist, method="exact convolution of the pick and prize laws",
+        expected_spins=Figure(Fraction(0)),
+        end_probabilities={("collect tile" if "board" in params else "picks exhausted"): Figure(Fraction(1))},
+        distribution=dist,
+        method=("exact law of the tiles picked before the first collect tile (recursion over tile types)"
+                if "board" in params else "exact convolution of the pick and prize laws"),
     )
 
 

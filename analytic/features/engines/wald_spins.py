@@ -36,7 +36,7 @@ from analytic.model.game import Game
 from analytic.figures import Figure
 from analytic.workspace import Workspace, workspace_for
 
-__all__ = ["solve_free_spins", "solve_fixed_states", "state_outcomes", "spins_left_graph", "capped_law"]
+__all__ = ["initial_spins", "ceiling_moments", "solve_free_spins", "solve_fixed_states", "state_outcomes", "spins_left_graph", "capped_law"]
 
 
 def state_outcomes(game: Game, feature: str, ws: Workspace | None = None
@@ -58,6 +58,86 @@ def state_outcomes(game: Game, feature: str, ws: Workspace | None = None
 def _state_moments(o: SpinOutcomes, n: int) -> WaldMoments:
     m = o.moments()
     return wald_moments(n, m["EX"], m["EX2"], m["EA"], m["EA2"], m["EXA"])
+
+
+def initial_spins(spec, count: int) -> int:
+    """Spins a ``wald`` feature starts with: ``trigger.counts`` of ``count`` (the largest listed count
+    not above it), at most ``max_spins`` (mechanic ``spins``; honoured only without a retrigger, so
+    the spins played are exactly these)."""
+    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
+    if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
+        n = spec.trigger.counts[count]
+    ceiling = spec.params.get("max_spins")
+    return n if ceiling is None else min(n, int(ceiling))
+
+
+def ceiling_moments(feature: str, count: int, n: int, ceiling: int,
+                    states: list[tuple[int, str | None, SpinOutcomes]]) -> FeatureResult:
+    """Exact mean, second moment and expected spins of free spins with ``max_spins`` and a retrigger.
+
+    The spins awarded in total are at most ``ceiling``: after a spin that
+    awards ``a``, the spins left are ``min(left - 1 + a, ceiling - played)``
+    (``played`` counting that spin).  With the spins played ``p`` and left
+    ``l`` as the state, ``p`` grows at every spin, so the moments follow by
+    backward induction over ``p = ceiling - 1, ..., 0`` (a finite recursion,
+    no Wald identity needed): with ``W`` the win still to come,
+    ``E[W | p, l] = sum_a P(a) (E[X | a] + E[W | p + 1, l']``) and
+    ``E[W^2 | p, l] = sum_a P(a) (E[X^2 | a] + 2 E[X | a] E[W | p + 1, l'] +
+    E[W^2 | p + 1, l'])`` (a spin's win and the later spins are independent
+    given its award).  Per drawn state, then mixed with the state weights.
+
+    Parameters
+    ----------
+    feature : str
+    count : int
+    n : int
+        Spins at the start (already at most ``ceiling``).
+    ceiling : int
+        ``max_spins``.
+    states : list of (weight, state name or None, SpinOutcomes)
+
+    Returns
+    -------
+    FeatureResult
+        Wins in total-bet multiples, all three figures exact, and the exact
+        ``p_zero`` (``P(W = 0)``, the same induction on the spins winning
+        0); no distribution.
+    """
+    wsum = sum(w for w, _, _ in states)
+    mean = m2 = spins = p_zero = Fraction(0)
+    for w, _s, o in states:
+        cls = [(Fraction(c.weight, o.cycle), a, Fraction(c.win_sum, c.weight * o.units),
+                Fraction(c.win_sq_sum, c.weight * o.units * o.units)) for a, c in o.classes.items() if c.weight]
+        # P(award a and the spin wins 0)
+        zero = {a: Fraction(c, o.cycle) for (a, x), c in o.joint.items() if x == 0}
+        # nxt[l] = (E[W], E[W^2], E[spins], P(W = 0)) at played = p + 1 with l spins left
+        nxt = [(Fraction(0), Fraction(0), Fraction(0), Fraction(1))]
+        for p in range(ceiling - 1, -1, -1):
+            cur = [(Fraction(0), Fraction(0), Fraction(0), Fraction(1))]
+            for left in range(1, ceiling - p + 1):
+                e1 = e2 = es = ez = Fraction(0)
+                for pa, a, x1, x2 in cls:
+                    f1, f2, fs, fz = nxt[min(left - 1 + a, ceiling - p - 1)]
+                    e1 += pa * (x1 + f1)
+                    e2 += pa * (x2 + 2 * x1 * f1 + f2)
+                    es += pa * (1 + fs)
+                    ez += zero.get(a, 0) * fz
+                cur.append((e1, e2, es, ez))
+            nxt = cur
+        f1, f2, fs, fz = nxt[n]
+        q = Fraction(w, wsum)
+        mean += q * f1
+        m2 += q * f2
+        spins += q * fs
+        p_zero += q * fz
+    return FeatureResult(
+        feature=feature, count=count, mean=Figure(mean), second_moment=Figure(m2), expected_spins=Figure(spins),
+        end_probabilities={"spins exhausted": Figure(Fraction(1))},
+        method=(f"backward induction over (spins played, spins left) under max_spins = {ceiling} (exact rationals), "
+                "mixed over the drawn state; no win distribution"),
+        details={"initial_spins": n, "max_spins": ceiling},
+        p_zero=p_zero,
+    )
 
 
 def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = None, *,
@@ -91,11 +171,11 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
         Expected awarded spins per spin >= 1 in some state.
     """
     spec = game.features[feature]
-    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
-    if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
-        n = spec.trigger.counts[count]
+    n = initial_spins(spec, count)
     ws = workspace_for(game, ws)
     states = state_outcomes(game, feature, ws)
+    if spec.params.get("max_spins") is not None and spec.params.get("retrigger") is not None:
+        return ceiling_moments(feature, count, n, int(spec.params["max_spins"]), states)
     return solve_fixed_states(game, feature, count, n, states, ws=ws, law_key="free_spins.law")
 
 
@@ -251,9 +331,7 @@ def capped_law(game: Game, feature: str, count: int, cap, *, ws: Workspace | Non
     from analytic.features.laws import capped
 
     spec = game.features[feature]
-    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
-    if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
-        n = spec.trigger.counts[count]
+    n = initial_spins(spec, count)
     states = state_outcomes(game, feature, ws)
     if any(a for _, _, o in states for (a, _x) in o.joint):
         return None

@@ -79,7 +79,9 @@ def initial_spins(game: Game, feature: str, count: int) -> int:
     from analytic.features.graph.spin_outcomes import award_of
 
     spec = game.features[feature]
-    return award_of(spec.trigger.counts, count) if spec.trigger else 0
+    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
+    ceiling = spec.params.get("max_spins")  # honoured by engine wald without a retrigger
+    return n if ceiling is None else min(n, int(ceiling))
 
 
 def check_graphable(game: Game, feature: str) -> None:
@@ -88,6 +90,10 @@ def check_graphable(game: Game, feature: str) -> None:
     if engine not in GRAPH_ENGINES:
         why = _WHY_NOT.get(engine, "is solved without an explicit state graph")
         raise NoStateGraph(f"feature {feature!r} (engine {engine!r}) {why}")
+    p = game.features[feature].params
+    if p.get("max_spins") is not None and p.get("retrigger") is not None:
+        raise NoStateGraph(f"feature {feature!r} has max_spins with a retrigger: it is solved over (spins played, "
+                           f"spins left), which the spins-left chain does not show")
 
 
 def feature_graph(game: Game, feature: str, count: int, max_spins_left: int | None = None) -> nx.DiGraph:

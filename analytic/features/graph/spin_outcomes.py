@@ -22,6 +22,13 @@ Win of a free spin (integer *units*, ``units`` per total bet)
   ``k`` reaches the symbol's smallest paying count it pays
   ``paytable[sym][min(k, kmax)] * number of paylines``.
 
+Expanding wilds (``symbols.NAME.expands``) expand on the feature's reels as
+in the base game (:func:`analytic.engine.spin.shown_windows`): the paylines
+read the expanded reels, retrigger and scatter counters the landed symbols.
+
+With ``[cap] spin`` each spin's ``X`` is ``min(X, cap)`` (the cap in
+units).
+
 Rule ``expanding_line_win = "wild_led_only"`` withholds the normal line win
 of a payline whose *first* cell is the expanding symbol.  It is implemented
 without touching the engine: on reel 1 the expanding symbol's cells become a
@@ -41,7 +48,8 @@ import numpy as np
 
 from analytic.engine.linewalk import SpinArrays, walk_arrays
 from analytic.engine.linewin import CellRole
-from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytable, strip_windows
+from analytic.engine.spin import (CounterDef, build_spin, cell_roles, landed_counters, line_paytable,
+                                  shown_windows, strip_windows)
 from analytic.model.game import Game
 from analytic.engine.base_game import unit_scale
 
@@ -172,6 +180,14 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
     windows = [strip_windows(strip, game.rows) for strip in game.reel_sets[spec.reel_set]]
     pt, index = line_paytable(game)
     roles: dict[str, CellRole] = cell_roles(game, index)
+    stand_ins: dict = {}
+    if expanding is None and any(sym.expands for sym in game.symbols):
+        # expanding wilds (symbols.NAME.expands): the paylines read the expanded reels, counters the
+        # landed symbols (analytic.engine.spin.shown_windows); the loader refuses them with an
+        # expanding_symbol
+        windows, stand_ins = shown_windows(game, game.reel_sets[spec.reel_set])
+        for name, (wild, _) in stand_ins.items():
+            roles[name] = roles[wild]
     exp_cells = frozenset()
     if expanding is not None:
         exp_cells = frozenset({expanding})
@@ -197,6 +213,7 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
         counters.append(CounterDef("scatter", counted(game.scatter.symbols)))
     if expanding is not None:
         counters.append(CounterDef("expanding", exp_cells, per))
+    counters = landed_counters(counters, stand_ins)
     sspec = build_spin(game, counters=counters, windows=windows, roles=roles, paytable=pt)
     arr = walk_arrays(sspec)
     names = arr.counter_names
@@ -223,6 +240,15 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
     else:
         joint, line_sum, scatter_sum, exp_sum = _joint_python(arr.table(), names, d, mult, sc_pay, exp_pay,
                                                               rcounts)
+    if game.cap is not None and game.cap.spin is not None:
+        # [cap] spin: each free spin pays at most the cap (its win, multiplier included); the parts' sums
+        # stay uncapped
+        capu = Fraction(game.cap.spin) * units
+        assert capu.denominator == 1  # unit_scale clears it
+        capped: dict = defaultdict(int)
+        for (a, x), c in joint.items():
+            capped[(a, min(x, int(capu)))] += c
+        joint = dict(capped)
     return outcomes_from_joint(joint, arr.cycle, units, line_sum=line_sum, scatter_sum=scatter_sum,
                                expansion_sum=exp_sum)
 

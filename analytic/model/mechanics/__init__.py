@@ -20,7 +20,7 @@ Mechanics (module, keys; see ``docs/model-format.md``, section "Mechanics"):
 * :mod:`.ladder` -- ``ladder`` (upgrades the expanding symbol along a declared order);
 * :mod:`.golden_reels` -- ``golden_reels`` (sticky reels counting as the expanding symbol);
 * :mod:`.gift_pick` -- ``gift_pick`` (gifts picked without replacement);
-* :mod:`.pick_bonus` -- ``picks``, ``prizes_per_pick``, ``prizes``.
+* :mod:`.pick_bonus` -- ``picks``, ``prizes_per_pick``, ``prizes``; or ``board`` (pick until a collect tile).
 
 Adding a mechanic
 -----------------

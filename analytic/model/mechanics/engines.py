@@ -198,9 +198,14 @@ def check_rules(ctx, rules: Mapping[str, Any], features, declared_rules: Mapping
 # the engines
 
 
+#: Largest ``max_spins`` engine wald solves together with a retrigger (its backward induction has
+#: about ``max_spins**2 / 2`` states, in exact rationals).
+MAX_CEILING_WITH_RETRIGGER = 200
+
+
 def _no_ceiling(v) -> str | None:
     if "max_spins" in v:
-        return "does not honour max_spins (no engine bounds the total spins yet: remove it)"
+        return "does not honour max_spins (engine wald does: remove it)"
     return None
 
 
@@ -215,9 +220,9 @@ def _regular_roles(v, ctx, what: str) -> str | None:
 def _wald_check(v, f, ctx) -> str | None:
     if isinstance(v.get("retrigger"), Mapping):
         return "needs retrigger as a table { symbols, counts } (retrigger.per_symbol: engine drawn_expanding)"
-    why = _no_ceiling(v)
-    if why:
-        return why
+    if "max_spins" in v and v.get("retrigger") is not None and v["max_spins"] > MAX_CEILING_WITH_RETRIGGER:
+        return (f"honours max_spins with a retrigger up to {MAX_CEILING_WITH_RETRIGGER} (its exact recursion over "
+                f"(spins played, spins left) has max_spins^2 / 2 states); got {v['max_spins']}")
     e = v.get("expanding_symbol")
     if e is not None and e["draw"] != "at_start":
         return "needs expanding_symbol.draw = 'at_start' (draws at each award: engine drawn_expanding)"
@@ -230,6 +235,7 @@ def _wald_build(v, f, ctx) -> dict:
         "retrigger": v.get("retrigger"),
         "multiplier": v.get("multiplier", 1),
         "scatter_pays": v.get("scatter_pays", True),
+        "max_spins": v.get("max_spins"),
         "expanding_symbol": None if e is None else frozen_mapping({"choose_from": e["choose_from"],
                                                                    "weights": e["weights"]}),
     }
@@ -372,5 +378,5 @@ register_engine(
 register_engine(
     "pick_bonus", "pick_bonus", ("pick_bonus",), (),
     lambda v, f, ctx: None, lambda v, f, ctx: dict(v),
-    accepts="picks, prizes_per_pick, prizes",
+    accepts="picks, prizes_per_pick, prizes; or board (pick until a collect tile)",
 )

@@ -9,8 +9,10 @@ table).  This mechanic adds:
   ``{ per_symbol = N }``: a window showing ``b >= 2`` of the feature's
   trigger symbols awards ``N * (b - 1)`` spins (2 symbols: ``N``, every
   further one ``N`` more);
-* ``max_spins``: a ceiling on the total spins of one feature.  No engine
-  honours a ceiling yet, so a model declaring one is refused at load.
+* ``max_spins``: a ceiling on the spins one feature awards in total (awards
+  beyond it are lost).  Honoured by engine ``wald`` (with a retrigger up to
+  200: :func:`analytic.features.engines.wald_spins.ceiling_moments`);
+  refused at load by the other engines.
 
 Per spin: awards are added to the spins left after the spin is paid.
 """

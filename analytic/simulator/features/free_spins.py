@@ -33,7 +33,7 @@ from fractions import Fraction
 import numpy as np
 
 from analytic.errors import ModelError, UnboundedFeatureError
-from analytic.simulator.evaluate import evaluate_windows, int_keys, lookup_award, plain
+from analytic.simulator.evaluate import base_windows, evaluate_windows, int_keys, lookup_award, plain
 from analytic.simulator.features import FeatureBatch, weighted_draw
 from analytic.simulator.features.common import block_sizes, feature_params, retire_limited
 
@@ -54,6 +54,7 @@ class FreeSpins:
     expanding_count: str
     expanding_line_win: str
     denom: int = 1
+    max_spins: int | None = None  # the model's ceiling on a feature's spins (spins mechanic), None: none
 
 
 def prepare(game, spec) -> FreeSpins:
@@ -100,7 +101,7 @@ def prepare(game, spec) -> FreeSpins:
             if n not in game.paytable or not any(int(v) > 0 for v in game.paytable[n].values()):
                 raise ModelError(game.path, f"{key}.expanding_symbol", f"{n!r} has no line pays")
     rules = plain(game.rules)
-    if rcounts:
+    if rcounts and p.get("max_spins") is None:  # a ceiling ends every feature
         ea = expected_awards(game, spec.reel_set, rsym, dict(rcounts))
         if ea >= 1:
             raise UnboundedFeatureError(
@@ -122,6 +123,7 @@ def prepare(game, spec) -> FreeSpins:
         expanding_weights=weights,
         expanding_count=str(rules.get("expanding_count", "reels")),
         expanding_line_win=str(rules.get("expanding_line_win", "paid")),
+        max_spins=None if p.get("max_spins") is None else int(p["max_spins"]),
     )
 
 
@@ -198,6 +200,8 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
     """
     m = len(awards)
     left = np.asarray(awards, dtype=np.int64).copy()
+    if prep.max_spins is not None:
+        left = np.minimum(left, prep.max_spins)  # the ceiling on the spins awarded in total
     played = np.zeros(m, dtype=np.int64)
     win = np.zeros(m, dtype=np.int64)
     limited = np.zeros(m, dtype=bool)
@@ -221,7 +225,8 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
         owner = np.repeat(active, block)  # instance of each spin
         n = owner.size
         w = tables.spin(prep.reel_set, n, rng)
-        ev = evaluate_windows(tables, w)
+        shown, _ = base_windows(tables, None, w)  # expanding wilds: lines read them, counts read w
+        ev = evaluate_windows(tables, shown, w)
         if es is not None and prep.expanding_line_win == "wild_led_only":
             e = es[owner]
             first = w[:, 0, first_rows]  # n x lines
@@ -235,10 +240,16 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
             shows = w == e[:, None, None]
             k = shows.any(axis=2).sum(axis=1) if prep.expanding_count == "reels" else shows.sum(axis=(1, 2))
             spin += exp_table[e, k]
-        np.add.at(win, owner, spin * prep.multiplier)
+        spin = spin * prep.multiplier
+        if tables.spin_cap_ticks is not None:
+            spin = np.minimum(spin, tables.spin_cap_ticks)  # [cap] spin: each free spin's win
+        np.add.at(win, owner, spin)
         played[active] += block
         left[active] -= block
         if prep.retrigger_symbols:
             np.add.at(left, owner, rtable[rmask[w.reshape(n, -1)].sum(axis=1)])
+            if prep.max_spins is not None:
+                # awards beyond the ceiling are lost: spins awarded in total (played + left) <= max_spins
+                left[active] = np.minimum(left[active], prep.max_spins - played[active])
         active = retire_limited(active, left, played, limited, max_spins)
     return FeatureBatch(win, played, limited)

@@ -6,6 +6,11 @@ The number of picks is drawn from ``picks = {n: weight}``; each pick holds a
 number of prizes drawn from ``prizes_per_pick = {n: weight}`` (default: one); each prize is
 drawn with replacement from ``prizes = [[prize, weight], ...]``.  The bonus
 wins the sum of the prizes, in **line-bet units**.
+
+Board (``board = { collect, prizes, multipliers }``): the board's tiles are
+shuffled (every order equally likely) and turned over in that order until
+the first collect tile; the bonus wins the sum of the prize tiles turned
+before it times the product of the multiplier tiles turned before it.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ class PickBonus:
     per_pick: tuple  # ((n, weight), ...)
     prizes: tuple  # ((Fraction prize, weight), ...)
     denom: int = 1
+    board: tuple = ()  # pick until collect: one (prize, multiplier, is_collect) per tile; () without a board
 
 
 def _weights(game, key, m) -> tuple:
@@ -53,6 +59,14 @@ def prepare(game, spec) -> PickBonus:
     """
     p = plain(spec.params)
     key = f"features.{spec.name}"
+    if "board" in p:
+        b = p["board"]
+        tiles = [(0, 1, True)] * int(b["collect"])
+        for v, n in b["prizes"]:
+            tiles += [(int(v), 1, False)] * int(n)
+        for m, n in b.get("multipliers", ()):
+            tiles += [(0, int(m), False)] * int(n)
+        return PickBonus(picks=(), per_pick=(), prizes=(), board=tuple(tiles))
     for k in ("picks", "prizes"):
         if k not in p:
             raise ModelError(game.path, f"{key}.{k}", "missing")
@@ -81,6 +95,9 @@ def play(tables, name, prep: PickBonus, counts, awards, rng, max_spins: int = 10
         Wins in ticks (``1 / tables.denom`` line-bet units); no spins.
     """
     m = len(awards)
+    if prep.board:
+        return FeatureBatch(_play_board(tables, prep.board, m, rng), np.zeros(m, dtype=np.int64),
+                            np.zeros(m, dtype=bool))
     picks = weighted_draw([n for n, _ in prep.picks], [w for _, w in prep.picks], m, rng)
     owner = np.repeat(np.arange(m), picks)
     per = weighted_draw([n for n, _ in prep.per_pick], [w for _, w in prep.per_pick], owner.size, rng)
@@ -90,3 +107,21 @@ def play(tables, name, prep: PickBonus, counts, awards, rng, max_spins: int = 10
     win = np.zeros(m, dtype=np.int64)
     np.add.at(win, prize_owner, drawn)
     return FeatureBatch(win, np.zeros(m, dtype=np.int64), np.zeros(m, dtype=bool))
+
+
+def _play_board(tables, board: tuple, m: int, rng, chunk: int = 50_000) -> np.ndarray:
+    """Wins (ticks) of ``m`` pick-until-collect bonuses: each board shuffled, read up to its first collect."""
+    prize = np.array([tables.ticks(v) for v, _, _ in board], dtype=np.int64)
+    mult = np.array([x for _, x, _ in board], dtype=np.int64)
+    collect = np.array([c for _, _, c in board], dtype=bool)
+    n = len(board)
+    out = np.empty(m, dtype=np.int64)
+    for lo in range(0, m, chunk):
+        k = min(chunk, m - lo)
+        order = np.argsort(rng.random((k, n)), axis=1)  # a uniform random order of the tiles
+        first = collect[order].argmax(axis=1)  # position of the first collect tile
+        before = np.arange(n)[None, :] < first[:, None]
+        total = np.where(before, prize[order], 0).sum(axis=1)
+        factor = np.where(before, mult[order], 1).prod(axis=1)
+        out[lo:lo + k] = total * factor
+    return out

@@ -119,8 +119,9 @@ def test_shipped_models_pick_their_engines():
      ["drawn_expanding", "solves a ladder together with golden_reels only"]),
     # golden reels turned by a symbol that is not the trigger's requires
     (LADDER, ["needs golden_reels.turned_by to be the trigger's requires symbols"]),
-    # a ceiling on the spins: no engine honours it
-    ("max_spins = 20\n", ["wald", "does not honour max_spins"]),
+    # a ceiling on the spins with a retrigger: wald honours it up to 200
+    ('max_spins = 201\nretrigger = { symbols = ["k"], counts = { 2 = 1 } }\n',
+     ["wald", "honours max_spins with a retrigger up to 200"]),
     # the per-symbol retrigger without draws at each award
     ("retrigger = { per_symbol = 2 }\n", ["wald", "needs retrigger as a table", "drawn_expanding", "needs expanding_symbol"]),
     # draws at each award from a subset of the regular symbols
