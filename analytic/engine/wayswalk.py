@@ -145,12 +145,12 @@ def _walk_python(spec, cands, pays, reels):
     return {tuple(cnt) + (0, s * lm): c for (cnt, s), c in states.items()}
 
 
-def _group(cols: list, w: np.ndarray):
-    """Merge equal rows of the non-negative int64 ``cols``; returns (cols, summed w)."""
-    n = len(w)
-    if n == 0:
-        return cols, w
-    widths = [int(c.max()).bit_length() for c in cols]
+def _pack(cols: list, n: int) -> tuple[list[int], list[np.ndarray]]:
+    """Bit widths of the non-negative int64 columns ``cols`` (length ``n``) and the columns packed into int64 words.
+
+    Columns of width 0 (all zero) are left out; a word holds at most 62 bits.
+    """
+    widths = [int(c.max()).bit_length() if n else 0 for c in cols]
     words, cur, shift = [], None, 0
     for c, b in zip(cols, widths):
         if b == 0:
@@ -163,6 +163,15 @@ def _group(cols: list, w: np.ndarray):
         shift += b
     if cur is not None:
         words.append(cur)
+    return widths, words
+
+
+def _group(cols: list, w: np.ndarray):
+    """Merge equal rows of the non-negative int64 ``cols``; returns (cols, summed w)."""
+    n = len(w)
+    if n == 0:
+        return cols, w
+    widths, words = _pack(cols, n)
     if not words:
         return [c[:1] for c in cols], np.array([w.sum()], dtype=w.dtype)
     if len(words) == 1:
@@ -321,19 +330,7 @@ def _walk_numpy(spec, cands, pays, reels):
 
 def _dense_ids(cols, n, nc, both):
     """Dense ids of equal rows of ``cols`` (length ``n``) and the distinct rows as ``(ids, A, V)``."""
-    widths = [int(c.max()).bit_length() if n else 0 for c in cols]
-    words, cur, shift = [], None, 0
-    for c, b in zip(cols, widths):
-        if b == 0:
-            continue
-        if cur is None or shift + b > 62:
-            if cur is not None:
-                words.append(cur)
-            cur, shift = np.zeros(n, dtype=np.int64), 0
-        cur |= c << shift
-        shift += b
-    if cur is not None:
-        words.append(cur)
+    widths, words = _pack(cols, n)
     if not words:
         order = np.arange(n)
         diff = np.zeros(max(n - 1, 0), dtype=bool)
