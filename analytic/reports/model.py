@@ -776,7 +776,9 @@ def _rule_applies(game: Game, name: str) -> bool:
     them read a part the game may lack: ``simultaneous_triggers`` needs two features with a
     trigger, ``line_wild_pay`` a wild, ``expanding_repeat_multiplier`` an expanding symbol with a
     repeat-multiplier ceiling, ``scatter_substitutes_for_expanding_in_line_wins`` a wild scatter,
-    ``published_max_win`` a win cap, ``revealed_retrigger_count`` a retrigger with wild reels.
+    ``published_max_win`` a win cap, ``revealed_retrigger_count`` a retrigger with wild reels,
+    ``line_wild_multipliers``, ``all_wild_win_multiplied`` and ``line_win_chosen_on`` a wild with a
+    multiplier, ``anywhere_pay_wilds`` an ``[anywhere_pays]`` table.
     """
     feats = list(game.features.values())
     if name == "simultaneous_triggers":
@@ -791,6 +793,10 @@ def _rule_applies(game: Game, name: str) -> bool:
         return game.cap is not None
     if name == "revealed_retrigger_count":
         return any(f.declared.get("retrigger") is not None and "wild_reels" in f.declared for f in feats)
+    if name in ("line_wild_multipliers", "all_wild_win_multiplied", "line_win_chosen_on"):
+        return any(s.is_wild and s.multiplier > 1 for s in game.symbols)
+    if name == "anywhere_pay_wilds":
+        return bool(game.anywhere_pays)
     return True
 
 

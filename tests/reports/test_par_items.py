@@ -159,6 +159,9 @@ def test_rules_only_of_what_the_game_has():
             "golden_symbol_retriggers"} <= bop
     assert "wild_reels_expansion" not in bop and "published_max_win" not in bop
     assert rules["secrets_of_christmas"] == {"line_wild_pay"}
+    # no wild with a multiplier, no anywhere pays: the line-multiplier rules do not apply
+    line_rules = {"line_wild_multipliers", "all_wild_win_multiplied", "line_win_chosen_on", "anywhere_pay_wilds"}
+    assert not any(line_rules & r for r in rules.values())
 
 
 NO_SCATTER = """
