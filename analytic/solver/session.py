@@ -655,15 +655,16 @@ def figures(law: SessionLaw) -> SessionResult:
             w, h = law.returns
             tot = h.sum()
             if tot > 2 * E:
-                edges = [Fraction(i) * Fraction(w).limit_denominator(10**6) for i in range(len(h) + 2)]
+                wf = Fraction(w).limit_denominator(10**6)
                 cdf = np.cumsum(h) / tot
                 e2 = 2 * E / (tot - E)
                 retq = {}
+                n = len(h)
                 for q in QUANTILES:
                     lo = int(np.searchsorted(cdf + e2, float(q)))
                     hi = int(np.searchsorted(cdf - e2, float(q)))
                     # one bin of slack each side for the float rounding of a return's bin
-                    retq[q] = (edges[max(min(lo, len(h) - 1) - 1, 0)], edges[min(hi, len(h) - 1) + 2])
+                    retq[q] = (wf * max(min(lo, n - 1) - 1, 0), wf * (min(hi, n - 1) + 2))
     return SessionResult(law.method, E, balance_mean, bq, _fig(above, E, exact), reasons,
                          _fig(rmean, N * E, exact), rq, tl, _fig(pr, E, exact), ttr, retq, retm, law)
 
