@@ -90,6 +90,11 @@ TRIM = 1e-22
 MAX_LAW_GRID = 4_000_000
 
 
+#: Engines whose feature-win law does not exist yet: a game with such a feature is refused before
+#: any solve (the round's law would be missing; a session is never approximated).
+NO_LAW_ENGINES = frozenset({"drawn_expanding"})
+
+
 class SessionRefused(AnalyticError):
     """The session cannot be computed as asked (the reason says why)."""
 
@@ -684,6 +689,10 @@ def _round_law_of(game, mode, rules: SessionRules, result=None):
     from analytic.solver.distribution import round_law
     from analytic.solver.round import solve_round
 
+    for name, spec in game.features.items():
+        if spec.engine in NO_LAW_ENGINES:
+            raise SessionRefused(f"the round's law of this mode is not available: engine '{spec.engine}' "
+                                 f"(feature '{name}') gives no law of the feature win yet")
     r = result if result is not None else solve_round(game, mode)
     law = round_law(r)
     if law.points is None:
@@ -721,7 +730,7 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
         available (Book of Power's drawn-expanding modes today), or the grid
         is too fine.
     """
-    mode = mode or next(iter(game.modes))
+    mode = mode or game.default_mode.name
     nof, feat, err, mean, cost, cap = _round_law_of(game, mode, rules, result)
     law = session_law(rules, nof, feat, cost, law_error=err, mean_win=mean, cap_currency=cap, method=method)
     return figures(law)
@@ -755,7 +764,7 @@ def session_summary(game, mode: str | None = None, *, result=None, rounds=None,
     from analytic.solver.round import solve_round
 
     d = DEFAULT_SUMMARY
-    mode = mode or next(iter(game.modes))
+    mode = mode or game.default_mode.name
     bal = Fraction(balance if balance is not None else d["balance"])
     r = result if result is not None else solve_round(game, mode)
     out: dict = {"setting": {"balance": str(bal), "bet": str(d["bet"]), "mode": mode}, "sessions": {}}
