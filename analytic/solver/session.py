@@ -85,7 +85,7 @@ _U = 2.0 ** -53
 #: Largest work (rounds x states x law points) run in Fractions by ``method="auto"``.
 EXACT_BUDGET = 3_000_000
 #: Upper-tail mass below this is dropped (into the error) in the certified method.
-TRIM = 1e-22
+TRIM = 1e-16
 #: Largest grid of one round's law (points from the smallest to the largest change).
 MAX_LAW_GRID = 4_000_000
 
@@ -294,23 +294,37 @@ class _Acc:
         if lo < self.off or hi > self.off + len(self.a):
             na = np.zeros(hi - lo, dtype=self.a.dtype)
             if self.exact:
-                na[:] = Fraction(0)
+                na[:] = 0
             na[self.off - lo: self.off - lo + len(self.a)] = self.a
             self.off, self.a = lo, na
         self.a[off - self.off: off - self.off + len(arr)] += arr
 
 
-def _conv(a: np.ndarray, b: np.ndarray, exact: bool) -> tuple[np.ndarray, float]:
-    """Convolution and its L1 rounding bound per unit of ``|a| |b|``."""
+def _conv(a: np.ndarray, b: np.ndarray, exact: bool, cache: dict | None = None,
+          key=None) -> tuple[np.ndarray, float]:
+    """Convolution and its L1 rounding bound per unit of ``|a| |b|``.
+
+    Direct sums (exact, or float64 of non-negative terms: ``(m + 2) u`` relative) for small
+    sizes; otherwise by real FFT at a fast length (the law's transform kept in ``cache``
+    under ``(key, length)``), with the a-priori bound ``sqrt(n) 50 log2(n) u`` of
+    :mod:`analytic.features.laws.retrigger_law`, negative entries clipped to 0.
+    """
     if exact:
         return np.convolve(a, b), 0.0
     m = min(len(a), len(b))
     if len(a) * len(b) <= 1 << 20 or m < 64:
         return np.convolve(a, b), (m + 2) * _U / (1 - (m + 2) * _U)
-    from scipy.signal import fftconvolve
+    from scipy import fft
 
-    n = len(a) + len(b)
-    out = np.clip(fftconvolve(a, b), 0.0, None)
+    n = len(a) + len(b) - 1
+    size = fft.next_fast_len(n, real=True)
+    if cache is not None:
+        fb = cache.get((key, size))
+        if fb is None:
+            fb = cache[(key, size)] = fft.rfft(b, size)
+    else:
+        fb = fft.rfft(b, size)
+    out = np.clip(fft.irfft(fft.rfft(a, size) * fb, size)[:n], 0.0, None)
     return out, math.sqrt(n) * 50 * math.log2(n) * _U + 4 * _U
 
 
@@ -375,16 +389,23 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     if method == "exact" and not exact_law:
         raise SessionRefused("the round's law is not exact (a grid law); use the certified method")
     exact = method == "exact"
-    zero = Fraction(0) if exact else 0.0
+    zero = 0 if exact else 0.0
+    # exact: integer weights over the common denominator D of the law; a vector after round t
+    # holds numerators over D**t, every accumulator numerators over D**N (no gcd until the end)
+    D = 1
+    if exact:
+        for d in list(nof.values()) + list(feat.values()):
+            D = math.lcm(D, Fraction(d).denominator)
+    DN = D ** N if exact else 1
     arrs = []
     for row in kparts:
         ra = {}
         for why, (lo, ks) in row.items():
             a = np.zeros(max(ks) - lo + 1, dtype=object if exact else float)
             if exact:
-                a[:] = Fraction(0)
+                a[:] = 0
             for k, p in ks.items():
-                a[k - lo] = p if exact else float(p)
+                a[k - lo] = int(p * D) if exact else float(p)
             ra[why] = (lo, a)
         arrs.append(ra)
 
@@ -396,7 +417,7 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     final = _Acc(exact)
     reason_time = {w: np.array([zero] * (N + 1), dtype=object if exact else float) for w in REASONS}
     alive = [np.array([zero] * N, dtype=object if exact else float) for _ in range(nl)]
-    ret_exact: dict = defaultdict(Fraction)
+    ret_exact: dict = defaultdict(int)
     bins = 1e-3
     ret_hist = np.zeros(0)
     track_ret = nl == 1
@@ -409,6 +430,9 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
         s = a.sum()
         if not s:
             return
+        if exact:
+            f = D ** (N - t)
+            a, s = a * f, s * f
         reason_time[why][t] += s
         final.add(off, a)
         if track_ret and t > 0:
@@ -454,8 +478,9 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
             a, jj = low, jj - 1
 
     live: list = [None] * nl
+    fcache: dict = {}
     # the start: lower the bet at once when the balance does not cover it
-    start = np.array([Fraction(1) if exact else 1.0], dtype=object if exact else float)
+    start = np.array([1 if exact else 1.0], dtype=object if exact else float)
     settle(0, nl - 1, 0, start, live)
     for t in range(N):
         nxt: list = [None] * nl
@@ -475,9 +500,9 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
                     err += float(cs[cut - 1])
                     a = a[: len(a) - cut]
             mass = a.sum()
-            alive[j][t] += mass
+            alive[j][t] += mass * D ** (N - t) if exact else mass
             for why, (lo, la) in arrs[j].items():
-                c, e = _conv(a, la, exact)
+                c, e = _conv(a, la, exact, fcache, (j, why))
                 if not exact:
                     err += e * float(mass) + 4 * _U * float(mass)
                 if why is None:
@@ -491,6 +516,10 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     err += N * float(law_error)
     if exact:
         err = 0.0
+        final.a = np.array([Fraction(x, DN) for x in final.a], dtype=object)
+        reason_time = {w: np.array([Fraction(x, DN) for x in v], dtype=object) for w, v in reason_time.items()}
+        alive = [np.array([Fraction(x, DN) for x in v], dtype=object) for v in alive]
+        ret_exact = {k: Fraction(v, DN) for k, v in ret_exact.items()}
     if mean_win is None:
         mw = sum((w * p for d in (nof, feat) for w, p in d.items()), Fraction(0))
         mean_win = Figure(Fraction(mw), "exact" if exact_law else "bounded", Fraction(0))
@@ -527,19 +556,23 @@ def _fig(v, err: float, exact: bool) -> Figure:
     return Figure(Fraction(float(v)), "bounded", Fraction(err))
 
 
-def _quantiles(values: Sequence, probs: np.ndarray, err: float, exact: bool) -> dict:
-    """``{q: value}`` exact, or ``{q: (low, high)}`` certified (``values`` ascending)."""
-    cdf = np.cumsum(probs)
+def _quantiles(value, probs: np.ndarray, err: float, exact: bool) -> dict:
+    """``{q: value(i)}`` exact, or ``{q: (value(lo), value(hi))}`` certified, ``i`` the first index
+    where the cumulative law reaches ``q`` (``probs`` in ascending order of ``value``)."""
     out = {}
+    n = len(probs)
+    if exact:
+        cdf = list(np.cumsum(probs)) if n else []
+        import bisect
+
+        for q in QUANTILES:
+            out[q] = value(min(bisect.bisect_left(cdf, q), n - 1))
+        return out
+    cdf = np.cumsum(probs)
     for q in QUANTILES:
-        if exact:
-            i = int(np.argmax([c >= q for c in cdf]))
-            out[q] = values[i]
-        else:
-            qf = float(q)
-            lo = int(np.searchsorted(cdf + err, qf))
-            hi = int(np.searchsorted(cdf - err, qf))
-            out[q] = (values[min(lo, len(values) - 1)], values[min(hi, len(values) - 1)])
+        lo = int(np.searchsorted(cdf + err, float(q)))
+        hi = int(np.searchsorted(cdf - err, float(q)))
+        out[q] = (value(min(lo, n - 1)), value(min(hi, n - 1)))
     return out
 
 
@@ -619,12 +652,10 @@ def figures(law: SessionLaw) -> SessionResult:
     exact = law.method == "exact"
     E = law.error
     N = R.rounds
-    vals = [R.balance + (law.offset + i) * law.grid for i in range(len(law.final))]
-    pos = np.flatnonzero(np.array([p != 0 for p in law.final])) if len(law.final) else np.zeros(0, int)
-    fv = [vals[i] for i in pos]
-    fp = law.final[pos]
-    bq = _quantiles(fv, fp, E, exact)
-    above = sum((p for v, p in zip(fv, fp) if v > R.balance), Fraction(0) if exact else 0.0)
+    fa = law.final
+    bq = _quantiles(lambda i: R.balance + (law.offset + i) * law.grid, fa, E, exact)
+    first = max(1 - law.offset, 0)  # grid index > 0: above the start
+    above = fa[first:].sum() if first < len(fa) else (Fraction(0) if exact else 0.0)
     # Wald: E[B_T] = B0 + sum_j s_j (mu_j - c) A_j
     mean = R.balance
     merr = Fraction(0)
@@ -638,7 +669,7 @@ def figures(law: SessionLaw) -> SessionResult:
     tl = sum(law.reason_time.values())
     reasons = {w: _fig(law.reason_time[w].sum(), E, exact) for w in REASONS if _in_force(R, w)}
     rmean = sum((t * p for t, p in enumerate(tl)), Fraction(0) if exact else 0.0)
-    rq = _quantiles(list(range(N + 1)), tl, E, exact)
+    rq = _quantiles(lambda i: i, tl, E, exact)
     ruin_t = law.reason_time["ruin"]
     pr = ruin_t.sum()
     ttr = None
@@ -654,7 +685,7 @@ def figures(law: SessionLaw) -> SessionResult:
             ps = np.array([law.returns[k] for k in ks], dtype=object)
             tot = ps.sum()
             if tot:
-                retq = _quantiles(ks, np.array([p / tot for p in ps], dtype=object), 0.0, True)
+                retq = _quantiles(lambda i: ks[i], np.array([p / tot for p in ps], dtype=object), 0.0, True)
                 retm = Figure(sum((k * p for k, p in zip(ks, ps)), Fraction(0)) / tot)
         else:
             w, h = law.returns
