@@ -715,15 +715,20 @@ def _in_force(R: SessionRules, why: str) -> bool:
 # a game's session
 
 
+def _refuse_early(game) -> None:
+    """Refuse, before any solve, a game with a feature whose engine gives no law."""
+    for name, spec in game.features.items():
+        if spec.engine in NO_LAW_ENGINES:
+            raise SessionRefused(f"the round's law of this mode is not available: engine '{spec.engine}' "
+                                 f"(feature '{name}') gives no law of the feature win yet")
+
+
 def _round_law_of(game, mode, rules: SessionRules, result=None):
     """``(nof, feat, error, mean, cost, cap_currency)`` of a game's bet mode, or SessionRefused."""
     from analytic.solver.distribution import round_law
     from analytic.solver.round import solve_round
 
-    for name, spec in game.features.items():
-        if spec.engine in NO_LAW_ENGINES:
-            raise SessionRefused(f"the round's law of this mode is not available: engine '{spec.engine}' "
-                                 f"(feature '{name}') gives no law of the feature win yet")
+    _refuse_early(game)
     r = result if result is not None else solve_round(game, mode)
     law = round_law(r)
     if law.points is None:
@@ -797,6 +802,10 @@ def session_summary(game, mode: str | None = None, *, result=None, rounds=None,
     d = DEFAULT_SUMMARY
     mode = mode or game.default_mode.name
     bal = Fraction(balance if balance is not None else d["balance"])
+    try:
+        _refuse_early(game)
+    except SessionRefused as exc:
+        return {"refused": str(exc)}
     r = result if result is not None else solve_round(game, mode)
     out: dict = {"setting": {"balance": str(bal), "bet": str(d["bet"]), "mode": mode}, "sessions": {}}
     try:

@@ -195,3 +195,25 @@ def test_exact_refuses_grid_law():
     with pytest.raises(SessionRefused):
         run_session({F(0): F(1)}, {}, F(1), SessionRules(balance=F(3), rounds=2), law_error=F(1, 10**9),
                     method="exact")
+
+
+def test_session_summary_hand_count_and_refusal():
+    from pathlib import Path
+
+    from analytic.model.loader import load_model, load_model_text
+    from analytic.solver.session import DEFAULT_SUMMARY, session_summary
+
+    tiny = (Path(__file__).resolve().parents[1] / "cli" / "test_session_cli.py").read_text()
+    toml = tiny.split('TINY = """')[1].split('"""')[0]
+    game = load_model_text(toml)
+    # a round wins 3 w.p. 1/4: from 1 bet, two rounds -> ruin 3/4 (hand count, see the CLI test)
+    s = session_summary(game, rounds=(2,), balance=1, autoplay=False)
+    assert s["sessions"][2]["ruin"]["exact"] == "3/4"
+    # from 100 bets the default autoplay ends by cash down 50 or ruin ... never by a feature
+    s = session_summary(game, rounds=(1,))
+    a = s["autoplay"]
+    assert a["reasons"]["feature"]["exact"] == "0/1"
+    assert sum(F(v["exact"]) for v in a["reasons"].values()) == 1
+    assert s["setting"]["autoplay"]["stop_cash_down"] == DEFAULT_SUMMARY["autoplay"]["stop_cash_down"]
+    bop = load_model(Path(__file__).resolve().parents[2] / "models" / "book_of_power.toml")
+    assert "not available" in session_summary(bop)["refused"]
