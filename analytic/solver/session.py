@@ -222,13 +222,11 @@ def split_round_law(r, law) -> tuple[dict, dict, Fraction] | str:
         ``(no-feature law, feature law, total-variation error)``, the two
         sub-probability laws (total-bet multiples) adding up to the round's
         law; a string (why not) when the split is unavailable (a round
-        solver's own law, e.g. a capped ladder mode).
+        solver's own law that the classes' laws do not add up to exactly).
     """
     from analytic.solver import distribution as dist
     from analytic.solver.cap import applied_cap
 
-    if r.extra and r.extra.get("distribution") is not None:
-        return "the round solver gives the round's law without its feature / no-feature split"
     if r.base is None:
         return {}, dict(law.points), law.error
     classes = dist._parts(r)
@@ -252,6 +250,15 @@ def split_round_law(r, law) -> tuple[dict, dict, Fraction] | str:
         for w, p in part.items():
             d[min(w, cap) if cap is not None else w] += p
         out.append(dict(d))
+    if r.extra and r.extra.get("distribution") is not None:
+        # a round solver's own law: the split must add up to it exactly, else it is not used
+        total: dict = defaultdict(Fraction)
+        for part in out:
+            for w, p in part.items():
+                total[w] += p
+        if fl.error or {w: p for w, p in total.items() if p} != {w: p for w, p in law.points.items() if p}:
+            return ("the round solver's own law is not the sum of the feature / no-feature laws built from the "
+                    "base spin's classes")
     return out[0], out[1], fl.error
 
 
