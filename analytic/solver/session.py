@@ -235,9 +235,14 @@ def split_round_law(r, law) -> tuple[dict, dict, Fraction] | str:
     nof: dict = defaultdict(Fraction)
     for p, b, _ in plain:
         nof[b] += p
+    for _, _, parts in feat:
+        for res, _ in parts:
+            if res is None or (res.distribution is None and res.law is None):
+                name = res.feature if res is not None else "?"
+                return f"the distribution of feature '{name}' is not available"
     if not feat:
         fl = dist.RoundLaw({}, Fraction(0))
-    elif law.method == "exact":
+    elif all(res.distribution is not None for _, _, parts in feat for res, _ in parts):
         fl = dist._exact_law(feat)
     else:
         fl = dist._grid_law(feat)
