@@ -11,7 +11,6 @@ import random
 from collections import defaultdict
 from fractions import Fraction as F
 
-import numpy as np
 import pytest
 
 from analytic.solver.session import SessionRefused, SessionRules, run_session

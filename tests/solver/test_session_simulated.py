@@ -13,7 +13,6 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from analytic.model.loader import load_model
 from analytic.simulator.session import REASONS, simulate_sessions
