@@ -99,19 +99,21 @@ def simulate_sessions(game, mode: str | None, sessions: int, seed: int = 0, *, b
     levels = [x for x in ladder if x <= Fraction(bet)]
     currency = game.cap is not None and game.cap.currency is not None
     tables = [compile_tables(game, stake=s if currency else None) for s in levels]
-    t0 = tables[0]
-    tb = t0.denom * t0.total_bet  # ticks per total bet
-    cost = Fraction(t0.modes[mode]["cost"])
+    tbs = [t.denom * t.total_bet for t in tables]  # ticks per total bet (per bet: a currency cap's ticks)
+    cost = Fraction(tables[0].modes[mode]["cost"])
     amounts = [B0] + levels + [cost * s for s in levels] + [Fraction(x) for x in
                                                            (stop_single_win_above, stop_cash_up, stop_cash_down)
                                                            if x is not None]
     L = 1
     for a in amounts:
         L = math.lcm(L, a.denominator)
-    scale = L * tb
+    T = 1
+    for tb in tbs:
+        T = math.lcm(T, tb)
+    scale = L * T
     q = lambda x: int(Fraction(x) * scale)  # noqa: E731
     price = np.array([q(cost * s) for s in levels], dtype=np.int64)
-    per_tick = [int(s * L) for s in levels]  # currency units per win tick, times scale / tb
+    per_tick = [int(s * scale / tb) for s, tb in zip(levels, tbs)]  # 1/scale units per win tick
     b = np.full(sessions, q(B0), dtype=np.int64)
     lvl = np.full(sessions, len(levels) - 1, dtype=np.int64)
     won = np.zeros(sessions, dtype=np.int64)

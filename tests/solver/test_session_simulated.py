@@ -82,3 +82,47 @@ def test_sizzling_hot_any_win():
     game = _load("sizzling_hot_95.toml")
     kw = dict(balance=F(20), rounds=30, stop_on_any_win=True)
     _compare(game, kw, 4000, 11)
+
+
+CAPPED = """
+[game]
+name = "tiny capped"
+reels = 2
+rows = 1
+[symbols]
+a = "regular"
+b = "blank"
+[paytable]
+a = { 2 = 3 }
+[paylines]
+lines = [[0, 0]]
+[reels]
+base = [["a", "b"], ["a", "b"]]
+[modes.base]
+cost = 1
+reels = "base"
+[cap]
+currency = 5
+currency_name = "GBP"
+stakes = [1, 2]
+"""
+
+
+def test_currency_cap_and_ladder_hand_count_and_simulated():
+    """A round wins 3 bets w.p. 1/4, capped at GBP 5: at bet 2 a win pays 5, not 6."""
+    from analytic.model.loader import load_model_text
+
+    game = load_model_text(CAPPED)
+    kw = dict(balance=F(4), bet=F(2), rounds=2, bet_ladder=(F(1), F(2)))
+    res = solve_session(game, None, SessionRules(**kw))
+    # round 1 at bet 2: win -> 4 - 2 + 5 = 7 (1/4), lose -> 2 (3/4);
+    # round 2: from 7 at bet 2: 10 or 5; from 2 at bet 2: 5 or 0 (ruin)
+    assert res.method == "exact"
+    want = F(1, 16) * 10 + F(3, 16) * 5 + F(3, 16) * 5 + F(9, 16) * 0
+    assert res.balance_mean.value == want
+    assert res.ruin.value == F(9, 16)
+    sim = simulate_sessions(game, None, 4000, 2, **kw)
+    fb = sim.final_balance().astype(float)
+    assert set(np.unique(fb)) <= {0.0, 5.0, 10.0}
+    z = (fb.mean() - float(want)) / (fb.std() / math.sqrt(4000))
+    assert abs(z) < Z
