@@ -84,8 +84,9 @@ QUANTILES = (Fraction(1, 100), Fraction(5, 100), Fraction(1, 10), Fraction(1, 4)
 _U = 2.0 ** -53
 #: Largest work (rounds x states x law points) run in Fractions by ``method="auto"``.
 EXACT_BUDGET = 3_000_000
-#: Upper-tail mass below this is dropped (into the error) in the certified method.
-TRIM = 1e-16
+#: Upper-tail mass dropped per round (into the error) in the certified method: this, or the
+#: round law's own total-variation bound when larger (the session's bound at most doubles).
+TRIM = 1e-15
 #: Largest grid of one round's law (points from the smallest to the largest change).
 MAX_LAW_GRID = 4_000_000
 
@@ -491,6 +492,7 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
 
     live: list = [None] * nl
     fcache: dict = {}
+    trim = max(TRIM, float(law_error))
     # the start: lower the bet at once when the balance does not cover it
     start = np.array([1 if exact else 1.0], dtype=object if exact else float)
     settle(0, nl - 1, 0, start, live)
@@ -502,12 +504,12 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
             off, a = live[j]
             if not exact:
                 tot = a.sum()
-                if tot < TRIM:
+                if tot < trim:
                     err += float(tot)
                     continue
                 # trim the upper tail
                 cs = np.cumsum(a[::-1])
-                cut = int(np.searchsorted(cs, TRIM))
+                cut = int(np.searchsorted(cs, trim))
                 if cut:
                     err += float(cs[cut - 1])
                     a = a[: len(a) - cut]
