@@ -27,7 +27,7 @@ __all__ = ["main", "COMMANDS"]
 _default_showwarning = warnings.showwarning
 
 #: Command modules (``analytic.cli.<name>``) in help order.
-COMMANDS = ("solve", "simulate", "verify", "tune", "report", "graph")
+COMMANDS = ("solve", "simulate", "verify", "tune", "report", "graph", "session")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -1,0 +1,79 @@
+"""Benchmark of session figures from the round's law: ``python -m analytic.bench.session``.
+
+Solves a bet mode, builds its round law, then times 1,000-round sessions
+from 100 bets (:func:`analytic.solver.session.solve_session`):
+
+* ``all stops``: stop on any win, on a feature, on a single win of 100 bets,
+  on cash up 100 / cash down 50 bets, or after 1,000 rounds;
+* ``autoplay``: the same without "any win" (which ends most sessions within
+  a few rounds);
+* ``ruin only``: no stop but ruin and the round count.
+
+Each line gives the method (exact / certified), the session law's
+total-variation bound and the seconds.  The issue's target model, Book of
+Power base, is refused until its round law exists (the refusal is printed).
+This is a command that prints figures, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from fractions import Fraction
+from pathlib import Path
+
+from analytic.solver.session import SessionRefused, SessionRules, solve_session
+
+__all__ = ["main"]
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m analytic.bench.session", description=__doc__.splitlines()[0])
+    p.add_argument("--model", default=str(MODELS / "secrets_of_christmas.toml"))
+    p.add_argument("--mode", default=None)
+    p.add_argument("--rounds", type=int, default=1000)
+    p.add_argument("--balance", default="100")
+    a = p.parse_args(argv)
+    from analytic.model.loader import load_model
+    from analytic.solver.distribution import round_law
+    from analytic.solver.round import solve_round
+
+    try:
+        solve_session(load_model(MODELS / "book_of_power.toml"), "base", SessionRules(balance=Fraction(100)))
+    except SessionRefused as exc:
+        print(f"book_of_power base: refused: {exc}")
+    game = load_model(a.model)
+    mode = a.mode or game.default_mode.name
+    t = time.perf_counter()
+    r = solve_round(game, mode)
+    t1 = time.perf_counter()
+    law = round_law(r)
+    t2 = time.perf_counter()
+    if law.points is None:
+        print(f"{game.name} {mode}: refused: the round's law of this mode is not available: {law.reason}")
+        return 1
+    print(f"{game.name} {mode}: round solve {t1 - t:.1f} s, round law {t2 - t1:.1f} s "
+          f"({law.method}, {len(law.points):,} points, total-variation bound {float(law.error):.1e})")
+    B = Fraction(a.balance)
+    stops = dict(stop_on_feature=True, stop_single_win_above=Fraction(100), stop_cash_up=Fraction(100),
+                 stop_cash_down=Fraction(50))
+    for name, kw in (("all stops", dict(stops, stop_on_any_win=True)), ("autoplay", stops), ("ruin only", {})):
+        rules = SessionRules(balance=B, rounds=a.rounds, **kw)
+        t = time.perf_counter()
+        try:
+            res = solve_session(game, mode, rules, result=r)
+        except SessionRefused as exc:
+            print(f"  {name}: refused: {exc}")
+            continue
+        dt = time.perf_counter() - t
+        reasons = ", ".join(f"{k} {float(v.value):.6f}" for k, v in res.reasons.items())
+        print(f"  {name}, {a.rounds:,} rounds from {B} bets: {dt:.2f} s, {res.method}, "
+              f"bound {res.error:.1e}; mean final balance {float(res.balance_mean.value):.4f}; "
+              f"ends by: {reasons}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

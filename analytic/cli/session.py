@@ -1,0 +1,165 @@
+"""``analytic session MODEL [--mode M] --balance B [--bet S] --rounds N [stop rules] [--bet-ladder S1,S2,...]``.
+
+Session (autoplay) figures computed from the round's law
+(:mod:`analytic.solver.session`): the final balance's mean, quantiles and
+P(ending above the start), the probability that each stop rule ends the
+session, the law of the rounds played, the risk of ruin and the expected
+rounds until ruin, and the return experienced (total won / total staked).
+Amounts are in the unit of ``--bet`` (default 1: total bets); a model with a
+win cap in currency reads them in that currency.  With ``--simulate K`` the
+independent simulator also plays ``K`` sessions and prints its figures
+beside.  Exit 1 (``error: ...``) when the round's law of the mode is not
+available (refused, never approximated).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from fractions import Fraction
+
+from analytic.cli import args as args_
+
+__all__ = ["add_parser", "run"]
+
+
+def _amount(text: str) -> Fraction:
+    v = args_._exact(text, "amount")
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text[:40]!r}")
+    return v
+
+
+def _balance(text: str) -> Fraction:
+    v = args_._exact(text, "balance")
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {text[:40]!r}")
+    return v
+
+
+def _ladder(text: str) -> tuple:
+    parts = [t for t in text.split(",")]
+    if not 1 <= len(parts) <= 100:
+        raise argparse.ArgumentTypeError("a ladder is 1 to 100 bets separated by commas")
+    return tuple(_amount(t) for t in parts)
+
+
+def add_parser(sub):
+    p = sub.add_parser("session", help="session / autoplay figures from the round's law",
+                       description="Exact (or certified) figures of a session of N rounds with the "
+                                   "advanced-autoplay stop rules and a bet ladder.  Amounts in the unit of "
+                                   "--bet (default 1 = total bets; a model with a currency cap: its currency).")
+    p.add_argument("model", help="model file (TOML)")
+    p.add_argument("--mode", default=None, help="bet mode (default: the first)")
+    p.add_argument("--balance", type=_balance, required=True, help="starting balance")
+    p.add_argument("--bet", type=_amount, default=Fraction(1), help="selected total bet (default 1)")
+    p.add_argument("--rounds", type=args_.int_type(1, 10**6, "rounds"), required=True,
+                   help="at most this many rounds (1 .. 1,000,000)")
+    p.add_argument("--stop-on-any-win", action="store_true", help="stop when a round wins anything")
+    p.add_argument("--stop-on-feature", action="store_true", help="stop when a round starts a feature")
+    p.add_argument("--stop-single-win-above", type=_amount, default=None, metavar="X",
+                   help="stop when one round wins X or more")
+    p.add_argument("--stop-cash-up", type=_amount, default=None, metavar="X",
+                   help="stop when the balance has risen by X or more")
+    p.add_argument("--stop-cash-down", type=_amount, default=None, metavar="X",
+                   help="stop when the balance has fallen by X or more")
+    p.add_argument("--bet-ladder", type=_ladder, default=(), metavar="S1,S2,...",
+                   help="bets the bet is lowered to when the balance falls below it (must hold --bet)")
+    p.add_argument("--method", choices=("auto", "exact", "certified"), default="auto",
+                   help="exact (Fractions), certified (float64 with a total-variation bound) or auto")
+    p.add_argument("--simulate", type=args_.int_type(1, 10**7, "sessions"), default=None, metavar="K",
+                   help="also play K sessions with the simulator and print its figures beside")
+    p.add_argument("--seed", type=args_.seed, default=0, help="seed of --simulate (default 0)")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    return p
+
+
+def _rules(args):
+    from analytic.solver.session import SessionRefused, SessionRules
+
+    try:
+        return SessionRules(balance=args.balance, bet=args.bet, rounds=args.rounds,
+                            stop_on_any_win=args.stop_on_any_win, stop_on_feature=args.stop_on_feature,
+                            stop_single_win_above=args.stop_single_win_above, stop_cash_up=args.stop_cash_up,
+                            stop_cash_down=args.stop_cash_down, bet_ladder=args.bet_ladder)
+    except SessionRefused as exc:
+        raise args_.UsageError(f"--{exc}") from None
+
+
+def _num(x) -> str:
+    if isinstance(x, tuple):
+        return f"[{float(x[0]):,.4f}, {float(x[1]):,.4f}]"
+    return f"{float(x):,.4f}"
+
+
+def _fig(f) -> str:
+    s = f"{float(f.value):.10g}"
+    return s + (f"  +/- {float(f.error):.2e}" if f.label != "exact" else "  (exact)")
+
+
+def format_table(res, rules, sim=None) -> str:
+    rows = [("method", f"{res.method}" + (f" (total-variation bound {res.error:.2e})" if res.error else "")),
+            ("final balance: mean", _fig(res.balance_mean)),
+            ("P(final balance > start)", _fig(res.p_above_start))]
+    for q, v in res.balance_quantiles.items():
+        rows.append((f"  balance quantile {float(q):g}", _num(v)))
+    for why, f in res.reasons.items():
+        rows.append((f"ends by '{why}'", _fig(f)))
+    rows.append(("rounds played: mean", _fig(res.rounds_mean)))
+    for q in (Fraction(1, 10), Fraction(1, 2), Fraction(9, 10)):
+        rows.append((f"  rounds quantile {float(q):g}", _num(res.rounds_quantiles[q])))
+    rows.append(("risk of ruin", _fig(res.ruin)))
+    if res.rounds_to_ruin is not None:
+        rows.append(("  rounds until ruin (mean, ruined)", _fig(res.rounds_to_ruin)))
+    if res.return_mean is not None:
+        rows.append(("return experienced: mean", _fig(res.return_mean)))
+    if res.return_quantiles is not None:
+        for q in (Fraction(1, 10), Fraction(1, 2), Fraction(9, 10)):
+            rows.append((f"  return quantile {float(q):g}", _num(res.return_quantiles[q])))
+    else:
+        rows.append(("return experienced", "not given with a bet ladder (the stake depends on the path)"))
+    if sim is not None:
+        n = len(sim.reason)
+        fb = sim.final_balance().astype(float)
+        rows.append(("simulated sessions", f"{n:,}"))
+        rows.append(("  sim: final balance mean", f"{fb.mean():.6g} +/- {fb.std() / math.sqrt(n):.2g} (1 SE)"))
+        for why, share in sim.reason_share().items():
+            if why in res.reasons:
+                rows.append((f"  sim: ends by '{why}'", f"{share:.6g}"))
+        rows.append(("  sim: rounds played mean", f"{sim.rounds.mean():.6g}"))
+    w = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{w}}  {v}" for k, v in rows)
+
+
+def run(args) -> int:
+    from analytic.model.loader import load_model
+    from analytic.solver.session import solve_session
+
+    rules = _rules(args)
+    game = load_model(args.model)
+    mode = args.mode or game.default_mode.name
+    if mode not in game.modes:
+        raise args_.UsageError(f"{args.model}: modes: unknown bet mode {mode!r} (known: {', '.join(game.modes)})")
+    res = solve_session(game, mode, rules, method=args.method)
+    sim = None
+    if args.simulate:
+        from analytic.simulator.session import simulate_sessions
+
+        sim = simulate_sessions(game, mode, args.simulate, args.seed, balance=rules.balance, bet=rules.bet,
+                                rounds=rules.rounds, stop_on_any_win=rules.stop_on_any_win,
+                                stop_on_feature=rules.stop_on_feature,
+                                stop_single_win_above=rules.stop_single_win_above,
+                                stop_cash_up=rules.stop_cash_up, stop_cash_down=rules.stop_cash_down,
+                                bet_ladder=rules.bet_ladder)
+    if args.format == "json":
+        d = {"schema": "analytic.session/1", "model": str(args.model), "mode": mode}
+        d.update(res.to_json())
+        if sim is not None:
+            d["simulated"] = {"sessions": len(sim.reason), "reasons": sim.reason_share(),
+                              "balance_mean": float(sim.final_balance().astype(float).mean()),
+                              "rounds_mean": float(sim.rounds.mean())}
+        print(json.dumps(d, indent=2))
+    else:
+        print(format_table(res, rules, sim))
+    return 0

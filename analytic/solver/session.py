@@ -1,0 +1,842 @@
+"""Sessions and autoplay, computed from the round's law (no sampling).
+
+A player starts with balance ``B0`` and plays rounds of one bet mode at total
+bet ``s`` (price ``c * s``, ``c`` the mode's cost in total bets) until a stop
+rule ends the session or ``N`` rounds are played.  The rounds are
+independent, each win ``W`` (total-bet multiples) drawn from the round's law
+(:func:`analytic.solver.distribution.round_law`), so the balance is a Markov
+chain on the grid ``B0 + k G`` (``G`` the greatest common divisor of every
+possible change ``s (w - c)``) whose step is the round's law; the stop rules
+are absorbing states.  Everything the session can end with -- the reason,
+the rounds played, the final balance -- is the chain's absorbed mass, read
+off step by step.
+
+Units
+-----
+Balance, bets and the amounts of the stop rules are in one unit, that of
+``bet`` (default 1: total bets of the selected bet).  When the model caps a
+round in currency (``[cap] currency``) that unit is the cap's currency and a
+round at bet ``s`` pays ``min(W, cap / s)``.
+
+Stop rules (seed rule texts: advanced autoplay; bet lowering)
+-----------------------------------------------------------
+Checked after every round in this order; the first that holds is the
+session's end *reason*:
+
+1. ``any win`` -- the round won anything (``W > 0``);
+2. ``feature`` -- the round started a feature (any feature, line-triggered
+   bonuses included; every round of a feature buy);
+3. ``single win`` -- the round's win ``s W`` is at least the amount
+   ("exceeds or equals", rule text);
+4. ``cash up`` -- the balance rose by at least the amount since the start;
+5. ``cash down`` -- the balance fell by at least the amount;
+6. ``ruin`` -- the balance is below the price of the smallest bet the
+   player may play (with a bet ladder: its smallest rung; else the bet);
+7. ``rounds`` -- ``N`` rounds were played.
+
+Bet ladder: when the balance falls below the price of the selected bet, the
+bet is lowered to the largest rung whose price the balance covers ("lowered
+to the highest applicable bet size"); nothing raises it again (the state
+holds the current rung).
+
+Methods and labels
+------------------
+``exact``: the round's law is exact and the chain is run in Fractions;
+every figure is exact.  ``certified``: the chain is run in float64 on the
+same grid, and the whole session law (reason, rounds, final balance) is
+within total variation ``E`` of the true one, ``E`` summing per round the
+round law's own error (``N`` times its total-variation bound), the
+convolutions' rounding (direct sums of non-negative terms: ``m u`` of the
+mass for ``m`` terms; FFT: the a-priori bound of
+:mod:`analytic.features.laws.retrigger_law`) and the trimmed tail mass.
+Each probability is then labelled ``bounded`` with error ``E``; a quantile is
+an interval.  The mean final balance is Wald's identity ``B0 + sum_j s_j
+(mu_j - c) A_j`` (``A_j``: expected rounds played at rung ``j``).
+
+Cost: each round convolves the live balance vector (``K`` grid points) with
+the round's law (``M`` points): ``O(K M)`` direct or ``O(K log K)`` by FFT per
+round, ``N`` rounds; ``K`` grows like the balance's spread (``sqrt(N)`` times
+the round's standard deviation over ``G``) up to the absorbing barriers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Mapping
+
+import numpy as np
+
+from analytic.errors import AnalyticError
+from analytic.figures import Figure
+
+__all__ = ["SessionRules", "SessionLaw", "SessionResult", "SessionRefused", "REASONS", "QUANTILES",
+           "session_law", "solve_session", "split_round_law", "run_session", "session_summary",
+           "DEFAULT_SUMMARY"]
+
+#: End reasons, in the order they are checked after a round.
+REASONS = ("any win", "feature", "single win", "cash up", "cash down", "ruin", "rounds")
+#: Quantile levels reported.
+QUANTILES = (Fraction(1, 100), Fraction(5, 100), Fraction(1, 10), Fraction(1, 4), Fraction(1, 2),
+             Fraction(3, 4), Fraction(9, 10), Fraction(95, 100), Fraction(99, 100))
+_U = 2.0 ** -53
+#: Largest work (rounds x states x law points) run in Fractions by ``method="auto"``.
+EXACT_BUDGET = 3_000_000
+#: Upper-tail mass dropped per round (into the error) in the certified method: this, or the
+#: round law's own total-variation bound when larger (the session's bound at most doubles).
+TRIM = 1e-15
+#: Largest grid of one round's law (points from the smallest to the largest change).
+MAX_LAW_GRID = 4_000_000
+
+
+#: Engines whose feature-win law does not exist yet: a game with such a feature is refused before
+#: any solve (the round's law would be missing; a session is never approximated).
+NO_LAW_ENGINES = frozenset({"drawn_expanding"})
+
+
+class SessionRefused(AnalyticError):
+    """The session cannot be computed as asked (the reason says why)."""
+
+
+@dataclass(frozen=True)
+class SessionRules:
+    """A session's setting.
+
+    Attributes
+    ----------
+    balance : Fraction
+        Starting balance (unit of ``bet``).
+    bet : Fraction
+        Selected total bet (default 1: amounts in total bets).
+    rounds : int
+        At most this many rounds.
+    stop_on_any_win, stop_on_feature : bool
+    stop_single_win_above : Fraction or None
+        Stop when one round wins at least this amount.
+    stop_cash_up, stop_cash_down : Fraction or None
+        Stop when the balance has risen / fallen by at least this amount.
+    bet_ladder : tuple of Fraction
+        Bet sizes the bet may be lowered to (must hold ``bet``); empty: none.
+    """
+
+    balance: Fraction
+    bet: Fraction = Fraction(1)
+    rounds: int = 100
+    stop_on_any_win: bool = False
+    stop_on_feature: bool = False
+    stop_single_win_above: Fraction | None = None
+    stop_cash_up: Fraction | None = None
+    stop_cash_down: Fraction | None = None
+    bet_ladder: tuple = ()
+
+    def __post_init__(self):
+        for k in ("balance", "bet", "stop_single_win_above", "stop_cash_up", "stop_cash_down"):
+            v = getattr(self, k)
+            if v is not None:
+                object.__setattr__(self, k, Fraction(v))
+        object.__setattr__(self, "bet_ladder", tuple(sorted({Fraction(x) for x in self.bet_ladder})))
+        if self.balance < 0:
+            raise SessionRefused("balance: must be >= 0")
+        if self.bet <= 0:
+            raise SessionRefused("bet: must be > 0")
+        if not isinstance(self.rounds, int) or not 1 <= self.rounds <= 10**6:
+            raise SessionRefused("rounds: must be an integer 1 .. 1,000,000")
+        for k in ("stop_single_win_above", "stop_cash_up", "stop_cash_down"):
+            v = getattr(self, k)
+            if v is not None and v <= 0:
+                raise SessionRefused(f"{k.replace('_', '-')}: must be > 0")
+        if self.bet_ladder and (self.bet not in self.bet_ladder or self.bet_ladder[0] <= 0):
+            raise SessionRefused("bet-ladder: must hold the selected bet, every rung > 0")
+
+    @property
+    def levels(self) -> tuple:
+        """Bets the session may play, smallest first (the selected one last)."""
+        return tuple(x for x in self.bet_ladder if x <= self.bet) if self.bet_ladder else (self.bet,)
+
+
+@dataclass(frozen=True)
+class SessionLaw:
+    """The joint law of how a session ends (the chain's absorbed mass).
+
+    Attributes
+    ----------
+    rules : SessionRules
+    grid : Fraction
+        Balance grid ``G``: balance ``B0 + k G``.
+    offset : int
+        Grid index of ``final[0]``.
+    final : ndarray, shape (K,)
+        Final balance law (Fractions, object dtype, or float64).
+    reason_time : dict str -> ndarray, shape (N + 1,)
+        ``P(reason, rounds played = t)``.
+    alive : list of ndarray, shape (N,) per rung
+        ``P(round t + 1 is played at rung j)``.
+    returns : dict or None
+        Exact: ``{total won / total staked: probability}`` (sessions that
+        played a round); certified: ``(bin width, histogram)``; None with a bet
+        ladder.
+    error : float
+        Total-variation bound of the whole session law (0: exact).
+    method : str
+    mean_win : list of Figure
+        Per rung, the mean round win (total bets) used in Wald's identity.
+    cost : Fraction
+    """
+
+    rules: SessionRules
+    grid: Fraction
+    offset: int
+    final: np.ndarray
+    reason_time: dict
+    alive: list
+    returns: object
+    error: float
+    method: str
+    mean_win: list
+    cost: Fraction
+
+
+def _fgcd(values) -> Fraction:
+    g = Fraction(0)
+    for v in values:
+        v = Fraction(v)
+        if v:
+            g = Fraction(math.gcd(g.numerator * v.denominator, v.numerator * g.denominator),
+                         g.denominator * v.denominator) if g else abs(v)
+    return g
+
+
+def split_round_law(r, law) -> tuple[dict, dict, Fraction] | str:
+    """The round's law split into rounds without / with a feature.
+
+    Parameters
+    ----------
+    r : RoundResult
+    law : RoundLaw
+        ``round_law(r)`` (its cap is re-applied to both parts).
+
+    Returns
+    -------
+    (dict, dict, Fraction) or str
+        ``(no-feature law, feature law, total-variation error)``, the two
+        sub-probability laws (total-bet multiples) adding up to the round's
+        law; a string (why not) when the split is unavailable (a round
+        solver's own law that the classes' laws do not add up to exactly).
+    """
+    from analytic.solver import distribution as dist
+    from analytic.solver.cap import applied_cap
+
+    if r.base is None:
+        return {}, dict(law.points), law.error
+    classes = dist._parts(r)
+    plain = [c for c in classes if not c[2]]
+    feat = [c for c in classes if c[2]]
+    nof: dict = defaultdict(Fraction)
+    for p, b, _ in plain:
+        nof[b] += p
+    for _, _, parts in feat:
+        for res, _ in parts:
+            if res is None or (res.distribution is None and res.law is None):
+                name = res.feature if res is not None else "?"
+                return f"the distribution of feature '{name}' is not available"
+    if not feat:
+        fl = dist.RoundLaw({}, Fraction(0))
+    elif all(res.distribution is not None for _, _, parts in feat for res, _ in parts):
+        fl = dist._exact_law(feat)
+    else:
+        fl = dist._grid_law(feat)
+    if fl.points is None:
+        return fl.reason or "the feature rounds' law is not available"
+    cap = applied_cap(r)
+    out = []
+    for part in (nof, fl.points):
+        d: dict = defaultdict(Fraction)
+        for w, p in part.items():
+            d[min(w, cap) if cap is not None else w] += p
+        out.append(dict(d))
+    if r.extra and r.extra.get("distribution") is not None:
+        # a round solver's own law: the split must add up to it exactly, else it is not used
+        total: dict = defaultdict(Fraction)
+        for part in out:
+            for w, p in part.items():
+                total[w] += p
+        if fl.error or {w: p for w, p in total.items() if p} != {w: p for w, p in law.points.items() if p}:
+            return ("the round solver's own law is not the sum of the feature / no-feature laws built from the "
+                    "base spin's classes")
+    return out[0], out[1], fl.error
+
+
+def _law_parts(rules: SessionRules, s: Fraction, cost: Fraction, nof: dict, feat: dict,
+               cap_currency) -> dict:
+    """Per end reason (and ``None``: the round does not stop the session) the sub-law of the
+    change ``s (w - c)`` in currency: ``{reason: {change: p}}``."""
+    parts: dict = {}
+    for is_feat, law in ((False, nof), (True, feat)):
+        for w, p in law.items():
+            if cap_currency is not None:
+                w = min(w, cap_currency / s)
+            why = None
+            if rules.stop_on_any_win and w > 0:
+                why = "any win"
+            elif rules.stop_on_feature and is_feat:
+                why = "feature"
+            elif rules.stop_single_win_above is not None and s * w >= rules.stop_single_win_above:
+                why = "single win"
+            d = parts.setdefault(why, defaultdict(Fraction))
+            d[s * (w - cost)] += p
+    return parts
+
+
+class _Acc:
+    """A growable vector on grid indices (object Fractions or float64)."""
+
+    def __init__(self, exact: bool):
+        self.exact = exact
+        self.off = 0
+        self.a = np.zeros(0, dtype=object if exact else float)
+
+    def add(self, off: int, arr: np.ndarray):
+        if len(arr) == 0:
+            return
+        if len(self.a) == 0:
+            self.off, self.a = off, arr.copy()
+            return
+        lo, hi = min(self.off, off), max(self.off + len(self.a), off + len(arr))
+        if lo < self.off or hi > self.off + len(self.a):
+            na = np.zeros(hi - lo, dtype=self.a.dtype)
+            if self.exact:
+                na[:] = 0
+            na[self.off - lo: self.off - lo + len(self.a)] = self.a
+            self.off, self.a = lo, na
+        self.a[off - self.off: off - self.off + len(arr)] += arr
+
+
+def _conv(a: np.ndarray, b: np.ndarray, exact: bool, cache: dict | None = None,
+          key=None) -> tuple[np.ndarray, float]:
+    """Convolution and its L1 rounding bound per unit of ``|a| |b|``.
+
+    Direct sums (exact, or float64 of non-negative terms: ``(m + 2) u`` relative) for small
+    sizes; otherwise by real FFT at a fast length (the law's transform kept in ``cache``
+    under ``(key, length)``), with the a-priori bound ``sqrt(n) 50 log2(n) u`` of
+    :mod:`analytic.features.laws.retrigger_law`, negative entries clipped to 0.
+    """
+    if exact:
+        return np.convolve(a, b), 0.0
+    m = min(len(a), len(b))
+    if len(a) * len(b) <= 1 << 20 or m < 64:
+        return np.convolve(a, b), (m + 2) * _U / (1 - (m + 2) * _U)
+    from scipy import fft
+
+    n = len(a) + len(b) - 1
+    size = fft.next_fast_len(n, real=True)
+    if cache is not None:
+        fb = cache.get((key, size))
+        if fb is None:
+            fb = cache[(key, size)] = fft.rfft(b, size)
+    else:
+        fb = fft.rfft(b, size)
+    out = np.clip(fft.irfft(fft.rfft(a, size) * fb, size)[:n], 0.0, None)
+    return out, math.sqrt(n) * 50 * math.log2(n) * _U + 4 * _U
+
+
+def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction, *,
+                law_error: Fraction = Fraction(0), mean_win=None, cap_currency=None,
+                method: str = "auto") -> SessionLaw:
+    """Run the session chain (see the module docstring).
+
+    Parameters
+    ----------
+    rules : SessionRules
+    nof, feat : Mapping[Fraction, Fraction]
+        Sub-laws of the round win (total-bet multiples) of rounds without and
+        with a feature; together a probability law.  Without the
+        ``feature`` stop rule a single law may be passed as ``nof``.
+    cost : Fraction
+        Price of a round in total bets.
+    law_error : Fraction
+        Total-variation bound of the round's law (0: exact).
+    mean_win : Figure, optional
+        The exact (or bounded) mean round win, uncapped; default the law's.
+    cap_currency : Fraction, optional
+        Currency cap of a round (unit of the bet).
+    method : {'auto', 'exact', 'certified'}
+
+    Returns
+    -------
+    SessionLaw
+
+    Raises
+    ------
+    SessionRefused
+        ``method='exact'`` with an inexact law, or a grid too fine.
+    """
+    levels = rules.levels
+    N = rules.rounds
+    per_level = [_law_parts(rules, s, cost, nof, feat, cap_currency) for s in levels]
+    changes = [x for parts in per_level for d in parts.values() for x in d]
+    prices = [cost * s for s in levels]
+    G = _fgcd(changes + prices + [rules.balance - p for p in prices]
+              + [x for x in (rules.stop_cash_up, rules.stop_cash_down) if x is not None])
+    if G == 0:
+        G = Fraction(1)
+    exact_law = law_error == 0 and all(isinstance(p, Fraction) for p in list(nof.values()) + list(feat.values()))
+    kparts = []
+    for parts in per_level:
+        row = {}
+        for why, d in parts.items():
+            ks = {int(x / G): p for x, p in d.items() if p}
+            if not ks:
+                continue
+            lo, hi = min(ks), max(ks)
+            if hi - lo + 1 > MAX_LAW_GRID:
+                raise SessionRefused(f"the round's law spans {hi - lo + 1} points of the balance grid "
+                                     f"{G} (limit {MAX_LAW_GRID})")
+            row[why] = (lo, ks)
+        kparts.append(row)
+    width = max((max(ks) - lo + 1 for row in kparts for lo, ks in row.values()), default=1)
+    if method == "auto":
+        span = int(rules.balance / G) + width * min(N, 50)
+        method = "exact" if exact_law and N * span * width <= EXACT_BUDGET else "certified"
+    if method == "exact" and not exact_law:
+        raise SessionRefused("the round's law is not exact (a grid law); use the certified method")
+    exact = method == "exact"
+    zero = 0 if exact else 0.0
+    # exact: integer weights over the common denominator D of the law; a vector after round t
+    # holds numerators over D**t, every accumulator numerators over D**N (no gcd until the end)
+    D = 1
+    if exact:
+        for d in list(nof.values()) + list(feat.values()):
+            D = math.lcm(D, Fraction(d).denominator)
+    DN = D ** N if exact else 1
+    arrs = []
+    for row in kparts:
+        ra = {}
+        for why, (lo, ks) in row.items():
+            a = np.zeros(max(ks) - lo + 1, dtype=object if exact else float)
+            if exact:
+                a[:] = 0
+            for k, p in ks.items():
+                a[k - lo] = int(p * D) if exact else float(p)
+            ra[why] = (lo, a)
+        arrs.append(ra)
+
+    kup = math.ceil(rules.stop_cash_up / G) if rules.stop_cash_up is not None else None
+    kdn = -math.ceil(rules.stop_cash_down / G) if rules.stop_cash_down is not None else None
+    # smallest grid index that affords rung j: B0 + k G >= price_j
+    ka = [math.ceil((p - rules.balance) / G) for p in prices]
+    nl = len(levels)
+    final = _Acc(exact)
+    reason_time = {w: np.array([zero] * (N + 1), dtype=object if exact else float) for w in REASONS}
+    alive = [np.array([zero] * N, dtype=object if exact else float) for _ in range(nl)]
+    ret_exact: dict = defaultdict(int)
+    bins = 1e-3
+    ret_hist = np.zeros(0)
+    track_ret = nl == 1
+    err = 0.0
+
+    def absorb(why, t, off, a, j):
+        nonlocal ret_hist
+        if len(a) == 0:
+            return
+        s = a.sum()
+        if not s:
+            return
+        if exact:
+            f = D ** (N - t)
+            a, s = a * f, s * f
+        reason_time[why][t] += s
+        final.add(off, a)
+        if track_ret and t > 0:
+            staked = t * prices[0]
+            if exact:
+                for i in np.flatnonzero(a != 0):
+                    ret_exact[1 + (off + int(i)) * G / staked] += a[i]
+            else:
+                ks = np.arange(off, off + len(a), dtype=float)
+                r = 1 + ks * float(G) / float(staked)
+                idx = np.clip(np.floor(np.maximum(r, 0) / bins).astype(np.int64), 0, 10**6)
+                h = np.bincount(idx, weights=a)
+                if len(h) > len(ret_hist):
+                    ret_hist = np.concatenate([ret_hist, np.zeros(len(h) - len(ret_hist))])
+                ret_hist[: len(h)] += h
+
+    def settle(t, j, off, a, live):
+        """Barriers on the continuing mass at rung j after round t; survivors into ``live``."""
+        hi = off + len(a)
+        if kup is not None and hi > kup:
+            c = max(kup, off)
+            absorb("cash up", t, c, a[c - off:], j)
+            a = a[: max(c - off, 0)]
+            hi = off + len(a)
+        if kdn is not None and off <= kdn:
+            c = min(kdn + 1, hi)
+            absorb("cash down", t, off, a[: c - off], j)
+            a = a[c - off:]
+            off = c
+        # rungs: mass that cannot afford rung j moves to the largest affordable rung below
+        jj = j
+        while len(a):
+            if off >= ka[jj]:
+                live[jj] = _merge(live[jj], off, a, exact)
+                break
+            c = min(ka[jj], off + len(a))
+            low, high = a[: c - off], a[c - off:]
+            if len(high):
+                live[jj] = _merge(live[jj], c, high, exact)
+            if jj == 0:
+                absorb("ruin", t, off, low, 0)
+                break
+            a, jj = low, jj - 1
+
+    live: list = [None] * nl
+    fcache: dict = {}
+    trim = max(TRIM, float(law_error))
+    # the start: lower the bet at once when the balance does not cover it
+    start = np.array([1 if exact else 1.0], dtype=object if exact else float)
+    settle(0, nl - 1, 0, start, live)
+    for t in range(N):
+        nxt: list = [None] * nl
+        for j in range(nl):
+            if live[j] is None:
+                continue
+            off, a = live[j]
+            if not exact:
+                tot = a.sum()
+                if tot < trim:
+                    err += float(tot)
+                    continue
+                # trim the upper tail
+                cs = np.cumsum(a[::-1])
+                cut = int(np.searchsorted(cs, trim))
+                if cut:
+                    err += float(cs[cut - 1])
+                    a = a[: len(a) - cut]
+            mass = a.sum()
+            alive[j][t] += mass * D ** (N - t) if exact else mass
+            for why, (lo, la) in arrs[j].items():
+                c, e = _conv(a, la, exact, fcache, (j, why))
+                if not exact:
+                    err += e * float(mass) + 4 * _U * float(mass)
+                if why is None:
+                    settle(t + 1, j, off + lo, c, nxt)
+                else:
+                    absorb(why, t + 1, off + lo, c, j)
+        live = nxt
+    for j in range(nl):
+        if live[j] is not None:
+            absorb("rounds", N, live[j][0], live[j][1], j)
+    err += N * float(law_error)
+    if exact:
+        err = 0.0
+        final.a = np.array([Fraction(x, DN) for x in final.a], dtype=object)
+        reason_time = {w: np.array([Fraction(x, DN) for x in v], dtype=object) for w, v in reason_time.items()}
+        alive = [np.array([Fraction(x, DN) for x in v], dtype=object) for v in alive]
+        ret_exact = {k: Fraction(v, DN) for k, v in ret_exact.items()}
+    if mean_win is None:
+        mw = sum((w * p for d in (nof, feat) for w, p in d.items()), Fraction(0))
+        mean_win = Figure(Fraction(mw), "exact" if exact_law else "bounded", Fraction(0))
+    mws = []
+    for s in levels:
+        if cap_currency is not None and any(w > cap_currency / s for d in (nof, feat) for w in d):
+            m = sum((min(w, cap_currency / s) * p for d in (nof, feat) for w, p in d.items()), Fraction(0))
+            mws.append(Figure(m, "exact" if law_error == 0 else "bounded", law_error * cap_currency / s))
+        else:
+            mws.append(mean_win)
+    returns = None
+    if track_ret:
+        returns = dict(ret_exact) if exact else (bins, ret_hist)
+    return SessionLaw(rules, G, final.off, final.a, reason_time, alive, returns, err,
+                      "exact" if exact else "certified", mws, cost)
+
+
+def _merge(cur, off, a, exact):
+    if cur is None:
+        return off, a.copy()
+    acc = _Acc(exact)
+    acc.add(cur[0], cur[1])
+    acc.add(off, a)
+    return acc.off, acc.a
+
+
+# ----------------------------------------------------------------------------
+# figures
+
+
+def _fig(v, err: float, exact: bool) -> Figure:
+    if exact:
+        return Figure(Fraction(v))
+    return Figure(Fraction(float(v)), "bounded", Fraction(err))
+
+
+def _quantiles(value, probs: np.ndarray, err: float, exact: bool) -> dict:
+    """``{q: value(i)}`` exact, or ``{q: (value(lo), value(hi))}`` certified, ``i`` the first index
+    where the cumulative law reaches ``q`` (``probs`` in ascending order of ``value``)."""
+    out = {}
+    n = len(probs)
+    if exact:
+        cdf = list(np.cumsum(probs)) if n else []
+        import bisect
+
+        for q in QUANTILES:
+            out[q] = value(min(bisect.bisect_left(cdf, q), n - 1))
+        return out
+    cdf = np.cumsum(probs)
+    for q in QUANTILES:
+        lo = int(np.searchsorted(cdf + err, float(q)))
+        hi = int(np.searchsorted(cdf - err, float(q)))
+        out[q] = (value(min(lo, n - 1)), value(min(hi, n - 1)))
+    return out
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    """Figures of a session (amounts in the unit of the bet; see the module docstring).
+
+    Attributes
+    ----------
+    method : str
+        ``exact`` or ``certified``.
+    error : float
+        Total-variation bound of the session's law (each probability within it).
+    balance_mean : Figure
+        Mean final balance (Wald's identity).
+    balance_quantiles : dict
+        Level -> balance (exact) or (low, high) interval.
+    p_above_start : Figure
+        ``P(final balance > start)``.
+    reasons : dict str -> Figure
+        Probability that each rule ends the session (the rules in force only).
+    rounds_mean : Figure
+        Expected rounds played.
+    rounds_quantiles : dict
+    rounds_law : ndarray
+        ``P(T = t)``, t = 0 .. N.
+    ruin : Figure
+        ``P(ruin within N rounds)`` (balance below the smallest bet's price).
+    rounds_to_ruin : Figure or None
+        ``E[T | ruin]`` (None when ruin is impossible).
+    return_quantiles : dict or None
+        Total won / total staked, over sessions that played a round; certified:
+        intervals of bin width 0.001.  None with a bet ladder.
+    return_mean : Figure or None
+        Exact method only.
+    law : SessionLaw
+    """
+
+    method: str
+    error: float
+    balance_mean: Figure
+    balance_quantiles: dict
+    p_above_start: Figure
+    reasons: dict
+    rounds_mean: Figure
+    rounds_quantiles: dict
+    rounds_law: np.ndarray
+    ruin: Figure
+    rounds_to_ruin: Figure | None
+    return_quantiles: dict | None
+    return_mean: Figure | None
+    law: SessionLaw = field(repr=False)
+
+    def to_json(self) -> dict:
+        """Plain JSON-ready figures."""
+        def q(d):
+            if d is None:
+                return None
+            return {str(float(k)): ([float(v[0]), float(v[1])] if isinstance(v, tuple) else float(v))
+                    for k, v in d.items()}
+        return {
+            "method": self.method, "error": self.error,
+            "balance_mean": self.balance_mean.to_json(), "balance_quantiles": q(self.balance_quantiles),
+            "p_above_start": self.p_above_start.to_json(),
+            "reasons": {k: v.to_json() for k, v in self.reasons.items()},
+            "rounds_mean": self.rounds_mean.to_json(), "rounds_quantiles": q(self.rounds_quantiles),
+            "ruin": self.ruin.to_json(),
+            "rounds_to_ruin": self.rounds_to_ruin.to_json() if self.rounds_to_ruin else None,
+            "return_quantiles": q(self.return_quantiles),
+            "return_mean": self.return_mean.to_json() if self.return_mean else None,
+        }
+
+
+def figures(law: SessionLaw) -> SessionResult:
+    """The session's figures from its law."""
+    R = law.rules
+    exact = law.method == "exact"
+    E = law.error
+    N = R.rounds
+    fa = law.final
+    bq = _quantiles(lambda i: R.balance + (law.offset + i) * law.grid, fa, E, exact)
+    first = max(1 - law.offset, 0)  # grid index > 0: above the start
+    above = fa[first:].sum() if first < len(fa) else (Fraction(0) if exact else 0.0)
+    # Wald: E[B_T] = B0 + sum_j s_j (mu_j - c) A_j
+    mean = R.balance
+    merr = Fraction(0)
+    for j, s in enumerate(R.levels):
+        A = sum(law.alive[j], Fraction(0) if exact else 0.0)
+        mu = law.mean_win[j]
+        mean += s * (mu.value - law.cost) * Fraction(A)
+        merr += s * (abs(mu.value - law.cost) * Fraction(N * E) + mu.error * N)
+    exact_mean = exact and all(m.label == "exact" for m in law.mean_win)
+    balance_mean = Figure(Fraction(mean)) if exact_mean else Figure(Fraction(mean), "bounded", merr)
+    tl = sum(law.reason_time.values())
+    reasons = {w: _fig(law.reason_time[w].sum(), E, exact) for w in REASONS if _in_force(R, w)}
+    rmean = sum((t * p for t, p in enumerate(tl)), Fraction(0) if exact else 0.0)
+    rq = _quantiles(lambda i: i, tl, E, exact)
+    ruin_t = law.reason_time["ruin"]
+    pr = ruin_t.sum()
+    ttr = None
+    if pr:
+        m = sum((t * p for t, p in enumerate(ruin_t)), Fraction(0) if exact else 0.0) / pr
+        ttr = Figure(Fraction(m)) if exact else Figure(Fraction(float(m)), "bounded",
+                                                       Fraction(N * E / max(float(pr) - E, 1e-300)) if float(pr) > E
+                                                       else Fraction(N))
+    retq = retm = None
+    if law.returns is not None:
+        if exact:
+            ks = sorted(law.returns)
+            ps = np.array([law.returns[k] for k in ks], dtype=object)
+            tot = ps.sum()
+            if tot:
+                retq = _quantiles(lambda i: ks[i], np.array([p / tot for p in ps], dtype=object), 0.0, True)
+                retm = Figure(sum((k * p for k, p in zip(ks, ps)), Fraction(0)) / tot)
+        else:
+            w, h = law.returns
+            tot = h.sum()
+            if tot > 2 * E:
+                wf = Fraction(w).limit_denominator(10**6)
+                cdf = np.cumsum(h) / tot
+                e2 = 2 * E / (tot - E)
+                retq = {}
+                n = len(h)
+                for q in QUANTILES:
+                    lo = int(np.searchsorted(cdf + e2, float(q)))
+                    hi = int(np.searchsorted(cdf - e2, float(q)))
+                    # one bin of slack each side for the float rounding of a return's bin
+                    retq[q] = (wf * max(min(lo, n - 1) - 1, 0), wf * (min(hi, n - 1) + 2))
+    return SessionResult(law.method, E, balance_mean, bq, _fig(above, E, exact), reasons,
+                         _fig(rmean, N * E, exact), rq, tl, _fig(pr, E, exact), ttr, retq, retm, law)
+
+
+def _in_force(R: SessionRules, why: str) -> bool:
+    return {"any win": R.stop_on_any_win, "feature": R.stop_on_feature,
+            "single win": R.stop_single_win_above is not None, "cash up": R.stop_cash_up is not None,
+            "cash down": R.stop_cash_down is not None, "ruin": True, "rounds": True}[why]
+
+
+# ----------------------------------------------------------------------------
+# a game's session
+
+
+def _refuse_early(game) -> None:
+    """Refuse, before any solve, a game with a feature whose engine gives no law."""
+    for name, spec in game.features.items():
+        if spec.engine in NO_LAW_ENGINES:
+            raise SessionRefused(f"the round's law of this mode is not available: engine '{spec.engine}' "
+                                 f"(feature '{name}') gives no law of the feature win yet")
+
+
+def _round_law_of(game, mode, rules: SessionRules, result=None):
+    """``(nof, feat, error, mean, cost, cap_currency)`` of a game's bet mode, or SessionRefused."""
+    from analytic.solver.distribution import round_law
+    from analytic.solver.round import solve_round
+
+    _refuse_early(game)
+    r = result if result is not None else solve_round(game, mode)
+    law = round_law(r)
+    if law.points is None:
+        raise SessionRefused(f"the round's law of this mode is not available: {law.reason}")
+    if rules.stop_on_feature:
+        sp = split_round_law(r, law)
+        if isinstance(sp, str):
+            raise SessionRefused(f"stop-on-feature needs the round's law split by feature: {sp}")
+        nof, feat, e = sp
+        err = law.error + e
+    else:
+        nof, feat, err = dict(law.points), {}, law.error
+    cap = game.cap.currency if game.cap is not None and game.cap.currency else None
+    return nof, feat, err, r.mean_win, r.cost, cap
+
+
+def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = "auto",
+                  result=None) -> SessionResult:
+    """Session figures of a bet mode, from its round's law.
+
+    Parameters
+    ----------
+    game : Game
+    mode : str or None
+        Bet mode (default the first).
+    rules : SessionRules
+    method : {'auto', 'exact', 'certified'}
+    result : RoundResult, optional
+        The mode's solved round (else solved here).
+
+    Raises
+    ------
+    SessionRefused
+        The round's law (or, for the ``feature`` stop, its split) is not
+        available (Book of Power's drawn-expanding modes today), or the grid
+        is too fine.
+    """
+    mode = mode or game.default_mode.name
+    nof, feat, err, mean, cost, cap = _round_law_of(game, mode, rules, result)
+    law = session_law(rules, nof, feat, cost, law_error=err, mean_win=mean, cap_currency=cap, method=method)
+    return figures(law)
+
+
+def run_session(nof, feat, cost, rules, **kw) -> SessionResult:
+    """:func:`session_law` then :func:`figures` (laws given directly)."""
+    return figures(session_law(rules, nof, feat, cost, **kw))
+
+
+#: The par sheet's default session setting: start with 100 bets at bet 1 (amounts in
+#: total bets; currency-capped models: 1 unit of the cap's currency); play 100, 1,000 and
+#: 10,000 rounds with no stop but ruin; the autoplay figures stop on a feature, a single
+#: win of 100 bets or more, cash up 100 bets, cash down 50 bets, or 1,000 rounds.
+DEFAULT_SUMMARY = {"balance": 100, "bet": 1, "rounds": (100, 1000, 10000),
+                   "autoplay": {"rounds": 1000, "stop_on_feature": True, "stop_single_win_above": 100,
+                                "stop_cash_up": 100, "stop_cash_down": 50}}
+
+
+def session_summary(game, mode: str | None = None, *, result=None, rounds=None,
+                    balance=None, autoplay: bool = True) -> dict:
+    """Session figures for the par sheet (the default setting :data:`DEFAULT_SUMMARY`).
+
+    Returns
+    -------
+    dict
+        ``{"setting": ..., "sessions": {N: figures JSON}, "autoplay": figures JSON
+        or {"refused": reason}}``, or ``{"refused": reason}`` when the
+        round's law is unavailable.
+    """
+    from analytic.solver.round import solve_round
+
+    d = DEFAULT_SUMMARY
+    mode = mode or game.default_mode.name
+    bal = Fraction(balance if balance is not None else d["balance"])
+    try:
+        _refuse_early(game)
+    except SessionRefused as exc:
+        return {"refused": str(exc)}
+    r = result if result is not None else solve_round(game, mode)
+    out: dict = {"setting": {"balance": str(bal), "bet": str(d["bet"]), "mode": mode}, "sessions": {}}
+    try:
+        for n in rounds or d["rounds"]:
+            rules = SessionRules(balance=bal, bet=Fraction(d["bet"]), rounds=n)
+            out["sessions"][n] = solve_session(game, mode, rules, result=r).to_json()
+    except SessionRefused as exc:
+        return {"refused": str(exc)}
+    if autoplay:
+        a = d["autoplay"]
+        rules = SessionRules(balance=bal, bet=Fraction(d["bet"]), rounds=a["rounds"],
+                             stop_on_feature=a["stop_on_feature"],
+                             stop_single_win_above=Fraction(a["stop_single_win_above"]),
+                             stop_cash_up=Fraction(a["stop_cash_up"]), stop_cash_down=Fraction(a["stop_cash_down"]))
+        out["setting"]["autoplay"] = {k: v for k, v in a.items()}
+        try:
+            out["autoplay"] = solve_session(game, mode, rules, result=r).to_json()
+        except SessionRefused as exc:
+            out["autoplay"] = {"refused": str(exc)}
+    return out

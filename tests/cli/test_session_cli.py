@@ -1,0 +1,107 @@
+"""``analytic session``: hand counts on a tiny game, the refusals, and the simulator beside.
+
+Tiny game: 2 reels, 1 row, one payline, each reel ``[a, b]``; ``a a`` pays 3
+(total bet 1), so a round wins 3 with probability 1/4, else 0.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+
+from analytic.cli import main
+
+TINY = """
+[game]
+name = "tiny session"
+reels = 2
+rows = 1
+[symbols]
+a = "regular"
+b = "blank"
+[paytable]
+a = { 2 = 3 }
+[paylines]
+lines = [[0, 0]]
+[reels]
+base = [["a", "b"], ["a", "b"]]
+[modes.base]
+cost = 1
+reels = "base"
+"""
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+def _run(tmp_path, capsys, *argv):
+    m = tmp_path / "tiny.toml"
+    m.write_text(TINY, encoding="utf-8")
+    rc = main(["session", str(m), *argv])
+    return rc, capsys.readouterr()
+
+
+def _frac(fig):
+    return F(fig["exact"])
+
+
+def test_hand_count(tmp_path, capsys):
+    # start 1, two rounds: lose (3/4) -> 0, ruin after 1 round; win (1/4) -> 3, then 5 (1/16) or 2 (3/16)
+    rc, cap = _run(tmp_path, capsys, "--balance", "1", "--rounds", "2", "--format", "json")
+    assert rc == 0, cap.err
+    d = json.loads(cap.out)
+    assert d["method"] == "exact"
+    assert _frac(d["ruin"]) == F(3, 4)
+    assert _frac(d["balance_mean"]) == F(11, 16)
+    assert _frac(d["rounds_mean"]) == F(5, 4)
+    assert _frac(d["p_above_start"]) == F(1, 4)
+    assert _frac(d["reasons"]["rounds"]) == F(1, 4)
+    assert d["balance_quantiles"]["0.75"] == 0.0 and d["balance_quantiles"]["0.99"] == 5.0
+    # return: lose once -> 0/1; win-win 6/2, win-lose 3/2
+    assert _frac(d["return_mean"]) == F(3, 4) * 0 + F(1, 16) * 3 + F(3, 16) * F(3, 2)
+
+
+def test_stops_hand_count(tmp_path, capsys):
+    # any win stops at the first win: P = 1 - (3/4)^3 within 3 rounds from 5 (no ruin possible)
+    rc, cap = _run(tmp_path, capsys, "--balance", "5", "--rounds", "3", "--stop-on-any-win", "--format", "json")
+    d = json.loads(cap.out)
+    assert _frac(d["reasons"]["any win"]) == 1 - F(27, 64)
+    # cash down 2 from 5: two losses in a row
+    rc, cap = _run(tmp_path, capsys, "--balance", "5", "--rounds", "3", "--stop-cash-down", "2", "--format", "json")
+    d = json.loads(cap.out)
+    assert _frac(d["reasons"]["cash down"]) == F(9, 16)
+    # bet ladder: bet 2 from balance 3; a loss leaves 1 -> the bet drops to 1
+    rc, cap = _run(tmp_path, capsys, "--balance", "3", "--bet", "2", "--bet-ladder", "1,2", "--rounds", "2",
+                   "--format", "json")
+    d = json.loads(cap.out)
+    # round 1 at bet 2: win (1/4) -> 7, lose -> 1; round 2 at bet 2 (from 7): 11 or 5; at bet 1 (from 1): 3 or 0
+    assert _frac(d["balance_mean"]) == F(1, 16) * 11 + F(3, 16) * 5 + F(3, 16) * 3 + F(9, 16) * 0
+    assert _frac(d["ruin"]) == F(9, 16)
+    assert d["return_quantiles"] is None
+
+
+def test_simulate_beside(tmp_path, capsys):
+    rc, cap = _run(tmp_path, capsys, "--balance", "4", "--rounds", "6", "--stop-cash-up", "4", "--simulate", "2000")
+    assert rc == 0
+    assert "sim: ends by 'cash up'" in cap.out and "(exact)" in cap.out
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["--balance", "-1", "--rounds", "2"], "--balance"),
+    (["--balance", "1", "--rounds", "0"], "--rounds"),
+    (["--balance", "1", "--rounds", "2", "--bet", "0"], "--bet"),
+    (["--balance", "1", "--rounds", "2", "--stop-cash-up", "x"], "--stop-cash-up"),
+    (["--balance", "1", "--rounds", "2", "--bet", "2", "--bet-ladder", "1,3"], "--bet-ladder"),
+    (["--balance", "1", "--rounds", "2", "--mode", "nope"], "unknown bet mode"),
+])
+def test_bad_arguments(tmp_path, capsys, argv, msg):
+    rc, cap = _run(tmp_path, capsys, *argv)
+    assert rc == 2 and cap.err.startswith("error:") and msg in cap.err and not cap.out
+
+
+def test_refused_without_round_law(capsys):
+    rc = main(["session", str(MODELS / "book_of_power.toml"), "--balance", "100", "--rounds", "10"])
+    cap = capsys.readouterr()
+    assert rc == 1 and "the round's law of this mode is not available" in cap.err and not cap.out

@@ -1,0 +1,128 @@
+"""Session figures (from the round's law) against sessions played by the simulator.
+
+The simulator plays every round with its own evaluation code
+(:mod:`analytic.simulator.session`); the chain reads the solver's round law.
+Fixed seeds; every comparison is a z-score below 4.5.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction as F
+from pathlib import Path
+
+import numpy as np
+
+from analytic.model.loader import load_model
+from analytic.simulator.session import REASONS, simulate_sessions
+from analytic.solver.session import SessionRules, solve_session
+
+CASES = Path(__file__).resolve().parents[1] / "cases"
+Z = 4.5
+
+
+def _load(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_model(CASES / name)
+
+
+def _compare(game, kw, sessions, seed):
+    res = solve_session(game, None, SessionRules(**kw))
+    sim = simulate_sessions(game, None, sessions, seed, **kw)
+    n = sessions
+    for i, why in enumerate(REASONS):
+        if why not in res.reasons:
+            assert not (sim.reason == i).any(), why
+            continue
+        p = float(res.reasons[why].value)
+        k = int((sim.reason == i).sum())
+        if p in (0.0, 1.0):
+            assert k == p * n, why
+            continue
+        z = (k / n - p) / math.sqrt(p * (1 - p) / n)
+        assert abs(z) < Z, (why, k / n, p)
+    fb = sim.final_balance().astype(float)
+    z = (fb.mean() - float(res.balance_mean.value)) / (fb.std() / math.sqrt(n))
+    assert abs(z) < Z, (fb.mean(), float(res.balance_mean.value))
+    z = (sim.rounds.mean() - float(res.rounds_mean.value)) / (sim.rounds.std() / math.sqrt(n))
+    assert abs(z) < Z
+    p = float(res.p_above_start.value)
+    z = ((fb > float(kw["balance"])).mean() - p) / math.sqrt(p * (1 - p) / n)
+    assert abs(z) < Z
+    # the rounds played, by bands of the law: chi-square-like check of the median band
+    med = float(res.rounds_quantiles[F(1, 2)][0] if isinstance(res.rounds_quantiles[F(1, 2)], tuple)
+                else res.rounds_quantiles[F(1, 2)])
+    pm = float(np.sum(res.rounds_law[: int(med) + 1]))
+    z = ((sim.rounds <= med).mean() - pm) / math.sqrt(pm * (1 - pm) / n)
+    assert abs(z) < Z
+    return res, sim
+
+
+def test_atkins_autoplay_all_stops():
+    """Free spins with retriggers (a certified grid law) and every stop rule."""
+    game = _load("atkins_diet.toml")
+    kw = dict(balance=F(50), rounds=60, stop_on_feature=True, stop_single_win_above=F(30),
+              stop_cash_up=F(40), stop_cash_down=F(25))
+    res, _ = _compare(game, kw, 3000, 5)
+    assert res.method == "certified" and res.error < 1e-8
+    assert float(res.reasons["feature"].value) > 0.1
+
+
+def test_sizzling_hot_ruin_and_ladder():
+    game = _load("sizzling_hot_95.toml")
+    kw = dict(balance=F(12), bet=F(2), rounds=80, bet_ladder=(F(1, 2), F(1), F(2)), stop_on_any_win=False,
+              stop_cash_up=F(30))
+    res, _ = _compare(game, kw, 4000, 3)
+    assert float(res.ruin.value) > 0.05
+
+
+def test_sizzling_hot_any_win():
+    game = _load("sizzling_hot_95.toml")
+    kw = dict(balance=F(20), rounds=30, stop_on_any_win=True)
+    _compare(game, kw, 4000, 11)
+
+
+CAPPED = """
+[game]
+name = "tiny capped"
+reels = 2
+rows = 1
+[symbols]
+a = "regular"
+b = "blank"
+[paytable]
+a = { 2 = 3 }
+[paylines]
+lines = [[0, 0]]
+[reels]
+base = [["a", "b"], ["a", "b"]]
+[modes.base]
+cost = 1
+reels = "base"
+[cap]
+currency = 5
+currency_name = "GBP"
+stakes = [1, 2]
+"""
+
+
+def test_currency_cap_and_ladder_hand_count_and_simulated():
+    """A round wins 3 bets w.p. 1/4, capped at GBP 5: at bet 2 a win pays 5, not 6."""
+    from analytic.model.loader import load_model_text
+
+    game = load_model_text(CAPPED)
+    kw = dict(balance=F(4), bet=F(2), rounds=2, bet_ladder=(F(1), F(2)))
+    res = solve_session(game, None, SessionRules(**kw))
+    # round 1 at bet 2: win -> 4 - 2 + 5 = 7 (1/4), lose -> 2 (3/4);
+    # round 2: from 7 at bet 2: 10 or 5; from 2 at bet 2: 5 or 0 (ruin)
+    assert res.method == "exact"
+    want = F(1, 16) * 10 + F(3, 16) * 5 + F(3, 16) * 5 + F(9, 16) * 0
+    assert res.balance_mean.value == want
+    assert res.ruin.value == F(9, 16)
+    sim = simulate_sessions(game, None, 4000, 2, **kw)
+    fb = sim.final_balance().astype(float)
+    assert set(np.unique(fb)) <= {0.0, 5.0, 10.0}
+    z = (fb.mean() - float(want)) / (fb.std() / math.sqrt(4000))
+    assert abs(z) < Z
