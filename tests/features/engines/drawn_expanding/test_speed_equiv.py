@@ -93,11 +93,12 @@ def test_power_spin_sums_against_row_formulas(monkeypatch, python_ints):
         assert np.array_equal(st.mix[s], ref["mix"][s]), s
 
 
-@pytest.mark.parametrize("feature", ["free_spins", "power_free_spins"])
-def test_python_int_path_against_window_sums(monkeypatch, feature):
+@pytest.mark.parametrize("feature,literal", [("free_spins", False), ("power_free_spins", False),
+                                             ("power_free_spins", True)])
+def test_python_int_path_against_window_sums(monkeypatch, feature, literal):
     """The Python-integer fallback (forced) against the oracle tests' window brute force."""
     monkeypatch.setattr(spin_mod, "_I64", 1)
-    oracles.test_class_moments_against_window_sums(feature)
+    oracles.test_class_moments_against_window_sums(feature, literal)
 
 
 def test_cap_reach_against_plain_loop():
