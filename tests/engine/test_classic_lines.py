@@ -16,6 +16,8 @@ in the comment).
 
 from __future__ import annotations
 
+import os
+
 import itertools
 
 import numpy as np
@@ -29,6 +31,9 @@ from analytic.engine.spin import CounterDef, build_spin
 from analytic.errors import ModelError
 from analytic.model.loader import load_model_text
 from analytic.simulator.evaluate import compile_tables, evaluate_window, evaluate_windows
+
+#: hypothesis examples: fewer in CI (the suite's 15-minute budget), all with ANALYTIC_SLOW=1
+_SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
 
 
 def _toml(v) -> str:
@@ -129,7 +134,7 @@ def classic_games(draw):
     return load_model_text(model_text(m))
 
 
-_SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = settings(max_examples=100 if _SLOW else 40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")

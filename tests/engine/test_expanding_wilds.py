@@ -9,6 +9,8 @@ evaluation (:func:`analytic.simulator.evaluate.base_windows` and
 
 from __future__ import annotations
 
+import os
+
 import itertools
 from dataclasses import replace
 from fractions import Fraction
@@ -27,6 +29,9 @@ from analytic.errors import ModelError
 from analytic.model.game import BetMode, Game, ScatterPay, Symbol, frozen_mapping
 from analytic.model.loader import load_model_text
 from analytic.simulator.evaluate import base_windows, compile_tables, evaluate_windows
+
+#: hypothesis examples: fewer in CI (the suite's 15-minute budget), all with ANALYTIC_SLOW=1
+_SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
 
 HAND = """
 [game]
@@ -148,7 +153,7 @@ def games(draw):
     return game, wild_reels
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100 if _SLOW else 40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games(), st.data())
 def test_walk_equals_brute_force(gw, data):
     game, wild_reels = gw
@@ -171,7 +176,7 @@ def all_windows(game: Game) -> np.ndarray:
     return np.array([list(c) for c in itertools.product(*per)], dtype=np.int16)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60 if _SLOW else 30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games())
 def test_simulator_evaluation_equals_solver(gw):
     game, _ = gw

@@ -7,6 +7,8 @@ combination table written here, hand counts, and the simulator.
 
 from __future__ import annotations
 
+import os
+
 import dataclasses
 import itertools
 import random
@@ -24,6 +26,9 @@ from analytic.engine.linewalk import walk, walk_arrays
 from analytic.engine.spin import build_spin
 from analytic.errors import ModelError
 from analytic.model.loader import load_model_text
+
+#: hypothesis examples: fewer in CI (the suite's 15-minute budget), all with ANALYTIC_SLOW=1
+_SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
 
 
 def _toml(reels, rows, symbols, paytable, strips, *, both=False, scatter=None, total_bet=10, extra=""):
@@ -119,7 +124,7 @@ def _way_by_way_combinations(game):
     return out
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120 if _SLOW else 40, deadline=None)
 @given(seed=st.integers(0, 10**9), both=st.booleans())
 def test_walk_equals_brute_force(seed, both):
     g = _random_game(seed, both)
@@ -235,7 +240,7 @@ def _random_lines_game(seed: int):
     return dataclasses.replace(g, ways=False, lines=tuple(lines), paytable=pt, total_bet=len(lines))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100 if _SLOW else 40, deadline=None)
 @given(seed=st.integers(0, 10**9))
 def test_lines_both_ways_walk_equals_brute_force(seed):
     g = _random_lines_game(seed)

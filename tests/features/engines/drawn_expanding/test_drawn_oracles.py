@@ -18,6 +18,8 @@ No oracle reads a solver's output; they share only the model loader.
 
 from __future__ import annotations
 
+import os
+
 import itertools
 from collections import Counter
 from fractions import Fraction
@@ -144,6 +146,10 @@ def with_reading(text: str, literal: bool) -> str:
 #: the two readings of "The Book Symbols substitute for all symbols except the special Expanding
 #: Symbol in Free Spins": False (books stand in for the expanding symbol in line wins), True (not)
 READINGS = [False, True]
+#: the literal reading of the heavy oracles runs with ANALYTIC_SLOW=1 (CI keeps the class moments, the
+#: zero-win law and the exact graph solve under it: the suite's 15-minute budget)
+READINGS_SLOW = [False, pytest.param(True, marks=pytest.mark.skipif(
+    os.environ.get("ANALYTIC_SLOW") != "1", reason="literal reading of a heavy oracle: ANALYTIC_SLOW=1"))]
 
 
 def _literal(game) -> bool:
@@ -393,7 +399,7 @@ def test_regular_moments_against_path_recursion(n0):
     assert m.m1_hi - m.m1_lo < 1e-7 * o1lo and m.m2_hi - m.m2_lo < 1e-7 * o2lo
 
 
-@pytest.mark.parametrize("literal", READINGS)
+@pytest.mark.parametrize("literal", READINGS_SLOW)
 @pytest.mark.parametrize("n0", [2, 3])
 def test_power_moments_against_path_recursion(n0, literal):
     from analytic.features.engines.drawn_expanding import moments as S
@@ -499,7 +505,7 @@ def _power_capped_recursion(game, C: int, jmax: int):
     return go
 
 
-@pytest.mark.parametrize("literal", READINGS)
+@pytest.mark.parametrize("literal", READINGS_SLOW)
 def test_capped_rtp_against_brute_force(literal):
     """The certified capped interval and the P(cap) bound hold the brute-force capped figures."""
     from analytic.features.engines.drawn_expanding import engine as bop
@@ -525,7 +531,7 @@ def test_capped_rtp_against_brute_force(literal):
     assert 2 * cp.error < Fraction(1, 10**8) and 2 * pc.error < Fraction(1, 10**9)
 
 
-@pytest.mark.parametrize("literal", READINGS)
+@pytest.mark.parametrize("literal", READINGS_SLOW)
 @pytest.mark.parametrize("n0", [2, 3])
 def test_power_cap_law_against_brute_force(n0, literal):
     """The certified capped law of Power Free Spins holds the brute-force figures, with and without a base win."""
