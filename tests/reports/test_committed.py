@@ -31,6 +31,15 @@ def test_committed_reports_match_model(model):
         pytest.skip(f"no committed reports for {model.stem}")
     game = load_model(str(model))
     ws = Workspace(game, workers=2 if model.stem == "book_of_power" else 1)
-    sheet = build_sheet(game, solve_game(game, workspace=ws))
+    rounds = solve_game(game, workspace=ws)
+    # the fresh solve's labels and the cap's direction (the one full solve of each model in CI)
+    for mode, r in rounds.items():
+        assert r.rtp.label in ("exact", "bounded") and r.second_moment.label in ("exact", "bounded"), mode
+        assert r.sd > 0, mode
+        if "uncapped_rtp" in r.extra:
+            cp, u = r.rtp, r.extra["uncapped_rtp"]
+            assert cp.value - cp.error <= u.value + u.error, mode
+            assert r.extra["p_reach_cap"].label in ("exact", "bounded"), mode
+    sheet = build_sheet(game, rounds)
     bad = check_reports(str(model), str(ROOT / "reports"), sheet=sheet)
     assert not bad, "par sheets out of date; regenerate with analytic report:\n" + "\n".join(m.diff for m in bad)

@@ -310,6 +310,7 @@ def _award_moments(g, reel_set, retrigger) -> tuple[Fraction, Fraction]:
     return ea, ea2 - ea * ea
 
 
+@pytest.mark.skipif(not SLOW, reason="full-size exact solve and simulation (about 1.5 min); set ANALYTIC_SLOW=1")
 def test_frequent_retriggers_inside_the_simulation_band():
     """Book of Christmas Eve with 1/2/3 Books awarding 1/3/10 spins (E[A] about 0.4), bought feature."""
     exact, sim, rows = _sim_check(_boce_variant("{ 1 = 1, 2 = 3, 3 = 10 }", cap=False), "buy", 20_000, 19)
@@ -324,6 +325,7 @@ def test_variant_a_inside_the_simulation_band(mode, rounds):
     _sim_check(_boce_variant("{ 3 = 10 }", cap=False), mode, rounds, 7)
 
 
+@pytest.mark.skipif(not SLOW, reason="the refusal comes after the full-size retrigger laws (about 50 s); set ANALYTIC_SLOW=1")
 def test_full_size_cap_with_retrigger_is_refused_with_the_key():
     """The certified grid law cannot hold a full-size x5 game's spin wins: the cap is refused, not approximated."""
     g = load_model_text(_boce_variant("{ 3 = 10 }", cap=True), path=str(MODELS / "variant.toml"))
@@ -359,6 +361,7 @@ def test_book_of_ra_variant_keeps_the_wald_rules_refused():
     assert "rules.expanding_" in str(err.value) and "revealed_wild_reels" in str(err.value)
 
 
+@pytest.mark.skipif(not SLOW, reason="full-size exact solve and simulation (about 1 min); set ANALYTIC_SLOW=1")
 def test_book_of_ra_revealed_multiplier_reels_inside_the_simulation_band():
     """Variant (e), bought feature: line_wild_pay = first_non_wild with wild reels, Book scatter pays, retriggers."""
     exact, sim, rows = _sim_check(_bor_variant(), "buy", 20_000, 23)

@@ -3,6 +3,7 @@
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
+import os
 
 import pytest
 
@@ -107,6 +108,7 @@ def test_new_moments_agree_with_fixed_point_sweep(game):
     assert m.m1_lo <= float(hi) and float(lo) <= m.m1_hi
 
 
+@pytest.mark.skipif(os.environ.get("ANALYTIC_SLOW") != "1", reason="every mode of the shipped model (about 2-4 min); tests/reports/test_committed.py solves them and checks the committed sheet's labels and cap direction; ANALYTIC_SLOW=1")
 def test_rounds_carry_labels_and_cap(game, monkeypatch):
     # labels and the cap's direction only: the regular feature's forward cap law (minutes on this
     # model) is solved by tests/reports/test_committed.py (fresh sheet = committed sheet), whose
