@@ -3,7 +3,7 @@
 Issue 22 items 3 and 4.  Random small games (hypothesis, written as model
 files and read by the loader) mix regular symbols, blanks, wilds with and
 without multipliers and restricted substitution, scatters, symbol groups
-with pays, ordered combos, anywhere pays and every value of the rules
+with pays, ordered combos (multiplied by their wilds or not), anywhere pays and every value of the rules
 ``line_wild_multipliers``, ``all_wild_win_multiplied``,
 ``line_win_chosen_on`` and ``anywhere_pay_wilds``.  Three evaluations must
 agree integer for integer: the exact line walk (:func:`walk`), the
@@ -109,6 +109,8 @@ def classic_games(draw):
         cells = draw(st.lists(st.sampled_from(entries), min_size=1, max_size=reels))
         if tuple(cells) not in {tuple(c["cells"]) for c in combos.values()}:
             combos[f"c{i}"] = {"cells": cells, "pay": draw(st.integers(0, 60))}
+            if draw(st.booleans()):
+                combos[f"c{i}"]["multiplied"] = False  # paid as written, whatever the wilds
     anywhere = {}
     for a in draw(st.lists(st.sampled_from(regs + list(groups)), max_size=2, unique=True)):
         if a in groups and "b0" in groups[a]:
@@ -335,7 +337,45 @@ def test_group_declarations_refused(body, key):
         load_model_text(text)
 
 
+def _flat_game(**rules):
+    text = BASE.replace('three_blanks = { cells = ["blank", "blank", "blank"], pay = 1 }\n',
+                        'three_blanks = { cells = ["blank", "blank", "blank"], pay = 1 }\n'
+                        'three_w = { cells = ["W", "W", "W"], pay = 5000, multiplied = false }\n'
+                        'w_v_bar3 = { cells = ["W", "V", "bar3"], pay = 200, multiplied = false }\n')
+    return load_model_text(text + "\n[rules]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in rules.items()))
+
+
+@pytest.mark.parametrize("cells, rules, pay", [
+    # W W W: W's own 1000 x 2 x 2 x 2 = 8000 beats the flat combo's 5000
+    (["W", "W", "W"], {}, 8000),
+    # all-wild wins unmultiplied: W's own pay is 1000, the flat combo's 5000 is paid
+    (["W", "W", "W"], {"all_wild_win_multiplied": False}, 5000),
+    # W V bar3: bar3 40 x 2 x 3 = 240 beats the flat combo's 200
+    (["W", "V", "bar3"], {}, 240),
+    # applied once: bar3 40 x 3 = 120 < 200, the combo is paid as written (not 200 x 3)
+    (["W", "V", "bar3"], {"line_wild_multipliers": "highest_once"}, 200),
+    # chosen on the paytable pay: the combo's 200 is the highest, and paid as written
+    (["W", "V", "bar3"], {"line_win_chosen_on": "base_pay"}, 200),
+])
+def test_unmultiplied_combo_by_hand(cells, rules, pay):
+    g = _flat_game(**rules)
+    assert line_win(g, cells)[0] == pay
+    assert evaluate_window(g, [[c] for c in cells]).line_win == pay
+    t = compile_tables(g)
+    w = np.array([[[g.symbol_names.index(c)] for c in cells]], dtype=np.int16)
+    assert int(evaluate_windows(t, w).line_win[0]) == pay * t.denom
+
+
+def test_unmultiplied_combo_walk_equals_brute_force():
+    for rules in ({}, {"all_wild_win_multiplied": False}, {"line_wild_multipliers": "highest_once"},
+                  {"line_win_chosen_on": "base_pay"}):
+        g = _flat_game(**rules)
+        assert walk(build_spin(g, "base", [])).table == brute_force(g, "base", [])
+
+
 def test_combo_declarations_refused():
+    with pytest.raises(ModelError, match=r"combos.x.multiplied: must be true or false"):
+        load_model_text(BASE + '[combos.x]\ncells = ["seven", "seven"]\npay = 1\nmultiplied = "no"\n')
     with pytest.raises(ModelError, match=r"combos.x.cells\[1\]: unknown symbol or group 'nope'"):
         load_model_text(BASE + '[combos.x]\ncells = ["seven", "nope"]\npay = 1\n')
     with pytest.raises(ModelError, match=r"combos.x.cells: has 4 entries"):
