@@ -62,7 +62,8 @@ def model_text(m: dict) -> str:
 
 
 @st.composite
-def classic_games(draw):
+def classic_games(draw, flat_focus: bool = False):
+    """A random small classic game; ``flat_focus``: with a multiplier wild and an unmultiplied combo led by it."""
     reels = draw(st.integers(2, 3))
     rows = draw(st.integers(1, 2))
     nreg = draw(st.integers(2, 4))
@@ -82,12 +83,12 @@ def classic_games(draw):
         "anywhere_pay_wilds": draw(st.sampled_from(["counted", "not_counted"])),
     }
     wilds = []
-    for i in range(draw(st.integers(0, 2))):
+    for i in range(draw(st.integers(1 if flat_focus else 0, 2))):
         name = f"w{i}"
         spec = {"role": draw(st.sampled_from(["wild", "wild", "wild_scatter"]))}
         if draw(st.booleans()):
             spec["substitutes"] = draw(st.lists(st.sampled_from(regs), min_size=1, max_size=nreg, unique=True))
-        m = draw(st.sampled_from([1, 2, 3]))
+        m = draw(st.sampled_from([2, 3] if flat_focus and i == 0 else [1, 2, 3]))
         if m > 1:
             spec["multiplier"] = m
         symbols[name] = spec
@@ -111,6 +112,10 @@ def classic_games(draw):
             combos[f"c{i}"] = {"cells": cells, "pay": draw(st.integers(0, 60))}
             if draw(st.booleans()):
                 combos[f"c{i}"]["multiplied"] = False  # paid as written, whatever the wilds
+    if flat_focus:
+        cells = ["w0"] + draw(st.lists(st.sampled_from(entries), min_size=0, max_size=reels - 1))
+        if tuple(cells) not in {tuple(c["cells"]) for c in combos.values()}:
+            combos["flat"] = {"cells": cells, "pay": draw(st.integers(1, 60)), "multiplied": False}
     anywhere = {}
     for a in draw(st.lists(st.sampled_from(regs + list(groups)), max_size=2, unique=True)):
         if a in groups and "b0" in groups[a]:
@@ -148,8 +153,16 @@ def test_walk_equals_brute_force(game):
 
 
 @pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")
+@_SETTINGS
+@given(classic_games(flat_focus=True))
+def test_unmultiplied_combos_walk_equals_brute_force(game):
+    """Combos with ``multiplied = false`` led by a multiplier wild: walk == brute force."""
+    assert walk(build_spin(game, "base", [])).table == brute_force(game, "base", [])
+
+
+@pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(classic_games())
+@given(st.booleans().flatmap(lambda focus: classic_games(flat_focus=focus)))
 def test_simulator_evaluators_equal_brute_force(game):
     tables = compile_tables(game)
     strips = game.reel_sets["base"]
@@ -473,7 +486,7 @@ def test_coins_refused_with_features():
 
 @pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(classic_games())
+@given(st.booleans().flatmap(lambda focus: classic_games(flat_focus=focus)))
 def test_combination_table_sums_to_the_line_total(game):
     from analytic.engine.combos import combination_table
 
