@@ -115,7 +115,7 @@ def line_win(game: Game, cells: list[str], *, full_run: bool = True) -> tuple[in
     for combo in game.combos.values():
         n = len(combo.cells)
         if combo.pay and all(_counts_as(game, c, e) for c, e in zip(cells[:n], combo.cells)):
-            wins.append((combo.pay, combo.pay * _run_multiplier(game, cells[:n])))
+            wins.append((combo.pay, combo.pay * (_run_multiplier(game, cells[:n]) if combo.multiplied else 1)))
     wilds_count = game.rules.get("anywhere_pay_wilds", "counted") == "counted"
     for a, pays in game.anywhere_pays.items():
         members = game.groups.get(a, {a})

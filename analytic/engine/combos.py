@@ -124,9 +124,10 @@ def combination_table(spec: SpinSpec) -> list[Combination]:
         c = 0
         while alive:
             if alive & 1 and not pt.trigger_at[c]:
-                p = pt.pays[c][run] * mult
-                if p > 0 and (best is None or key((p, c, run, mult)) > key(best)):
-                    best = (p, c, run, mult)
+                mu = 1 if c in pt.unmultiplied else mult
+                p = pt.pays[c][run] * mu
+                if p > 0 and (best is None or key((p, c, run, mu)) > key(best)):
+                    best = (p, c, run, mu)
             alive >>= 1
             c += 1
         return best

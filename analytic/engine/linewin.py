@@ -103,6 +103,9 @@ class LinePaytable:
     anywhere : frozenset of int
         Candidates paid on the number of supporting cells anywhere on the
         line (``[anywhere_pays]``), not on a run from the left.
+    unmultiplied : frozenset of int
+        Run candidates paid as written, never multiplied by the wilds of
+        their cells (combos with ``multiplied = false``).
     """
 
     names: tuple[str, ...]
@@ -110,6 +113,7 @@ class LinePaytable:
     trigger_at: tuple[int, ...]
     wild_own: frozenset[int] = frozenset()
     anywhere: frozenset[int] = frozenset()
+    unmultiplied: frozenset[int] = frozenset()
 
     @property
     def reels(self) -> int:
@@ -221,6 +225,7 @@ class LineStateMachine:
         """Best value and trigger count of the candidates in ``alive`` at ``run``."""
         best, trig = self._zero, 0
         pays, trig_at = self.paytable.pays, self.paytable.trigger_at
+        flat = self.paytable.unmultiplied
         c = 0
         while alive:
             if alive & 1:
@@ -228,7 +233,7 @@ class LineStateMachine:
                     if run >= trig_at[c]:
                         trig = 1
                 else:
-                    best = max(best, self._value(pays[c][run], mult))
+                    best = max(best, self._value(pays[c][run], 1 if c in flat else mult))
             alive >>= 1
             c += 1
         return best, trig

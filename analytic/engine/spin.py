@@ -85,7 +85,7 @@ def line_paytable(game: Game) -> tuple[LinePaytable, dict[str, int]]:
         with pays (named as the group), the combos (``combo:NAME``, paying
         at their length only) and the anywhere pays (``anywhere:NAME``).
     """
-    names, pays, trig, own, anyw = [], [], [], set(), set()
+    names, pays, trig, own, anyw, flat = [], [], [], set(), set(), set()
     for s in game.symbols:
         row = game.paytable.get(s.name)
         lt = game.line_triggers.get(s.name)
@@ -103,13 +103,16 @@ def line_paytable(game: Game) -> tuple[LinePaytable, dict[str, int]]:
         names.append(f"combo:{cname}")
         pays.append(tuple(combo.pay if n == len(combo.cells) else 0 for n in range(game.reels + 1)))
         trig.append(0)
+        if not combo.multiplied:
+            flat.add(len(names) - 1)
     for a, row in game.anywhere_pays.items():
         names.append(f"anywhere:{a}")
         pays.append(tuple(row.get(n, 0) for n in range(game.reels + 1)))
         trig.append(0)
         anyw.add(len(names) - 1)
     index = {n: i for i, n in enumerate(names)}
-    return LinePaytable(tuple(names), tuple(pays), tuple(trig), frozenset(own), frozenset(anyw)), index
+    return LinePaytable(tuple(names), tuple(pays), tuple(trig), frozenset(own), frozenset(anyw),
+                        frozenset(flat)), index
 
 
 def _entry_supported(game: Game, cell, entry: str) -> bool:

@@ -269,10 +269,17 @@ class Combo:
     pay : int
         Pay in **line-bet units** of a line whose first ``len(cells)``
         cells match.
+    multiplied : bool
+        ``True`` (default): the pay is multiplied by the wilds among the
+        matched cells like any run (rules ``line_wild_multipliers``,
+        ``all_wild_win_multiplied``).  ``False``: it is paid as written,
+        whatever wilds the cells show (a top award that the game's doubling
+        symbols do not double).
     """
 
     cells: tuple[str, ...]
     pay: int
+    multiplied: bool = True
 
 
 @dataclass(frozen=True)
@@ -425,7 +432,7 @@ def coin_game(game: Game, mode: str | None = None) -> Game:
         game,
         paytable=frozen_mapping({s: scaled(f"paytable.{s}", t) for s, t in game.paytable.items()}),
         group_pays=frozen_mapping({g: scaled(f"paytable.{g}", t) for g, t in game.group_pays.items()}),
-        combos=frozen_mapping({n: Combo(cb.cells, over.get(f"combos.{n}", cb.pay * c)) for n, cb in game.combos.items()}),
+        combos=frozen_mapping({n: Combo(cb.cells, over.get(f"combos.{n}", cb.pay * c), cb.multiplied) for n, cb in game.combos.items()}),
         anywhere_pays=frozen_mapping({a: scaled(f"anywhere_pays.{a}", t) for a, t in game.anywhere_pays.items()}),
         scatter=scatter,
     )

@@ -556,13 +556,13 @@ def _line_entry(ctx: _Ctx, name: str, key: str, roles=("regular", "blank", "wild
 
 
 def _combos(ctx: _Ctx, value: Any) -> dict[str, Combo]:
-    """``[combos.NAME]``: ``cells`` (one symbol or group per reel from the left) and ``pay``."""
+    """``[combos.NAME]``: ``cells`` (one symbol or group per reel from the left), ``pay``, ``multiplied``."""
     t = ctx.table(value, "combos")
     out: dict[str, Combo] = {}
     seen: dict[tuple, str] = {}
     for name, spec in t.items():
         key = ctx.join("combos", name)
-        spec = ctx.table(spec, key, ("cells", "pay"), required=("cells", "pay"))
+        spec = ctx.table(spec, key, ("cells", "pay", "multiplied"), required=("cells", "pay"))
         ck = ctx.join(key, "cells")
         raw = spec["cells"]
         if not isinstance(raw, list) or not raw:
@@ -573,7 +573,9 @@ def _combos(ctx: _Ctx, value: Any) -> dict[str, Combo]:
         if cells in seen:
             ctx.fail(ck, f"the same cells as combos.{seen[cells]}")
         seen[cells] = name
-        out[name] = Combo(cells, ctx.integer(spec["pay"], ctx.join(key, "pay"), min=0))
+        multiplied = (ctx.boolean(spec["multiplied"], ctx.join(key, "multiplied"))
+                      if "multiplied" in spec else True)
+        out[name] = Combo(cells, ctx.integer(spec["pay"], ctx.join(key, "pay"), min=0), multiplied)
     return out
 
 

@@ -514,7 +514,7 @@ def _compile_classic(game: Game, idx: dict, den: int) -> dict | None:
                         m[idx[w.name]] = True
         return m
 
-    support, pays = [], []
+    support, pays, flat = [], [], []
     for cname, table in game.paytable.items():
         sym = game.symbol(cname)
         if sym.role not in _LINE_ROLES:
@@ -524,12 +524,14 @@ def _compile_classic(game: Game, idx: dict, den: int) -> dict | None:
             row[int(k)] = int(v) * den
         support.append(np.broadcast_to(stands_for(cname), (reels, nsym)))
         pays.append(row)
+        flat.append(False)
     for g, table in game.group_pays.items():
         row = np.zeros(reels + 1, dtype=np.int64)
         for k, v in table.items():
             row[int(k)] = int(v) * den
         support.append(np.broadcast_to(stands_for(g), (reels, nsym)))
         pays.append(row)
+        flat.append(False)
     for combo in game.combos.values():
         row = np.zeros(reels + 1, dtype=np.int64)
         row[len(combo.cells)] = int(combo.pay) * den
@@ -539,6 +541,7 @@ def _compile_classic(game: Game, idx: dict, den: int) -> dict | None:
         sup[len(combo.cells):] = False
         support.append(sup)
         pays.append(row)
+        flat.append(not combo.multiplied)
     wilds_count = rules.get("anywhere_pay_wilds", "counted") == "counted"
     any_sup, any_pays = [], []
     for a, table in game.anywhere_pays.items():
@@ -558,6 +561,7 @@ def _compile_classic(game: Game, idx: dict, den: int) -> dict | None:
         "base_choice": rules.get("line_win_chosen_on", "final_pay") == "base_pay",
         "support": np.array(support, dtype=bool).reshape(len(support), reels, nsym),
         "pays": np.array(pays, dtype=np.int64).reshape(len(pays), reels + 1),
+        "unmultiplied": np.array(flat, dtype=bool),
         "any_support": np.array(any_sup, dtype=bool).reshape(len(any_sup), nsym),
         "any_pays": np.array(any_pays, dtype=np.int64).reshape(len(any_pays), reels + 1),
     }
@@ -615,7 +619,7 @@ def _classic_line_pays(tables: Tables, per_reel: list) -> np.ndarray:
             alive &= cl["support"][c, r][per_reel[r]]
             run += alive
         b = cl["pays"][c][run]
-        f = b * np.take_along_axis(pm, run[None], axis=0)[0]
+        f = b if cl["unmultiplied"][c] else b * np.take_along_axis(pm, run[None], axis=0)[0]
         offer(b, f)
     for a in range(len(cl["any_pays"])):
         n = sum(cl["any_support"][a][per_reel[r]].astype(np.int64) for r in range(reels))
@@ -971,10 +975,10 @@ def _classic_line_pay(game: Game, cells: list[str]) -> int:
         return p
 
     offers = [(0, 0)]  # (paytable pay, final pay)
-    entries = [(c, dict(p), None) for c, p in game.paytable.items() if game.symbol(c).role in _LINE_ROLES]
-    entries += [(g, dict(p), None) for g, p in game.group_pays.items()]
-    entries += [(None, {len(cb.cells): cb.pay}, cb.cells) for cb in game.combos.values()]
-    for entry, pays, combo in entries:
+    entries = [(c, dict(p), None, True) for c, p in game.paytable.items() if game.symbol(c).role in _LINE_ROLES]
+    entries += [(g, dict(p), None, True) for g, p in game.group_pays.items()]
+    entries += [(None, {len(cb.cells): cb.pay}, cb.cells, cb.multiplied) for cb in game.combos.values()]
+    for entry, pays, combo, multiplied in entries:
         run = 0
         for i, cell in enumerate(cells):
             want = entry if combo is None else (combo[i] if i < len(combo) else None)
@@ -982,7 +986,7 @@ def _classic_line_pay(game: Game, cells: list[str]) -> int:
                 break
             run += 1
         b = int(pays.get(run, 0))
-        offers.append((b, b * mult(cells[:run])))
+        offers.append((b, b * mult(cells[:run]) if multiplied else b))
     wilds = rules.get("anywhere_pay_wilds", "counted") == "counted"
     for a, pays in game.anywhere_pays.items():
         members = game.groups.get(a, frozenset({a}))

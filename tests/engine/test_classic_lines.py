@@ -3,7 +3,7 @@
 Issue 22 items 3 and 4.  Random small games (hypothesis, written as model
 files and read by the loader) mix regular symbols, blanks, wilds with and
 without multipliers and restricted substitution, scatters, symbol groups
-with pays, ordered combos, anywhere pays and every value of the rules
+with pays, ordered combos (multiplied by their wilds or not), anywhere pays and every value of the rules
 ``line_wild_multipliers``, ``all_wild_win_multiplied``,
 ``line_win_chosen_on`` and ``anywhere_pay_wilds``.  Three evaluations must
 agree integer for integer: the exact line walk (:func:`walk`), the
@@ -62,7 +62,8 @@ def model_text(m: dict) -> str:
 
 
 @st.composite
-def classic_games(draw):
+def classic_games(draw, flat_focus: bool = False):
+    """A random small classic game; ``flat_focus``: with a multiplier wild and an unmultiplied combo led by it."""
     reels = draw(st.integers(2, 3))
     rows = draw(st.integers(1, 2))
     nreg = draw(st.integers(2, 4))
@@ -82,12 +83,12 @@ def classic_games(draw):
         "anywhere_pay_wilds": draw(st.sampled_from(["counted", "not_counted"])),
     }
     wilds = []
-    for i in range(draw(st.integers(0, 2))):
+    for i in range(draw(st.integers(1 if flat_focus else 0, 2))):
         name = f"w{i}"
         spec = {"role": draw(st.sampled_from(["wild", "wild", "wild_scatter"]))}
         if draw(st.booleans()):
             spec["substitutes"] = draw(st.lists(st.sampled_from(regs), min_size=1, max_size=nreg, unique=True))
-        m = draw(st.sampled_from([1, 2, 3]))
+        m = draw(st.sampled_from([2, 3] if flat_focus and i == 0 else [1, 2, 3]))
         if m > 1:
             spec["multiplier"] = m
         symbols[name] = spec
@@ -109,6 +110,12 @@ def classic_games(draw):
         cells = draw(st.lists(st.sampled_from(entries), min_size=1, max_size=reels))
         if tuple(cells) not in {tuple(c["cells"]) for c in combos.values()}:
             combos[f"c{i}"] = {"cells": cells, "pay": draw(st.integers(0, 60))}
+            if draw(st.booleans()):
+                combos[f"c{i}"]["multiplied"] = False  # paid as written, whatever the wilds
+    if flat_focus:
+        cells = ["w0"] + draw(st.lists(st.sampled_from(entries), min_size=0, max_size=reels - 1))
+        if tuple(cells) not in {tuple(c["cells"]) for c in combos.values()}:
+            combos["flat"] = {"cells": cells, "pay": draw(st.integers(1, 60)), "multiplied": False}
     anywhere = {}
     for a in draw(st.lists(st.sampled_from(regs + list(groups)), max_size=2, unique=True)):
         if a in groups and "b0" in groups[a]:
@@ -146,8 +153,16 @@ def test_walk_equals_brute_force(game):
 
 
 @pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")
+@_SETTINGS
+@given(classic_games(flat_focus=True))
+def test_unmultiplied_combos_walk_equals_brute_force(game):
+    """Combos with ``multiplied = false`` led by a multiplier wild: walk == brute force."""
+    assert walk(build_spin(game, "base", [])).table == brute_force(game, "base", [])
+
+
+@pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(classic_games())
+@given(st.booleans().flatmap(lambda focus: classic_games(flat_focus=focus)))
 def test_simulator_evaluators_equal_brute_force(game):
     tables = compile_tables(game)
     strips = game.reel_sets["base"]
@@ -335,7 +350,45 @@ def test_group_declarations_refused(body, key):
         load_model_text(text)
 
 
+def _flat_game(**rules):
+    text = BASE.replace('three_blanks = { cells = ["blank", "blank", "blank"], pay = 1 }\n',
+                        'three_blanks = { cells = ["blank", "blank", "blank"], pay = 1 }\n'
+                        'three_w = { cells = ["W", "W", "W"], pay = 5000, multiplied = false }\n'
+                        'w_v_bar3 = { cells = ["W", "V", "bar3"], pay = 200, multiplied = false }\n')
+    return load_model_text(text + "\n[rules]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in rules.items()))
+
+
+@pytest.mark.parametrize("cells, rules, pay", [
+    # W W W: W's own 1000 x 2 x 2 x 2 = 8000 beats the flat combo's 5000
+    (["W", "W", "W"], {}, 8000),
+    # all-wild wins unmultiplied: W's own pay is 1000, the flat combo's 5000 is paid
+    (["W", "W", "W"], {"all_wild_win_multiplied": False}, 5000),
+    # W V bar3: bar3 40 x 2 x 3 = 240 beats the flat combo's 200
+    (["W", "V", "bar3"], {}, 240),
+    # applied once: bar3 40 x 3 = 120 < 200, the combo is paid as written (not 200 x 3)
+    (["W", "V", "bar3"], {"line_wild_multipliers": "highest_once"}, 200),
+    # chosen on the paytable pay: the combo's 200 is the highest, and paid as written
+    (["W", "V", "bar3"], {"line_win_chosen_on": "base_pay"}, 200),
+])
+def test_unmultiplied_combo_by_hand(cells, rules, pay):
+    g = _flat_game(**rules)
+    assert line_win(g, cells)[0] == pay
+    assert evaluate_window(g, [[c] for c in cells]).line_win == pay
+    t = compile_tables(g)
+    w = np.array([[[g.symbol_names.index(c)] for c in cells]], dtype=np.int16)
+    assert int(evaluate_windows(t, w).line_win[0]) == pay * t.denom
+
+
+def test_unmultiplied_combo_walk_equals_brute_force():
+    for rules in ({}, {"all_wild_win_multiplied": False}, {"line_wild_multipliers": "highest_once"},
+                  {"line_win_chosen_on": "base_pay"}):
+        g = _flat_game(**rules)
+        assert walk(build_spin(g, "base", [])).table == brute_force(g, "base", [])
+
+
 def test_combo_declarations_refused():
+    with pytest.raises(ModelError, match=r"combos.x.multiplied: must be true or false"):
+        load_model_text(BASE + '[combos.x]\ncells = ["seven", "seven"]\npay = 1\nmultiplied = "no"\n')
     with pytest.raises(ModelError, match=r"combos.x.cells\[1\]: unknown symbol or group 'nope'"):
         load_model_text(BASE + '[combos.x]\ncells = ["seven", "nope"]\npay = 1\n')
     with pytest.raises(ModelError, match=r"combos.x.cells: has 4 entries"):
@@ -433,7 +486,7 @@ def test_coins_refused_with_features():
 
 @pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(classic_games())
+@given(st.booleans().flatmap(lambda focus: classic_games(flat_focus=focus)))
 def test_combination_table_sums_to_the_line_total(game):
     from analytic.engine.combos import combination_table
 

@@ -246,6 +246,7 @@ CHANGES = {
                                                "coin_pays": {"paytable.A.3": 30}}),
     ("combos", "cells"): _set("combos", {"ab": {"cells": ["A", "B"], "pay": 3}}),
     ("combos", "pay"): _set("combos", {"ab": {"cells": ["A", "A"], "pay": 7}}),
+    ("combos", "multiplied"): _set("combos", {"ab": {"cells": ["A", "A"], "pay": 7, "multiplied": False}}),
     # only one reading is solved: any other value is refused at load
     ("rules", "simultaneous_triggers"): _set("rules.simultaneous_triggers", "every_triggered_starts"),
     ("expanding_symbol", "expanding_count"): _set("rules.expanding_count", "cells"),
