@@ -162,6 +162,7 @@ S = "scatter"
 [paytable]
 a = {{ 1 = 1, 2 = 3, 3 = 7 }}
 b = {{ 2 = 2, 3 = 5 }}
+{'' if ways else 'W = { 3 = 20 }'}
 [scatter]
 symbols = ["S"]
 pays = {{ 2 = 1 }}
