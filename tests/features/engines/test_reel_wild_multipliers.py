@@ -140,10 +140,11 @@ def _games(draw):
     if retrigger:  # 3 S must be able to show
         strips = [s + ["S"] for s in strips]
     fmult = draw(st.integers(1, 2))
-    return rows, ways, strips, laws, wmult, retrigger, fmult
+    both = draw(st.booleans())
+    return rows, ways, strips, laws, wmult, retrigger, fmult, both
 
 
-def _text(rows, ways, strips, laws, wmult, retrigger, fmult) -> str:
+def _text(rows, ways, strips, laws, wmult, retrigger, fmult, both) -> str:
     reels = ", ".join(f"{r} = {{ {', '.join(f'{m} = {w}' for m, w in law.items())} }}" for r, law in laws.items())
     strip = lambda s: "[" + ", ".join(f'"{c}"' for c in s) + "]"  # noqa: E731
     lines = "ways = true" if ways else ("lines = [[0, 0, 0]]" if rows == 1 else "lines = [[0, 0, 0], [1, 1, 1], [0, 1, 0]]")
@@ -168,6 +169,7 @@ symbols = ["S"]
 pays = {{ 2 = 1 }}
 [paylines]
 {lines}
+pays_both_ways = {'true' if both else 'false'}
 [reels]
 base = [["a", "S", "b"], ["S", "a", "W"], ["b", "S", "a"]]
 free = [{", ".join(strip(s) for s in strips)}]
@@ -184,7 +186,7 @@ reel_wild_multipliers = {{ wild = "W", reels = {{ {reels} }} }}
 @settings(max_examples=40, deadline=None)
 @given(_games())
 def test_solver_equals_brute_force(params):
-    rows, ways, strips, laws, wmult, retrigger, fmult = params
+    rows, ways, strips, laws, wmult, retrigger, fmult, both = params
     g = load_model_text(_text(*params))
     d = unit_scale(g)
     units = g.total_bet * d
@@ -208,3 +210,26 @@ def test_solver_equals_brute_force(params):
         cycle *= len(s)
     assert got.cycle == cycle * total_w
     assert got.joint == dict(want)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_games(), st.data())
+def test_simulator_evaluation_equals_brute_force(params, data):
+    """The simulator's evaluation with drawn cell multipliers against the brute force, window by window."""
+    from analytic.engine.brute import window_line_wins, window_ways_win
+    from analytic.simulator.evaluate import compile_tables, evaluate_windows
+
+    rows, ways, strips, laws, *_ = params
+    g = load_model_text(_text(*params))
+    t = compile_tables(g)
+    names = g.symbol_names
+    windows, cms, want = [], [], []
+    for stops in itertools.product(*[range(len(s)) for s in strips]):
+        win = [[s[(k + r) % len(s)] for r in range(rows)] for s, k in zip(strips, stops)]
+        rm = {r - 1: {"W": data.draw(st.sampled_from(sorted(law)))} for r, law in laws.items()}
+        windows.append([[names.index(c) for c in col] for col in win])
+        cms.append([[rm.get(k, {}).get(c, g.symbol(c).multiplier if g.symbol(c).is_wild else 1) for c in col]
+                    for k, col in enumerate(win)])
+        want.append(window_ways_win(g, win, rm) if ways else window_line_wins(g, win, rm)[0])
+    ev = evaluate_windows(t, np.array(windows, dtype=np.int16), cell_multipliers=np.array(cms, dtype=np.int64))
+    assert [int(x) for x in ev.line_win] == [w * t.denom for w in want]
