@@ -26,6 +26,13 @@ Expanding wilds (``symbols.NAME.expands``) expand on the feature's reels as
 in the base game (:func:`analytic.engine.spin.shown_windows`): the paylines
 read the expanded reels, retrigger and scatter counters the landed symbols.
 
+A wild multiplier drawn per reel in every spin (mechanic
+``reel_wild_multipliers``): the spin's law is the mixture over the drawn
+multiplier vectors of the law with the vector fixed, the wild's cells on
+each listed reel walking as a cell of its role with the drawn multiplier
+(:func:`_drawn_mixture`); ``cycle`` is then the reel cycle times the sum of
+the vectors' weights.
+
 With ``[cap] spin`` each spin's ``X`` is ``min(X, cap)`` (the cap in
 units).
 
@@ -165,7 +172,9 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
     Returns
     -------
     SpinOutcomes
-        Wins in units (``units`` per total bet), awards in spins.
+        Wins in units (``units`` per total bet), awards in spins; with
+        ``reel_wild_multipliers`` the mixture over the drawn multipliers
+        (``cycle`` = reel cycle x the sum of the vectors' weights).
     """
     spec = game.features[feature]
     p = spec.params

@@ -233,3 +233,18 @@ def test_simulator_evaluation_equals_brute_force(params, data):
         want.append(window_ways_win(g, win, rm) if ways else window_line_wins(g, win, rm)[0])
     ev = evaluate_windows(t, np.array(windows, dtype=np.int16), cell_multipliers=np.array(cms, dtype=np.int64))
     assert [int(x) for x in ev.line_win] == [w * t.denom for w in want]
+
+
+def test_par_sheet_lists_the_draws():
+    """The features section names the wild and every reel's multipliers and weights (as declared)."""
+    import json
+
+    from analytic.reports.json_ import render_json
+    from analytic.reports.model import build_sheet
+
+    g = load_model_text(TINY)
+    f = json.loads(render_json(build_sheet(g, {})))["features"][0]
+    assert f["declared"]["reel_wild_multipliers"] == {"wild": "W", "reels": {"2": {"2": 1, "3": 1},
+                                                                            "3": {"1": 1, "4": 1}}}
+    text = f["parameters"]["reel wild multipliers"]
+    assert "W cells" in text and "reel 2: x2: 1, x3: 1 (of 2)" in text and "reel 3: x1: 1, x4: 1 (of 2)" in text
