@@ -248,3 +248,9 @@ def test_par_sheet_lists_the_draws():
                                                                             "3": {"1": 1, "4": 1}}}
     text = f["parameters"]["reel wild multipliers"]
     assert "W cells" in text and "reel 2: x2: 1, x3: 1 (of 2)" in text and "reel 3: x1: 1, x4: 1 (of 2)" in text
+
+
+def test_spin_cap_on_the_mixture_by_hand():
+    """``[cap] spin = 50``: each free spin of the hand count pays at most 50 (80 and 120 pay 50)."""
+    g = load_model_text(TINY + "[cap]\nspin = 50\n")
+    assert free_spin_outcomes(g, "fs").joint == {(0, 10): 6, (0, 20): 3, (0, 30): 3, (0, 40): 2, (0, 50): 2}
