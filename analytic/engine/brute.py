@@ -29,14 +29,21 @@ def _supports(game: Game, cell: str, cand: str, subs_override=None) -> bool:
     return subs is None or cand in subs
 
 
-def _run_multiplier(game: Game, run_cells: list[str]) -> int:
+def _cell_multiplier(game: Game, cell: str, override) -> int:
+    """A wild cell's multiplier: ``override`` (a drawn multiplier) when given, else its symbol's."""
+    return game.symbol(cell).multiplier if override is None else override
+
+
+def _run_multiplier(game: Game, run_cells: list[str], run_mults=None) -> int:
     """Multiplier of a win counted on ``run_cells``, from the rules' text.
 
     ``line_wild_multipliers``: the wilds' multipliers multiply, add (wilds
     without one add nothing; none at all: x1) or the largest applies once;
     ``all_wild_win_multiplied = false``: a win of wilds only is not multiplied.
+    ``run_mults``: per cell, a multiplier in place of the symbol's (None: its own).
     """
-    ms = [game.symbol(c).multiplier for c in run_cells if game.symbol(c).is_wild]
+    over = run_mults or [None] * len(run_cells)
+    ms = [_cell_multiplier(game, c, o) for c, o in zip(run_cells, over) if game.symbol(c).is_wild]
     if run_cells and len(ms) == len(run_cells) and not game.rules.get("all_wild_win_multiplied", True):
         return 1
     how = game.rules.get("line_wild_multipliers", "multiply")
@@ -62,7 +69,7 @@ def _counts_as(game: Game, cell: str, entry: str) -> bool:
                for m in members)
 
 
-def line_win(game: Game, cells: list[str], *, full_run: bool = True) -> tuple[int, int]:
+def line_win(game: Game, cells: list[str], *, full_run: bool = True, mults=None) -> tuple[int, int]:
     """Pay (line-bet units) and line-trigger flag of one payline's cells.
 
     For every candidate symbol, count the leading cells that show it or a
@@ -79,7 +86,9 @@ def line_win(game: Game, cells: list[str], *, full_run: bool = True) -> tuple[in
     the first non-wild cell's symbol (wilds still pay their own runs).
     ``full_run=False`` (the right-to-left reading of pays both ways, on the
     reversed cells): a run over every cell pays nothing (it is paid once,
-    from the left).
+    from the left).  ``mults``: per cell, a multiplier its wild carries in
+    place of the symbol's (None entries: the symbol's own), e.g. a multiplier
+    drawn for its reel.
     """
     base_choice = game.rules.get("line_win_chosen_on", "final_pay") == "base_pay"
     wins = [(0, 0)]  # (base pay, final pay)
@@ -103,7 +112,7 @@ def line_win(game: Game, cells: list[str], *, full_run: bool = True) -> tuple[in
                 trig = 1
         elif pays and pays.get(run, 0) and (full_run or run < len(cells)):
             b = pays.get(run, 0)
-            wins.append((b, b * _run_multiplier(game, cells[:run])))
+            wins.append((b, b * _run_multiplier(game, cells[:run], mults and mults[:run])))
     for g, pays in game.group_pays.items():
         run = 0
         for c in cells:
@@ -111,11 +120,12 @@ def line_win(game: Game, cells: list[str], *, full_run: bool = True) -> tuple[in
                 break
             run += 1
         if pays.get(run, 0):
-            wins.append((pays[run], pays[run] * _run_multiplier(game, cells[:run])))
+            wins.append((pays[run], pays[run] * _run_multiplier(game, cells[:run], mults and mults[:run])))
     for combo in game.combos.values():
         n = len(combo.cells)
         if combo.pay and all(_counts_as(game, c, e) for c, e in zip(cells[:n], combo.cells)):
-            wins.append((combo.pay, combo.pay * (_run_multiplier(game, cells[:n]) if combo.multiplied else 1)))
+            wins.append((combo.pay, combo.pay * (_run_multiplier(game, cells[:n], mults and mults[:n])
+                                                 if combo.multiplied else 1)))
     wilds_count = game.rules.get("anywhere_pay_wilds", "counted") == "counted"
     for a, pays in game.anywhere_pays.items():
         members = game.groups.get(a, {a})
@@ -126,20 +136,26 @@ def line_win(game: Game, cells: list[str], *, full_run: bool = True) -> tuple[in
     return best[1], trig
 
 
-def window_line_wins(game: Game, window: list[list[str]]) -> tuple[int, int]:
-    """Sum of line pays and number of line triggers of a window ``[reel][row]``."""
+def window_line_wins(game: Game, window: list[list[str]], reel_multipliers=None) -> tuple[int, int]:
+    """Sum of line pays and number of line triggers of a window ``[reel][row]``.
+
+    ``reel_multipliers``: ``{0-based reel: {wild: multiplier}}``, the
+    multiplier a wild landing on that reel carries in place of its own.
+    """
     total, trig = 0, 0
+    rm = reel_multipliers or {}
     for line in game.lines:
         cells = [window[r][row] for r, row in enumerate(line)]
-        p, t = line_win(game, cells)
+        mults = [rm.get(r, {}).get(c) for r, c in enumerate(cells)] if rm else None
+        p, t = line_win(game, cells, mults=mults)
         total += p
         trig += t
         if game.pays_both_ways:
-            total += line_win(game, cells[::-1], full_run=False)[0]
+            total += line_win(game, cells[::-1], full_run=False, mults=mults and mults[::-1])[0]
     return total, trig
 
 
-def window_ways_win(game: Game, window: list[list[str]]) -> int:
+def window_ways_win(game: Game, window: list[list[str]], reel_multipliers=None) -> int:
     """Ways win (line-bet units) of a window ``[reel][row]``, read from the rule text.
 
     Every symbol with pays on its own: on each reel the cells showing it or
@@ -149,14 +165,17 @@ def window_ways_win(game: Game, window: list[list[str]]) -> int:
     ``pays_both_ways`` the trailing reels are read the same way from the
     right, unless the run covers every reel (then it is the same
     combination, paid once).  Evaluates every way one by one (itertools),
-    sharing nothing with the walk.
+    sharing nothing with the walk.  ``reel_multipliers``: as in
+    :func:`window_line_wins`.
     """
     total = 0
     nreels = len(window)
+    rm = reel_multipliers or {}
     for cand, pays in game.paytable.items():
         if not any(v > 0 for v in pays.values()):
             continue
-        cells = [[c for c in col if _supports(game, c, cand)] for col in window]
+        cells = [[(c, rm.get(k, {}).get(c)) for c in col if _supports(game, c, cand)]
+                 for k, col in enumerate(window)]
 
         def run_ways(reels):
             n = 0
@@ -169,8 +188,8 @@ def window_ways_win(game: Game, window: list[list[str]]) -> int:
             s = 0
             for way in itertools.product(*(cells[k] for k in reels[:n])):
                 m = 1
-                for c in way:
-                    m *= game.symbol(c).multiplier if game.symbol(c).is_wild else 1
+                for c, o in way:
+                    m *= _cell_multiplier(game, c, o) if game.symbol(c).is_wild else 1
                 s += m
             return n, s
 
@@ -182,7 +201,8 @@ def window_ways_win(game: Game, window: list[list[str]]) -> int:
     return total
 
 
-def brute_force(game: Game, reel_set: str, counters=(), wild_reels=None) -> dict[tuple[int, ...], int]:
+def brute_force(game: Game, reel_set: str, counters=(), wild_reels=None,
+                reel_multipliers=None) -> dict[tuple[int, ...], int]:
     """Every stop combination, evaluated directly.
 
     Base-spin rules read from the rule text: a reel in ``wild_reels``
@@ -190,6 +210,9 @@ def brute_force(game: Game, reel_set: str, counters=(), wild_reels=None) -> dict
     reel whose window shows a wild with ``expands = true`` shows the topmost
     such wild on every row for the paylines; counters count the landed
     symbols (a fixed wild reel's landed symbols are its wilds).
+    ``reel_multipliers`` (``{0-based reel: {wild: multiplier}}``): a wild
+    landing on that reel carries that multiplier in place of its own (one
+    fixed vector of drawn multipliers; a caller mixes over the draws).
 
     Returns
     -------
@@ -213,9 +236,9 @@ def brute_force(game: Game, reel_set: str, counters=(), wild_reels=None) -> dict
             exp = [c for c in col if game.symbol(c).expands]
             shown.append([exp[0]] * rows if exp else col)
         if game.ways:
-            lw, trig = window_ways_win(game, shown), 0
+            lw, trig = window_ways_win(game, shown, reel_multipliers), 0
         else:
-            lw, trig = window_line_wins(game, shown)
+            lw, trig = window_line_wins(game, shown, reel_multipliers)
         cvals = []
         for cd in counters:
             if cd.per == "reels":

@@ -624,6 +624,10 @@ def _param_rows(game: Game, f) -> list[tuple[str, str]]:
                                           if v["combine"] == "multiply" else f"combine = {v['combine']}")))
         elif k == "wild_reels":
             rows.append(("wild reels", f"reels {_names(v['reels'])} show {v['wild']} on every row in every spin"))
+        elif k == "reel_wild_multipliers":
+            per = "; ".join(f"reel {r}: {_weights_text(m, lambda x: f'x{x}')}" for r, m in v["reels"].items())
+            rows.append(("reel wild multipliers", f"in each spin every listed reel draws the multiplier its "
+                                                  f"{v['wild']} cells carry, independently: {per}"))
         elif k == "wild_symbols":
             rows.append(("wild symbols", f"{_names(v['symbols'])} are wild (as {v['wild']})"))
         elif k == "expanding_symbol":

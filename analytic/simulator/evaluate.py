@@ -757,7 +757,8 @@ def base_windows(tables: Tables, mode: str, windows: np.ndarray) -> tuple[np.nda
     return shown, landed
 
 
-def evaluate_windows(tables: Tables, windows: np.ndarray, landed: np.ndarray | None = None) -> BatchEvaluation:
+def evaluate_windows(tables: Tables, windows: np.ndarray, landed: np.ndarray | None = None,
+                     cell_multipliers: np.ndarray | None = None) -> BatchEvaluation:
     """Evaluate a batch of windows.
 
     Parameters
@@ -769,6 +770,11 @@ def evaluate_windows(tables: Tables, windows: np.ndarray, landed: np.ndarray | N
     landed : ndarray of int, shape (N, reels, rows), optional
         Symbol indices scatter pays and triggers count (default
         ``windows``), see :func:`base_windows`.
+    cell_multipliers : ndarray of int64, shape (N, reels, rows), optional
+        The multiplier each cell carries in a line or ways win, in place of
+        its symbol's (``tables.multiplier[windows]``): a wild's multiplier
+        drawn per reel and spin (mechanic ``reel_wild_multipliers``).  Not
+        with classic line pays (``tables.classic``: ValueError).
 
     Returns
     -------
@@ -778,11 +784,15 @@ def evaluate_windows(tables: Tables, windows: np.ndarray, landed: np.ndarray | N
     """
     n = windows.shape[0]
     if tables.ways:
-        best = _ways_pays(tables, windows)
+        best = _ways_pays(tables, windows, cell_multipliers)
         line_win = best.sum(axis=1)
         return _finish(tables, windows, best, line_win, landed)
     # per reel, the symbol each payline shows there: R arrays of shape N x L
     per_reel, mults = line_symbols(tables, windows)
+    if cell_multipliers is not None:
+        if tables.classic is not None:
+            raise ValueError("cell_multipliers: not with classic line pays")
+        mults = [cell_multipliers[:, r, tables.lines[:, r]] for r in range(tables.reels)]
     best = np.zeros((n, tables.n_lines), dtype=np.int64)
     first = None
     if tables.classic is not None:
@@ -832,12 +842,13 @@ def _right_to_left(tables: Tables, per_reel: list, mults) -> np.ndarray:
     return best
 
 
-def _ways_pays(tables: Tables, windows: np.ndarray) -> np.ndarray:
-    """Ways pay of every candidate, in ticks: shape (N, n_candidates) (module docstring's rule)."""
+def _ways_pays(tables: Tables, windows: np.ndarray, cell_multipliers: np.ndarray | None = None) -> np.ndarray:
+    """Ways pay of every candidate, in ticks: shape (N, n_candidates) (module docstring's rule);
+    ``cell_multipliers`` (N, reels, rows) in place of the symbols' multipliers when given."""
     n = windows.shape[0]
     R = tables.reels
     out = np.zeros((n, len(tables.cand_names)), dtype=np.int64)
-    mult_cells = tables.multiplier[windows]  # (N, reels, rows)
+    mult_cells = tables.multiplier[windows] if cell_multipliers is None else cell_multipliers  # (N, reels, rows)
     for c in range(len(tables.cand_names)):
         m = (tables.cand_support[c][windows] * mult_cells).sum(axis=2)  # (N, reels): weighted cells per reel
         alive = np.ones(n, dtype=bool)

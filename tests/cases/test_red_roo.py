@@ -9,34 +9,31 @@ ways from the left, 2 of a kind paying for the high symbols, a wild on
 reels 2-4 substituting for every regular symbol, a scatter, cost 50 bets.
 
 The figures printed for the base ("regular") game are pure ways and
-scatter pays, solved from the model.  The free games are not in the model
-(each free spin draws a wild multiplier of 2 or 3, probability 1/2 each,
-for each of reels 2, 3 and 4: the format has no per-reel random wild
-multiplier); their figures are reproduced here from the model's reels:
+scatter pays; the free games are the model's feature ``free_games``: each
+free spin draws a wild multiplier of 2 or 3 (probability 1/2 each) for each
+of reels 2, 3 and 4 (mechanic ``reel_wild_multipliers``), 3, 4, 5 scatters
+award 8, 15, 20 free spins from the base game and 2, 3, 4, 5 award 5, 8, 15,
+20 in the free games (retriggers, no limit).  Every printed figure is read
+off the model's exact solve:
 
-* a ways win is ``pay x m_1 x ... x m_n`` with ``m_k`` the count of matching
-  cells on reel ``k``, a wild counted with its reel's multiplier; the
-  product is linear in each reel's multiplier, and the multipliers are
-  independent, so the free spin's mean ways win is the mean over the 8
-  equally likely assignments (2 or 3 on each of reels 2-4) of an ordinary
-  ways game with fixed multipliers (slotopol uses the mean multiplier 2.5
-  per reel, the same number);
-* free spins: 3, 4, 5 scatters award 8, 15, 20 from the base game; 2, 3, 4,
-  5 award 5, 8, 15, 20 in the free games (retriggers, no limit); with ``q``
-  the mean award per free spin, a feature of ``n`` spins plays ``n / (1 - q)``
-  spins on average (Wald), so the free games return ``sq x rtp(free spin)``
-  with ``sq = 1 / (1 - q)`` and the game ``rtp(base spin) + q_base x that``,
-  the calculator's own composition.
+* "symbols: 152.01(lined) + 0.47439(scatter) = 152.485423%": one free
+  spin's mean ways win and mean win (total-bet multiples);
+* "free spins 162558160, q = 0.19894, sq = 1/(1-q)": the free spins a free
+  spin awards, summed over the cycle, their mean ``q`` and the expected
+  spins per awarded spin (Wald);
+* "free games hit rate: 1/26.246": the probability that a free spin awards
+  spins;
+* "RTP = sq*rtp(sym) = 190.353978%": the feature's mean win per awarded
+  spin; "RTP = ... = 92.470094%": the round's RTP.
 
 Independent oracles besides the printed figures: the scatter counts are
 convolved here from the strips by hand (one scatter per reel at most in a
-window), and a sampled check of the ways evaluation against the simulator's
-evaluator.
+window), a sampled check of the ways evaluation against the simulator's
+evaluator, and the simulator's free games against the printed 190.353978 %.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -45,8 +42,11 @@ import numpy as np
 import pytest
 
 from analytic.engine.base_game import solve_base
+from analytic.features.engines.wald_spins import solve_free_spins, state_outcomes
 from analytic.model.loader import load_model
 from analytic.simulator.evaluate import compile_tables, evaluate_windows
+from analytic.solver.round import solve_round
+from analytic.workspace import Workspace
 
 HERE = Path(__file__).parent
 MODEL = HERE / "red_roo.toml"
@@ -82,35 +82,22 @@ def _scatter_law() -> dict[int, int]:
     return law
 
 
-def _variant(tmp_path: Path, mults: tuple[int, int, int]):
-    """The model with the wild on reel 2, 3, 4 a wild of multiplier ``mults``."""
-    text = MODEL.read_text()
-    extra = "".join(f'wild_r{k} = {{ role = "wild", multiplier = {m} }}\n'
-                    for k, m in zip((2, 3, 4), mults))
-    text = text.replace('wild = "wild"', 'wild = "wild"\n' + extra, 1)
-    head, reels = text.split("[reels]", 1)
-    strips = GAME.reel_sets["base"]
-    body = ["[reels]", "base = ["]
-    for i, strip in enumerate(strips):
-        cells = [f"wild_r{i + 1}" if (s == "wild" and i in (1, 2, 3)) else s for s in strip]
-        body.append("  [" + ", ".join(f'"{c}"' for c in cells) + "],")
-    body.append("]")
-    p = tmp_path / f"red_roo_{''.join(map(str, mults))}.toml"
-    p.write_text(head + "\n".join(body) + "\n")
-    return load_model(p)
-
-
 @pytest.fixture(scope="module")
 def base():
     return solve_base(GAME)
 
 
 @pytest.fixture(scope="module")
-def free_spin_lined(tmp_path_factory):
-    """Mean ways win of a free spin (total-bet multiples), over the 8 multiplier draws."""
-    tmp = tmp_path_factory.mktemp("redroo")
-    vals = [solve_base(_variant(tmp, m)).line_rtp for m in itertools.product((2, 3), repeat=3)]
-    return sum(vals, Fraction(0)) / 8
+def ws():
+    """One solve's workspace for the module (the free spin's law is walked once)."""
+    return Workspace(GAME)
+
+
+@pytest.fixture(scope="module")
+def free_spin(ws):
+    """One free spin's exact law (the mixture over the 8 drawn multiplier vectors)."""
+    (_w, _s, o), = state_outcomes(GAME, "free_games", ws)
+    return o
 
 
 def test_cycle_and_wild_reels(base):
@@ -145,24 +132,42 @@ def test_regular_games_free_spins():
     printed(Fraction(cycle, hits), "384.77")  # "free games hit rate: 1/384.77"
 
 
-def test_free_games_figures(base, free_spin_lined):
-    law = _scatter_law()
-    cycle = sum(law.values())
-    printed(free_spin_lined, "152.01", percent=True)
-    fs_sym = free_spin_lined + base.scatter_rtp  # scatter pays are not multiplied
-    printed(fs_sym, "152.485423%", percent=True)
-    spins = sum(FS_FREE.get(k, 0) * v for k, v in law.items())
-    assert spins == 162558160  # "free spins 162558160"
-    q = Fraction(spins, cycle)
+def test_free_games_figures(free_spin):
+    o = free_spin
+    assert o.cycle == 817131600 * 8  # the cycle times the 8 equally likely multiplier vectors
+    printed(Fraction(o.line_sum, o.cycle * o.units), "152.01", percent=True)  # "152.01(lined)"
+    printed(Fraction(o.scatter_sum, o.cycle * o.units), "0.47439", percent=True)  # "0.47439(scatter)"
+    printed(o.mean_win, "152.485423%", percent=True)
+    q = o.mean_award
+    assert q * 817131600 == 162558160  # "free spins 162558160"
     printed(q, "0.19894")
     printed(1 / (1 - q), "1.248342")
-    printed(Fraction(cycle, sum(v for k, v in law.items() if k >= 2)), "26.246")
-    fg = fs_sym / (1 - q)
-    printed(fg, "190.353978%", percent=True)
-    q_base = Fraction(sum(FS_BASE.get(k, 0) * v for k, v in law.items()), cycle)
-    printed(base.line_rtp + base.scatter_rtp + q_base * fg, "92.470094%", percent=True)
+    hits = sum(c.weight for a, c in o.classes.items() if a > 0)
+    printed(Fraction(o.cycle, hits), "26.246")  # "free games hit rate: 1/26.246"
 
 
+def test_free_games_rtp_and_total(ws):
+    fr = solve_free_spins(GAME, "free_games", 3, ws=ws)  # 8 free games
+    assert fr.mean.label == "exact"
+    printed(fr.mean.value / 8, "190.353978%", percent=True)  # "RTP = sq*rtp(sym)"
+    printed(fr.expected_spins.value / 8, "1.248342")  # "sq"
+    r = solve_round(GAME, "base", workspace=ws)
+    assert r.rtp.label == "exact"
+    printed(r.rtp.value, "92.470094%", percent=True)  # "RTP = 88.391(sym) + 0.021428*190.35(fg)"
+
+
+def test_free_games_against_the_simulator():
+    """The simulator's free games (its own draws and ways evaluation) against the printed 190.353978 %."""
+    from analytic.simulator.features.free_spins import play, prepare
+
+    t = compile_tables(GAME)
+    n = 10_000
+    b = play(t, "free_games", prepare(GAME, GAME.features["free_games"]), np.full(n, 3),
+             np.full(n, 8, dtype=np.int64), np.random.default_rng(5))
+    per_spin = b.win.sum() / (t.denom * GAME.total_bet) / b.spins.sum()
+    # per spin: mean 1.5249 total bets (printed), SD about 4.9 (the spins of a feature are i.i.d.)
+    assert abs(per_spin - 1.52485423) < 5 * 4.9 / b.spins.sum() ** 0.5
+    assert abs(b.spins.mean() / 8 - 1.248342) < 0.05
 def test_ways_evaluation_matches_the_simulator_on_sampled_windows():
     """The simulator's own ways evaluation agrees with a hand count on sampled windows."""
     rng = np.random.default_rng(22)

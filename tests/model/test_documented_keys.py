@@ -279,6 +279,10 @@ _CURRENCY = _set("cap", {"currency": 100, "currency_name": "GBP", "stakes": [1]}
 RELATIVE = {
     ("cap", "stakes"): (_CURRENCY, _set("cap.stakes", [1, 1000]), "changes"),
     ("cap", "currency_name"): (_CURRENCY, _set("cap.currency_name", "EUR"), "same"),
+    # not with an expanding_symbol (refused): BASE's free spins without one, then W's multiplier drawn on reel 2
+    ("reel_wild_multipliers", "reel_wild_multipliers"): (
+        _both(_del("features.fs.expanding_symbol"), _del("rules.expanding_count"), _del("rules.expanding_line_win")),
+        _set("features.fs.reel_wild_multipliers", {"wild": "W", "reels": {"2": {"2": 1, "3": 1}}}), "changes"),
 }
 
 #: sections exempt from a case here (none since the features are declared from mechanics)

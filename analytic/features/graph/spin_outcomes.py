@@ -26,6 +26,13 @@ Expanding wilds (``symbols.NAME.expands``) expand on the feature's reels as
 in the base game (:func:`analytic.engine.spin.shown_windows`): the paylines
 read the expanded reels, retrigger and scatter counters the landed symbols.
 
+A wild multiplier drawn per reel in every spin (mechanic
+``reel_wild_multipliers``): the spin's law is the mixture over the drawn
+multiplier vectors of the law with the vector fixed, the wild's cells on
+each listed reel walking as a cell of its role with the drawn multiplier
+(:func:`_drawn_mixture`); ``cycle`` is then the reel cycle times the sum of
+the vectors' weights.
+
 With ``[cap] spin`` each spin's ``X`` is ``min(X, cap)`` (the cap in
 units).
 
@@ -53,7 +60,7 @@ from analytic.engine.spin import (CounterDef, build_spin, cell_roles, landed_cou
 from analytic.model.game import Game
 from analytic.engine.base_game import unit_scale
 
-__all__ = ["OutcomeClass", "SpinOutcomes", "award_of", "free_spin_outcomes", "outcomes_from_joint"]
+__all__ = ["OutcomeClass", "SpinOutcomes", "award_of", "free_spin_outcomes", "outcomes_from_joint", "drawn_wild_cell"]
 
 
 @dataclass(frozen=True)
@@ -165,7 +172,9 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
     Returns
     -------
     SpinOutcomes
-        Wins in units (``units`` per total bet), awards in spins.
+        Wins in units (``units`` per total bet), awards in spins; with
+        ``reel_wild_multipliers`` the mixture over the drawn multipliers
+        (``cycle`` = reel cycle x the sum of the vectors' weights).
     """
     spec = game.features[feature]
     p = spec.params
@@ -214,9 +223,6 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
     if expanding is not None:
         counters.append(CounterDef("expanding", exp_cells, per))
     counters = landed_counters(counters, stand_ins)
-    sspec = build_spin(game, counters=counters, windows=windows, roles=roles, paytable=pt)
-    arr = walk_arrays(sspec)
-    names = arr.counter_names
 
     sc_pay: dict[int, int] = {}
     if scatter_pays:
@@ -234,12 +240,19 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
             exp_pay[k] = row.get(min(k, kmax), 0) * len(game.lines) * d
     rcounts = retrig.counts if retrig is not None else None
 
-    fast = _joint_int64(arr, d * mult, sc_pay, exp_pay, mult, rcounts)
-    if fast is not None:
-        joint, line_sum, scatter_sum, exp_sum = fast
+    def one(wins, rls, cds):
+        """``(joint, line_sum, scatter_sum, exp_sum, cycle)`` of the spin on windows ``wins``."""
+        arr = walk_arrays(build_spin(game, counters=cds, windows=wins, roles=rls, paytable=pt))
+        fast = _joint_int64(arr, d * mult, sc_pay, exp_pay, mult, rcounts)
+        if fast is None:
+            fast = _joint_python(arr.table(), arr.counter_names, d, mult, sc_pay, exp_pay, rcounts)
+        return (*fast, arr.cycle)
+
+    drawn = p.get("reel_wild_multipliers")
+    if drawn is None:
+        joint, line_sum, scatter_sum, exp_sum, cycle = one(windows, roles, counters)
     else:
-        joint, line_sum, scatter_sum, exp_sum = _joint_python(arr.table(), names, d, mult, sc_pay, exp_pay,
-                                                              rcounts)
+        joint, line_sum, scatter_sum, exp_sum, cycle = _drawn_mixture(drawn, windows, roles, counters, one)
     if game.cap is not None and game.cap.spin is not None:
         # [cap] spin: each free spin pays at most the cap (its win, multiplier included); the parts' sums
         # stay uncapped
@@ -249,8 +262,69 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
         for (a, x), c in joint.items():
             capped[(a, min(x, int(capu)))] += c
         joint = dict(capped)
-    return outcomes_from_joint(joint, arr.cycle, units, line_sum=line_sum, scatter_sum=scatter_sum,
+    return outcomes_from_joint(joint, cycle, units, line_sum=line_sum, scatter_sum=scatter_sum,
                                expansion_sum=exp_sum)
+
+
+def drawn_wild_cell(wild: str, multiplier: int) -> str:
+    """Cell name of a ``wild`` cell carrying the drawn ``multiplier`` (mechanic ``reel_wild_multipliers``).
+
+    ``~`` cannot start a symbol name, so it clashes with no symbol (nor with
+    an expanding wild's stand-in, whose second part is a symbol name).
+    """
+    return f"~x{multiplier}~{wild}"
+
+
+def _drawn_mixture(drawn, windows, roles, counters, one):
+    """One spin's joint law under a wild multiplier drawn per reel (mechanic ``reel_wild_multipliers``).
+
+    For every vector of drawn multipliers ``(m_k)`` over the listed reels
+    (weight: the product of their weights), the ``wild`` cells of reel ``k``
+    become a cell of the wild's line role with multiplier ``m_k``
+    (:func:`drawn_wild_cell`; counters still count them as the wild), and the
+    fixed spin's law ``one(windows, roles, counters)`` is taken.  The spin's
+    law is the mixture: ``joint[(a, x)] = sum_v weight_v * joint_v[(a, x)]``
+    over a cycle of ``cycle * sum_v weight_v`` (exact integers), the win
+    parts' sums likewise.
+
+    Returns
+    -------
+    (joint, line_sum, scatter_sum, exp_sum, cycle)
+    """
+    import itertools
+    from dataclasses import replace
+
+    wild = drawn["wild"]
+    reels = list(drawn["reels"].items())  # (1-based reel, {multiplier: weight})
+    names = {}
+    for _, law in reels:
+        for m in law:
+            cell = drawn_wild_cell(wild, m)
+            names[cell] = (wild, wild)
+            roles[cell] = replace(roles[wild], multiplier=int(m))
+    cds = landed_counters(counters, names)
+    joint: dict = defaultdict(int)
+    sums = [0, 0, 0]
+    total_w = 0
+    cycle = None
+    for vec in itertools.product(*[[(m, w) for m, w in law.items() if w] for _, law in reels]):
+        weight = 1
+        wins = list(windows)
+        for (reel, _), (m, w) in zip(reels, vec):
+            weight *= w
+            cell = drawn_wild_cell(wild, m)
+            changed: dict = defaultdict(int)
+            for win, n in wins[reel - 1].items():
+                changed[tuple(cell if c == wild else c for c in win)] += n
+            wins[reel - 1] = dict(changed)
+        j, ls, ss, es, cyc = one(wins, roles, cds)
+        cycle = cyc
+        total_w += weight
+        for key, c in j.items():
+            joint[key] += weight * c
+        for i, x in enumerate((ls, ss, es)):
+            sums[i] += weight * x
+    return dict(joint), sums[0], sums[1], sums[2], cycle * total_w
 
 
 def outcomes_from_joint(joint: Mapping[tuple[int, int], int], cycle: int, units: int, *, line_sum: int = 0,

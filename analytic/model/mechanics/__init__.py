@@ -16,6 +16,7 @@ Mechanics (module, keys; see ``docs/model-format.md``, section "Mechanics"):
 * :mod:`.scatter_pays` -- ``scatter_pays``;
 * :mod:`.wild_symbols` -- ``wild_symbols`` (symbols turning wild);
 * :mod:`.wild_reels` -- ``wild_reels`` (fixed, or revealed by a symbol with a multiplier law);
+* :mod:`.reel_wild_multipliers` -- ``reel_wild_multipliers`` (a wild's multiplier drawn per reel each spin);
 * :mod:`.expanding_symbol` -- ``expanding_symbol`` (drawn at the start or at each award);
 * :mod:`.ladder` -- ``ladder`` (upgrades the expanding symbol along a declared order);
 * :mod:`.golden_reels` -- ``golden_reels`` (sticky reels counting as the expanding symbol);
@@ -132,6 +133,7 @@ from analytic.model.mechanics import multiplier  # noqa: E402,F401
 from analytic.model.mechanics import scatter_pays  # noqa: E402,F401
 from analytic.model.mechanics import wild_symbols  # noqa: E402,F401
 from analytic.model.mechanics import wild_reels  # noqa: E402,F401
+from analytic.model.mechanics import reel_wild_multipliers  # noqa: E402,F401
 from analytic.model.mechanics import expanding_symbol  # noqa: E402,F401
 from analytic.model.mechanics import ladder  # noqa: E402,F401
 from analytic.model.mechanics import golden_reels  # noqa: E402,F401

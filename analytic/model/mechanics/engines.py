@@ -18,7 +18,8 @@ Engines (see ``docs/model-format.md``, section "Engines"):
 
 ``wald``
     Free spins in a fixed state: retrigger table, global multiplier,
-    scatter pays, expanding symbol drawn at the start (Wald's identities;
+    scatter pays, expanding symbol drawn at the start, or a wild's multiplier
+    drawn per reel in each spin (a mixture of one spin's law; Wald's identities;
     :mod:`analytic.features.engines.wald_spins`).
 ``revealed_wild_reels``
     An expanding symbol drawn at the start and wild reels revealed by a
@@ -226,6 +227,13 @@ def _wald_check(v, f, ctx) -> str | None:
     e = v.get("expanding_symbol")
     if e is not None and e["draw"] != "at_start":
         return "needs expanding_symbol.draw = 'at_start' (draws at each award: engine drawn_expanding)"
+    if "reel_wild_multipliers" in v:
+        if e is not None:
+            return "solves reel_wild_multipliers without an expanding_symbol only (remove one of them)"
+        grown = sorted(n for n, s in ctx.symbols.items() if s.expands)
+        if grown:
+            return (f"solves reel_wild_multipliers in a game without expanding wilds only (symbols "
+                    f"{', '.join(grown)} expand)")
     return None
 
 
@@ -236,15 +244,16 @@ def _wald_build(v, f, ctx) -> dict:
         "multiplier": v.get("multiplier", 1),
         "scatter_pays": v.get("scatter_pays", True),
         "max_spins": v.get("max_spins"),
+        "reel_wild_multipliers": v.get("reel_wild_multipliers"),
         "expanding_symbol": None if e is None else frozen_mapping({"choose_from": e["choose_from"],
                                                                    "weights": e["weights"]}),
     }
 
 
 register_engine(
-    "wald", "free_spins", (), ("spins", "multiplier", "scatter_pays", "expanding_symbol"),
+    "wald", "free_spins", (), ("spins", "multiplier", "scatter_pays", "expanding_symbol", "reel_wild_multipliers"),
     _wald_check, _wald_build, honours=("expanding_count", "expanding_line_win"),
-    accepts="retrigger table, multiplier, scatter_pays, expanding_symbol at_start",
+    accepts="retrigger table, multiplier, scatter_pays, expanding_symbol at_start or reel_wild_multipliers",
 )
 
 

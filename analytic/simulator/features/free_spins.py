@@ -17,6 +17,10 @@ Rules played
   counted, capped at the largest paytable count), anywhere in the window.
   Rule ``expanding_line_win = "wild_led_only"`` withholds the normal line win
   of a payline whose first cell is the expanding symbol (default ``"paid"``).
+* ``reel_wild_multipliers = {wild, reels}``: in every spin each listed reel
+  draws a multiplier by its weights (independently of the other reels and
+  spins), and every ``wild`` cell on that reel carries it in that spin's
+  line or ways wins instead of the wild's own multiplier.
 * A single instance stops after ``max_spins`` spins and is reported as
   limited (a feature whose expected extra spins per spin is >= 1 would never
   end).
@@ -55,6 +59,7 @@ class FreeSpins:
     expanding_line_win: str
     denom: int = 1
     max_spins: int | None = None  # the model's ceiling on a feature's spins (spins mechanic), None: none
+    wild_draws: tuple = ()  # ((0-based reel, wild name, multipliers, weights), ...): reel_wild_multipliers
 
 
 def prepare(game, spec) -> FreeSpins:
@@ -113,7 +118,14 @@ def prepare(game, spec) -> FreeSpins:
                    "its expected length, and so its mean win, is infinite")
                 + "; lower the retrigger awards or the retrigger symbols on the strips",
             )
+    draws = []
+    rwm = p.get("reel_wild_multipliers")
+    if rwm:
+        for reel, law in sorted(int_keys(rwm["reels"]).items()):
+            items = sorted(int_keys(law).items())
+            draws.append((reel - 1, str(rwm["wild"]), tuple(m for m, _ in items), tuple(int(w) for _, w in items)))
     return FreeSpins(
+        wild_draws=tuple(draws),
         reel_set=spec.reel_set,
         multiplier=int(mult),
         scatter_pays=bool(p.get("scatter_pays", True)),
@@ -226,7 +238,15 @@ def play(tables, name, prep: FreeSpins, counts, awards, rng, max_spins: int = 10
         n = owner.size
         w = tables.spin(prep.reel_set, n, rng)
         shown, _ = base_windows(tables, None, w)  # expanding wilds: lines read them, counts read w
-        ev = evaluate_windows(tables, shown, w)
+        cm = None
+        if prep.wild_draws:
+            # each listed reel's wild cells carry the multiplier drawn for that reel in this spin
+            cm = tables.multiplier[shown]
+            for reel, wild, values, weights in prep.wild_draws:
+                m = weighted_draw(np.asarray(values, dtype=np.int64), weights, n, rng)
+                col = shown[:, reel, :]
+                cm[:, reel, :] = np.where(col == tables.index(wild), m[:, None], cm[:, reel, :])
+        ev = evaluate_windows(tables, shown, w, cell_multipliers=cm)
         if es is not None and prep.expanding_line_win == "wild_led_only":
             e = es[owner]
             first = w[:, 0, first_rows]  # n x lines

@@ -102,7 +102,7 @@ def test_shipped_models_pick_their_engines():
      'retrigger = { per_symbol = 1 }\n',
      ["declared: wild_reels (revealed_by, combine multiply), expanding_symbol (draw at_start), "
       "spins (retrigger per_symbol)",
-      "wald [retrigger table, multiplier, scatter_pays, expanding_symbol at_start] does not solve wild_reels",
+      "wald [retrigger table, multiplier, scatter_pays, expanding_symbol at_start or reel_wild_multipliers] does not solve wild_reels",
       "revealed_wild_reels [wild_reels revealed_by (multiply) + expanding_symbol at_start, optional retrigger "
       "table] needs retrigger as a table"]),
     ('wild_reels = { revealed_by = "k", multipliers = { 2 = 1 } }\nexpanding_symbol = { choose_from = ["a"] }\n'
