@@ -734,9 +734,13 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
     lab = ("exact (every figure an exact fraction)" if h0.method == "exact" else
            f"certified: every probability within the session law's total-variation bound (the table's "
            f"error column), a quantile given as the interval it is certified to lie in")
-    note = (f"Sessions of {', '.join(f'{n:,}' for n in rounds)} rounds from a start of {_show(start)} {unit.split(' (')[0]}, "
-            f"one round at a time at total bet {_show(bet)}, no stop but ruin (the balance below the price of "
-            f"one round, {_show(price)}): the final balance (mean; quantile q: the smallest balance x with "
+    short = unit.split(" (")[0]
+    cur_txt = "" if unit == "total bets" else f" {short}"
+    capped = ("" if unit == "total bets" else
+              f" (the win cap of {_show(game.cap.currency)}{cur_txt} applied at that stake)")
+    note = (f"Sessions of {', '.join(f'{n:,}' for n in rounds)} rounds from a start of {_show(start)} {short}, "
+            f"one round at a time at a total bet of {_show(bet)}{cur_txt}{capped}, no stop but ruin (the balance "
+            f"below the price of one round, {_show(price)}{cur_txt}): the final balance (mean; quantile q: the smallest balance x with "
             f"P(balance <= x) >= q; the probability of ending above the start) and the risk of ruin within the "
             f"rounds. The balance is the Markov chain whose step is the round's law; {lab}. One chain of "
             f"{max(rounds):,} rounds is read at every horizon; sessions whose balance can no longer fall to the "
@@ -770,7 +774,7 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
                                                                "cash_up": "stop_cash_up",
                                                                "cash_down": "stop_cash_down"}[o])]
         anote = (f"The default autoplay setting (docs/sessions.md) of the stop options the game's rules offer, "
-                 f"from the same start: the probability that each stop ends the run (checked after every round "
+                 f"from the same start (amounts in {short}): the probability that each stop ends the run (checked after every round "
                  f"in the order listed; ruin when the balance no longer pays a round)"
                  + (f"; offered but off in this setting: {', '.join(off)}" if off else "")
                  + (". Exact." if a.method == "exact" else
