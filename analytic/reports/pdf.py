@@ -255,6 +255,8 @@ def _session(d: _Doc, m: ModeSheet):
     sec = m.session
     if sec is None:
         return
+    if not sec.refused and d.get_y() > 150:  # the note, table and plot together on one page
+        d.add_page()
     d.h2("Sessions")
     if sec.refused:
         d.para(sec.refused)
