@@ -339,6 +339,11 @@ class Game:
     anywhere_pays : Mapping[str, Mapping[int, int]]
         ``[anywhere_pays]``: symbol or group -> number of cells of the line
         showing it, anywhere on the line -> pay in **line-bet units**.
+    autoplay_stops : tuple of str
+        The advanced autoplay stop options the game's rules offer
+        (``[autoplay] stops``, in the order of
+        :data:`analytic.model.loader.AUTOPLAY_STOPS`); read only by the par
+        sheet's session section (docs/sessions.md), no round figure.
     """
 
     path: str
@@ -364,6 +369,7 @@ class Game:
     group_pays: Mapping[str, Mapping[int, int]] = field(default_factory=frozen_mapping)
     combos: Mapping[str, Combo] = field(default_factory=frozen_mapping)
     anywhere_pays: Mapping[str, Mapping[int, int]] = field(default_factory=frozen_mapping)
+    autoplay_stops: tuple[str, ...] = ()
 
     @property
     def classic_pays(self) -> bool:

@@ -50,14 +50,17 @@ from analytic.model.game import (
     frozen_mapping,
 )
 
-__all__ = ["load_model", "load_model_text", "SECTIONS"]
+__all__ = ["load_model", "load_model_text", "SECTIONS", "AUTOPLAY_STOPS"]
 
 
 #: Top-level tables a model file may have.
 SECTIONS = (
     "game", "symbols", "paytable", "line_triggers", "scatter", "paylines",
     "reels", "modes", "features", "cap", "rules", "design", "groups", "combos", "anywhere_pays",
+    "autoplay",
 )
+#: The advanced autoplay stop options a game's rules may offer (``[autoplay] stops``).
+AUTOPLAY_STOPS = ("any_win", "feature", "single_win", "cash_up", "cash_down")
 _GAME_KEYS = ("name", "reels", "rows", "total_bet", "provider", "notes", "published")
 _SYMBOL_KEYS = ("role", "tier", "rank", "substitutes", "except", "multiplier", "expands")
 _WILD_ONLY = ("substitutes", "except", "multiplier", "expands")
@@ -302,6 +305,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     rules = _rules(ctx, top.get("rules", {}))
     _check_line_pays(ctx, top, rules, bool(group_pays or combos or anywhere))
     design = _design(ctx, top.get("design", {}))
+    autoplay = _autoplay(ctx, top["autoplay"]) if "autoplay" in top else ()
     if ways:
         _check_ways(ctx, top, line_triggers)
     elif both_ways:
@@ -331,6 +335,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
         group_pays=frozen_mapping({g: frozen_mapping(p) for g, p in group_pays.items()}),
         combos=frozen_mapping(combos),
         anywhere_pays=frozen_mapping({n: frozen_mapping(p) for n, p in anywhere.items()}),
+        autoplay_stops=autoplay,
     )
 
 
@@ -1081,6 +1086,23 @@ _RETIRED_RULES = {"_".join(k): v for k, v in {
     ("boce", "wild_reels_expansion"): "renamed wild_reels_expansion",
     ("boce", "max_win"): "renamed published_max_win",
 }.items()}
+
+
+def _autoplay(ctx: _Ctx, value: Any) -> tuple[str, ...]:
+    """``[autoplay] stops``: the advanced autoplay stop options of the game's rules, in
+    :data:`AUTOPLAY_STOPS` order (each at most once)."""
+    t = ctx.table(value, "autoplay", ("stops",), ("stops",))
+    raw = t["stops"]
+    if not isinstance(raw, list):
+        ctx.fail("autoplay.stops", f"must be a list of stop options, got {show(raw)}")
+    seen = []
+    for i, x in enumerate(raw):
+        k = ctx.join("autoplay.stops", i)
+        v = ctx.string(x, k, choices=AUTOPLAY_STOPS)
+        if v in seen:
+            ctx.fail(k, f"{show(v)} is listed twice")
+        seen.append(v)
+    return tuple(x for x in AUTOPLAY_STOPS if x in seen)
 
 
 def _design(ctx: _Ctx, value: Any) -> dict[str, str]:

@@ -14,7 +14,8 @@ from analytic.figures import Figure
 
 __all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
-           "retrigger_text"]
+           "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
+           "prob_text"]
 
 
 #: Exact fractions longer than this many characters are printed only in the appendix and the JSON.
@@ -186,3 +187,63 @@ def retrigger_text(g) -> str:
     aw = "; ".join(f"+{a} spins {one_in(p)}" for a, p in g.retrigger_awards)
     return (f"Retrigger probability per free spin (exact): {one_in(g.retrigger_probability)} "
             f"({pct(g.retrigger_probability)}), {g.retrigger_note}; awards: {aw}.")
+
+
+def quantile_text(lo, hi) -> str:
+    """A session quantile: the value, or ``low .. high`` when only the interval is certified."""
+    return num(lo, 2) if lo == hi else f"{num(lo, 2)} .. {num(hi, 2)}"
+
+
+def prob_text(f: Figure) -> str:
+    """A session probability: 6 significant digits (or the exact ``p/q`` when short), with the
+    certified error when bounded."""
+    v = float(f.value)
+    t = f"{v:.6g}" if v else "0"
+    if f.label == "exact":
+        fr = frac(f.value)
+        return fr if len(fr) <= 12 else t
+    return f"{t} ± {float(f.error):.2g}"
+
+
+#: Header of the session horizons table (the quantile columns follow ``levels``).
+SESSION_HEAD = ["rounds", "mean balance", "P(end above start)", "risk of ruin", "rounds to ruin (mean)", "label"]
+
+
+def session_rows(sec, levels) -> tuple[list[str], list[list[str]]]:
+    """``(header, rows)`` of a :class:`~analytic.reports.model.SessionSection`'s horizons, with the
+    final balance's quantiles at ``levels``."""
+    head = SESSION_HEAD[:2] + [f"{pct(lv, 0)} quantile" for lv in levels] + SESSION_HEAD[2:]
+    rows = []
+    for h in sec.horizons:
+        q = {lv: (lo, hi) for lv, lo, hi in h.quantiles}
+        lab = "exact" if h.method == "exact" else f"certified ± {float(h.error):.2g}"
+        rows.append([f"{h.rounds:,}", fig_num(h.balance_mean, 2)] + [quantile_text(*q[lv]) for lv in levels]
+                    + [prob_text(h.p_above_start), prob_text(h.ruin),
+                       _to_ruin(h), lab])
+    return head, rows
+
+
+def _to_ruin(h) -> str:
+    """Mean rounds to ruin; ``-`` when ruin is impossible or its probability is not above its
+    certified error (the mean is then not bounded below the horizon)."""
+    f = h.rounds_to_ruin
+    if f is None or (f.label != "exact" and f.error >= h.rounds):
+        return "-"
+    return fig_num(f, 1)
+
+
+#: Header of the autoplay stops table.
+AUTOPLAY_HEAD = ["stop", "setting", "probability it ends the run"]
+
+
+def autoplay_rows(a) -> list[list[str]]:
+    """Rows of an :class:`~analytic.reports.model.AutoplayTable`: each stop rule with its setting and
+    probability, then the rounds played and the final balance."""
+    setting = dict(a.setting)
+    rows = [[name, setting.get(name, ""), prob_text(f)] for name, f in a.reasons]
+    q = {lv: (lo, hi) for lv, lo, hi in a.rounds_quantiles}
+    med = q.get(Fraction(1, 2))
+    rows.append(["rounds played", f"at most {setting.get('rounds (at most)', '')}",
+                 f"mean {fig_num(a.rounds_mean, 1)}" + (f", median {quantile_text(*med)}" if med else "")])
+    rows.append(["final balance", "", f"mean {fig_num(a.balance_mean, 2)}, P(above start) {prob_text(a.p_above_start)}"])
+    return rows

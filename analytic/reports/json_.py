@@ -49,6 +49,38 @@ def _conv(v: Any) -> Any:
     return str(v)
 
 
+def _q(rows) -> list:
+    """Quantile rows ``(level, low, high)`` as ``{"level", "low", "high"}`` (exact fractions as text;
+    ``low == high``: determined, else the certified interval)."""
+    t = lambda v: f"{v.numerator}/{v.denominator}" if v.denominator != 1 else str(v.numerator)  # noqa: E731
+    return [{"level": t(lv), "low": t(lo), "high": t(hi), "low_float": float(lo), "high_float": float(hi)}
+            for lv, lo, hi in rows]
+
+
+def _session(sec) -> dict | None:
+    """The session section (see :class:`analytic.reports.model.SessionSection`)."""
+    if sec is None:
+        return None
+    out = {"start": _frac(sec.start), "bet": _frac(sec.bet), "unit": sec.unit}
+    if sec.refused:
+        return {**out, "refused": sec.refused}
+    out["note"] = sec.note
+    out["horizons"] = [{"rounds": h.rounds, "method": h.method, "error": float(h.error),
+                        "balance_mean": h.balance_mean.to_json(), "balance_quantiles": _q(h.quantiles),
+                        "p_above_start": h.p_above_start.to_json(), "ruin": h.ruin.to_json(),
+                        "rounds_to_ruin": h.rounds_to_ruin.to_json() if h.rounds_to_ruin else None}
+                       for h in sec.horizons]
+    out["curve"] = [{"rounds": t, "balance_quantiles": _q(q), "ruin": r} for t, q, r in sec.curve]
+    out["autoplay_note"] = sec.autoplay_note
+    a = sec.autoplay
+    out["autoplay"] = None if a is None else {
+        "setting": dict(a.setting), "method": a.method, "error": float(a.error),
+        "reasons": {k: f.to_json() for k, f in a.reasons}, "rounds_mean": a.rounds_mean.to_json(),
+        "rounds_quantiles": _q(tuple((lv, Fraction(lo), Fraction(hi)) for lv, lo, hi in a.rounds_quantiles)),
+        "balance_mean": a.balance_mean.to_json(), "p_above_start": a.p_above_start.to_json()}
+    return out
+
+
 def to_data(sheet: ParSheet) -> dict:
     """The JSON-ready dict of the sheet (``schema`` first)."""
     d = _conv(sheet)
@@ -77,6 +109,7 @@ def to_data(sheet: ParSheet) -> dict:
                     bd[key] = {"float": float(getattr(b, key)), "label": "bounded"}
                 bd["probability"]["error"] = e
         md["methods"] = dict(m.methods)
+        md["session"] = _session(m.session)
     for rs, rd in zip(sheet.reel_sets, d["reel_sets"]):
         rd["counts"] = [{"symbol": s, "per_reel": list(per), "total": t} for s, per, t in rs.counts]
     d["paytable"] = [{"symbol": p.symbol, "role": p.role, "pays": {str(n): v for n, v in p.pays}}

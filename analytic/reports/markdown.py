@@ -14,7 +14,8 @@ from analytic.reports.format import (
     extra_text,
     FRACTION_LIMIT, FREE_GAME_NOTE, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
                                      rounds_text)
-from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
+from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
+from analytic.reports.model import RANGE_NOTE, SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["render_markdown", "write_markdown", "md_text", "md_code"]
 
@@ -205,8 +206,25 @@ def _mode(m: ModeSheet) -> list[str]:
     out += _table(["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"],
                   [[b.label, num(b.probability, 6), one_in(b.probability), pct(b.rtp), pct(b.share, 2)]
                    for b in d.buckets])
+    out += _session(m)
     out += ["### Methods", ""]
     out += _table(["figure", "method"], [list(x) for x in m.methods], "ll")
+    return out
+
+
+def _session(m: ModeSheet) -> list[str]:
+    sec = m.session
+    if sec is None:
+        return []
+    out = ["### Sessions", ""]
+    if sec.refused:
+        return out + [md_text(sec.refused), ""]
+    out += [md_text(sec.note), ""]
+    head, rows = session_rows(sec, SESSION_SHOWN)
+    out += _table(head, rows)
+    out += ["#### Autoplay", "", md_text(sec.autoplay_note), ""]
+    if sec.autoplay is not None:
+        out += _table(AUTOPLAY_HEAD, autoplay_rows(sec.autoplay), "llr")
     return out
 
 

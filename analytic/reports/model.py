@@ -41,6 +41,15 @@ What is derived here (and nowhere else)
   without features exactly and all feature rounds as one row, with their
   probability and RTP share -- nothing is invented.
 
+* Sessions (:class:`SessionSection`, docs/sessions.md): per bet mode with a
+  round law, the balance after 100, 1,000 and 10,000 rounds from 100 bets
+  with no stop but ruin (mean, quantiles, P(ending above the start)), the
+  risk of ruin within those horizons, and, for a game whose rules offer
+  autoplay stop options (``[autoplay] stops``), the probability of each stop
+  of the default autoplay setting
+  (:func:`analytic.solver.session.summary_results`); a mode without a round
+  law says why in one line.
+
 Units: wins in total-bet multiples; RTP figures per unit staked (``cost``).
 """
 
@@ -79,6 +88,10 @@ __all__ = [
     "DistributionTable",
     "RangeRow",
     "AppendixRow",
+    "SessionHorizon",
+    "AutoplayTable",
+    "SessionSection",
+    "SESSION_SHOWN",
     "ModeSheet",
     "ParSheet",
     "build_sheet",
@@ -296,6 +309,112 @@ class AppendixRow:
     method: str
 
 
+#: Quantile levels of the session tables in the Markdown and PDF sheets (all levels of
+#: :data:`analytic.solver.session.QUANTILES` are in the JSON and XLSX sheets).
+SESSION_SHOWN = (Fraction(5, 100), Fraction(25, 100), Fraction(1, 2), Fraction(75, 100), Fraction(95, 100))
+
+
+@dataclass(frozen=True)
+class SessionHorizon:
+    """A session of ``rounds`` rounds from the start, no stop but ruin.
+
+    Attributes
+    ----------
+    rounds : int
+    method : str
+        ``"exact"`` or ``"certified"``.
+    error : Fraction
+        Total-variation bound of the session's law (0: exact); every
+        probability below is within it.
+    balance_mean : Figure
+        Mean final balance (the section's unit).
+    quantiles : tuple of (Fraction, Fraction, Fraction)
+        ``(level, low, high)``: the final balance's quantile at ``level`` (the
+        smallest ``x`` with ``P(B <= x) >= level``) lies in ``[low, high]``
+        (``low == high``: determined).
+    p_above_start : Figure
+        ``P(final balance > start)``.
+    ruin : Figure
+        ``P(the balance falls below one bet within rounds)``.
+    rounds_to_ruin : Figure or None
+        Mean rounds played by the sessions ruined (None: ruin impossible).
+    """
+
+    rounds: int
+    method: str
+    error: Fraction
+    balance_mean: Figure
+    quantiles: tuple[tuple[Fraction, Fraction, Fraction], ...]
+    p_above_start: Figure
+    ruin: Figure
+    rounds_to_ruin: Figure | None
+
+
+@dataclass(frozen=True)
+class AutoplayTable:
+    """The default autoplay setting's session: which stop ends it.
+
+    Attributes
+    ----------
+    setting : tuple of (str, str)
+        ``(stop, value)`` rows of the setting (the section's unit).
+    reasons : tuple of (str, Figure)
+        Probability that each rule in force ends the session (they add up to 1).
+    rounds_mean : Figure
+    rounds_quantiles : tuple of (Fraction, int, int)
+        ``(level, low, high)`` of the rounds played.
+    balance_mean : Figure
+    p_above_start : Figure
+    method : str
+    error : Fraction
+    """
+
+    setting: tuple[tuple[str, str], ...]
+    reasons: tuple[tuple[str, Figure], ...]
+    rounds_mean: Figure
+    rounds_quantiles: tuple[tuple[Fraction, int, int], ...]
+    balance_mean: Figure
+    p_above_start: Figure
+    method: str
+    error: Fraction
+
+
+@dataclass(frozen=True)
+class SessionSection:
+    """Sessions of one bet mode (docs/sessions.md, "The par sheet's session section").
+
+    Attributes
+    ----------
+    start : Fraction
+        Starting balance (``unit``).
+    bet : Fraction
+        Total bet of every round (``unit``).
+    unit : str
+    note : str
+        What the figures are and how they are obtained.
+    refused : str
+        Non-empty: why the mode has no session figures (one line); the
+        other fields are then empty.
+    horizons : tuple of SessionHorizon
+    curve : tuple of (int, tuple, float)
+        ``(rounds, quantiles as in SessionHorizon, P(ruin within rounds))`` at
+        :data:`analytic.solver.session.CURVE_ROUNDS` (the plots).
+    autoplay : AutoplayTable or None
+    autoplay_note : str
+        Why there is no autoplay table, or what it is.
+    """
+
+    start: Fraction
+    bet: Fraction
+    unit: str
+    note: str
+    refused: str = ""
+    horizons: tuple[SessionHorizon, ...] = ()
+    curve: tuple = ()
+    autoplay: AutoplayTable | None = None
+    autoplay_note: str = ""
+
+
 @dataclass(frozen=True)
 class ModeSheet:
     """Every figure of one bet mode."""
@@ -324,6 +443,7 @@ class ModeSheet:
     cap_probability: Fraction | None
     extra: tuple[tuple[str, Any], ...]
     methods: tuple[tuple[str, str], ...]
+    session: SessionSection | None = None
 
 
 @dataclass(frozen=True)
@@ -491,7 +611,7 @@ def _method(r: RoundResult, figure: str) -> str:
     return m.get("round moments") or m.get("buy") or "; ".join(m.values())
 
 
-def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None) -> ModeSheet:
+def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=True) -> ModeSheet:
     m = game.modes[r.mode]
     info = _mode_info(m)
     cost = r.cost
@@ -547,7 +667,124 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None) -> ModeSh
         ranges=rows(RANGE_ROUNDS), bands=rows(_BAND_ROUNDS), distribution=dist,
         top_win=top, top_probability=top_p, top_note=top_note, cap_probability=cap_p, extra=extra,
         methods=tuple(sorted(r.methods.items())),
+        session=None if session is False else session_section(game, r, None if session is True else session),
     )
+
+
+#: Names of the end reasons and stop rules in the sheet.
+_STOP_NAMES = {"any win": "on any win", "feature": "if a feature is won", "single win": "if a single win reaches",
+               "cash up": "if cash increases by", "cash down": "if cash decreases by", "ruin": "ruin (balance below one bet)",
+               "rounds": "rounds played out"}
+
+
+def _qrows(qs: Mapping) -> tuple:
+    out = []
+    for lv, v in qs.items():
+        lo, hi = v if isinstance(v, tuple) else (v, v)
+        out.append((Fraction(lv), Fraction(lo), Fraction(hi)))
+    return tuple(out)
+
+
+def _horizon(n: int, x) -> SessionHorizon:
+    return SessionHorizon(n, x.method, Fraction(x.error), x.balance_mean, _qrows(x.balance_quantiles),
+                          x.p_above_start, x.ruin, x.rounds_to_ruin)
+
+
+def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) -> SessionSection:
+    """The session section of one bet mode.
+
+    Parameters
+    ----------
+    game : Game
+    r : RoundResult
+        The mode's solved round.
+    setting : mapping, optional
+        Overrides of :data:`analytic.solver.session.DEFAULT_SUMMARY`:
+        ``balance`` (start), ``rounds`` (horizons), ``autoplay``
+        (:class:`~analytic.solver.session.SessionRules` keywords; default
+        :func:`~analytic.solver.session.default_autoplay` of the game's
+        ``[autoplay] stops``).
+
+    Returns
+    -------
+    SessionSection
+        ``refused`` set (one line) when the mode has no round law.
+    """
+    from analytic.solver.session import DEFAULT_SUMMARY, default_autoplay, summary_results
+
+    setting = dict(setting or {})
+    start = Fraction(setting.get("balance", DEFAULT_SUMMARY["balance"]))
+    bet = Fraction(DEFAULT_SUMMARY["bet"])
+    rounds = tuple(setting.get("rounds", DEFAULT_SUMMARY["rounds"]))
+    if game.cap is not None and game.cap.currency is not None:
+        cur = game.cap.currency_name or "currency units"
+        unit = f"{cur} (total bet {_show(bet)} {cur} a round, the win cap {_show(game.cap.currency)} {cur} applied)"
+    else:
+        unit = "total bets"
+    auto = setting.get("autoplay", default_autoplay(game.autoplay_stops))
+    price = r.cost * bet
+    if start < price:
+        return SessionSection(start, bet, unit, "", refused=(
+            f"No session figures: a start of {_show(start)} does not pay one round of this mode "
+            f"(price {_show(price)}); every session would end by ruin before its first round."))
+    got = summary_results(game, r.mode, result=r, rounds=rounds, balance=start, autoplay=auto)
+    if isinstance(got, str):
+        return SessionSection(start, bet, unit, "", refused=f"No session figures: {got}.")
+    h0 = got.horizons[max(got.horizons)]
+    lab = ("exact (every figure an exact fraction)" if h0.method == "exact" else
+           f"certified: every probability within the session law's total-variation bound (the table's "
+           f"error column), a quantile given as the interval it is certified to lie in")
+    short = unit.split(" (")[0]
+    cur_txt = "" if unit == "total bets" else f" {short}"
+    capped = ("" if unit == "total bets" else
+              f" (the win cap of {_show(game.cap.currency)}{cur_txt} applied at that stake)")
+    note = (f"Sessions of {', '.join(f'{n:,}' for n in rounds)} rounds from a start of {_show(start)} {short}, "
+            f"one round at a time at a total bet of {_show(bet)}{cur_txt}{capped}, no stop but ruin (the balance "
+            f"below the price of one round, {_show(price)}{cur_txt}): the final balance (mean; quantile q: the smallest balance x with "
+            f"P(balance <= x) >= q; the probability of ending above the start) and the risk of ruin within the "
+            f"rounds. The balance is the Markov chain whose step is the round's law; {lab}. One chain of "
+            f"{max(rounds):,} rounds is read at every horizon; sessions whose balance can no longer fall to the "
+            f"start within the rounds left are taken out of its upper tail (at most 1e-8 of mass a round, "
+            f"widening the quantile intervals by that mass; docs/sessions.md).")
+    horizons = tuple(_horizon(n, got.horizons[n]) for n in sorted(got.horizons))
+    ruin = got.ruin_by_round
+    curve = tuple((t, _qrows(x.balance_quantiles), float(ruin[t]) if t < len(ruin) else float(x.ruin.value))
+                  for t, x in sorted(got.curve.items()))
+    table = None
+    if not auto:
+        anote = "The game's rules offer no autoplay stop options ([autoplay] stops): no autoplay table."
+    elif isinstance(got.autoplay, str):
+        anote = f"No autoplay figures: {got.autoplay}."
+    else:
+        a, R = got.autoplay, got.autoplay_rules
+        rows = [("rounds (at most)", f"{R.rounds:,}")]
+        if R.stop_on_any_win:
+            rows.append((_STOP_NAMES["any win"], "on"))
+        if R.stop_on_feature:
+            rows.append((_STOP_NAMES["feature"], "on"))
+        for k, name in (("stop_single_win_above", "single win"), ("stop_cash_up", "cash up"),
+                        ("stop_cash_down", "cash down")):
+            v = getattr(R, k)
+            if v is not None:
+                rows.append((_STOP_NAMES[name], _show(v)))
+        off = [o.replace("_", " ") for o in ("any_win", "feature", "single_win", "cash_up", "cash_down")
+               if o in game.autoplay_stops and not getattr(R, {"any_win": "stop_on_any_win",
+                                                               "feature": "stop_on_feature",
+                                                               "single_win": "stop_single_win_above",
+                                                               "cash_up": "stop_cash_up",
+                                                               "cash_down": "stop_cash_down"}[o])]
+        anote = (f"The default autoplay setting (docs/sessions.md) of the stop options the game's rules offer, "
+                 f"from the same start (amounts in {short}): the probability that each stop ends the run (checked after every round "
+                 f"in the order listed; ruin when the balance no longer pays a round)"
+                 + (f"; offered but off in this setting: {', '.join(off)}" if off else "")
+                 + (". Exact." if a.method == "exact" else
+                    f". Certified: each probability within {float(a.error):.2g}."))
+        table = AutoplayTable(tuple(rows), tuple((_STOP_NAMES[w], f) for w, f in a.reasons.items()),
+                              a.rounds_mean, tuple((Fraction(lv), int(v[0]) if isinstance(v, tuple) else int(v),
+                                                    int(v[1]) if isinstance(v, tuple) else int(v))
+                                                   for lv, v in a.rounds_quantiles.items()),
+                              a.balance_mean, a.p_above_start, a.method, Fraction(a.error))
+    return SessionSection(start, bet, unit, note, "", horizons, curve, table, anote)
 
 
 def _components(game: Game, r: RoundResult) -> tuple[tuple[str, Figure], ...]:
@@ -835,7 +1072,7 @@ def _appendix(sheet_modes: list[ModeSheet], results: Mapping[str, RoundResult]) 
 
 
 def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None, *,
-                vi_z: float | None = None) -> ParSheet:
+                vi_z: float | None = None, session: bool | Mapping = True) -> ParSheet:
     """The par-sheet data model of ``game``.
 
     Parameters
@@ -850,6 +1087,10 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None, *,
         90 % normal quantile differently); default the quantile itself
         (1.6448536...).  The 95 % and 99 % indices and the RTP ranges always
         use the quantiles.  The choice is printed in the sheet.
+    session : bool or mapping
+        The session section of each mode (:func:`session_section`): True
+        (default setting), False (none: ``ModeSheet.session`` is None) or a
+        mapping of overrides of the setting.
 
     Returns
     -------
@@ -896,7 +1137,7 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None, *,
     feats = [_feature_info(game, f) for f in game.features.values()]
     if vi_z is not None and vi_z not in VI_Z:
         raise ValueError(f"vi_z must be one of {', '.join(map(str, VI_Z))} (or None), got {vi_z!r}")
-    modes = [_mode_sheet(game, results[name], vi_z) for name in game.modes if name in results]
+    modes = [_mode_sheet(game, results[name], vi_z, session) for name in game.modes if name in results]
     return ParSheet(
         name=game.name,
         model_file=os.path.basename(game.path),

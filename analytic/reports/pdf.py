@@ -19,7 +19,8 @@ from analytic.reports.format import (
     extra_tables,
     extra_text,
     FRACTION_LIMIT, FREE_GAME_NOTE, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
-from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
+from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
+from analytic.reports.model import RANGE_NOTE, SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
 
@@ -245,8 +246,32 @@ def _mode(d: _Doc, m: ModeSheet):
             [[b.label, num(b.probability, 6), one_in(b.probability), pct(b.rtp), pct(b.share, 2)]
              for b in m.distribution.buckets], widths=(4, 2, 2, 2, 2))
     d.png(plots.distribution_png(m), w=150)
+    _session(d, m)
     d.h2("Methods")
     d.table(["figure", "method"], [list(x) for x in m.methods], widths=(1, 3), align=("LEFT",) * 2)
+
+
+def _session(d: _Doc, m: ModeSheet):
+    sec = m.session
+    if sec is None:
+        return
+    if not sec.refused and d.get_y() > 150:  # the note, table and plot together on one page
+        d.add_page()
+    d.h2("Sessions")
+    if sec.refused:
+        d.para(sec.refused)
+        return
+    d.para(sec.note.replace("<=", "at most").replace(">=", "at least"), size=7)
+    d.ln(1)
+    head, rows = session_rows(sec, SESSION_SHOWN)
+    d.table(head, rows, size=6)
+    d.png(plots.session_png(m), w=170)
+    d.h2("Autoplay")
+    d.para(sec.autoplay_note, size=7)
+    if sec.autoplay is not None:
+        d.ln(1)
+        d.table(AUTOPLAY_HEAD, autoplay_rows(sec.autoplay), widths=(3, 2, 4), align=("LEFT", "LEFT", "RIGHT"))
+        d.png(plots.autoplay_png(m), w=140)
 
 
 def _appendix(d: _Doc, s: ParSheet):

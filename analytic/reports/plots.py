@@ -16,7 +16,7 @@ from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from analytic.reports.model import ModeSheet, ParSheet  # noqa: E402
 
-__all__ = ["distribution_png", "rtp_split_png", "bands_png", "paylines_png"]
+__all__ = ["distribution_png", "rtp_split_png", "bands_png", "paylines_png", "session_png", "autoplay_png"]
 
 
 def _png(fig) -> bytes:
@@ -106,4 +106,52 @@ def paylines_png(s: ParSheet) -> bytes:
         ax.set_ylim(0, s.rows)
         ax.set_aspect("equal")
         ax.set_title(str(i + 1), fontsize=6, pad=1)
+    return _png(fig)
+
+
+def session_png(m: ModeSheet) -> bytes:
+    """Sessions: the final balance's quantile bands and the risk of ruin against the rounds played
+    (log scale), from the section's curve (certified intervals: the band's outer ends)."""
+    sec = m.session
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(8, 3))
+    xs = [t for t, _, _ in sec.curve]
+    q = [{float(lv): (float(lo), float(hi)) for lv, lo, hi in qs} for _, qs, _ in sec.curve]
+    start = float(sec.start)
+    for (a, b), col, lab in (((0.05, 0.95), "#dbe9f6", "5%-95%"), ((0.25, 0.75), "#9dc3e6", "25%-75%")):
+        if all(a in d and b in d for d in q):
+            ax.fill_between(xs, [d[a][0] for d in q], [d[b][1] for d in q], color=col, label=lab)
+    if all(0.5 in d for d in q):
+        ax.plot(xs, [d[0.5][0] for d in q], color="#3b6ea5", lw=1.2, label="median")
+    ax.axhline(start, color="black", lw=0.8, ls="--", label=f"start {start:g}")
+    ax.set_xscale("log")
+    ax.set_xlabel("rounds played")
+    ax.set_ylabel("final balance")
+    ax.set_title(f"Balance, mode '{m.info.name}'", fontsize=9)
+    ax.legend(fontsize=6)
+    ax.grid(alpha=0.3)
+    bx.plot(xs, [r for _, _, r in sec.curve], color="#c0504d", marker="o", ms=3)
+    bx.set_xscale("log")
+    bx.set_ylim(0, 1)
+    bx.set_xlabel("rounds played")
+    bx.set_ylabel("P(ruin within the rounds)")
+    bx.set_title(f"Risk of ruin from {start:g}", fontsize=9)
+    bx.grid(alpha=0.3)
+    fig.tight_layout()
+    return _png(fig)
+
+
+def autoplay_png(m: ModeSheet) -> bytes:
+    """Bar chart: the probability that each autoplay stop ends the run."""
+    a = m.session.autoplay
+    fig, ax = plt.subplots(figsize=(7, 0.5 + 0.35 * len(a.reasons)))
+    names = [n for n, _ in a.reasons]
+    vals = [float(f.value) for _, f in a.reasons]
+    ax.barh(range(len(names)), vals, color="#3b6ea5")
+    ax.set_yticks(range(len(names)), names, fontsize=8)
+    ax.invert_yaxis()
+    for i, v in enumerate(vals):
+        ax.text(v, i, f" {v:.4g}", va="center", ha="left", fontsize=7)
+    ax.set_xlim(0, 1.15)
+    ax.set_xlabel("probability that the stop ends the autoplay run")
+    ax.set_title(f"Autoplay stops, mode '{m.info.name}'", fontsize=9)
     return _png(fig)

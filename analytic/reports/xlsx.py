@@ -376,6 +376,55 @@ def _distribution(wb, s: ParSheet):
     w.finish()
 
 
+def _sessions(wb, s: ParSheet):
+    """One worksheet: every mode's session horizons (all quantile levels, low and high ends) and
+    the autoplay stops, or the line saying why a mode has none."""
+    if not any(m.session is not None for m in s.modes):
+        return
+    w = _Sheet(wb.create_sheet("Sessions"))
+    for m in s.modes:
+        sec = m.session
+        if sec is None:
+            continue
+        w.title(f"Bet mode '{m.info.name}': sessions from {frac(sec.start)} ({sec.unit})", _SUB)
+        if sec.refused:
+            w.text(sec.refused)
+            w.blank()
+            continue
+        w.text(sec.note)
+        levels = [lv for lv, _, _ in sec.horizons[0].quantiles] if sec.horizons else []
+        w.header(["rounds", "label", "error (certified)", "mean balance", "mean error", "P(end above start)",
+                  "risk of ruin", "rounds to ruin (mean)"]
+                 + [f"{float(lv):.0%} quantile {e}" for lv in levels for e in ("low", "high")])
+        for h in sec.horizons:
+            w.put([h.rounds, h.method, float(h.error) if h.method != "exact" else None, float(h.balance_mean.value),
+                   float(h.balance_mean.error) if h.balance_mean.label != "exact" else None,
+                   float(h.p_above_start.value), float(h.ruin.value),
+                   float(h.rounds_to_ruin.value) if h.rounds_to_ruin is not None else None]
+                  + [float(x) for _, lo, hi in h.quantiles for x in (lo, hi)],
+                  [INT, "", "0.00E+00", NUM, "0.00E+00", PROB, "0.00E+00", NUM] + [NUM] * (2 * len(levels)))
+        w.blank()
+        w.text(sec.autoplay_note)
+        a = sec.autoplay
+        if a is not None:
+            w.header(["autoplay stop", "setting", "probability it ends the run", "label", "error (certified)"])
+            setting = dict(a.setting)
+            for name, f in a.reasons:
+                w.put([name, setting.get(name, ""), float(f.value), f.label,
+                       float(f.error) if f.label != "exact" else None], ["", "", PROB, "", "0.00E+00"])
+            w.put(["rounds played (mean)", setting.get("rounds (at most)", ""), float(a.rounds_mean.value),
+                   a.rounds_mean.label, float(a.rounds_mean.error) if a.rounds_mean.label != "exact" else None],
+                  ["", "", NUM, "", "0.00E+00"])
+            w.put(["final balance (mean)", "", float(a.balance_mean.value), a.balance_mean.label,
+                   float(a.balance_mean.error) if a.balance_mean.label != "exact" else None],
+                  ["", "", NUM, "", "0.00E+00"])
+            w.put(["P(end above start)", "", float(a.p_above_start.value), a.p_above_start.label,
+                   float(a.p_above_start.error) if a.p_above_start.label != "exact" else None],
+                  ["", "", PROB, "", "0.00E+00"])
+        w.blank()
+    w.finish()
+
+
 def _appendix(wb, s: ParSheet):
     w = _Sheet(wb.create_sheet("Appendix"))
     w.text(f"Model {s.model_file}; SHA-256 {s.model_sha256}; analytic {s.solver_version}")
@@ -396,5 +445,6 @@ def write_xlsx(sheet: ParSheet, path: str) -> None:
     _free_games(wb, sheet)
     _paytable(wb, sheet)
     _distribution(wb, sheet)
+    _sessions(wb, sheet)
     _appendix(wb, sheet)
     wb.save(path)

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Mapping
 
@@ -74,7 +74,8 @@ from analytic.figures import Figure
 
 __all__ = ["SessionRules", "SessionLaw", "SessionResult", "SessionRefused", "REASONS", "QUANTILES",
            "session_law", "solve_session", "split_round_law", "run_session", "session_summary",
-           "DEFAULT_SUMMARY"]
+           "DEFAULT_SUMMARY", "AUTOPLAY_OPTION", "CURVE_ROUNDS", "default_autoplay", "SummaryResults",
+           "summary_results"]
 
 #: End reasons, in the order they are checked after a round.
 REASONS = ("any win", "feature", "single win", "cash up", "cash down", "ruin", "rounds")
@@ -87,6 +88,9 @@ EXACT_BUDGET = 3_000_000
 #: Upper-tail mass dropped per round (into the error) in the certified method: this, or the
 #: round law's own total-variation bound when larger (the session's bound at most doubles).
 TRIM = 1e-15
+#: Upper-tail mass taken out per round by ``lump_high`` (at most): the balance quantiles widen by
+#: at most ``N`` times this (1e-4 in 10,000 rounds).
+LUMP = 1e-8
 #: Largest grid of one round's law (points from the smallest to the largest change).
 MAX_LAW_GRID = 4_000_000
 
@@ -183,6 +187,12 @@ class SessionLaw:
     mean_win : list of Figure
         Per rung, the mean round win (total bets) used in Wald's identity.
     cost : Fraction
+    snapshots : dict int -> SessionLaw
+        The same session cut at the requested round counts
+        (:func:`session_law`'s ``snapshots``).
+    lumped : float
+        Mass taken out of the chain by ``lump_high`` (ends above the start,
+        placed at its balance when taken out; the balance quantiles widen by it).
     """
 
     rules: SessionRules
@@ -196,6 +206,8 @@ class SessionLaw:
     method: str
     mean_win: list
     cost: Fraction
+    snapshots: dict = field(default_factory=dict)
+    lumped: float = 0.0
 
 
 def _fgcd(values) -> Fraction:
@@ -343,7 +355,7 @@ def _conv(a: np.ndarray, b: np.ndarray, exact: bool, cache: dict | None = None,
 
 def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction, *,
                 law_error: Fraction = Fraction(0), mean_win=None, cap_currency=None,
-                method: str = "auto") -> SessionLaw:
+                method: str = "auto", snapshots=(), lump_high: bool = False) -> SessionLaw:
     """Run the session chain (see the module docstring).
 
     Parameters
@@ -362,6 +374,27 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     cap_currency : Fraction, optional
         Currency cap of a round (unit of the bet).
     method : {'auto', 'exact', 'certified'}
+    snapshots : iterable of int
+        Round counts ``t < rules.rounds`` at which the law of the same session
+        cut at ``t`` rounds is also taken (the live mass at ``t`` ends by
+        ``rounds``): it is the law of ``rules`` with ``rounds = t``, read
+        off the one chain (the chain's first ``t`` rounds do not depend on
+        ``N``); in :attr:`SessionLaw.snapshots` (``returns`` not tracked: None).
+    lump_high : bool
+        Certified method, no stop rule but ruin and the rounds, no bet ladder
+        only (else ignored): after round ``t`` the mass at a balance ``b >= B0
+        + (N - t) c s + G`` can be neither ruined nor end at or below the
+        start in the rounds left (a round loses at most its price); the part
+        of it in the upper tail of mass at most :data:`LUMP` is taken out of
+        the chain: it plays every remaining round (Wald's
+        ``A``), ends by ``rounds`` above the start, and is placed in the final
+        law at its balance when taken out; only where above the start it
+        ends is unknown, so the balance quantiles widen by its mass
+        (:attr:`SessionLaw.lumped`, at most ``N`` :data:`LUMP`).  Returns
+        are not tracked.  The live vector then ends where its upper tail
+        falls to :data:`LUMP` (or at ``(N - t) c s / G`` grid points above
+        the start), not where it falls to :data:`TRIM`: a heavy-tailed
+        round law's spread of several top wins is cut.
 
     Returns
     -------
@@ -433,8 +466,38 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     ret_exact: dict = defaultdict(int)
     bins = 1e-3
     ret_hist = np.zeros(0)
-    track_ret = nl == 1
+    lump = (lump_high and method == "certified" and nl == 1 and not (
+        rules.stop_on_any_win or rules.stop_on_feature or rules.stop_single_win_above is not None
+        or rules.stop_cash_up is not None or rules.stop_cash_down is not None))
+    track_ret = nl == 1 and not lump
+    lumped = np.zeros(N + 1)  # mass taken out after round t (lump_high)
+    step = cost * levels[0] / G  # grid points a round's price spans
     err = 0.0
+    snap_at = sorted({int(x) for x in snapshots if 0 < int(x) < N})
+    lump_final = _Acc(False)
+    snaps: list = []
+
+    def snapshot(t, live):
+        """The session cut after round ``t``: what is absorbed so far plus the live mass (reason
+        ``rounds``), in the accumulators' scale (exact: numerators over ``D**N``)."""
+        acc = _Acc(exact)
+        if len(final.a):
+            acc.add(final.off, final.a)
+        rt = {w: v[: t + 1].copy() for w, v in reason_time.items()}
+        for jj in range(nl):
+            if live[jj] is not None:
+                off, a = live[jj]
+                if exact:
+                    a = a * D ** (N - t)
+                acc.add(off, a)
+                rt["rounds"][t] += a.sum()
+        al = [v[:t].copy() for v in alive]
+        if lump:
+            al[0] = al[0] + np.cumsum(lumped[:t])
+            if len(lump_final.a):
+                acc.add(lump_final.off, lump_final.a)
+            rt["rounds"][t] += lumped[: t + 1].sum()
+        snaps.append((t, acc.off, acc.a, rt, al, err + t * float(law_error), float(lumped[: t + 1].sum())))
 
     def absorb(why, t, off, a, j):
         nonlocal ret_hist
@@ -524,9 +587,28 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
                 else:
                     absorb(why, t + 1, off + lo, c, j)
         live = nxt
+        if lump and live[0] is not None:
+            off, a = live[0]
+            k = math.ceil((N - t - 1) * step) + 1 - off  # first index safe for the rounds left
+            if k < len(a):
+                tail = np.cumsum(a[::-1])[::-1]  # tail[i]: mass at index >= i
+                k = max(k, int(np.searchsorted(-tail, -LUMP)))  # and the tail from k at most LUMP
+            if k < len(a):
+                part = a[max(k, 0):]
+                lumped[t + 1] += part.sum()
+                lump_final.add(off + max(k, 0), part)
+                a = a[: max(k, 0)]
+                live[0] = (off, a) if len(a) else None
+        if snap_at and t + 1 == snap_at[0]:
+            snapshot(snap_at.pop(0), live)
     for j in range(nl):
         if live[j] is not None:
             absorb("rounds", N, live[j][0], live[j][1], j)
+    if lump:
+        if len(lump_final.a):
+            final.add(lump_final.off, lump_final.a)
+        alive[0] = alive[0] + np.cumsum(lumped[:N])
+        reason_time["rounds"][N] += lumped.sum()
     err += N * float(law_error)
     if exact:
         err = 0.0
@@ -547,8 +629,16 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     returns = None
     if track_ret:
         returns = dict(ret_exact) if exact else (bins, ret_hist)
+    cuts = {}
+    for t, off, fa, rt, al, e, lm in snaps:
+        if exact:
+            fa = np.array([Fraction(x, DN) for x in fa], dtype=object)
+            rt = {w: np.array([Fraction(x, DN) for x in v], dtype=object) for w, v in rt.items()}
+            al = [np.array([Fraction(x, DN) for x in v], dtype=object) for v in al]
+        cuts[t] = SessionLaw(replace(rules, rounds=t), G, off, fa, rt, al, None, 0.0 if exact else e,
+                             "exact" if exact else "certified", mws, cost, {}, lm)
     return SessionLaw(rules, G, final.off, final.a, reason_time, alive, returns, err,
-                      "exact" if exact else "certified", mws, cost)
+                      "exact" if exact else "certified", mws, cost, cuts, float(lumped.sum()))
 
 
 def _merge(cur, off, a, exact):
@@ -667,7 +757,8 @@ def figures(law: SessionLaw) -> SessionResult:
     E = law.error
     N = R.rounds
     fa = law.final
-    bq = _quantiles(lambda i: R.balance + (law.offset + i) * law.grid, fa, E, exact)
+    # mass taken out by lump_high ends above the start at an unknown place: the quantiles widen by it
+    bq = _quantiles(lambda i: R.balance + (law.offset + i) * law.grid, fa, E + law.lumped, exact)
     first = max(1 - law.offset, 0)  # grid index > 0: above the start
     above = fa[first:].sum() if first < len(fa) else (Fraction(0) if exact else 0.0)
     # Wald: E[B_T] = B0 + sum_j s_j (mu_j - c) A_j
@@ -794,49 +885,154 @@ def run_session(nof, feat, cost, rules, **kw) -> SessionResult:
 #: The par sheet's default session setting: start with 100 bets at bet 1 (amounts in
 #: total bets; currency-capped models: 1 unit of the cap's currency); play 100, 1,000 and
 #: 10,000 rounds with no stop but ruin; the autoplay figures stop on a feature, a single
-#: win of 100 bets or more, cash up 100 bets, cash down 50 bets, or 1,000 rounds.
+#: win of 100 bets or more, cash up 100 bets, cash down 50 bets, or 1,000 rounds ("on any
+#: win" off).
 DEFAULT_SUMMARY = {"balance": 100, "bet": 1, "rounds": (100, 1000, 10000),
                    "autoplay": {"rounds": 1000, "stop_on_feature": True, "stop_single_win_above": 100,
                                 "stop_cash_up": 100, "stop_cash_down": 50}}
+#: Which ``[autoplay] stops`` option (model key) turns on which setting of the default autoplay.
+AUTOPLAY_OPTION = {"any_win": "stop_on_any_win", "feature": "stop_on_feature",
+                   "single_win": "stop_single_win_above", "cash_up": "stop_cash_up",
+                   "cash_down": "stop_cash_down"}
+#: Round counts (besides the horizons) at which the summary also reads the session (for plots).
+CURVE_ROUNDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
 
 
-def session_summary(game, mode: str | None = None, *, result=None, rounds=None,
-                    balance=None, autoplay: bool = True) -> dict:
-    """Session figures for the par sheet (the default setting :data:`DEFAULT_SUMMARY`).
+def default_autoplay(stops) -> dict:
+    """The default autoplay setting (:data:`DEFAULT_SUMMARY`) restricted to the stop options a game
+    offers (``[autoplay] stops``): keyword arguments of :class:`SessionRules` besides the balance
+    and bet; ``{}`` when it offers none."""
+    if not stops:
+        return {}
+    a = DEFAULT_SUMMARY["autoplay"]
+    out = {"rounds": a["rounds"]}
+    for opt in stops:
+        k = AUTOPLAY_OPTION[opt]
+        if k in a:
+            out[k] = a[k] if isinstance(a[k], bool) else Fraction(a[k])
+    return out
+
+
+@dataclass(frozen=True)
+class SummaryResults:
+    """The par sheet's session figures of one bet mode (:func:`summary_results`).
+
+    Attributes
+    ----------
+    rules : SessionRules
+        The longest horizon's setting (start, bet, rounds).
+    horizons : dict int -> SessionResult
+        Sessions of ``N`` rounds with no stop but ruin, each the one chain
+        of the longest horizon cut at ``N`` (the same law as a session of
+        ``N`` rounds: the chain's first ``N`` rounds do not depend on the
+        horizon).
+    curve : dict int -> SessionResult
+        The same at :data:`CURVE_ROUNDS` (for the plots).
+    ruin_by_round : ndarray, shape (N + 1,)
+        ``P(ruin within t rounds)``, t = 0 .. N (the longest horizon).
+    autoplay : SessionResult, str or None
+        The default autoplay setting's session, a reason why not, or None
+        (no autoplay stop offered).
+    autoplay_rules : SessionRules or None
+    """
+
+    rules: SessionRules
+    horizons: dict
+    curve: dict
+    ruin_by_round: np.ndarray
+    autoplay: object
+    autoplay_rules: SessionRules | None
+
+
+def summary_results(game, mode: str | None = None, *, result=None, rounds=None, balance=None,
+                    autoplay: dict | None = None, method: str = "auto") -> SummaryResults | str:
+    """The par sheet's session figures of a bet mode (setting :data:`DEFAULT_SUMMARY`).
+
+    One certified (or exact) chain of the longest horizon, read at every
+    shorter horizon and at :data:`CURVE_ROUNDS`; mass that can no longer be
+    ruined nor end at or below the start is taken out of the chain
+    (:func:`session_law`'s ``lump_high``), which bounds its width by the
+    rounds left.  Cost: ``O(N (K + M) log(K + M))`` with ``K <= N c / G``
+    (see docs/sessions.md).
+
+    Parameters
+    ----------
+    game : Game
+    mode : str, optional
+    result : RoundResult, optional
+        The mode's solved round (else solved here).
+    rounds : tuple of int, optional
+        Horizons (default 100, 1,000, 10,000).
+    balance : number, optional
+        Start (default 100 bets).
+    autoplay : dict, optional
+        :class:`SessionRules` keywords of the autoplay setting
+        (:func:`default_autoplay`); None or ``{}``: no autoplay.
+    method : {'auto', 'exact', 'certified'}
 
     Returns
     -------
-    dict
-        ``{"setting": ..., "sessions": {N: figures JSON}, "autoplay": figures JSON
-        or {"refused": reason}}``, or ``{"refused": reason}`` when the
-        round's law is unavailable.
+    SummaryResults, or str
+        The reason when the mode's round law is not available.
     """
     from analytic.solver.round import solve_round
 
     d = DEFAULT_SUMMARY
     mode = mode or game.default_mode.name
     bal = Fraction(balance if balance is not None else d["balance"])
+    hs = tuple(sorted(set(rounds or d["rounds"])))
     try:
         _refuse_early(game)
     except SessionRefused as exc:
-        return {"refused": str(exc)}
+        return str(exc)
     r = result if result is not None else solve_round(game, mode)
-    out: dict = {"setting": {"balance": str(bal), "bet": str(d["bet"]), "mode": mode}, "sessions": {}}
+    rules = SessionRules(balance=bal, bet=Fraction(d["bet"]), rounds=hs[-1])
     try:
-        for n in rounds or d["rounds"]:
-            rules = SessionRules(balance=bal, bet=Fraction(d["bet"]), rounds=n)
-            out["sessions"][n] = solve_session(game, mode, rules, result=r).to_json()
+        nof, feat, err, mean, cost, cap = _round_law_of(game, mode, rules, r)
+        law = session_law(rules, nof, feat, cost, law_error=err, mean_win=mean, cap_currency=cap, method=method,
+                          snapshots=set(hs[:-1]) | {t for t in CURVE_ROUNDS if t < hs[-1]}, lump_high=True)
     except SessionRefused as exc:
-        return {"refused": str(exc)}
+        return str(exc)
+    cut = dict(law.snapshots)
+    cut[hs[-1]] = law
+    res = {t: figures(x) for t, x in sorted(cut.items())}
+    ruin = np.cumsum(law.reason_time["ruin"])
+    auto = arules = None
     if autoplay:
-        a = d["autoplay"]
-        rules = SessionRules(balance=bal, bet=Fraction(d["bet"]), rounds=a["rounds"],
-                             stop_on_feature=a["stop_on_feature"],
-                             stop_single_win_above=Fraction(a["stop_single_win_above"]),
-                             stop_cash_up=Fraction(a["stop_cash_up"]), stop_cash_down=Fraction(a["stop_cash_down"]))
-        out["setting"]["autoplay"] = {k: v for k, v in a.items()}
+        arules = SessionRules(balance=bal, bet=Fraction(d["bet"]), **autoplay)
         try:
-            out["autoplay"] = solve_session(game, mode, rules, result=r).to_json()
+            auto = solve_session(game, mode, arules, result=r, method=method)
         except SessionRefused as exc:
-            out["autoplay"] = {"refused": str(exc)}
+            auto = str(exc)
+    return SummaryResults(rules, {t: res[t] for t in hs}, {t: res[t] for t in CURVE_ROUNDS if t in res},
+                          ruin, auto, arules)
+
+
+def session_summary(game, mode: str | None = None, *, result=None, rounds=None,
+                    balance=None, autoplay: bool = True) -> dict:
+    """Session figures for the par sheet (the default setting :data:`DEFAULT_SUMMARY`) as JSON.
+
+    Returns
+    -------
+    dict
+        ``{"setting": ..., "sessions": {N: figures JSON}, "autoplay": figures JSON
+        or {"refused": reason}}``, or ``{"refused": reason}`` when the
+        round's law is unavailable.  ``autoplay``: the whole default autoplay
+        setting (every stop option), whatever the game offers.
+    """
+    d = DEFAULT_SUMMARY
+    mode = mode or game.default_mode.name
+    bal = Fraction(balance if balance is not None else d["balance"])
+    a = default_autoplay(tuple(AUTOPLAY_OPTION)) if autoplay else None
+    if a:
+        a.pop("stop_on_any_win", None)
+    got = summary_results(game, mode, result=result, rounds=rounds, balance=bal, autoplay=a)
+    if isinstance(got, str):
+        return {"refused": got}
+    out: dict = {"setting": {"balance": str(bal), "bet": str(d["bet"]), "mode": mode},
+                 "sessions": {n: x.to_json() for n, x in got.horizons.items()}}
+    if autoplay:
+        out["setting"]["autoplay"] = dict(d["autoplay"])
+        out["autoplay"] = ({"refused": got.autoplay} if isinstance(got.autoplay, str)
+                           else got.autoplay.to_json())
     return out

@@ -271,6 +271,8 @@ INERT = {
     ("symbols", "rank"): _set("symbols.A.rank", 3),  # Book of Power's upgrade ladder
     ("modes", "description"): _set("modes.base.description", "other"),
     ("design", "reason"): _set("design", {"paytable.A": "other"}),
+    # read only by the par sheet's session section (its autoplay table: tests/reports/test_session_section.py)
+    ("autoplay", "stops"): _set("autoplay", {"stops": ["feature", "cash_down"]}),
 }
 
 _CURRENCY = _set("cap", {"currency": 100, "currency_name": "GBP", "stakes": [1]})

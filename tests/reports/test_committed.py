@@ -15,6 +15,8 @@ from analytic.reports.check import check_reports, committed_reports
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = sorted((ROOT / "models").glob("*.toml"))
+#: the committed sheets hold the session section's real horizons (tests/conftest.py)
+pytestmark = pytest.mark.full_sessions
 
 
 # Book of Power's fresh solve takes minutes: it starts first, with two worker processes for its

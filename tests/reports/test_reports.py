@@ -124,7 +124,7 @@ def test_every_format_written(tmp_path, fs_path, fake_free_spins):
 
     wb = openpyxl.load_workbook(tmp_path / "toyfs.xlsx")
     assert wb.sheetnames == ["Summary", "Mode base", "Mode buy", "Reels", "Free games", "Paytable", "Distribution",
-                             "Appendix"]
+                             "Sessions", "Appendix"]
     assert wb["Mode base"].freeze_panes == "A3"
     data = json.loads((tmp_path / "toyfs.json").read_text())
     assert data["modes"][0]["rtp"]["exact"] == f"{sheet.modes[0].rtp.value.numerator}/{sheet.modes[0].rtp.value.denominator}"
@@ -150,7 +150,7 @@ TOP_KEYS = ["schema", "name", "model_file", "model_sha256", "solver_version", "r
 MODE_KEYS = ["info", "reel_set", "cycle", "rtp", "mean_win", "second_moment", "variance", "components",
              "line_wins", "scatter_counts", "features", "hit_frequency", "hit_one_in", "sd", "volatility", "ranges",
              "bands", "distribution", "top_win", "top_probability", "top_note", "cap_probability", "extra", "methods",
-             "ranges_note"]
+             "session", "ranges_note"]
 
 
 def test_json_schema_keys_stable(toy_path):

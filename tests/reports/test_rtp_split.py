@@ -125,7 +125,7 @@ def test_xlsx_sheet_names_excel_accepts(tmp_path):
     out = tmp_path / "out"
     write_reports(build_sheet(game), str(out), ("xlsx",))
     names = openpyxl.load_workbook(out / "capped.xlsx").sheetnames
-    assert len(names) == 5 + 6  # Summary, Reels, Paytable, Distribution, Appendix, and one per mode
+    assert len(names) == 6 + 6  # Summary, Reels, Paytable, Distribution, Sessions, Appendix, and one per mode
     assert all(len(n) <= 31 and not n.startswith("'") and not n.endswith("'") for n in names), names
     assert len({n.casefold() for n in names}) == len(names), names
 

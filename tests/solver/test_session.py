@@ -216,3 +216,36 @@ def test_session_summary_hand_count_and_refusal():
     assert s["setting"]["autoplay"]["stop_cash_down"] == DEFAULT_SUMMARY["autoplay"]["stop_cash_down"]
     bop = load_model(Path(__file__).resolve().parents[2] / "models" / "book_of_power.toml")
     assert "not available" in session_summary(bop)["refused"]
+
+
+@pytest.mark.parametrize("setting", [0, 3, 5])
+@pytest.mark.parametrize("method", ["exact", "certified"])
+def test_snapshots_are_the_shorter_sessions(setting, method):
+    """The chain of N rounds read at t < N is the session of t rounds: every path of t rounds."""
+    from dataclasses import replace
+
+    from analytic.solver.session import figures, session_law
+
+    rng = random.Random(500 + setting)
+    law = _random_law(rng, 4, 2)
+    nof, feat = _split(rng, law)
+    rules = SessionRules(**{"balance": F(3), "rounds": 5, **SETTINGS[setting]})
+    L = session_law(rules, nof, feat, F(1), method=method, snapshots=(1, 2, 4, 7))
+    assert sorted(L.snapshots) == [1, 2, 4]
+    for t, cut in L.snapshots.items():
+        got = figures(cut)
+        want = brute(replace(rules, rounds=t), nof, feat, F(1))
+        E = F(got.error) + F(1, 10**15)
+        near = (lambda a, b: a == b) if method == "exact" else (lambda a, b: abs(F(float(a)) - b) <= E)
+        for why, fig in got.reasons.items():
+            assert near(fig.value, sum((p for k, p in want.items() if k[0] == why), F(0))), (t, why)
+        for r in range(t + 1):
+            assert near(got.rounds_law[r], sum((p for k, p in want.items() if k[1] == r), F(0)))
+        mean = sum((k[2] * p for k, p in want.items()), F(0))
+        assert abs(got.balance_mean.value - mean) <= got.balance_mean.error + (0 if method == "exact" else F(1, 10**9))
+        fb = defaultdict(F)
+        for k, p in want.items():
+            fb[k[2]] += p
+        mine = {rules.balance + (cut.offset + i) * cut.grid: p for i, p in enumerate(cut.final) if p}
+        for b, p in fb.items():
+            assert near(mine.get(b, 0), p), (t, b)
