@@ -40,6 +40,12 @@ What is derived here (and nowhere else)
   When a feature's distribution is unknown, the table shows the rounds
   without features exactly and all feature rounds as one row, with their
   probability and RTP share -- nothing is invented.
+* Exceedance ladder (:func:`analytic.solver.exceedance.exceedance`):
+  ``P(round win >= x)`` for x = 1, 2, 5, ..., 10000 x total bet and the
+  win cap, exact fractions from an exact law or certified bounds (the gap
+  stated), and the maximum win with its probability where the law
+  certifies it.  A mode whose round has no law gets no ladder, only the
+  reason (``exceedance_note``).
 
 Units: wins in total-bet multiples; RTP figures per unit staked (``cost``).
 """
@@ -58,6 +64,7 @@ from analytic import __version__
 from analytic.model.game import Game
 from analytic.figures import Figure, Z_SCORES
 from analytic.solver.distribution import round_law
+from analytic.solver.exceedance import Exceedance, exceedance
 from analytic.solver.round import RoundResult, solve_game
 
 __all__ = [
@@ -324,6 +331,8 @@ class ModeSheet:
     cap_probability: Fraction | None
     extra: tuple[tuple[str, Any], ...]
     methods: tuple[tuple[str, str], ...]
+    exceedance: Exceedance | None = None  # P(R >= x) on the ladder, from the round's law
+    exceedance_note: str = ""  # what the ladder is, or why there is none
 
 
 @dataclass(frozen=True)
@@ -421,10 +430,10 @@ def _bucketise(points: Mapping[Fraction, Fraction], top: Fraction, cost: Fractio
     return out
 
 
-def _distribution(r: RoundResult, top_cap: Fraction | None):
+def _distribution(r: RoundResult, top_cap: Fraction | None, law=None):
     cost = r.cost
     rtp = r.rtp.value
-    law = round_law(r)
+    law = round_law(r) if law is None else law
     pts, err, why = law.points, law.error, law.reason
     if pts is not None:
         top = max((w for w, p in pts.items() if p > 0), default=Fraction(0))
@@ -525,7 +534,9 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None) -> ModeSh
         return tuple(out)
 
     cap = game.cap.total_bet_multiple if game.cap else None
-    dist, top, top_p, top_note, cap_p = _distribution(r, cap)
+    law = round_law(r)
+    dist, top, top_p, top_note, cap_p = _distribution(r, cap, law)
+    ladder, ladder_note = _exceedance(r, law)
     pr = r.extra.get("p_reach_cap")
     if isinstance(pr, Figure):  # the solver's own figure: shown as an exact row only when it is exact
         cap_p = pr.value if pr.label == "exact" else None
@@ -547,7 +558,26 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None) -> ModeSh
         ranges=rows(RANGE_ROUNDS), bands=rows(_BAND_ROUNDS), distribution=dist,
         top_win=top, top_probability=top_p, top_note=top_note, cap_probability=cap_p, extra=extra,
         methods=tuple(sorted(r.methods.items())),
+        exceedance=ladder, exceedance_note=ladder_note,
     )
+
+
+def _exceedance(r: RoundResult, law) -> tuple[Exceedance | None, str]:
+    """The exceedance ladder of the round's law and the sentence above it (the reason when there is
+    no law: the section is then left out)."""
+    from analytic.solver.cap import applied_cap
+
+    if law.points is None:
+        return None, f"Exceedance ladder not given: {law.reason}."
+    ex = exceedance(law, applied_cap(r))
+    if ex.label == "exact":
+        note = ("P(round win >= x), x in multiples of the total bet, exact from the round's exact law "
+                "(the fractions are in the JSON par sheet).")
+    else:
+        note = (f"P(round win >= x), x in multiples of the total bet, with certified bounds from the round's law "
+                f"(total variation error at most {float(ex.error):.3g}): every row's gap "
+                f"(high - low) is at most {float(ex.gap):.3g}.")
+    return ex, note
 
 
 def _components(game: Game, r: RoundResult) -> tuple[tuple[str, Figure], ...]:
