@@ -439,7 +439,11 @@ def _distribution(r: RoundResult, top_cap: Fraction | None, law=None):
         top = max((w for w, p in pts.items() if p > 0), default=Fraction(0))
         buckets = _bucketise(pts, max(top, top_cap or 0), cost, rtp)
         has_feat = bool(r.features)
-        if law.method == "grid":
+        own = r.extra.get("certified_law") if r.extra else None
+        if own is not None:
+            note = (f"Law of the whole round, wins in multiples of the total bet, certified by the round solver: "
+                    f"{own['method']} (total variation error at most {float(err):.3g}).")
+        elif law.method == "grid":
             note = ("Law of the whole round (base spin plus features), wins in multiples of the total bet: "
                     "rounds without a feature exactly, feature rounds from the features' certified grid laws "
                     f"(total variation error at most {float(err):.3g}; grid entries of probability 1e-18 or less "
@@ -460,7 +464,8 @@ def _distribution(r: RoundResult, top_cap: Fraction | None, law=None):
                      f"their RTP column adds up to the exact RTP within {abs(float(gap)) * 100:.2g} percentage "
                      "points.")
             return (DistributionTable("round", note, lab, err, tuple(buckets)), None, None,
-                    "no finite top win (unbounded retriggers)", capp)
+                    "no top win from a grid law (see the exceedance ladder's maximum win)" if own is not None
+                    else "no finite top win (unbounded retriggers)", capp)
         return (DistributionTable("round", note, lab, err, tuple(buckets)), top, tp,
                 "top win of the round (exact law)", capp)
     if r.base is None:
@@ -540,7 +545,8 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None) -> ModeSh
     pr = r.extra.get("p_reach_cap")
     if isinstance(pr, Figure):  # the solver's own figure: shown as an exact row only when it is exact
         cap_p = pr.value if pr.label == "exact" else None
-    shown = {str(k): v for k, v in r.extra.items() if k != "distribution"}  # the distribution: shown as the table
+    shown = {str(k): v for k, v in r.extra.items()
+             if k not in ("distribution", "certified_law")}  # the laws: shown as the tables
     if base is not None:
         both = _simultaneous_text(game, base.reel_set, base.cycle, game.modes[base.mode].params.get("wild_reels"))
         if both:

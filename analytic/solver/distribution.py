@@ -18,7 +18,10 @@ plays for ``k`` line-triggered bonuses).  Two representations meet here:
   dropped into the error.
 
 A round solver's own exact law (``RoundResult.extra["distribution"]``, e.g.
-a capped round) is used as is.  A capped round (:func:`analytic.solver.cap.applied_cap`)
+a capped round) is used as is; so is its certified law
+(``extra["certified_law"]``: ``{"points", "error", "method"}``, the points'
+total variation to the true law at most ``error``, e.g. a bought Power
+feature, :func:`analytic.features.engines.drawn_expanding.engine.buy_power_law`).  A capped round (:func:`analytic.solver.cap.applied_cap`)
 pays ``min(R, C)``: wins above the cap are lumped at the cap (the error
 bound is unchanged).  Units: total-bet multiples.
 """
@@ -131,8 +134,11 @@ def round_law(r: RoundResult) -> RoundLaw:
     from analytic.solver.cap import applied_cap
 
     own = r.extra.get("distribution") if r.extra else None
+    certified = r.extra.get("certified_law") if r.extra else None
     if own is not None:
         law = RoundLaw({Fraction(w): Fraction(p) for w, p in own.items()}, Fraction(0))
+    elif certified is not None:
+        law = RoundLaw(dict(certified["points"]), Fraction(certified["error"]), method="grid")
     else:
         law = _uncapped_law(r)
     cap = applied_cap(r)
