@@ -65,12 +65,17 @@ class RoundLaw:
     method : str
         ``"exact"`` (Fractions throughout) or ``"grid"`` (feature rounds in
         floats with a certified error).
+    lower_bounds : bool
+        Every point's mass is a certified lower bound of the true mass at that
+        win (then ``error`` is the missing mass ``1 - sum``, and any event's
+        probability lies in ``[p(A), p(A) + error]``).
     """
 
     points: Mapping[Fraction, Fraction] | None
     error: Fraction
     reason: str = ""
     method: str = "exact"
+    lower_bounds: bool = False
 
 
 def _convolve(a: Mapping[Fraction, Fraction], b: Mapping[Fraction, Fraction]) -> dict:
@@ -138,7 +143,8 @@ def round_law(r: RoundResult) -> RoundLaw:
     if own is not None:
         law = RoundLaw({Fraction(w): Fraction(p) for w, p in own.items()}, Fraction(0))
     elif certified is not None:
-        law = RoundLaw(dict(certified["points"]), Fraction(certified["error"]), method="grid")
+        law = RoundLaw(dict(certified["points"]), Fraction(certified["error"]), method="grid",
+                       lower_bounds=bool(certified.get("lower_bounds")))
     else:
         law = _uncapped_law(r)
     cap = applied_cap(r)
@@ -147,7 +153,7 @@ def round_law(r: RoundResult) -> RoundLaw:
     pts: dict = defaultdict(Fraction)
     for w, p in law.points.items():
         pts[min(w, cap)] += p
-    return RoundLaw(dict(pts), law.error, law.reason, law.method)
+    return RoundLaw(dict(pts), law.error, law.reason, law.method, law.lower_bounds)
 
 
 def _uncapped_law(r: RoundResult) -> RoundLaw:

@@ -10,7 +10,8 @@ Exceedance ladder
 applies).  With ``S(x) = sum_{w >= x} p_w`` summed exactly (Fractions) over
 the law's points, the true probability lies in ``[S(x) - e, S(x) + e]``
 (total variation bounds the difference of the probabilities of any event),
-clipped to ``[0, 1]``.  An exact law (``e = 0``) gives the exact fraction
+clipped to ``[0, 1]`` (``[S(x), S(x) + e]`` when every point's mass is a
+lower bound of the true one, ``RoundLaw.lower_bounds``).  An exact law (``e = 0``) gives the exact fraction
 ``S(x)``; a bounded one gives the two ends rounded outward to floats
 (the lower end down, the upper end up), so the interval still holds the
 truth; above a win cap the probability is 0 exactly.  The gap of a table is the largest ``high - low`` of its rows
@@ -188,6 +189,8 @@ def exceedance(law: RoundLaw, cap: Fraction | None = None) -> Exceedance:
         if e == 0 or (cap is not None and x > cap):  # nothing pays above the cap
             v = v if e == 0 else Fraction(0)
             rows.append(ExceedanceRow(x, lab, v, v))
+        elif law.lower_bounds:  # every mass a lower bound: the missing mass can only add
+            rows.append(ExceedanceRow(x, lab, _down(v), _up(min(Fraction(1), v + e))))
         else:
             rows.append(ExceedanceRow(x, lab, _down(max(Fraction(0), v - e)), _up(min(Fraction(1), v + e))))
     gap = max((r.high - r.low for r in rows), default=Fraction(0))
@@ -197,10 +200,10 @@ def exceedance(law: RoundLaw, cap: Fraction | None = None) -> Exceedance:
         mx = wins[-1]
         lo = hi = law.points[mx]
         note = "largest win of the round's exact law"
-    elif cap is not None and wins and wins[-1] == cap and s(Fraction(cap)) - e > 0:
+    elif cap is not None and wins and wins[-1] == cap and s(Fraction(cap)) - (0 if law.lower_bounds else e) > 0:
         mx = Fraction(cap)
         v = s(mx)
-        lo, hi = _down(v - e), _up(min(Fraction(1), v + e))
+        lo, hi = _down(v if law.lower_bounds else v - e), _up(min(Fraction(1), v + e))
         note = "the win cap: reached with certified positive probability, nothing pays above it"
     elif law.method == "grid":
         note = (f"not certified: a grid law leaves out entries of probability 1e-18 or less (its largest point "

@@ -68,6 +68,23 @@ def test_capped_law_with_error_certifies_the_cap_as_maximum():
     assert ex.max_high - ex.max_low <= 2 * e + F(1, 10**15)
 
 
+def test_lower_bound_masses_give_one_sided_bounds():
+    """Masses that are lower bounds (1e-9 missing): every law that adds the missing mass anywhere
+    lies in [S, S + e]; the gap is e, not 2e."""
+    e = F(1, 10**9)
+    low = dict(HAND)
+    low[F(0)] -= e
+    ex = exceedance(RoundLaw(low, e, method="grid", lower_bounds=True), F(20168))
+    assert e <= ex.gap <= e + F(1, 10**15)
+    for where in (F(0), F(3, 2), F(6000), F(20168)):
+        law = dict(low)
+        law[where] += e
+        for r in ex.rows:
+            p = sum((q for w, q in law.items() if w >= r.threshold), F(0))
+            assert r.low <= p <= r.high, (where, r, p)
+    assert ex.max_win == F(20168) and ex.max_low <= F(1, 8) <= ex.max_high
+
+
 def test_no_law_is_refused():
     with pytest.raises(ValueError, match="no law"):
         exceedance(RoundLaw(None, F(0), "the distribution of feature 'x' is not available"))

@@ -881,9 +881,10 @@ def buy_power_law(game: Game, mode: str, ws: Workspace | None = None) -> dict:
     Returns
     -------
     dict
-        ``{"points": {win: probability}, "error": Fraction, "method": str}``:
-        wins in total-bet multiples (Fractions, at most ``C``), probabilities
-        Fractions of the stored floats, ``error`` the missing mass.
+        ``{"points": {win: probability}, "error": Fraction, "lower_bounds":
+        True, "method": str}``: wins in total-bet multiples (Fractions, at
+        most ``C``), probabilities Fractions of the stored floats (each a lower
+        bound of the true mass), ``error`` the missing mass.
     """
     from collections import defaultdict
 
@@ -906,7 +907,7 @@ def buy_power_law(game: Game, mode: str, ws: Workspace | None = None) -> dict:
         if capm > LAW_FLOOR:
             pts[law.C] += q * Fraction(float(capm))
     err = 1 - sum(pts.values(), Fraction(0))
-    return {"points": dict(pts), "error": err,
+    return {"points": dict(pts), "error": err, "lower_bounds": True,
             "method": ("the bought Power feature's capped law on the cap's grid (ladder_cap: backward over ladder "
                        "level, golden reels and spins left; every mass a certified lower bound, entries of 1e-18 "
                        "or less left out): the total variation to the true law is the missing mass")}

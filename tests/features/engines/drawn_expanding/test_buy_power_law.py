@@ -59,7 +59,7 @@ def test_buy_power_round_law_against_brute_force():
     mode = game.modes["buy_power_free_spins"]
     res = solve_round(game, "buy_power_free_spins")
     law = round_law(res)
-    assert law.points is not None and law.method == "grid"
+    assert law.points is not None and law.method == "grid" and law.lower_bounds
     assert 0 < law.error < 1e-9
     assert max(law.points) == C and sum(law.points.values()) + law.error == 1
     ex = exceedance(law, applied_cap(res))
@@ -85,6 +85,7 @@ def test_buy_power_round_law_against_brute_force():
             continue
         want = float(mix[int(r.threshold):].sum())
         assert float(r.low) - 1e-12 <= want <= float(r.high) + 1e-12, (r, want)
+        assert r.high - r.low <= law.error * (1 + Fraction(1, 10**9)) + Fraction(1, 10**15)  # one-sided
         checked += 1
     assert checked == 6  # 1, 2, 5, 10, 20, 40 (cap)
     assert ex.max_win == C and ex.max_low > 0
