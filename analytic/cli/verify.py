@@ -5,7 +5,17 @@ spin-by-spin simulator, then prints every figure side by side with the
 simulation's standard error, the z-score ``(simulated - exact) / se`` (for a
 bounded figure, the distance to its certified interval over ``se``) and a
 verdict: ``ok`` when ``|z| <= 3.29`` (the 99.9 % two-sided band), else
-``CHECK``.  Exit code 0 when every verdict is ok, 4 otherwise.
+``CHECK``.
+
+Where the solver has the round's law (:func:`analytic.solver.distribution.round_law`),
+the simulated round wins are also tested against it
+(:func:`analytic.solver.exceedance.law_test`: Pearson's chi-square on the
+bins of the exceedance ladder, merged to at least 5 expected rounds each):
+the test, its statistic, degrees of freedom and p-value are printed, with
+the verdict ``ok`` when ``p >= 0.001`` (the same 99.9 % level) and no win the
+exact law forbids was seen, else ``CHECK``.  A mode without a law prints why
+and is not tested (its verdicts are the figures' alone).  Exit code 0 when
+every verdict is ok, 4 otherwise.
 """
 
 from __future__ import annotations
@@ -18,7 +28,7 @@ from analytic.cli import args as args_
 from analytic.limits import MAX_ROUNDS
 from analytic.figures import Figure
 
-__all__ = ["add_parser", "run", "compare"]
+__all__ = ["add_parser", "run", "compare", "check_law", "law_text"]
 
 Z_LIMIT = 3.2905267314919255  # 99.9 % two-sided
 
@@ -87,6 +97,7 @@ def run(args) -> int:
 
     ws = Workspace(game, workers=core_count())  # the modes share the solve's tables
     report = {}
+    laws = {}
     all_ok = True
     for m in modes:
         exact = solve_round(game, m, workspace=ws)
@@ -95,9 +106,11 @@ def run(args) -> int:
         rows = compare(exact, sim)
         all_ok &= all(r["verdict"] == "ok" for r in rows)
         report[m] = rows
+        laws[m] = check_law(exact, sim)
+        all_ok &= laws[m]["verdict"] in ("ok", "not tested")
     if args.format == "json":
         json.dump({"schema": "analytic.verify/1", "model": str(args.model), "rounds": args.rounds,
-                   "seed": args.seed, "modes": report}, sys.stdout, indent=1)
+                   "seed": args.seed, "modes": report, "laws": laws}, sys.stdout, indent=1)
         print()
     else:
         for m, rows in report.items():
@@ -106,4 +119,42 @@ def run(args) -> int:
             for r in rows:
                 print(f"  {r['figure']:<20}{r['exact']:>14.8f}{r['simulated']:>14.8f}{r['se']:>12.3g}"
                       f"{r['z']:>8.2f}  {r['verdict']}")
+            print("  " + law_text(laws[m]))
     return 0 if all_ok else 4
+
+
+def check_law(exact, sim) -> dict:
+    """The law test of one mode as a JSON-ready dict (``verdict`` ``"not tested"`` with a ``reason``
+    when the round has no law).
+
+    Parameters
+    ----------
+    exact : RoundResult
+    sim : SimulationResult
+        Its ``win_counts`` (round win in total-bet multiples -> rounds) are tested.
+    """
+    from analytic.solver.cap import applied_cap
+    from analytic.solver.exceedance import law_test
+
+    law = _law(exact)
+    if law.points is None:
+        return {"test": None, "reason": law.reason, "verdict": "not tested"}
+    out = law_test(law, sim.win_counts, applied_cap(exact)).to_dict()
+    out["law_error"] = float(law.error)
+    return out
+
+
+def _law(exact):
+    """The round's law of a solved mode (one place, so a test can hand ``verify`` a wrong law)."""
+    from analytic.solver.distribution import round_law
+
+    return round_law(exact)
+
+
+def law_text(d: dict) -> str:
+    """One line of the table output for a :func:`check_law` dict."""
+    if d["test"] is None:
+        return f"round-win law: not tested ({d['reason']})"
+    extra = f", {d['impossible']:,} rounds with a win the exact law forbids" if d["impossible"] else ""
+    return (f"round-win law: {d['test']} on {len(d['bins'])} bins ({', '.join(d['bins'])}), "
+            f"statistic {d['statistic']:.3f}, df {d['df']}, p-value {d['p_value']:.4g}{extra}  {d['verdict']}")

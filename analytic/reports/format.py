@@ -15,7 +15,8 @@ from analytic.figures import Figure
 __all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
-           "prob_text"]
+           "prob_text",
+           "ladder_table", "max_win_text"]
 
 
 #: Exact fractions longer than this many characters are printed only in the appendix and the JSON.
@@ -247,3 +248,31 @@ def autoplay_rows(a) -> list[list[str]]:
                  f"mean {fig_num(a.rounds_mean, 1)}" + (f", median {quantile_text(*med)}" if med else "")])
     rows.append(["final balance", "", f"mean {fig_num(a.balance_mean, 2)}, P(above start) {prob_text(a.p_above_start)}"])
     return rows
+def _sig(x, digits: int = 10) -> str:
+    return "0" if x == 0 else f"{float(x):.{digits}g}"
+
+
+def ladder_table(ex) -> tuple[list[str], list[list[str]]]:
+    """Header and rows (text) of an :class:`~analytic.solver.exceedance.Exceedance` ladder: an exact
+    one with ``P(win >= x)``, "1 in" and the fraction when short; a bounded one with its certified
+    low and high ends (10 significant digits, rounded outward already)."""
+    if ex.label == "exact":
+        head = ["win >= x (x total bet)", "P(win >= x)", "1 in", "exact"]
+        rows = [[r.label, num(r.low, 6), one_in(r.low), short_frac(r.low)] for r in ex.rows]
+    else:
+        head = ["win >= x (x total bet)", "P(win >= x)", "1 in", "lower bound", "upper bound"]
+        rows = [[r.label, num((r.low + r.high) / 2, 6), one_in((r.low + r.high) / 2) if r.low > 0
+                 else f"at most {one_in(r.high)}", _sig(r.low), _sig(r.high)] for r in ex.rows]
+    return head, rows
+
+
+def max_win_text(ex) -> str:
+    """The maximum-win sentence of an exceedance ladder."""
+    if ex.max_win is None:
+        return f"Maximum win: {ex.max_note}."
+    if ex.max_low == ex.max_high:
+        p = f"probability {num(ex.max_low, 6)} ({one_in(ex.max_low)}), exact"
+    else:
+        p = (f"probability {_sig(ex.max_low)} .. {_sig(ex.max_high)} ({one_in((ex.max_low + ex.max_high) / 2)}), "
+             "certified bounds")
+    return f"Maximum win: {num(ex.max_win)} x total bet, {p} ({ex.max_note})."

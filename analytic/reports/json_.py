@@ -4,7 +4,9 @@ Every exact number is written as ``{"exact": "p/q", "float": x, "label":
 "exact"}`` (bounded ones add ``"error"``), so a reader can check figures to
 the last digit and a diff shows any change.  The rows of a bounded win
 distribution are ``{"float": x, "label": "bounded"}`` (the probability with
-the table's total-variation ``"error"``).  Keys keep the order of the data
+the table's total-variation ``"error"``).  The exceedance ladder's
+probabilities are exact fractions, or ``{"low", "high", "label":
+"bounded"}`` with certified ends.  Keys keep the order of the data
 model (:mod:`analytic.reports.model`); there are no timestamps.
 """
 
@@ -81,6 +83,25 @@ def _session(sec) -> dict | None:
     return out
 
 
+def _bounds(lo: Fraction, hi: Fraction) -> dict:
+    """A probability: the exact fraction, or certified ``low`` / ``high`` floats (rounded outward)."""
+    if lo == hi:
+        return _frac(lo)
+    return {"low": float(lo), "high": float(hi), "label": "bounded"}
+
+
+def _ladder(ex) -> dict | None:
+    """The exceedance ladder (None for a mode whose round has no law: ``exceedance_note`` says why)."""
+    if ex is None:
+        return None
+    return {"label": ex.label, "error": float(ex.error), "gap": float(ex.gap),
+            "rows": [{"x": _frac(r.threshold), "label": r.label, "probability": _bounds(r.low, r.high)}
+                     for r in ex.rows],
+            "max_win": None if ex.max_win is None else _frac(ex.max_win),
+            "max_probability": None if ex.max_win is None else _bounds(ex.max_low, ex.max_high),
+            "max_note": ex.max_note}
+
+
 def to_data(sheet: ParSheet) -> dict:
     """The JSON-ready dict of the sheet (``schema`` first)."""
     d = _conv(sheet)
@@ -110,6 +131,7 @@ def to_data(sheet: ParSheet) -> dict:
                 bd["probability"]["error"] = e
         md["methods"] = dict(m.methods)
         md["session"] = _session(m.session)
+        md["exceedance"] = _ladder(m.exceedance)
     for rs, rd in zip(sheet.reel_sets, d["reel_sets"]):
         rd["counts"] = [{"symbol": s, "per_reel": list(per), "total": t} for s, per, t in rs.counts]
     d["paytable"] = [{"symbol": p.symbol, "role": p.role, "pays": {str(n): v for n, v in p.pays}}

@@ -12,7 +12,7 @@ from analytic.reports.format import (
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, FREE_GAME_NOTE, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
+    FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
                                      rounds_text)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
 from analytic.reports.model import RANGE_NOTE, SESSION_SHOWN, ModeSheet, ParSheet
@@ -206,6 +206,11 @@ def _mode(m: ModeSheet) -> list[str]:
     out += _table(["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"],
                   [[b.label, num(b.probability, 6), one_in(b.probability), pct(b.rtp), pct(b.share, 2)]
                    for b in d.buckets])
+    out += ["### Exceedance ladder", "", md_text(m.exceedance_note), ""]
+    if m.exceedance is not None:
+        head, rows = ladder_table(m.exceedance)
+        out += _table(head, rows, "lrrr" + "r" * (len(head) - 4))
+        out += [md_text(max_win_text(m.exceedance)), ""]
     out += _session(m)
     out += ["### Methods", ""]
     out += _table(["figure", "method"], [list(x) for x in m.methods], "ll")

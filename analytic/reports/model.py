@@ -40,6 +40,12 @@ What is derived here (and nowhere else)
   When a feature's distribution is unknown, the table shows the rounds
   without features exactly and all feature rounds as one row, with their
   probability and RTP share -- nothing is invented.
+* Exceedance ladder (:func:`analytic.solver.exceedance.exceedance`):
+  ``P(round win >= x)`` for x = 1, 2, 5, ..., 10000 x total bet and the
+  win cap, exact fractions from an exact law or certified bounds (the gap
+  stated), and the maximum win with its probability where the law
+  certifies it.  A mode whose round has no law gets no ladder, only the
+  reason (``exceedance_note``).
 
 * Sessions (:class:`SessionSection`, docs/sessions.md): per bet mode with a
   round law, the balance after 100, 1,000 and 10,000 rounds from 100 bets
@@ -67,6 +73,7 @@ from analytic import __version__
 from analytic.model.game import Game
 from analytic.figures import Figure, Z_SCORES
 from analytic.solver.distribution import round_law
+from analytic.solver.exceedance import Exceedance, exceedance
 from analytic.solver.round import RoundResult, solve_game
 
 __all__ = [
@@ -444,6 +451,8 @@ class ModeSheet:
     extra: tuple[tuple[str, Any], ...]
     methods: tuple[tuple[str, str], ...]
     session: SessionSection | None = None
+    exceedance: Exceedance | None = None  # P(R >= x) on the ladder, from the round's law
+    exceedance_note: str = ""  # what the ladder is, or why there is none
 
 
 @dataclass(frozen=True)
@@ -541,16 +550,20 @@ def _bucketise(points: Mapping[Fraction, Fraction], top: Fraction, cost: Fractio
     return out
 
 
-def _distribution(r: RoundResult, top_cap: Fraction | None):
+def _distribution(r: RoundResult, top_cap: Fraction | None, law=None):
     cost = r.cost
     rtp = r.rtp.value
-    law = round_law(r)
+    law = round_law(r) if law is None else law
     pts, err, why = law.points, law.error, law.reason
     if pts is not None:
         top = max((w for w, p in pts.items() if p > 0), default=Fraction(0))
         buckets = _bucketise(pts, max(top, top_cap or 0), cost, rtp)
         has_feat = bool(r.features)
-        if law.method == "grid":
+        own = r.extra.get("certified_law") if r.extra else None
+        if own is not None:
+            note = (f"Law of the whole round, wins in multiples of the total bet, certified by the round solver: "
+                    f"{own['method']} (total variation error at most {float(err):.3g}).")
+        elif law.method == "grid":
             note = ("Law of the whole round (base spin plus features), wins in multiples of the total bet: "
                     "rounds without a feature exactly, feature rounds from the features' certified grid laws "
                     f"(total variation error at most {float(err):.3g}; grid entries of probability 1e-18 or less "
@@ -571,7 +584,8 @@ def _distribution(r: RoundResult, top_cap: Fraction | None):
                      f"their RTP column adds up to the exact RTP within {abs(float(gap)) * 100:.2g} percentage "
                      "points.")
             return (DistributionTable("round", note, lab, err, tuple(buckets)), None, None,
-                    "no finite top win (unbounded retriggers)", capp)
+                    "no top win from a grid law (see the exceedance ladder's maximum win)" if own is not None
+                    else "no finite top win (unbounded retriggers)", capp)
         return (DistributionTable("round", note, lab, err, tuple(buckets)), top, tp,
                 "top win of the round (exact law)", capp)
     if r.base is None:
@@ -645,11 +659,14 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
         return tuple(out)
 
     cap = game.cap.total_bet_multiple if game.cap else None
-    dist, top, top_p, top_note, cap_p = _distribution(r, cap)
+    law = round_law(r)
+    dist, top, top_p, top_note, cap_p = _distribution(r, cap, law)
+    ladder, ladder_note = _exceedance(r, law)
     pr = r.extra.get("p_reach_cap")
     if isinstance(pr, Figure):  # the solver's own figure: shown as an exact row only when it is exact
         cap_p = pr.value if pr.label == "exact" else None
-    shown = {str(k): v for k, v in r.extra.items() if k != "distribution"}  # the distribution: shown as the table
+    shown = {str(k): v for k, v in r.extra.items()
+             if k not in ("distribution", "certified_law")}  # the laws: shown as the tables
     if base is not None:
         both = _simultaneous_text(game, base.reel_set, base.cycle, game.modes[base.mode].params.get("wild_reels"))
         if both:
@@ -668,6 +685,7 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
         top_win=top, top_probability=top_p, top_note=top_note, cap_probability=cap_p, extra=extra,
         methods=tuple(sorted(r.methods.items())),
         session=None if session is False else session_section(game, r, None if session is True else session),
+        exceedance=ladder, exceedance_note=ladder_note,
     )
 
 
@@ -785,6 +803,24 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
                                                    for lv, v in a.rounds_quantiles.items()),
                               a.balance_mean, a.p_above_start, a.method, Fraction(a.error))
     return SessionSection(start, bet, unit, note, "", horizons, curve, table, anote)
+
+
+def _exceedance(r: RoundResult, law) -> tuple[Exceedance | None, str]:
+    """The exceedance ladder of the round's law and the sentence above it (the reason when there is
+    no law: the section is then left out)."""
+    from analytic.solver.cap import applied_cap
+
+    if law.points is None:
+        return None, f"Exceedance ladder not given: {law.reason}."
+    ex = exceedance(law, applied_cap(r))
+    if ex.label == "exact":
+        note = ("P(round win >= x), x in multiples of the total bet, exact from the round's exact law "
+                "(the fractions are in the JSON par sheet).")
+    else:
+        note = (f"P(round win >= x), x in multiples of the total bet, with certified bounds from the round's law "
+                f"(total variation error at most {float(ex.error):.3g}): every row's gap "
+                f"(high - low) is at most {float(ex.gap):.3g}.")
+    return ex, note
 
 
 def _components(game: Game, r: RoundResult) -> tuple[tuple[str, Figure], ...]:

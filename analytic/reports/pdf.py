@@ -18,7 +18,7 @@ from analytic.reports.format import (
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, FREE_GAME_NOTE, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
+    FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
 from analytic.reports.model import RANGE_NOTE, SESSION_SHOWN, ModeSheet, ParSheet
 
@@ -246,6 +246,13 @@ def _mode(d: _Doc, m: ModeSheet):
             [[b.label, num(b.probability, 6), one_in(b.probability), pct(b.rtp), pct(b.share, 2)]
              for b in m.distribution.buckets], widths=(4, 2, 2, 2, 2))
     d.png(plots.distribution_png(m), w=150)
+    d.h2("Exceedance ladder")
+    d.para(m.exceedance_note)
+    if m.exceedance is not None:
+        head, rows = ladder_table(m.exceedance)
+        d.table(head, rows, widths=(3, 2, 2.5, 3) if len(head) == 4 else (3, 2, 2.5, 2.5, 2.5))
+        d.para(max_win_text(m.exceedance))
+        d.png(plots.exceedance_png(m), w=150)
     _session(d, m)
     d.h2("Methods")
     d.table(["figure", "method"], [list(x) for x in m.methods], widths=(1, 3), align=("LEFT",) * 2)

@@ -16,7 +16,7 @@ from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from analytic.reports.model import ModeSheet, ParSheet  # noqa: E402
 
-__all__ = ["distribution_png", "rtp_split_png", "bands_png", "paylines_png", "session_png", "autoplay_png"]
+__all__ = ["exceedance_png", "distribution_png", "rtp_split_png", "bands_png", "paylines_png", "session_png", "autoplay_png"]
 
 
 def _png(fig) -> bytes:
@@ -40,6 +40,32 @@ def distribution_png(m: ModeSheet) -> bytes:
     ax.set_xlabel("win (x total bet)")
     ax.set_title(f"Win distribution, mode '{m.info.name}' ({m.distribution.scope})", fontsize=9)
     ax.grid(axis="y", which="major", alpha=0.3)
+    return _png(fig)
+
+
+def exceedance_png(m: ModeSheet) -> bytes:
+    """P(round win >= x) on the ladder, both axes log scale (the certified upper bounds drawn, the lower
+    bounds too where they differ; rows of probability 0 are left off, a cap is a dashed line)."""
+    ex = m.exceedance
+    fig, ax = plt.subplots(figsize=(7, 3))
+    xs = [float(r.threshold) for r in ex.rows if r.high > 0]
+    hi = [float(r.high) for r in ex.rows if r.high > 0]
+    lo = [float(r.low) if r.low > 0 else float("nan") for r in ex.rows if r.high > 0]
+    ax.plot(xs, hi, marker="o", ms=3, color="#3b6ea5", drawstyle="steps-post",
+            label="P(win >= x)" if ex.label == "exact" else "upper bound")
+    if ex.label != "exact":
+        ax.plot(xs, lo, marker="v", ms=3, ls="--", color="#c0504d", drawstyle="steps-post", label="lower bound")
+    caps = [float(r.threshold) for r in ex.rows if r.label.endswith("(cap)")]
+    for c in caps:
+        ax.axvline(c, color="grey", ls=":", lw=1, label="win cap")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("x (multiples of the total bet)")
+    ax.set_ylabel("P(round win >= x)")
+    ax.set_title(f"Exceedance, mode '{m.info.name}' ({ex.label})", fontsize=9)
+    ax.grid(which="major", alpha=0.3)
+    ax.legend(fontsize=7)
     return _png(fig)
 
 

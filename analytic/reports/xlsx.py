@@ -275,6 +275,7 @@ def _mode(wb, m: ModeSheet):
         for x in m.line_wins:
             w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],
                   ["", "0", "0", INT, INT, "0.00E+00", PCT])
+    _ladder(w, m)
     w.blank()
     w.title("Expected RTP range (approximate)", _SUB)
     w.text(RANGE_NOTE)
@@ -284,6 +285,31 @@ def _mode(wb, m: ModeSheet):
         w.put([r.rounds] + [x for _, lo, hi in r.ranges for x in (lo, hi)]
               + [", ".join(f"{lv}%" for lv in r.truncated)], ["0.0E+0"] + [PCT] * 4)
     w.finish()
+
+
+def _ladder(w, m: ModeSheet) -> None:
+    """The exceedance ladder: thresholds and probabilities as numbers, the label in its own column."""
+    w.blank()
+    w.title("Exceedance ladder", _SUB)
+    w.text(m.exceedance_note)
+    ex = m.exceedance
+    if ex is None:
+        return
+    w.header(["win >= x (x total bet)", "x", "P(win >= x)", "label", "lower bound", "upper bound", "1 in",
+              "exact (p/q up to 40 characters; all in the JSON)"])
+    for r in ex.rows:
+        mid = (r.low + r.high) / 2
+        t = frac(r.low)
+        w.put([r.label, float(r.threshold), float(mid), ex.label, float(r.low), float(r.high),
+               1 / float(mid) if mid else None, (t if len(t) <= 40 else "(JSON)") if r.exact else ""],
+              ["", NUM, "0.000000E+00", "", "0.000000000E+00", "0.000000000E+00", NUM])
+    if ex.max_win is not None:
+        mid = (ex.max_low + ex.max_high) / 2
+        w.put(["maximum win (x total bet)", float(ex.max_win), float(mid),
+               "exact" if ex.max_low == ex.max_high else "bounded", float(ex.max_low), float(ex.max_high),
+               1 / float(mid) if mid else None], ["", NUM, "0.000000E+00", "", "0.000000000E+00",
+                                                  "0.000000000E+00", NUM])
+    w.text(f"maximum win: {ex.max_note}")
 
 
 def _reels(wb, s: ParSheet):

@@ -18,7 +18,10 @@ plays for ``k`` line-triggered bonuses).  Two representations meet here:
   dropped into the error.
 
 A round solver's own exact law (``RoundResult.extra["distribution"]``, e.g.
-a capped round) is used as is.  A capped round (:func:`analytic.solver.cap.applied_cap`)
+a capped round) is used as is; so is its certified law
+(``extra["certified_law"]``: ``{"points", "error", "method"}``, the points'
+total variation to the true law at most ``error``, e.g. a bought Power
+feature, :func:`analytic.features.engines.drawn_expanding.engine.buy_power_law`).  A capped round (:func:`analytic.solver.cap.applied_cap`)
 pays ``min(R, C)``: wins above the cap are lumped at the cap (the error
 bound is unchanged).  Units: total-bet multiples.
 """
@@ -62,12 +65,17 @@ class RoundLaw:
     method : str
         ``"exact"`` (Fractions throughout) or ``"grid"`` (feature rounds in
         floats with a certified error).
+    lower_bounds : bool
+        Every point's mass is a certified lower bound of the true mass at that
+        win (then ``error`` is the missing mass ``1 - sum``, and any event's
+        probability lies in ``[p(A), p(A) + error]``).
     """
 
     points: Mapping[Fraction, Fraction] | None
     error: Fraction
     reason: str = ""
     method: str = "exact"
+    lower_bounds: bool = False
 
 
 def _convolve(a: Mapping[Fraction, Fraction], b: Mapping[Fraction, Fraction]) -> dict:
@@ -131,8 +139,12 @@ def round_law(r: RoundResult) -> RoundLaw:
     from analytic.solver.cap import applied_cap
 
     own = r.extra.get("distribution") if r.extra else None
+    certified = r.extra.get("certified_law") if r.extra else None
     if own is not None:
         law = RoundLaw({Fraction(w): Fraction(p) for w, p in own.items()}, Fraction(0))
+    elif certified is not None:
+        law = RoundLaw(dict(certified["points"]), Fraction(certified["error"]), method="grid",
+                       lower_bounds=bool(certified.get("lower_bounds")))
     else:
         law = _uncapped_law(r)
     cap = applied_cap(r)
@@ -141,7 +153,7 @@ def round_law(r: RoundResult) -> RoundLaw:
     pts: dict = defaultdict(Fraction)
     for w, p in law.points.items():
         pts[min(w, cap)] += p
-    return RoundLaw(dict(pts), law.error, law.reason, law.method)
+    return RoundLaw(dict(pts), law.error, law.reason, law.method, law.lower_bounds)
 
 
 def _uncapped_law(r: RoundResult) -> RoundLaw:

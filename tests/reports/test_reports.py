@@ -150,7 +150,7 @@ TOP_KEYS = ["schema", "name", "model_file", "model_sha256", "solver_version", "r
 MODE_KEYS = ["info", "reel_set", "cycle", "rtp", "mean_win", "second_moment", "variance", "components",
              "line_wins", "scatter_counts", "features", "hit_frequency", "hit_one_in", "sd", "volatility", "ranges",
              "bands", "distribution", "top_win", "top_probability", "top_note", "cap_probability", "extra", "methods",
-             "session", "ranges_note"]
+             "exceedance", "exceedance_note", "session", "ranges_note"]
 
 
 def test_json_schema_keys_stable(toy_path):
@@ -165,6 +165,8 @@ def test_json_schema_keys_stable(toy_path):
     assert list(m["distribution"]["buckets"][0]) == ["label", "low", "high", "probability", "rtp", "share"]
     assert list(m["ranges"][0]) == ["rounds", "90%", "95%", "truncated_at_0"]
     assert list(d["appendix"][0]) == ["mode", "figure", "value", "method"]
+    assert list(m["exceedance"]) == ["label", "error", "gap", "rows", "max_win", "max_probability", "max_note"]
+    assert list(m["exceedance"]["rows"][0]) == ["x", "label", "probability"]
 
 
 def test_writing_is_atomic(tmp_path, toy_path, monkeypatch):

@@ -857,7 +857,60 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
                                f"{how} (C = {C} total bets); "
                                f"width {float(hi - lo):.3g} of RTP")
         rtp = capped
+        if res.base is None and m.buys == _regular_and_power(game)[1]:
+            extra["certified_law"] = buy_power_law(game, res.mode, ws=ws)
     return replace(res, mean_win=mean, rtp=rtp, extra=extra)
+
+
+#: Entries of the Power feature's capped law at or below this probability are left out (into the error).
+LAW_FLOOR = 1e-18
+
+
+def buy_power_law(game: Game, mode: str, ws: Workspace | None = None) -> dict:
+    """The certified law of the capped round win of a mode buying the Power feature.
+
+    The round is the bought feature: the mixture over the mode's
+    ``buy_counts`` of the Power feature's capped law per start
+    (:class:`~analytic.features.engines.drawn_expanding.ladder_cap.PowerCapLaw`:
+    every stored mass a certified lower bound of the true one, wins ``i u``
+    below the cap ``C`` and the mass at ``C``).  Entries at or below
+    :data:`LAW_FLOOR` are left out.  As every mass is a lower bound, the total
+    variation to the true law is exactly the missing mass ``1 - sum``,
+    computed in Fractions.
+
+    Returns
+    -------
+    dict
+        ``{"points": {win: probability}, "error": Fraction, "lower_bounds":
+        True, "method": str}``: wins in total-bet multiples (Fractions, at
+        most ``C``), probabilities Fractions of the stored floats (each a lower
+        bound of the true mass), ``error`` the missing mass.
+    """
+    from collections import defaultdict
+
+    import numpy as np
+
+    from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
+
+    m = game.modes[mode]
+    law = power_cap_law(game, m.buys, ws=ws)
+    step = Fraction(law.u) / Fraction(law.tb)
+    tot = sum(m.buy_counts.values())
+    pts: dict = defaultdict(Fraction)
+    for n, w in m.buy_counts.items():
+        if not w:
+            continue
+        q = Fraction(w, tot)
+        h, capm = law.start[game.features[m.buys].trigger.counts[n]]
+        for i in np.flatnonzero(h > LAW_FLOOR):
+            pts[step * int(i)] += q * Fraction(float(h[i]))
+        if capm > LAW_FLOOR:
+            pts[law.C] += q * Fraction(float(capm))
+    err = 1 - sum(pts.values(), Fraction(0))
+    return {"points": dict(pts), "error": err, "lower_bounds": True,
+            "method": ("the bought Power feature's capped law on the cap's grid (ladder_cap: backward over ladder "
+                       "level, golden reels and spins left; every mass a certified lower bound, entries of 1e-18 "
+                       "or less left out): the total variation to the true law is the missing mass")}
 
 
 def _tracked_names(game: Game) -> str:

@@ -1,0 +1,74 @@
+"""``analytic verify`` tests the simulated round wins against the round's law (issue 21, item 4).
+
+The simulator plays the rules with its own code; the test must pass when the law is right and fail
+(exit code 4, verdict CHECK) when the law is deliberately perturbed, with the figures' rows still ok.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+
+import analytic.cli.verify as verify
+from analytic.cli import main
+from analytic.solver.distribution import RoundLaw
+
+TINY = (Path(__file__).resolve().parents[1] / "data" / "tiny_free_spins.toml.in").read_text()
+#: free spins that retrigger, under a 20x cap (the round's law is a certified grid law)
+MODEL = TINY.format(award=1, extra="") + "\n[cap]\ntotal_bet_multiple = 20\n"
+
+
+def _verify(tmp_path, capsys, *extra):
+    m = tmp_path / "tiny.toml"
+    m.write_text(MODEL, encoding="utf-8")
+    rc = main(["verify", str(m), "--rounds", "30000", "--seed", "5", "--no-progress", *extra])
+    return rc, capsys.readouterr().out
+
+
+def test_law_test_passes_on_the_true_law(tmp_path, capsys):
+    rc, out = _verify(tmp_path, capsys, "--format", "json")
+    d = json.loads(out)
+    law = d["laws"]["base"]
+    assert rc == 0, law
+    assert law["test"] == "chi-square" and law["verdict"] == "ok" and law["p_value"] >= 0.001
+    assert law["df"] == len(law["bins"]) - 1 >= 3
+    assert sum(law["observed"]) == 30000 and abs(sum(law["expected"]) - 30000) < 1e-6
+    assert "[20, inf)" in law["bins"]  # the capped wins have their bin
+    rc, out = _verify(tmp_path, capsys)
+    assert rc == 0
+    assert "round-win law: chi-square on" in out and "p-value" in out and out.rstrip().endswith("ok")
+
+
+def _perturbed(monkeypatch, how):
+    real = verify._law
+
+    def fake(r):
+        law = real(r)
+        return RoundLaw(how(dict(law.points)), law.error, law.reason, law.method)
+
+    monkeypatch.setattr(verify, "_law", fake)
+
+
+def test_law_test_fails_on_a_perturbed_law(tmp_path, capsys, monkeypatch):
+    def move(pts):  # 3 % of the no-win mass moved to the cap
+        pts[F(0)] -= F(3, 100)
+        pts[F(20)] += F(3, 100)
+        return pts
+
+    _perturbed(monkeypatch, move)
+    rc, out = _verify(tmp_path, capsys, "--format", "json")
+    d = json.loads(out)
+    assert rc == 4
+    assert all(r["verdict"] == "ok" for r in d["modes"]["base"])  # the figures alone pass
+    assert d["laws"]["base"]["verdict"] == "CHECK" and d["laws"]["base"]["p_value"] < 1e-6
+
+
+def test_mode_without_law_is_not_tested(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(verify, "_law",
+                        lambda r: RoundLaw(None, F(0), "the distribution of feature 'fs' is not available"))
+    rc, out = _verify(tmp_path, capsys)
+    assert rc == 0
+    assert "round-win law: not tested (the distribution of feature 'fs' is not available)" in out
