@@ -29,13 +29,12 @@ import math
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from analytic.engine.brute import line_win
+from classic_checks import assert_simulator_pays_like_brute  # noqa: E402
 from analytic.model.game import coin_game
 from analytic.model.loader import load_model
-from analytic.simulator.evaluate import compile_tables, evaluate_windows
 from analytic.solver.round import solve_round
 
 HERE = Path(__file__).parent
@@ -158,14 +157,4 @@ def test_line_pays():
 
 
 def test_simulator_evaluator_pays_the_same():
-    t = compile_tables(GAME)
-    names = GAME.symbol_names
-    syms = sorted({s for strip in GAME.reel_sets["base"] for s in strip})
-    combos = list(itertools.product(syms, repeat=3))
-    windows = np.array([[[names.index(c)] for c in cells] for cells in combos], dtype=np.int16)
-    for mode in GAME.modes:
-        m = t.modes[mode]
-        tables, f = (m["tables"], m["tick_factor"]) if m.get("tables") is not None else (t, 1)
-        got = evaluate_windows(tables, windows).line_win * f
-        g = coin_game(GAME, mode)
-        assert [int(x) for x in got] == [line_win(g, list(c))[0] * t.denom for c in combos]
+    assert_simulator_pays_like_brute(GAME)
