@@ -724,6 +724,12 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None,
               "(docs/derivations.md s.3-4)" if variant == "draws" else
               "sparse absorbing chain over (ladder level, golden reels, spins left), residual-certified, "
               "truncation bounded by Wald (docs/derivations.md s.5)")
+    from analytic.features.engines.drawn_expanding.line_sets import literal_draws
+
+    if literal_draws(game, feature):
+        method += ("; literal reading (the books stand in for no drawn symbol): the mean exact over the sets of "
+                   "expanding symbols, the second moment and P(no win) between the features with the books "
+                   "standing in for every symbol and for none (docs/derivations.md s.5)")
     return FeatureResult(
         feature=feature,
         count=count,
@@ -922,6 +928,12 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
         extra["p_reach_cap"] = _interval(Fraction(pcap_lo) * Fraction(1 - 10**-12),
                                          min(Fraction(pcap) * Fraction(1 + 10**-12), Fraction(1)))
         extra["uncapped_rtp"] = rtp
+        from analytic.features.engines.drawn_expanding.line_sets import literal_draws
+
+        if gq is None and any(literal_draws(game, f) for f, spec in game.features.items() if spec.engine == ENGINE):
+            how += ("; literal reading in regular Free Spins: the upper bounds those of the same feature with the "
+                    "books standing in for every symbol, the lower bounds with the books standing in for none "
+                    "(W_lower <= W <= W_upper path by path, docs/derivations.md s.5)")
         if refused:
             how += ("; the comonotone mixture refused (too many states) for "
                     + ", ".join(f"{n} spins" for n in sorted(set(refused)))
