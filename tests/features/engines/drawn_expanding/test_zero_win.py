@@ -8,7 +8,6 @@ tables, a zeta transform over the expanding sets and a backward float recursion.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
@@ -112,7 +111,6 @@ def test_zero_win_probability_against_path_recursion(feature, literal):
         assert lo <= float(ohi) * (1 + 1e-12) and float(olo) <= hi * (1 + 1e-12), (n0, lo, hi, float(olo), float(ohi))
 
 
-@pytest.mark.skipif(os.environ.get("ANALYTIC_SLOW") != "1", reason="literal reading of a heavy oracle: ANALYTIC_SLOW=1")
 def test_regular_zero_win_literal_reading_within_the_bounding_games():
     """Regular Free Spins under the literal reading: P(feature wins nothing) lies between the
     bounding games' (books standing in for every symbol, for none), and the recursion paying the
