@@ -154,9 +154,8 @@ def two_oracle(literal: bool, n0: int):
     """
     from fractions import Fraction as F
 
-    xs = {S: F(_two_line(("book", "king", "king", "ten", x), S, literal))
-          for S in (frozenset(), frozenset({"ten"}), frozenset({"king"}), frozenset(TWO_SYMBOLS))
-          for x in ("ten",)}
+    xs = {S: F(_two_line(("book", "king", "king", "ten", "ten"), S, literal))
+          for S in (frozenset(), frozenset({"ten"}), frozenset({"king"}), frozenset(TWO_SYMBOLS))}
     for S in xs:  # both windows pay alike (checked, not assumed)
         assert xs[S] == _two_line(("book", "king", "king", "ten", "book"), S, literal)
     pa = F(1, 4)
