@@ -147,7 +147,7 @@ def two_oracle(literal: bool, n0: int):
     award) or book (1 of 4: two books, 1 extra spin, a symbol drawn).  No expansion pays (king and
     ten show on at most 2 reels, low symbols need 3), so a spin pays its line win only, the same in
     both windows (by hand: the book stands in for king: ``book king king`` = 2; under the literal
-    reading while king expands the king run is 0 and ten's run 1 or 2: 0).  So with the set ``S`` of
+    reading while king expands the king run is 0 and ten's run 1: 0).  So with the set ``S`` of
     expanding symbols the spin pays ``x_S`` = 2, or under the literal reading 2 if king is not in
     ``S``, else 0.  Recursion over (spins left ``K``, ``S``): an award keeps ``K`` and adds a
     uniform draw ``d`` to ``S``, which may leave ``S`` unchanged (a linear equation, solved).
