@@ -96,7 +96,7 @@ def _solve(job, ws):
     return job, res, time.perf_counter() - t0
 
 
-def regular_cap_bounds(game, feature: str, starts, meanwhile=None, ws=None) -> dict:
+def regular_cap_bounds(game, feature: str, starts, meanwhile=None, ws=None, kinds=("upper", "lower")) -> dict:
     """``{n0: (upper, lower)}`` for the regular feature's starts ``n0`` (spins).
 
     ``upper`` is a :class:`~analytic.features.engines.drawn_expanding.draw_cap.RegularCapBound`
@@ -111,6 +111,8 @@ def regular_cap_bounds(game, feature: str, starts, meanwhile=None, ws=None) -> d
     ``meanwhile`` (optional, no arguments): other work that this process
     does while the workers solve (its result is dropped; it should fill the
     workspace), e.g. the Power Free Spins' capped law when every mode is solved.
+    ``kinds``: the bounds solved (``"upper"``, ``"lower"``); one left out is
+    None in the result.
     """
     from analytic.features.engines.drawn_expanding import draw_cap as rc
     from analytic.workspace import workspace_for
@@ -123,8 +125,10 @@ def regular_cap_bounds(game, feature: str, starts, meanwhile=None, ws=None) -> d
     # the starts of a run are solved in one job, longest first (they share the run's per-id tables)
     done = ws.memo(("bop.regbounds", feature), dict)
     missing = tuple(n0 for n0 in starts if any(("upper", n0, lv, eps) not in done for lv in levels))
-    jobs = [("upper", feature, missing, run, eps) for run in rc.level_runs(levels)] if missing else []
-    jobs += [("lower", feature, n0, None, None) for n0 in starts if ("lower", n0) not in done]
+    jobs = [("upper", feature, missing, run, eps) for run in rc.level_runs(levels)] \
+        if missing and "upper" in kinds else []
+    if "lower" in kinds:
+        jobs += [("lower", feature, n0, None, None) for n0 in starts if ("lower", n0) not in done]
     if jobs:
         from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
 
@@ -157,7 +161,9 @@ def regular_cap_bounds(game, feature: str, starts, meanwhile=None, ws=None) -> d
         ws.put(JOB_SECONDS, seconds)
     out = {}
     for n0 in starts:
-        parts = [done[("upper", n0, lv, eps)] for lv in levels]
-        upper = None if any(b is None for b in parts) else rc.combine_levels(levels, parts)
-        out[n0] = (upper, done[("lower", n0)])
+        upper = None
+        if "upper" in kinds:
+            parts = [done[("upper", n0, lv, eps)] for lv in levels]
+            upper = None if any(b is None for b in parts) else rc.combine_levels(levels, parts)
+        out[n0] = (upper, done[("lower", n0)] if "lower" in kinds else None)
     return out

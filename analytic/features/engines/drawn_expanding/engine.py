@@ -31,7 +31,9 @@ One spin of a feature
 ---------------------
 A free spin pays the normal line win ``L(w)`` (books substitute; rule
 ``scatter_substitutes_for_expanding_in_line_wins = false``: not for the
-expanding symbol, solved with a ladder only, docs/derivations.md s.5), then for every expanding symbol ``s``
+expanding symbols, docs/derivations.md s.5: with a ladder exactly, with
+drawn symbols the mean exactly and the rest between two bounding games,
+:mod:`analytic.features.engines.drawn_expanding.line_sets`), then for every expanding symbol ``s``
 with multiplier ``m_s``: ``m_s E_s(w)``, ``E_s = pay_s(n) * lines`` when
 ``s`` shows on ``n`` reels (golden reels count as showing it; books are
 disregarded) with ``n`` at least its smallest paying count (2 for high, 3
@@ -345,12 +347,13 @@ class SpinStats:
         rules = game.rules
         #: rule ``scatter_substitutes_for_expanding_in_line_wins = false`` (see the new spin statistics)
         self.literal = not rules.get("scatter_substitutes_for_expanding_in_line_wins", True)
+        #: literal reading with drawn expanding symbols: the mean line win of every set of expanding
+        #: symbols (:func:`~analytic.features.engines.drawn_expanding.line_sets.set_line_means`)
+        self.set_means = None
         if self.literal and self.variant != "ladder":
-            raise UnsupportedMechanicError(
-                f"rule scatter_substitutes_for_expanding_in_line_wins = false: in features.{feature} (expanding "
-                "symbols drawn at each award) the normal line win depends on the whole set of expanding symbols "
-                "drawn so far; solved only for a feature with a ladder (one expanding symbol at a time); "
-                "set it to true")
+            from analytic.features.engines.drawn_expanding.line_sets import set_line_means
+
+            self.set_means = set_line_means(game, feature)
         strips = game.reel_sets[spec.reel_set]
         rows = game.rows
         books = book_symbols(game, feature)
@@ -397,8 +400,13 @@ class SpinStats:
         # l by linearity: one line's mean pay times the number of lines; under the literal reading
         # per expanding symbol s (the books not substituting for s): l_s
         self.l = self._line_mean(windows) * nl / tb if not self.literal else None
-        self.l_s = {s: (self.l if not self.literal else self._line_mean(windows, exclude=s) * nl / tb)
-                    for s in self.ordered}
+        if self.set_means is not None:  # the books standing in for every symbol: the largest line mean
+            self.l_upper = self.set_means[0]
+            self.l_s = {}
+        else:
+            self.l_s = {s: (self.l if not self.literal else self._line_mean(windows, exclude=s) * nl / tb)
+                        for s in self.ordered}
+            self.l_upper = self.l if not self.literal else max(self.l_s.values())
         # r(s, G): per reel P(shows s or golden)
         self.r: dict = {}
         gmasks = range(1 << self.ng)
@@ -464,6 +472,23 @@ class SpinStats:
 
     def full_mask(self) -> int:
         return (1 << self.ng) - 1
+
+    def line_mean(self, j: int) -> Fraction:
+        """Mean line win of a spin after ``j`` awards (total-bet multiples; regular variant).
+
+        Under the literal reading ``E[l_{S(j)}]`` over the set ``S(j)`` of
+        expanding symbols drawn so far
+        (:func:`~analytic.features.engines.drawn_expanding.line_sets.drawn_line_means`),
+        else ``l``.
+        """
+        if self.set_means is None:
+            return self.l
+        from analytic.features.engines.drawn_expanding.line_sets import drawn_line_means
+
+        cache = self.__dict__.setdefault("_line_means", [])
+        if len(cache) <= j:
+            cache[:] = drawn_line_means(self.set_means, len(self.ordered), max(j, 2 * len(cache)))
+        return cache[j]
 
 
 def spin_stats(game: Game, feature: str, ws: Workspace | None = None) -> SpinStats:
@@ -551,7 +576,7 @@ def _rates(stats: SpinStats, j: int) -> list[Fraction]:
     nsym = len(stats.ordered)
     if stats.variant == "draws":
         R = sum((stats.r[(s, 0)] for s in stats.ordered), Fraction(0))
-        return [stats.l + draw_multiplier_mean(j, reading, nsym, top) * R]
+        return [stats.line_mean(j) + draw_multiplier_mean(j, reading, nsym, top) * R]
     out = []
     for G in range(ng):
         acc = Fraction(0)
@@ -571,7 +596,7 @@ def _rate_hi(stats: SpinStats) -> Fraction:
     """A per-spin mean win no state exceeds (the ceiling ``max_multiplier`` on every symbol's best case)."""
     full = stats.full_mask()
     if stats.variant == "draws":
-        return stats.l + stats.ceiling * sum((stats.r[(s, 0)] for s in stats.ordered), Fraction(0))
+        return stats.l_upper + stats.ceiling * sum((stats.r[(s, 0)] for s in stats.ordered), Fraction(0))
     return max(stats.l_s.values()) + stats.ceiling * max(stats.r[(s, full)] for s in stats.ordered)
 
 
@@ -627,14 +652,51 @@ def feature_moments(game: Game, feature: str, count: int, ws: Workspace | None =
     ws = workspace_for(game, ws)
 
     def compute():
+        from analytic.features.engines.drawn_expanding.line_sets import literal_draws
+
         spec = game.features[feature]
         starts = sorted(set(spec.trigger.counts.values()))
+        if literal_draws(game, feature):
+            return _literal_regular_moments(game, feature, starts, ws)
         st = new_stats(game, feature, ws)
         if not spec.params["ladder"]:
             return S.regular_moments(st, starts)
         return S.power_moments(st, starts)
 
     return ws.memo(("bop.moments", feature), compute)[game.features[feature].trigger.counts[count]]
+
+
+def set_means(game: Game, feature: str, ws: Workspace | None = None) -> dict:
+    """:func:`~analytic.features.engines.drawn_expanding.line_sets.set_line_means`, kept in the workspace ``ws``."""
+    from analytic.features.engines.drawn_expanding.line_sets import set_line_means
+
+    return workspace_for(game, ws).memo(("bop.literal.sets", feature), lambda: set_line_means(game, feature))
+
+
+def _literal_regular_moments(game: Game, feature: str, starts, ws: Workspace) -> dict:
+    """Moments of a regular feature under the literal reading (rule ``scatter_substitutes_..._line_wins = false``).
+
+    The mean exactly (its line part ``E[l_{S(j)}]`` per award level from the
+    set line means, :mod:`~analytic.features.engines.drawn_expanding.line_sets`), the
+    second moment between those of the bounding games (books standing in
+    for every symbol, resp. for none: ``W_lower <= W <= W_upper`` path by
+    path).  Returns ``{start spins: Moments}``.
+    """
+    from analytic.features.engines.drawn_expanding import moments as S
+    from analytic.features.engines.drawn_expanding.line_sets import bounding_workspace, drawn_line_means
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats as new_stats
+
+    wu, wl = bounding_workspace(ws, feature, "upper"), bounding_workspace(ws, feature, "lower")
+    stu, stl = new_stats(wu.game, feature, wu), new_stats(wl.game, feature, wl)
+    J = 40
+    lm = drawn_line_means(set_means(game, feature, ws), len(stu.ordered), J + 1)
+    up = S.regular_moments(stu, starts, J=J, line_means=lm)
+    low = S.regular_moments(stl, starts, J=J)
+    for n0, m in up.items():
+        m.m2_lo = min(low[n0].m2_lo, m.m2_lo)
+        m.info = {**m.info, "reading": "literal: mean exact over the sets of expanding symbols; second moment "
+                  "between the features with the books standing in for every symbol and for none"}
+    return up
 
 
 def solve_feature(game: Game, feature: str, count: int, mode: str | None = None, *,
@@ -662,6 +724,12 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None,
               "(docs/derivations.md s.3-4)" if variant == "draws" else
               "sparse absorbing chain over (ladder level, golden reels, spins left), residual-certified, "
               "truncation bounded by Wald (docs/derivations.md s.5)")
+    from analytic.features.engines.drawn_expanding.line_sets import literal_draws
+
+    if literal_draws(game, feature):
+        method += ("; literal reading (the books stand in for no drawn symbol): the mean exact over the sets of "
+                   "expanding symbols, the second moment and P(no win) between the features with the books "
+                   "standing in for every symbol and for none (docs/derivations.md s.5)")
     return FeatureResult(
         feature=feature,
         count=count,
@@ -681,7 +749,13 @@ def _zero_bounds(game: Game, feature: str, spins: int, ws: Workspace):
     """``(lo, hi)`` of P(the feature wins nothing) as fractions, or None where they cannot be had."""
     from analytic.features.engines.drawn_expanding.zero_win import zero_win_probabilities
 
+    from analytic.features.engines.drawn_expanding.line_sets import bounding_workspace, literal_draws
+
     try:
+        if literal_draws(game, feature):  # P(W_upper = 0) <= P(W = 0) <= P(W_lower = 0)
+            wu, wl = bounding_workspace(ws, feature, "upper"), bounding_workspace(ws, feature, "lower")
+            return (Fraction(zero_win_probabilities(wu.game, feature, wu)[spins][0]),
+                    Fraction(zero_win_probabilities(wl.game, feature, wl)[spins][1]))
         return tuple(Fraction(x) for x in zero_win_probabilities(game, feature, ws)[spins])
     except ValueError:  # (a cycle beyond int64 counts): the hit frequency falls back on p_zero_max
         return None
@@ -699,9 +773,14 @@ def zero_win_bound(game: Game, feature: str, ws: Workspace | None = None) -> Fra
     each does so with probability at most ``q``).  ``ws``: the solve's
     workspace for ``game`` (None: a fresh one).
     """
+    from analytic.features.engines.drawn_expanding.line_sets import bounding_workspace, literal_draws
     from analytic.features.engines.drawn_expanding.spin_stats import spin_stats as new_stats
 
-    st = new_stats(game, feature, ws)
+    if literal_draws(game, feature):  # the books standing in for no symbol: the most zero wins
+        wl = bounding_workspace(workspace_for(game, ws), feature, "lower")
+        st = new_stats(wl.game, feature, wl)
+    else:
+        st = new_stats(game, feature, ws)
     return Fraction(max(st.zero_weight.values()), st.cycle)
 
 
@@ -849,6 +928,12 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
         extra["p_reach_cap"] = _interval(Fraction(pcap_lo) * Fraction(1 - 10**-12),
                                          min(Fraction(pcap) * Fraction(1 + 10**-12), Fraction(1)))
         extra["uncapped_rtp"] = rtp
+        from analytic.features.engines.drawn_expanding.line_sets import literal_draws
+
+        if gq is None and any(literal_draws(game, f) for f, spec in game.features.items() if spec.engine == ENGINE):
+            how += ("; literal reading in regular Free Spins: the upper bounds those of the same feature with the "
+                    "books standing in for every symbol, the lower bounds with the books standing in for none "
+                    "(W_lower <= W <= W_upper path by path, docs/derivations.md s.5)")
         if refused:
             how += ("; the comonotone mixture refused (too many states) for "
                     + ", ".join(f"{n} spins" for n in sorted(set(refused)))
@@ -1014,10 +1099,8 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
         e, q = _tail_bounds(B, mom(f, n), C, m1_lo)
         e_lo = q_lo = 0.0
         if REGULAR_CAP_LAW and not game.features[f].params.get("ladder"):
-            from analytic.features.engines.drawn_expanding.draw_bounds import regular_cap_bounds
-
             if ("regcap", f) not in cache:  # every start at once: the solves run in parallel
-                cache[("regcap", f)] = regular_cap_bounds(game, f, game.features[f].trigger.counts.values(), ws=ws)
+                cache[("regcap", f)] = _regular_cap_bounds(game, f, game.features[f].trigger.counts.values(), ws)
                 if refused is not None:
                     refused.extend(n0 for n0, (up, _lo) in cache[("regcap", f)].items() if up is None)
             up, low = cache[("regcap", f)][game.features[f].trigger.counts[n]]
@@ -1072,10 +1155,28 @@ def prefetch_modes(game: Game, modes, *, ws: Workspace | None = None) -> None:
     ms = [game.modes[name] for name in modes]
     if not (any(m.buys in (None, reg) for m in ms) and any(m.buys == pw or m.params.get("gamble") for m in ms)):
         return
-    from analytic.features.engines.drawn_expanding.draw_bounds import regular_cap_bounds
+    _regular_cap_bounds(game, reg, game.features[reg].trigger.counts.values(), ws,
+                        meanwhile=lambda: bound_free_work(game, reg, pw, ws))
 
-    regular_cap_bounds(game, reg, game.features[reg].trigger.counts.values(),
-                       meanwhile=lambda: bound_free_work(game, reg, pw, ws), ws=ws)
+
+def _regular_cap_bounds(game: Game, feature: str, starts, ws: Workspace, meanwhile=None) -> dict:
+    """:func:`~analytic.features.engines.drawn_expanding.draw_bounds.regular_cap_bounds`, either reading.
+
+    Under the literal reading (drawn expanding symbols) the upper bounds are
+    those of the bounding game whose books stand in for every symbol, the
+    lower bounds those of the one whose books stand in for none
+    (:mod:`~analytic.features.engines.drawn_expanding.line_sets`: ``W_lower <= W <=
+    W_upper`` path by path, and ``(B + w - C)+``, ``1{B + w >= C}`` grow with ``w``).
+    """
+    from analytic.features.engines.drawn_expanding.draw_bounds import regular_cap_bounds
+    from analytic.features.engines.drawn_expanding.line_sets import bounding_workspace, literal_draws
+
+    if not literal_draws(game, feature):
+        return regular_cap_bounds(game, feature, starts, meanwhile=meanwhile, ws=ws)
+    wu, wl = bounding_workspace(ws, feature, "upper"), bounding_workspace(ws, feature, "lower")
+    up = regular_cap_bounds(wu.game, feature, starts, meanwhile=meanwhile, ws=wu, kinds=("upper",))
+    low = regular_cap_bounds(wl.game, feature, starts, ws=wl, kinds=("lower",))
+    return {n0: (up[n0][0], low[n0][1]) for n0 in up}
 
 
 def bound_free_work(game: Game, reg: str, pw: str, ws: Workspace | None = None) -> None:

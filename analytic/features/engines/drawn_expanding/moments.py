@@ -202,11 +202,16 @@ def _dominating(st: SpinStats):
 # regular free spins
 
 
-def regular_moments(st: SpinStats, starts, J: int = 40, Kmax: int | None = None) -> dict:
+def regular_moments(st: SpinStats, starts, J: int = 40, Kmax: int | None = None, line_means=None) -> dict:
     """Certified moments of the regular feature for each start spin count in ``starts``.
 
     ``Kmax`` (spins left kept) defaults to 200, or three times the largest
-    start; ``ValueError`` when a start exceeds it.
+    start; ``ValueError`` when a start exceeds it.  ``line_means``
+    (optional, ``J + 1`` numbers): the mean line win of a spin after ``j``
+    awards, used for the mean in place of ``st``'s (the literal reading,
+    :func:`~analytic.features.engines.drawn_expanding.line_sets.drawn_line_means`;
+    the truncation bound still dominates ``st``'s feature, so ``st``'s line
+    wins must be at least those); the second moment stays ``st``'s.
     """
     starts = list(starts)
     Kmax = _kmax(200, starts) if Kmax is None else Kmax
@@ -267,7 +272,8 @@ def regular_moments(st: SpinStats, starts, J: int = 40, Kmax: int | None = None)
                 spins += x
                 # this spin's own moments
                 Q = LL_c + 2 * g[j] * LE_c + G1[j, j] * E2_sc.sum(0) + G2[j, j] * pair
-                m1 += x * float(p @ (l_c + g[j] * R_c))
+                m1 += x * (float(p @ (l_c + g[j] * R_c)) if line_means is None
+                           else float(line_means[j]) + g[j] * float(p @ R_c))
                 own = float(p @ Q)
                 cross = 0.0
                 for c in range(nc):

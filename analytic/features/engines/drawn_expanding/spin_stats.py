@@ -32,9 +32,10 @@ false`` (the literal reading: while ``s`` expands the books do not stand in
 for ``s`` in the line win; docs/derivations.md s.5): the walk of ``s`` runs
 with ``s`` out of the books' substitution set, so the line win is ``L_s``
 and ``L1``, ``L2`` are kept per symbol (``sL_s``, ``sLL_s``; ``sL``, ``sLL``
-and ``line_law`` are then None); solved for the ladder variant only (the
-regular variant's line win would depend on the set of drawn symbols:
-``UnsupportedMechanicError``).  All sums are Python integers over the cycle; ``.prob``,
+and ``line_law`` are then None); built for the ladder variant only (the
+regular variant's line win depends on the set of drawn symbols: its
+figures come from :mod:`~analytic.features.engines.drawn_expanding.line_sets` and
+two bounding games, ``UnsupportedMechanicError`` here).  All sums are Python integers over the cycle; ``.prob``,
 ``.f(...)`` give Fractions and float arrays in total-bet multiples.
 """
 
@@ -124,8 +125,8 @@ class SpinStats:
             raise UnsupportedMechanicError(
                 f"rule scatter_substitutes_for_expanding_in_line_wins = false: in features.{feature} (expanding "
                 "symbols drawn at each award) the normal line win depends on the whole set of expanding symbols "
-                "drawn so far (up to 2^9 - 1 sets); solved only for a feature with a ladder (one expanding symbol "
-                "at a time); set it to true")
+                "drawn so far; these per-spin statistics are built for the bounding games of "
+                "analytic.features.engines.drawn_expanding.line_sets (bounding_game), not for the model itself")
         self.reel_set = spec.reel_set
         strips = game.reel_sets[spec.reel_set]
         self.nreels = len(strips)

@@ -103,6 +103,8 @@ def _regular(st, starts) -> dict:
     X = ((E[zero] > 0).astype(np.int64) << np.arange(ns, dtype=np.int64)).sum(axis=1)
     Az, cz = A[zero], cnt[zero]
     awards = sorted(set(int(a) for a in np.unique(Az)))
+    if not awards:  # every spin wins something: no feature wins nothing
+        return {n0: (0.0, 0.0) for n0 in starts}
     cyc = float(st.cycle)
     masks = np.arange(full + 1)
     Z = {}

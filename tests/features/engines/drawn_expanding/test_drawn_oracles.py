@@ -166,13 +166,15 @@ def _pays(game):
 def _line(pays, cells, excl=None) -> int:
     """Best pay of the single payline: leftmost run of s or a book, highest over s.
 
-    ``excl``: the symbol a book does not stand in for (the literal reading, while it expands).
+    ``excl``: the symbol a book does not stand in for (the literal reading, while it expands), or a
+    set of them (regular Free Spins: every drawn symbol expands).
     """
+    excl = {excl} if isinstance(excl, str) else set(excl or ())
     best = 0
     for s in ORDER:
         run = 0
         for c in cells:
-            if c == s or (c in WILD and s != excl):
+            if c == s or (c in WILD and s not in excl):
                 run += 1
             else:
                 break
@@ -263,11 +265,20 @@ def test_class_moments_against_window_sums(feature, literal):
 
 
 def _regular_table(game):
-    """(award, line pay, reels showing each symbol) -> windows."""
+    """(award, line pay, reels showing each symbol) -> windows.
+
+    Under the literal reading the line pay depends on the set of expanding symbols: ``L`` is then
+    the tuple of the pays per set (bit ``i`` of the set = ``ORDER[i]``).
+    """
     pays = _pays(game)
     tab = Counter()
+    lit = _literal(game)
     for w in _windows(game, "free"):
-        tab[(_award(w), _line(pays, w), tuple(sum(x == s for x in w) for s in ORDER))] += 1
+        if lit:
+            L = tuple(_line(pays, w, {s for i, s in enumerate(ORDER) if m >> i & 1}) for m in range(512))
+        else:
+            L = _line(pays, w)
+        tab[(_award(w), L, tuple(sum(x == s for x in w) for s in ORDER))] += 1
     tot = sum(tab.values())
     return [(a, L, ns, n / tot) for (a, L, ns), n in tab.items()], pays
 
@@ -281,9 +292,10 @@ def regular_oracle(game, n0: int, jmax: int = 4):
     moments from the award law: ``E[T] = K / (1 - mu)``, ``Var T = E[T] Var(A) / (1 - mu)^2``).
     """
     table, pays = _regular_table(game)
+    lit = _literal(game)
     mu = sum(p * a for a, _, _, p in table)
     va = sum(p * a * a for a, _, _, p in table) - mu * mu
-    xmax = max(L for _, L, _, _ in table) + 9 * sum(max(pays[s].values()) for s in ORDER)
+    xmax = max(max(L) if lit else L for _, L, _, _ in table) + 9 * sum(max(pays[s].values()) for s in ORDER)
 
     def tail(K):
         t1 = K / (1 - mu)
@@ -298,8 +310,9 @@ def regular_oracle(game, n0: int, jmax: int = 4):
             return tail(K) if hi else (0.0, 0.0)
         m1 = m2 = 0.0
         mult = [min(c, 9) for c in counts]
+        S = sum(1 << i for i, c in enumerate(counts) if c)
         for a, L, ns, p in table:
-            x = L + sum(m * _expand(pays, s, n) for m, s, n in zip(mult, ORDER, ns) if m)
+            x = (L[S] if lit else L) + sum(m * _expand(pays, s, n) for m, s, n in zip(mult, ORDER, ns) if m)
             if a:
                 f1 = f2 = 0.0
                 for d in range(9):  # the symbol drawn at this award
@@ -400,6 +413,31 @@ def test_regular_moments_against_path_recursion(n0):
     assert o1hi - o1lo < 1e-5 * o1lo and o2hi - o2lo < 1e-3 * o2lo  # the oracle is sharp enough
     assert _overlap(m.m1_lo, m.m1_hi, o1lo, o1hi) and _overlap(m.m2_lo, m.m2_hi, o2lo, o2hi)
     assert m.m1_hi - m.m1_lo < 1e-7 * o1lo and m.m2_hi - m.m2_lo < 1e-7 * o2lo
+
+
+@pytest.mark.skipif(os.environ.get("ANALYTIC_SLOW") != "1", reason="literal reading of a heavy oracle: ANALYTIC_SLOW=1")
+def test_regular_moments_literal_reading_against_path_recursion():
+    """Regular Free Spins under the literal reading (the books stand in for no drawn symbol): the
+    solver's mean (exact over the sets of expanding symbols) and its second-moment interval (between
+    the two bounding games) against the recursion over (spins left, draw counts), line pays per set."""
+    from analytic.features.engines.drawn_expanding.engine import SpinStats as MeanStats
+    from analytic.features.engines.drawn_expanding.engine import _feature_mean, solve_feature
+
+    n0 = 2
+    game = tiny(literal=True)
+    r = solve_feature(game, "free_spins", 3)  # 3 books: 2 spins
+    m1lo, m1hi = (float(x) for x in r.details["mean_interval"])
+    m2lo, m2hi = (float(x) for x in r.details["second_moment_interval"])
+    o1lo, o1hi, o2lo, o2hi = regular_oracle(game, n0)
+    assert o1hi - o1lo < 1e-5 * o1lo and o2hi - o2lo < 1e-3 * o2lo
+    assert _overlap(m1lo, m1hi, o1lo, o1hi) and _overlap(m2lo, m2hi, o2lo, o2hi)
+    assert m1hi - m1lo < 1e-7 * o1lo
+    # the reading matters here: the other reading's mean lies outside the oracle's interval
+    other = regular_oracle(tiny(), n0)
+    assert other[0] > o1hi * (1 + 1e-4)
+    # the exact sweep (Fractions, the set line means) agrees
+    (lo, hi), _, _ = _feature_mean(MeanStats(game, "free_spins"), n0)
+    assert _overlap(lo, hi, o1lo, o1hi)
 
 
 @pytest.mark.parametrize("literal", READINGS_SLOW)

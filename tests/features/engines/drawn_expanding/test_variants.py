@@ -350,7 +350,8 @@ def full_f_text() -> str:
 
 def full_l_text() -> str:
     """The literal reading of the substitution clause (issue 25): the books do not stand in for the
-    expanding symbol in line wins (solved for Power Free Spins, so the Power buy is played)."""
+    expanding symbols in line wins (variant l: the Power buy; r: the regular buy, where every drawn
+    symbol expands and the solver's mean runs over the sets of expanding symbols)."""
     text = _full_text()
     assert text.count("scatter_substitutes_for_expanding_in_line_wins = true") == 1
     return text.replace("scatter_substitutes_for_expanding_in_line_wins = true",
@@ -383,12 +384,13 @@ def _z(game, mode, rounds, seed):
 
 #: variant -> (text, mode, rounds, rounds with ANALYTIC_SLOW=1); rounds None: only with ANALYTIC_SLOW=1
 #: ((c): the solver's sparse chain over 32 golden masks takes minutes on 2 busy cores; (f), (l): the full
-#: Power solve and its slower simulation, 2-3 minutes)
+#: Power solve and its slower simulation, 2-3 minutes; (r): the regular Free Spins' literal reading)
 FULL = {
     "b": (full_b_text, "buy_free_spins", 30_000, 400_000),
     "c": (full_c_text, "buy_power_free_spins", None, 50_000),
     "f": (full_f_text, "buy_power_free_spins", None, 40_000),
     "l": (full_l_text, "buy_power_free_spins", None, 40_000),
+    "r": (full_l_text, "buy_free_spins", None, 300_000),
 }
 
 

@@ -42,8 +42,10 @@ def regular_zero_oracle(game, n0: int, jmax: int):
     """(lo, hi) of P(the regular feature wins nothing): floats (relative error far below 1e-12)."""
     pays = _pays(game)
     table = Counter()
+    lit = not game.rules.get("scatter_substitutes_for_expanding_in_line_wins", True)
     for w in _windows(game, "free"):
-        table[(_award(w), _line(pays, w), tuple(w.count(s) for s in ORDER))] += 1
+        # literal reading: the line pay depends on the set S of expanding symbols (keep the cells)
+        table[(_award(w), w if lit else _line(pays, w), tuple(w.count(s) for s in ORDER))] += 1
     tot = sum(table.values())
 
     @lru_cache(maxsize=None)
@@ -54,7 +56,7 @@ def regular_zero_oracle(game, n0: int, jmax: int):
             return 0.0, 1.0
         lo = hi = 0.0
         for (a, L, ns), c in table.items():
-            if L or any(_expand(pays, s, n) for s, n in zip(ORDER, ns) if s in S):
+            if (_line(pays, L, S) if lit else L) or any(_expand(pays, s, n) for s, n in zip(ORDER, ns) if s in S):
                 continue
             p = c / tot
             if a:
@@ -107,6 +109,21 @@ def test_zero_win_probability_against_path_recursion(feature, literal):
         assert ohi - olo < 1e-6, (n0, float(olo), float(ohi))  # the oracle is sharp enough
         assert 0 < lo <= hi and hi - lo < 1e-9  # (awards are frequent in the tiny game: the cut shows)
         assert lo <= float(ohi) * (1 + 1e-12) and float(olo) <= hi * (1 + 1e-12), (n0, lo, hi, float(olo), float(ohi))
+
+
+def test_regular_zero_win_literal_reading_within_the_bounding_games():
+    """Regular Free Spins under the literal reading: P(feature wins nothing) lies between the
+    bounding games' (books standing in for every symbol, for none), and the recursion paying the
+    line of the set of expanding symbols drawn so far lies inside."""
+    from analytic.features.engines.drawn_expanding.engine import solve_feature
+
+    game = tiny(literal=True)
+    for books, n0 in ((3, 2), (4, 3)):
+        lo, hi = solve_feature(game, "free_spins", books).p_zero_bounds
+        olo, ohi = regular_zero_oracle(game, n0, 4)
+        assert ohi - olo < 1e-3
+        assert float(lo) <= ohi * (1 + 1e-12) and olo <= float(hi) * (1 + 1e-12), (n0, lo, hi, olo, ohi)
+        assert lo < hi
 
 
 @lru_cache(maxsize=None)
