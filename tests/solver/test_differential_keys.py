@@ -233,3 +233,85 @@ def test_line_keys(model):
 @given(key_models(shape="both"))
 def test_both_ways_keys(model):
     check_key_model(model)
+
+
+# ---------------------------------------------------------------------------- the oracle against the docs' hand counts
+
+def _oracle(symbols, paytable, *, reels=3, rows=1, lines=None, ways=False, both=False, rules=None, **extra):
+    m = {"game": {"name": "h", "reels": reels, "rows": rows, "total_bet": 1}, "symbols": symbols,
+         "paytable": paytable, "paylines": {"ways": True} if ways else {"lines": lines or [[0] * reels]},
+         "reels": {"base": [["x"] * rows] * reels}, **extra}
+    if both:
+        m["paylines"]["pays_both_ways"] = True
+    if rules:
+        m["rules"] = rules
+    return OracleExt(m)
+
+
+def test_oracle_reproduces_the_documented_hand_counts():
+    """The oracle's readings are the docs' examples (docs/model-format.md), so its figures can be trusted."""
+    # Ways pays: reels [ace, king], [wild, ace], [ace, king] with a x2 wild: 15 + 4 = 19
+    o = _oracle({"ace": "regular", "king": "regular", "wild": {"role": "wild", "multiplier": 2}},
+                {"ace": {"3": 5}, "king": {"2": 1, "3": 2}}, rows=2, ways=True)
+    assert o.ways_win((("ace", "king"), ("wild", "ace"), ("ace", "king"))) == 19
+    o.both = True  # both ways: the runs cover every reel, paid once
+    assert o.ways_win((("ace", "king"), ("wild", "ace"), ("ace", "king"))) == 19
+    # Pays both ways on paylines: W A B pays 2 + 2, W A A pays 10 once
+    o = _oracle({"A": "regular", "B": "regular", "W": "wild"}, {"A": {"1": 1, "3": 10}, "B": {"1": 2, "2": 4}},
+                both=True)
+    assert o.line_pay(("W", "A", "B")) == 4 and o.line_pay(("W", "A", "A")) == 10
+    # Groups, combos, anywhere pays: one win per line
+    syms = {s: "regular" for s in ("bar1", "bar2", "bar3", "seven", "cherry")} | {"blank": "blank"}
+    o = _oracle(syms, {"bar3": {"3": 40}, "any_bar": {"3": 5}}, groups={"any_bar": ["bar1", "bar2", "bar3"]},
+                combos={"sbs": {"cells": ["seven", "any_bar", "seven"], "pay": 60}},
+                anywhere_pays={"cherry": {"1": 2, "2": 5, "3": 10}})
+    assert o.line_pay(("bar3", "bar3", "bar3")) == 40
+    assert o.line_pay(("bar1", "bar3", "bar2")) == 5
+    assert o.line_pay(("seven", "bar2", "seven")) == 60
+    assert o.line_pay(("cherry", "bar1", "cherry")) == 5
+    assert o.line_pay(("blank", "blank", "cherry")) == 2
+    # anywhere_pay_wilds: cherry W cherry counts 3 (10), or 2 (5)
+    for rule, pay in (("counted", 10), ("not_counted", 5)):
+        o = _oracle({"cherry": "regular", "W": "wild"}, {}, anywhere_pays={"cherry": {"1": 2, "2": 5, "3": 10}},
+                    rules={"anywhere_pay_wilds": rule})
+        assert o.line_pay(("cherry", "W", "cherry")) == pay
+    # line_wild_multipliers: W2 W3 bar3 with bar3 paying 40: 240, 200, 120
+    for rule, pay in (("multiply", 240), ("add", 200), ("highest_once", 120)):
+        o = _oracle({"bar3": "regular", "W2": {"role": "wild", "multiplier": 2},
+                     "W3": {"role": "wild", "multiplier": 3}}, {"bar3": {"3": 40}},
+                    rules={"line_wild_multipliers": rule})
+        assert o.line_pay(("W2", "W3", "bar3")) == pay
+    # all_wild_win_multiplied: three x2 wilds paying 1000: 8000 or 1000
+    for rule, pay in ((True, 8000), (False, 1000)):
+        o = _oracle({"a": "regular", "W": {"role": "wild", "multiplier": 2}}, {"W": {"3": 1000}},
+                    rules={"all_wild_win_multiplied": rule})
+        assert o.line_pay(("W", "W", "W")) == pay
+    # line_win_chosen_on: cherry 30 for 2 from the left, 40 for 2 anywhere; V V blank, V a x3 wild: 270 or 40
+    for rule, pay in (("final_pay", 270), ("base_pay", 40)):
+        o = _oracle({"cherry": "regular", "V": {"role": "wild", "multiplier": 3}, "blank": "blank"},
+                    {"cherry": {"2": 30}}, anywhere_pays={"cherry": {"2": 40}}, rules={"line_win_chosen_on": rule})
+        assert o.line_pay(("V", "V", "blank")) == pay
+    # A pick board: C, 5, x3: P(0) = 1/2, P(5) = 1/6, P(15) = 1/3
+    o = _oracle({"a": "regular"}, {"a": {"3": 1}},
+                features={"chest": {"kind": "pick_bonus", "board": {"collect": 1, "prizes": [[5, 1]],
+                                                                     "multipliers": [[3, 1]]}}})
+    assert o.pick_law("chest") == {0: Fraction(1, 2), 5: Fraction(1, 6), 15: Fraction(1, 3)}
+
+
+def test_oracle_reproduces_the_expanding_wild_example():
+    """docs/model-format.md, "Expanding wilds and fixed wild reels": 12 stop combinations, 4 each."""
+    m = {"game": {"name": "x", "reels": 3, "rows": 2},
+         "symbols": {"a": "regular", "b": "regular", "W": {"role": "wild", "multiplier": 2, "expands": True},
+                     "S": "scatter"},
+         "paytable": {"a": {"3": 10}, "b": {"3": 5}}, "scatter": {"symbols": ["S"], "pays": {"1": 1}},
+         "paylines": {"lines": [[0, 0, 0], [1, 1, 1]]},
+         "reels": {"base": [["a", "a"], ["W", "S", "b"], ["a", "b"]]},
+         "modes": {"base": {"cost": 1, "reels": "base"},
+                   "wild3": {"cost": 2, "reels": "base", "wild_reels": {"reels": [3], "wild": "W"}}}}
+    o = OracleExt(m)
+    for mode, wins in (("base", {22: 4, 2: 4, 20: 4}), ("wild3", {82: 4, 2: 4, 80: 4})):
+        tab, cyc = o.base_table(mode)
+        got: dict = {}
+        for (win, _, _), c in tab.items():
+            got[win * 2] = got.get(win * 2, 0) + c  # total bet = 2 line bets
+        assert cyc == 12 and got == wins, (mode, got)
