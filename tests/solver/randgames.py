@@ -299,16 +299,16 @@ def key_models(draw, shape: str | None = None):
     regs = [next(names) for _ in range(nreg)]
     symbols: dict = {r: "regular" for r in regs}
     wilds = []
-    for _ in range(draw(st.integers(0, 2))):
+    for _ in range(draw(st.sampled_from([0, 1, 2, 1]))):
         w = next(names)
         spec: dict = {"role": draw(st.sampled_from(["wild", "wild", "wild_scatter"]))}
-        m = draw(st.sampled_from([1, 2, 3]))
+        m = draw(st.sampled_from([1, 2, 3, 2]))
         if m > 1 or draw(st.booleans()):
             spec["multiplier"] = m
         how = draw(st.sampled_from(["all", "all", "except", "substitutes"]))
         if how != "all":
             spec[how] = draw(st.lists(st.sampled_from(regs), min_size=how == "substitutes", max_size=nreg, unique=True))
-        if rare(5 if shape == "lines" else 15):
+        if rare(2 if shape == "lines" else 15):
             spec["expands"] = True
         symbols[w] = spec
         wilds.append(w)
@@ -462,13 +462,13 @@ def key_models(draw, shape: str | None = None):
         model["line_triggers"] = line_triggers
 
     modes: dict = {}
-    if rare(2) and (not features or rare(5)):
+    if (draw(st.booleans()) if not features else rare(8)):
         coins = draw(st.integers(2, 3))
         modes["base"] = {"cost": 1, "reels": "base"}
         m: dict = {"cost": coins, "reels": "base", "coins": coins}
         paths = [f"paytable.{s}.{k}" for s, t in paytable.items() for k in t]
         paths += [f"combos.{c}" for c in combos] + [f"anywhere_pays.{n}.{k}" for n, t in anywhere.items() for k in t]
-        if paths and draw(st.booleans()):
+        if paths and not rare(3):
             m["coin_pays"] = {p: draw(st.integers(0, 200)) for p in
                               draw(st.lists(st.sampled_from(paths), min_size=1, max_size=2, unique=True))}
         modes["coins"] = m
@@ -492,9 +492,9 @@ def key_models(draw, shape: str | None = None):
         model["modes"] = modes
 
     cap: dict = {}
-    capval = st.one_of(st.integers(1, 20), st.sampled_from(["5/2", "3/4"]))
+    capval = st.one_of(st.integers(1, 12), st.sampled_from(["5/2", "3/4", "1/3"]))
     for k in ("total_bet_multiple", "spin", "feature"):
-        if rare(4):
+        if rare(3):
             cap[k] = draw(capval)
     if cap:
         model["cap"] = cap
@@ -505,7 +505,7 @@ def key_models(draw, shape: str | None = None):
                         ("all_wild_win_multiplied", [True, False]),
                         ("line_win_chosen_on", ["final_pay", "base_pay"]),
                         ("anywhere_pay_wilds", ["counted", "not_counted"])):
-            if rare(2):
+            if not rare(2) if wilds else rare(2):
                 rules[r] = draw(st.sampled_from(vals))
     if rare(5 if shape == "lines" else 15):
         rules["line_wild_pay"] = draw(st.sampled_from(["highest", "first_non_wild"]))

@@ -44,7 +44,8 @@ from randgames import key_models, to_toml
 from test_differential import same
 
 SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
-KEY_EXAMPLES = int(os.environ.get("HUNT", 40))
+#: CI examples per shape (the suite's budget: about 20 s together on the busy 2-core machine)
+KEY_EXAMPLES = {"ways": 40, "lines": 60, "both": 40}
 SLOW_KEY_EXAMPLES = 1500
 
 pytestmark = pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")
@@ -53,8 +54,8 @@ LINE_RULE_DEFAULTS = {"line_wild_multipliers": "multiply", "all_wild_win_multipl
                       "line_win_chosen_on": "final_pay", "anywhere_pay_wilds": "counted"}
 
 
-def _settings():
-    return settings(max_examples=SLOW_KEY_EXAMPLES if SLOW else KEY_EXAMPLES, deadline=None, derandomize=True,
+def _settings(shape: str):
+    return settings(max_examples=SLOW_KEY_EXAMPLES if SLOW else KEY_EXAMPLES[shape], deadline=None, derandomize=True,
                     report_multiple_bugs=False, suppress_health_check=list(HealthCheck))
 
 
@@ -176,9 +177,11 @@ def check_key_model(model: dict) -> None:
         try:
             res = solve_round(game, mode)
         except (ModelError, UnsupportedMechanicError) as e:
-            key_path(str(e)) if isinstance(e, ModelError) else None
-            event(f"refused at solve: {type(e).__name__}")
-            assert "cap" in str(e) or "max_spins" in str(e), f"mode {mode}: refused at solve: {e}\n{text}"
+            # documented refusals at solve: a feature cap whose grid is too long (cap.feature), a round
+            # cap on free spins with max_spins and a retrigger (no win law)
+            where = key_path(str(e)) if isinstance(e, ModelError) else str(e)
+            event(f"refused at solve: {where[:40]}")
+            assert where.startswith("cap") or "max_spins" in where, f"mode {mode}: refused at solve: {e}\n{text}"
             continue
         check_key_mode(res, o, mode, text)
 
@@ -192,12 +195,12 @@ def check_key_mode(res, o: OracleExt, mode: str, text: str) -> None:
     same(res.hit_frequency, lf["hit"], where + "hit frequency")
     for f in res.features:
         same(f.frequency, want["frequency"].get(f.name, Fraction(0)), where + f"feature {f.name} frequency")
+    if all(c.rtp.label == "exact" for c in res.components) and res.rtp.label == "exact":
+        assert sum(c.rtp.value for c in res.components) == res.rtp.value, where + "the RTP split does not add up"
     if cap is None:
         same(res.mean_win, want["mean"], where + "mean win")
         same(res.second_moment, want["m2"], where + "second moment")
         same(res.rtp, want["rtp"], where + "rtp")
-        if all(c.rtp.label == "exact" for c in res.components) and res.rtp.label == "exact":
-            assert sum(c.rtp.value for c in res.components) == res.rtp.value, where + "RTP split does not add up"
         for f in res.features:
             same(f.rtp, want["share"].get(f.name, Fraction(0)), where + f"feature {f.name} RTP share")
             same(f.expected_spins, want["expected_spins"].get(f.name, Fraction(0)),
@@ -217,19 +220,19 @@ def check_key_mode(res, o: OracleExt, mode: str, text: str) -> None:
         same(res.extra["p_reach_cap"], lf["p_reach_cap"], where + "P(R >= C)")
 
 
-@_settings()
+@_settings("ways")
 @given(key_models(shape="ways"))
 def test_ways_keys(model):
     check_key_model(model)
 
 
-@_settings()
+@_settings("lines")
 @given(key_models(shape="lines"))
 def test_line_keys(model):
     check_key_model(model)
 
 
-@_settings()
+@_settings("both")
 @given(key_models(shape="both"))
 def test_both_ways_keys(model):
     check_key_model(model)
