@@ -32,7 +32,7 @@ import tomllib
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 
 from analytic.errors import ModelError, UnboundedFeatureError, UnsupportedMechanicError
 from analytic.model.loader import load_model_text
@@ -220,14 +220,51 @@ def check_key_mode(res, o: OracleExt, mode: str, text: str) -> None:
         same(res.extra["p_reach_cap"], lf["p_reach_cap"], where + "P(R >= C)")
 
 
+#: Two different expanding wilds on one reel (the topmost expands), a group standing for a wild that
+#: substitutes for one member only, a combo with a group cell, anywhere pays without wilds, coin pays.
+TOPMOST_EXPANDS = {
+    "game": {"name": "random", "reels": 3, "rows": 2},
+    "symbols": {"a": "regular", "b": "regular", "c": "regular", "blank": "blank",
+                "W2": {"role": "wild", "multiplier": 2, "expands": True},
+                "W3": {"role": "wild", "multiplier": 3, "expands": True, "substitutes": ["a"]}, "S": "scatter"},
+    "paytable": {"a": {"3": 10}, "b": {"2": 2, "3": 5}, "ab": {"3": 3}, "W3": {"3": 50}},
+    "groups": {"ab": ["a", "b"]},
+    "combos": {"c0": {"cells": ["c", "ab", "c"], "pay": 40}},
+    "anywhere_pays": {"c": {"1": 1, "2": 4}},
+    "scatter": {"symbols": ["S"], "pays": {"1": "1/2"}},
+    "paylines": {"lines": [[0, 0, 0], [1, 1, 1], [0, 1, 0]]},
+    "reels": {"base": [["a", "b", "c", "W3", "blank"], ["W2", "W3", "b", "W3", "W2", "S"], ["a", "c", "b", "blank"]]},
+    "modes": {"base": {"cost": 1, "reels": "base"},
+              "wild": {"cost": 2, "reels": "base", "wild_reels": {"reels": [3], "wild": "W2"}}},
+    "rules": {"line_wild_multipliers": "add", "anywhere_pay_wilds": "not_counted"},
+    "cap": {"spin": 9},
+}
+
+#: Ways paying both ways with multiplying wilds, free spins with a retrigger and max_spins, a spin cap.
+WAYS_MAX_SPINS = {
+    "game": {"name": "random", "reels": 3, "rows": 2, "total_bet": 5},
+    "symbols": {"a": "regular", "b": "regular", "W": {"role": "wild", "multiplier": 2}, "S": "scatter"},
+    "paytable": {"a": {"2": 1, "3": 4}, "b": {"1": 1, "3": 2}},
+    "paylines": {"ways": True, "pays_both_ways": True},
+    "scatter": {"symbols": ["S"], "pays": {"2": 1}},
+    "reels": {"base": [["a", "S", "b"], ["W", "a", "S"], ["b", "S", "a"]],
+              "free": [["a", "S", "W"], ["b", "W"], ["S", "a", "b"]]},
+    "features": {"fs": {"kind": "free_spins", "reels": "free", "trigger": {"symbols": ["S"], "counts": {"2": 2, "3": 3}},
+                        "retrigger": {"symbols": ["S"], "counts": {"2": 2}}, "max_spins": 4, "multiplier": 2}},
+    "cap": {"spin": 3},
+}
+
+
 @_settings("ways")
 @given(key_models(shape="ways"))
+@example(WAYS_MAX_SPINS)
 def test_ways_keys(model):
     check_key_model(model)
 
 
 @_settings("lines")
 @given(key_models(shape="lines"))
+@example(TOPMOST_EXPANDS)
 def test_line_keys(model):
     check_key_model(model)
 
