@@ -12,6 +12,11 @@ line-triggered pick bonus, the rules ``line_wild_pay``, ``expanding_count``,
 feature buys with ``buy_counts``) and, when asked, a ``[cap]``.  Strips are
 kept short enough that every reel set's cycle can be enumerated.
 
+:func:`key_models` draws the pay keys and scopes added later (ways, pays both
+ways, groups, combos, anywhere pays, line rules, coins, wild reels, expanding
+wilds, pick boards, spin / feature caps, ``max_spins``) for
+``test_differential_keys.py``.
+
 :func:`to_toml` writes such data as model-file text.
 """
 
