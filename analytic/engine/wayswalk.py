@@ -348,6 +348,9 @@ def _dense_ids(cols, n, nc, both):
     ids = np.empty(n, dtype=np.int64)
     ids[order] = gid_sorted
     firsts = order[np.flatnonzero(np.r_[True, diff])]
+    if nc == 0:  # no symbol pays a way (every pay 0): one profile, nothing to carry
+        A = np.zeros((len(firsts), 0), dtype=np.int64)
+        return ids, A, np.zeros_like(A)
     A = np.stack([c[firsts] for c in cols[:nc]], axis=1)
     V = np.stack([c[firsts] for c in cols[nc:2 * nc]], axis=1) if both else np.zeros_like(A)
     return ids, A, V

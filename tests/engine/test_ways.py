@@ -183,6 +183,21 @@ def test_hand_counted_wild_multiplier():
     assert r.figures.hit_frequency == 1
 
 
+@pytest.mark.parametrize("both", [False, True])
+def test_no_symbol_pays_a_way(both):
+    """A ways game whose every pay is 0 wins nothing on each of its 2 stop combinations.
+
+    Regression (found by tests/solver/test_differential_keys.py): the ways
+    walk raised ``ValueError: need at least one array to stack`` when no
+    symbol had a pay above 0 (no candidate symbol to carry).
+    """
+    text = _toml(2, 1, {"A": '"regular"', "B": '"regular"'}, {"A": {1: 0}}, [["A", "B"], ["A"]], both=both)
+    r = solve_base(load_model_text(text))
+    assert r.cycle == 2
+    assert r.distribution == {0: 2}
+    assert r.figures.mean == 0 and r.figures.hit_frequency == 0
+
+
 HAND_BOTH = _toml(3, 1, {"A": '"regular"', "B": '"regular"', "X": '"blank"'},
                   {"A": {2: 2, 3: 10}, "B": {1: 1}}, [["A", "B"], ["A", "X"], ["A", "B"]], total_bet=1)
 

@@ -12,12 +12,18 @@ line-triggered pick bonus, the rules ``line_wild_pay``, ``expanding_count``,
 feature buys with ``buy_counts``) and, when asked, a ``[cap]``.  Strips are
 kept short enough that every reel set's cycle can be enumerated.
 
+:func:`key_models` draws the pay keys and scopes added later (ways, pays both
+ways, groups, combos, anywhere pays, line rules, coins, wild reels, expanding
+wilds, pick boards, spin / feature caps, ``max_spins``) for
+``test_differential_keys.py``.
+
 :func:`to_toml` writes such data as model-file text.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 
 from hypothesis import strategies as st
@@ -258,3 +264,256 @@ def models(draw, cap: bool | None = None, feature: str | None = None):
 
 def exact_fraction(x) -> Fraction:
     return Fraction(x)
+
+
+#: Largest number of stop combinations of one reel set in :func:`key_models` (kept small: CI time).
+KEY_MAX_CYCLE = 400
+
+
+@st.composite
+def key_models(draw, shape: str | None = None):
+    """Raw data of a small random model drawing the pay keys and scopes of issue 22.
+
+    ``[paylines] ways`` / ``pays_both_ways``, ``[groups]``, ``[combos]``,
+    ``[anywhere_pays]`` (blanks in groups and combos), the line rules
+    ``line_wild_multipliers``, ``all_wild_win_multiplied``,
+    ``line_win_chosen_on``, ``anywhere_pay_wilds``, ``line_wild_pay``, bet
+    modes with ``coins`` / ``coin_pays`` and fixed ``wild_reels``,
+    ``symbols.X.expands``, pick bonuses with a ``board``, ``[cap] spin`` /
+    ``feature`` / ``total_bet_multiple`` and ``max_spins``, with wilds
+    (multipliers, ``except`` / ``substitutes``), scatters, free spins (engine
+    wald: retrigger table, multiplier, scatter_pays, now and then an
+    expanding symbol), pick bonuses (triggered, line-triggered, bought).
+    Combinations the loader refuses are drawn too (less often): the test
+    checks the refusal.
+
+    Parameters
+    ----------
+    shape : {"ways", "lines", "both"} or None
+        Ways pays, one-way paylines, or paylines paying both ways; None: drawn.
+    """
+    def rare(k: int) -> bool:
+        # about once in k + 1 draws (hypothesis favours the ends of a range: a middle value is drawn)
+        return draw(st.integers(1, k + 1)) == (k + 2) // 2
+
+    shape = shape or draw(st.sampled_from(["ways", "lines", "lines", "both"]))
+    reels = draw(st.integers(1, 4))
+    rows = draw(st.integers(1, 3))
+    names = iter(draw(st.permutations(NAME_POOL)))
+    nreg = draw(st.integers(2, 4))
+    regs = [next(names) for _ in range(nreg)]
+    symbols: dict = {r: "regular" for r in regs}
+    wilds = []
+    for _ in range(draw(st.sampled_from([0, 1, 2, 1]))):
+        w = next(names)
+        spec: dict = {"role": draw(st.sampled_from(["wild", "wild", "wild_scatter"]))}
+        m = draw(st.sampled_from([1, 2, 3, 2]))
+        if m > 1 or draw(st.booleans()):
+            spec["multiplier"] = m
+        how = draw(st.sampled_from(["all", "all", "except", "substitutes"]))
+        if how != "all":
+            spec[how] = draw(st.lists(st.sampled_from(regs), min_size=how == "substitutes", max_size=nreg, unique=True))
+        if rare(2 if shape == "lines" else 15):
+            spec["expands"] = True
+        symbols[w] = spec
+        wilds.append(w)
+    scat = next(names) if draw(st.booleans()) else None
+    if scat:
+        symbols[scat] = "scatter"
+    blanks = [next(names) for _ in range(draw(st.integers(0, 2)))]
+    for b in blanks:
+        symbols[b] = "blank" if draw(st.booleans()) else {"role": "blank"}
+    bonus = next(names) if shape == "lines" and rare(3) else None
+    if bonus:
+        symbols[bonus] = "bonus"
+    allsyms = list(symbols)
+    scatters = [s for s in allsyms if s == scat or (isinstance(symbols[s], dict)
+                                                    and symbols[s].get("role") == "wild_scatter")]
+
+    pay = st.integers(0, 30)
+    paytable: dict = {}
+    for s in regs:
+        if draw(st.integers(0, 4)):
+            paytable[s] = _count_table(draw, reels, pay)
+    for w in wilds:
+        if rare(2 if shape != "ways" else 8):
+            paytable[w] = _count_table(draw, reels, pay)
+    model: dict = {"game": {"name": "random", "reels": reels, "rows": rows}}
+    if shape == "ways" or rare(3):
+        model["game"]["total_bet"] = draw(st.integers(1, 12))
+    model["symbols"] = symbols
+
+    classic = shape == "lines" or rare(9)  # else refused: rarely
+    groups: dict = {}
+    combos: dict = {}
+    anywhere: dict = {}
+    if classic and draw(st.booleans()):
+        pool = regs + blanks
+        for i in range(draw(st.integers(1, 2))):
+            groups[f"any_{i}"] = draw(st.lists(st.sampled_from(pool), min_size=2, max_size=len(pool), unique=True))
+        for g in groups:
+            if draw(st.booleans()):
+                paytable[g] = _count_table(draw, reels, pay)
+    if classic and draw(st.booleans()):
+        pool = regs + blanks + wilds + list(groups)
+        for i in range(draw(st.integers(1, 2))):
+            cells = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=reels))
+            if all(c["cells"] != cells for c in combos.values()):
+                combos[f"c{i}"] = {"cells": cells, "pay": draw(st.integers(0, 60))}
+    if classic and draw(st.booleans()):
+        pool = regs + [g for g, m in groups.items() if all(x in regs for x in m)]
+        for n in draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2, unique=True)):
+            anywhere[n] = _count_table(draw, reels, st.integers(0, 20))
+    if not paytable and not combos and not anywhere:
+        paytable[regs[0]] = {str(reels): 10}
+    model["paytable"] = paytable
+    if groups:
+        model["groups"] = groups
+    if combos:
+        model["combos"] = combos
+    if anywhere:
+        model["anywhere_pays"] = anywhere
+    if shape == "ways":
+        model["paylines"] = {"ways": True}
+    else:
+        lines = draw(st.lists(st.lists(st.integers(0, rows - 1), min_size=reels, max_size=reels),
+                              min_size=1, max_size=3, unique_by=tuple))
+        model["paylines"] = {"lines": lines}
+    if shape == "both" or (shape == "ways" and draw(st.booleans())):
+        model["paylines"]["pays_both_ways"] = True
+    elif rare(5):
+        model["paylines"]["pays_both_ways"] = False
+
+    def strips(pool):
+        lens = [draw(st.integers(rows, rows + 3)) for _ in range(reels)]
+        while math.prod(lens) > KEY_MAX_CYCLE:
+            lens[lens.index(max(lens))] -= 1
+        return [[draw(st.sampled_from(pool)) for _ in range(n)] for n in lens]
+
+    base = strips(allsyms)
+    reel_sets: dict = {"base": base}
+    if scatters and draw(st.booleans()):
+        sy = draw(st.lists(st.sampled_from(scatters), min_size=1, max_size=len(scatters), unique=True))
+        values = st.one_of(st.integers(0, 6), st.sampled_from(["1/2", "3/4", "5/3"]))
+        model["scatter"] = {"symbols": sy, "pays": _count_table(draw, min(reels * rows, 4), values)}
+    model["reels"] = reel_sets
+
+    # features: classic pays with free spins are refused, so free spins come rarely with them
+    spin_kinds = ["free_spins", "retrigger", "max_spins"]
+    if classic and (groups or combos or anywhere):
+        kinds_ = ["none", "none", "pick", "board", "none", "pick"] + (spin_kinds if rare(5) else [])
+    else:
+        kinds_ = ["none", "pick", "board"] + spin_kinds * 2
+    kind = draw(st.sampled_from(kinds_))
+    features: dict = {}
+    fname = draw(st.sampled_from(["fs", "free-spins", "bonus_1"]))
+    if kind != "none":
+        tsyms = draw(st.lists(st.sampled_from(scatters or allsyms), min_size=1, max_size=2, unique=True))
+        reach = _max_cells(base, set(tsyms), rows)
+        if reach == 0:
+            base[0][0] = tsyms[0]
+            reach = _max_cells(base, set(tsyms), rows)
+
+    def pick_params(board: bool):
+        if board:
+            b = {"collect": draw(st.integers(1, 2)),
+                 "prizes": draw(st.lists(st.tuples(st.integers(0, 20), st.integers(1, 2)).map(list),
+                                         min_size=1, max_size=3))}
+            if draw(st.booleans()):
+                b["multipliers"] = draw(st.lists(st.tuples(st.integers(2, 4), st.integers(1, 2)).map(list),
+                                                 min_size=1, max_size=2))
+            return {"board": b}
+        p = {"picks": _count_table(draw, 2, st.integers(0, 3)),
+             "prizes": draw(st.lists(st.tuples(st.integers(0, 30), st.integers(1, 4)).map(list), min_size=1,
+                                     max_size=3))}
+        if all(v == 0 for v in p["picks"].values()):
+            p["picks"][next(iter(p["picks"]))] = 1
+        return p
+
+    if kind in spin_kinds:
+        free_pool = [s for s in allsyms if s != bonus]
+        free = strips(free_pool)
+        reel_sets["free"] = free
+        f: dict = {"kind": "free_spins", "reels": "free",
+                   "trigger": {"symbols": tsyms, "counts": _count_table(draw, reach, st.integers(1, 3))}}
+        if kind in ("retrigger", "max_spins") and draw(st.integers(0, 3)):
+            rsyms = draw(st.lists(st.sampled_from(free_pool), min_size=1, max_size=2, unique=True))
+            rreach = _max_cells(free, set(rsyms), rows)
+            if rreach:
+                lo = max(1, rreach - 1)
+                f["retrigger"] = {"symbols": rsyms, "counts": _count_table(draw, rreach, st.integers(1, 2), lo=lo)}
+        if kind == "max_spins":
+            f["max_spins"] = draw(st.integers(1, 4))
+        if draw(st.booleans()):
+            f["multiplier"] = draw(st.integers(1, 3))
+        if draw(st.booleans()):
+            f["scatter_pays"] = draw(st.booleans())
+        paying = [s for s in regs if s in paytable and any(v > 0 for v in paytable[s].values())]
+        if paying and rare(7):
+            f["expanding_symbol"] = {"choose_from": draw(st.lists(st.sampled_from(paying), min_size=1, max_size=2,
+                                                                  unique=True))}
+        features[fname] = f
+    elif kind in ("pick", "board"):
+        features[fname] = {"kind": "pick_bonus",
+                           "trigger": {"symbols": tsyms, "counts": _count_table(draw, reach, st.just(1))},
+                           **pick_params(kind == "board")}
+    line_triggers = {}
+    if bonus and draw(st.booleans()):
+        features["buoy"] = {"kind": "pick_bonus", **pick_params(draw(st.booleans()))}
+        line_triggers[bonus] = {str(draw(st.integers(1, reels))): "buoy"}
+    if features:
+        model["features"] = features
+    if line_triggers:
+        model["line_triggers"] = line_triggers
+
+    modes: dict = {}
+    if (draw(st.booleans()) if not features else rare(8)):
+        coins = draw(st.integers(2, 3))
+        modes["base"] = {"cost": 1, "reels": "base"}
+        m: dict = {"cost": coins, "reels": "base", "coins": coins}
+        paths = [f"paytable.{s}.{k}" for s, t in paytable.items() for k in t]
+        paths += [f"combos.{c}" for c in combos] + [f"anywhere_pays.{n}.{k}" for n, t in anywhere.items() for k in t]
+        if paths and not rare(3):
+            m["coin_pays"] = {p: draw(st.integers(0, 200)) for p in
+                              draw(st.lists(st.sampled_from(paths), min_size=1, max_size=2, unique=True))}
+        modes["coins"] = m
+    plain_wilds = [w for w in wilds if symbols[w]["role"] == "wild"]
+    if plain_wilds and rare(2 if shape == "lines" else 10):
+        modes.setdefault("base", {"cost": 1, "reels": "base"})
+        rs = draw(st.lists(st.integers(1, reels), min_size=1, max_size=reels, unique=True))
+        modes["wild"] = {"cost": draw(st.sampled_from([1, 2, "3/2"])), "reels": "base",
+                         "wild_reels": {"reels": rs, "wild": draw(st.sampled_from(plain_wilds))}}
+    buyable = [n for n in features if rare(3)]
+    for n in buyable:
+        modes.setdefault("base", {"cost": 1, "reels": "base"})
+        b = {"cost": draw(st.integers(5, 50)), "buys": n}
+        if "trigger" in features[n]:
+            ks = list(features[n]["trigger"]["counts"])
+            b["buy_counts"] = {k: draw(st.integers(0, 2)) for k in ks}
+            if not any(b["buy_counts"].values()):
+                b["buy_counts"][ks[0]] = 1
+        modes[f"buy-{n}"] = b
+    if modes:
+        model["modes"] = modes
+
+    cap: dict = {}
+    capval = st.one_of(st.integers(1, 12), st.sampled_from(["5/2", "3/4", "1/3"]))
+    for k in ("total_bet_multiple", "spin", "feature"):
+        if rare(3):
+            cap[k] = draw(capval)
+    if cap:
+        model["cap"] = cap
+
+    rules: dict = {}
+    if classic or rare(9):
+        for r, vals in (("line_wild_multipliers", ["multiply", "add", "highest_once"]),
+                        ("all_wild_win_multiplied", [True, False]),
+                        ("line_win_chosen_on", ["final_pay", "base_pay"]),
+                        ("anywhere_pay_wilds", ["counted", "not_counted"])):
+            if not rare(2) if wilds else rare(2):
+                rules[r] = draw(st.sampled_from(vals))
+    if rare(5 if shape == "lines" else 15):
+        rules["line_wild_pay"] = draw(st.sampled_from(["highest", "first_non_wild"]))
+    if rules:
+        model["rules"] = rules
+    return model
