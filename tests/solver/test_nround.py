@@ -19,18 +19,31 @@ from analytic.solver import nround
 from analytic.solver.nround import n_round_quantiles
 
 
+_POWERS: dict = {}
+
+
 def exact_power(law: dict, n: int) -> dict:
-    out = {Fraction(0): Fraction(1)}
-    for _ in range(n):
-        nxt: dict = defaultdict(Fraction)
+    """The law of the sum of n independent copies, in exact integers over a common denominator
+    (the powers of a law kept for the next call)."""
+    den = 1
+    for p in law.values():
+        den = den * p.denominator // __import__("math").gcd(den, p.denominator)
+    w = {x: int(p * den) for x, p in law.items()}
+    key = tuple(sorted(law.items()))
+    start = max((j for k, j in _POWERS if k == key and j <= n), default=0)
+    out = _POWERS[(key, start)] if start else {Fraction(0): 1}
+    for _ in range(n - start):
+        nxt: dict = defaultdict(int)
         for x, p in out.items():
-            for y, q in law.items():
+            for y, q in w.items():
                 nxt[x + y] += p * q
         out = dict(nxt)
-    return out
+    _POWERS[(key, n)] = out
+    return {x: Fraction(c, den**n) for x, c in out.items()}
 
 
 def exact_quantile(law: dict, a: Fraction) -> Fraction:
+    """Least x with P(S <= x) >= a."""
     acc = Fraction(0)
     for x in sorted(law):
         acc += law[x]
