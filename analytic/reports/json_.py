@@ -127,7 +127,6 @@ def to_data(sheet: ParSheet) -> dict:
         md["volatility"] = {str(c): v for c, v in m.volatility}
         md["ranges"] = [_range(r) for r in m.ranges]
         md["bands"] = [_range(r) for r in m.bands]
-        md["ranges_note"] = m.ranges_note
         md["scatter_counts"] = [{"cells": k, "combinations": n, "probability": _frac(p)}
                                 for k, n, p in m.scatter_counts]
         md["extra"] = {k: _conv(v) for k, v in m.extra}
@@ -140,6 +139,8 @@ def to_data(sheet: ParSheet) -> dict:
         md["methods"] = dict(m.methods)
         md["session"] = _session(m.session)
         md["exceedance"] = _ladder(m.exceedance)
+        md.pop("ranges_note", None)
+        md["ranges_note"] = m.ranges_note  # last, as in schema 1
     for rs, rd in zip(sheet.reel_sets, d["reel_sets"]):
         rd["counts"] = [{"symbol": s, "per_reel": list(per), "total": t} for s, per, t in rs.counts]
     d["paytable"] = [{"symbol": p.symbol, "role": p.role, "pays": {str(n): v for n, v in p.pays}}

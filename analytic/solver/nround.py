@@ -45,11 +45,13 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-__all__ = ["QuantileBounds", "NRoundLaw", "n_round_quantiles", "M_DEFAULT", "ETA"]
+__all__ = ["QuantileBounds", "NRoundLaw", "n_round_quantiles", "M_DEFAULT", "M_MAX", "ETA"]
 
 U = 2.0**-53
 #: Largest number of grid points of a block's law.
 M_DEFAULT = 1 << 16
+#: Largest default number of grid points.
+M_MAX = 1 << 19
 #: Probability allowed for the rebinning error exceeding ``t`` (Azuma-Hoeffding).
 ETA = 1e-9
 #: Window half-width in standard deviations of the block sum.
@@ -135,17 +137,50 @@ def _add(a: NRoundLaw, b: NRoundLaw, mu, sd, top, M) -> NRoundLaw:
         c = np.convolve(a.probs, b.probs)
         fl = n * 2.0**-52
     else:
-        size = 1 << (n - 1).bit_length()
-        if a is b:
-            fa = np.fft.rfft(a.probs, size)
-            c = np.fft.irfft(fa * fa, size)[:n]
-        else:
-            c = np.fft.irfft(np.fft.rfft(a.probs, size) * np.fft.rfft(b.probs, size), size)[:n]
-        fl = math.sqrt(size) * 50 * math.log2(size) * U
+        c, fl = _fft_conv(a.probs, b.probs)
     neg = float(-c[c < 0].sum())
     c = np.clip(c, 0.0, None)
     s = NRoundLaw(a.off + b.off, H, c, a.m + b.m, a.sq + b.sq, a.err + b.err + fl + neg)
     return _fit(s, mu, sd, top, M)
+
+
+#: Largest atoms of each operand convolved directly (the FFT then carries only the rest, whose
+#: small 2-norm makes its error bound small).
+ATOMS = 32
+
+
+def _fft_conv(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
+    """``a * b`` and a bound of its total-variation error.
+
+    ``a = A_a + R_a`` with ``A_a`` the :data:`ATOMS` largest entries (same for ``b``):
+    ``a * b = A_a * b + R_a * A_b + R_a * R_b``, the first two by shifted additions (each output the
+    sum of at most ``2 ATOMS + 1`` rounded terms: relative error ``(2 ATOMS + 2) u``), the last by a
+    real FFT of size ``F`` with the a-priori bound (docs/derivations.md s.12)
+    ``sqrt(F) (gamma (||R_a||_2 |R_b| + |R_a| ||R_b||_2 + n_c) + 3 u n_c)``,
+    ``n_c = min(|R_a| ||R_b||_2, ||R_a||_2 |R_b|)``, ``gamma = 50 log2(F) u``.
+    """
+    n = len(a) + len(b) - 1
+    size = 1 << (n - 1).bit_length()
+    c = np.zeros(n)
+    ra, rb = a.copy(), b.copy()
+    ia = np.argpartition(a, -ATOMS)[-ATOMS:] if len(a) > ATOMS else np.arange(len(a))
+    ib = np.argpartition(b, -ATOMS)[-ATOMS:] if len(b) > ATOMS else np.arange(len(b))
+    ra[ia] = 0.0
+    rb[ib] = 0.0
+    for i in ia:
+        if a[i]:
+            c[i: i + len(b)] += a[i] * b
+    for j in ib:
+        if b[j]:
+            c[j: j + len(a)] += b[j] * ra
+    c += np.fft.irfft(np.fft.rfft(ra, size) * np.fft.rfft(rb, size), size)[:n]
+    gamma = 50 * math.log2(size) * U
+    na, nb = float(np.linalg.norm(ra)), float(np.linalg.norm(rb))
+    ma, mb = float(ra.sum()), float(rb.sum())
+    nc = min(ma * nb, na * mb)
+    fl = math.sqrt(size) * (gamma * (na * mb + ma * nb + nc) + 3 * U * nc) * (1 + 1e-6)
+    fl += (2 * ATOMS + 2) * U * float(a.sum()) * float(b.sum()) * (1 + 1e-6)
+    return c, fl
 
 
 def _bounds(s: NRoundLaw, N: int, e0: float, cost: Fraction, g: Fraction, levels: Iterable[int],
@@ -179,7 +214,7 @@ def _bounds(s: NRoundLaw, N: int, e0: float, cost: Fraction, g: Fraction, levels
 
 
 def n_round_quantiles(points: Mapping[Fraction, Fraction], error: Fraction | float, cost: Fraction,
-                      rounds: Iterable[int], levels: Iterable[int] = (90, 95), *, M: int = M_DEFAULT,
+                      rounds: Iterable[int], levels: Iterable[int] = (90, 95), *, M: int | None = None,
                       eta: float = ETA) -> dict[int, QuantileBounds | None]:
     """Certified bounds of the central RTP ranges over ``N`` rounds for every ``N`` in ``rounds``.
 
@@ -195,8 +230,9 @@ def n_round_quantiles(points: Mapping[Fraction, Fraction], error: Fraction | flo
         Round counts ``N >= 1``.
     levels : iterable of int
         Central range levels in percent.
-    M : int
-        Largest number of grid points of a block law (accuracy against time).
+    M : int, optional
+        Largest number of grid points of a block law (accuracy against time); by default the
+        power of 2 holding 4 round laws' grids, at least :data:`M_DEFAULT`, at most :data:`M_MAX`.
     eta : float
         Probability allowed for the rebinning error exceeding its bound.
 
@@ -222,6 +258,8 @@ def n_round_quantiles(points: Mapping[Fraction, Fraction], error: Fraction | flo
     g = grid_of(list(pts)) or Fraction(1)
     idx = {w: int(w / g) for w in pts}
     top = max(idx.values())
+    if M is None:
+        M = min(M_MAX, max(M_DEFAULT, 1 << (4 * (top + 1) - 1).bit_length()))
     probs = np.zeros(top + 1)
     for w, p in pts.items():
         probs[idx[w]] += float(p)
