@@ -4,7 +4,8 @@ The round win ``X`` has a law on a grid ``g Z`` (total-bet multiples; exact
 fractions or a certified grid law with a total-variation error ``e0``).  The
 ``N``-round sum ``S_N = X_1 + ... + X_N`` is built from block sums by
 convolution (doublings ``S_2m = S_m + S_m'`` and sums of two blocks), each
-block's law kept on at most :data:`M_DEFAULT` grid points:
+block's law kept on at most ``M`` grid points (4 round laws' grids, between
+:data:`M_DEFAULT` and :data:`M_MAX`):
 
 * **mean-preserving rebinning**: when a block's law does not fit, its grid
   step grows to ``H = 2^s g`` and the mass at a value ``v`` is split between
@@ -18,10 +19,10 @@ block's law kept on at most :data:`M_DEFAULT` grid points:
   ``m mu + c sd sqrt(m) + K max`` is dropped; the computed sub-law is that of
   ``S~`` on the event that no block left its window, and its missing mass
   ``d`` is read off the result;
-* **float error**: each FFT convolution adds the a-priori total-variation
-  bound of :mod:`analytic.solver.distribution` (``sqrt(n) 50 log2(n) u``)
-  plus the negative mass clipped; the round law's own error adds ``N e0``.
-  Together ``e``.
+* **float error**: each convolution adds an a-priori total-variation bound
+  (:func:`_fft_conv`: the largest atoms convolved directly, the rest by FFT
+  with the 2-norm bound of docs/derivations.md s.12) plus the negative mass
+  clipped; the round law's own error adds ``N e0``.  Together ``e``.
 
 With ``G`` the computed sub-law of ``S~`` and ``qG(b)`` the least grid value
 with ``G(<= y) >= b``, the level-``a`` quantile of ``S_N`` (least ``x`` with
