@@ -342,7 +342,7 @@ base = [STRIP, STRIP, STRIP]
 def test_rtp_range_certified_from_the_n_round_law(tmp_path):
     """One win of 8000 in 8000 spins: over N rounds the RTP is 8000 K / N with K ~ Binomial(N, 1/8000),
     its quantiles counted here in Fractions.  At N = 1000, P(K = 0) = (7999/8000)^1000 = 0.8825 and
-    P(K <= 1) = 0.9928, so both central ranges are 0 .. 800 %; at 10^4 and 10^5 every certified interval
+    P(K <= 1) = 0.9928, so both central ranges are 0 .. 800 %; at 2000, 4000 and 10^4 every certified interval
     holds the binomial quantile, and every low end is >= 0.  Labelled certified in every format."""
     game = load_model_text(RARE, str(tmp_path / "rare.toml"))
     sheet = build_sheet(game)
@@ -360,7 +360,7 @@ def test_rtp_range_certified_from_the_n_round_law(tmp_path):
 
     by_n = {r.rounds: r for r in m.ranges + m.bands}
     assert by_n[1000].quantiles[0] == (90, 0.0, 0.0, pytest.approx(8.0), pytest.approx(8.0))
-    for n in (1000, 10**4, 10**5):
+    for n in (1000, 2000, 4000, 10**4):
         r = by_n[n]
         assert r.label == "certified"
         for lv, a, b, c, e in r.quantiles:
