@@ -169,6 +169,10 @@ def feature_rows(sheet) -> list[list[str]]:
 def range_cells(r) -> list[str]:
     """The ``low .. high`` texts of a :class:`~analytic.reports.model.RangeRow`, one per level; a low
     end truncated at 0 (the normal approximation went below a return of 0) is marked ``*``."""
+    if r.quantiles:  # certified: each quantile's interval, one value when it is below the printed precision
+        def iv(a, b):
+            return pct(a, 2) if pct(a, 2) == pct(b, 2) else f"{pct(a, 2)}-{pct(b, 2)}"
+        return [f"{iv(a, b)} .. {iv(c, e)}" for lv, a, b, c, e in r.quantiles]
     return [f"{pct(lo, 2)}{'*' if lv in r.truncated else ''} .. {pct(hi, 2)}" for lv, lo, hi in r.ranges]
 
 

@@ -18,7 +18,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from analytic.reports.model import RANGE_NOTE, ParSheet
+from analytic.reports.model import ParSheet
 from analytic.figures import Figure
 
 __all__ = ["SCHEMA", "to_data", "render_json", "write_json"]
@@ -90,6 +90,16 @@ def _bounds(lo: Fraction, hi: Fraction) -> dict:
     return {"low": float(lo), "high": float(hi), "label": "bounded"}
 
 
+def _range(r) -> dict:
+    """An expected-RTP-range row: level -> [low, high], the label, and for a certified row each
+    quantile's certified interval."""
+    d = {"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges},
+         "truncated_at_0": [f"{lv}%" for lv in r.truncated], "label": r.label}
+    if r.quantiles:
+        d["quantile_bounds"] = {f"{lv}%": {"low": [a, b], "high": [c, e]} for lv, a, b, c, e in r.quantiles}
+    return d
+
+
 def _ladder(ex) -> dict | None:
     """The exceedance ladder (None for a mode whose round has no law: ``exceedance_note`` says why)."""
     if ex is None:
@@ -115,11 +125,8 @@ def to_data(sheet: ParSheet) -> dict:
     for m, md in zip(sheet.modes, d["modes"]):
         md["components"] = [{"name": n, "rtp": f.to_json()} for n, f in m.components]
         md["volatility"] = {str(c): v for c, v in m.volatility}
-        md["ranges"] = [{"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges},
-                         "truncated_at_0": [f"{lv}%" for lv in r.truncated]} for r in m.ranges]
-        md["bands"] = [{"rounds": r.rounds, **{f"{lv}%": [lo, hi] for lv, lo, hi in r.ranges},
-                        "truncated_at_0": [f"{lv}%" for lv in r.truncated]} for r in m.bands]
-        md["ranges_note"] = RANGE_NOTE
+        md["ranges"] = [_range(r) for r in m.ranges]
+        md["bands"] = [_range(r) for r in m.bands]
         md["scatter_counts"] = [{"cells": k, "combinations": n, "probability": _frac(p)}
                                 for k, n, p in m.scatter_counts]
         md["extra"] = {k: _conv(v) for k, v in m.extra}
@@ -132,6 +139,8 @@ def to_data(sheet: ParSheet) -> dict:
         md["methods"] = dict(m.methods)
         md["session"] = _session(m.session)
         md["exceedance"] = _ladder(m.exceedance)
+        md.pop("ranges_note", None)
+        md["ranges_note"] = m.ranges_note  # last, as in schema 1
     for rs, rd in zip(sheet.reel_sets, d["reel_sets"]):
         rd["counts"] = [{"symbol": s, "per_reel": list(per), "total": t} for s, per, t in rs.counts]
     d["paytable"] = [{"symbol": p.symbol, "role": p.role, "pays": {str(n): v for n, v in p.pays}}

@@ -126,8 +126,16 @@ def vi_convention(vi_z: float | None) -> str:
             f"95%: {Z_SCORES[95]:.4f}, 99%: {Z_SCORES[99]:.4f}")
 
 
-#: Finer grid (quarter decades) for the confidence-band plot.
-_BAND_ROUNDS = tuple(10 ** (3 + i / 4) for i in range(21))
+#: The note under a certified expected-RTP-range table (N-round law).
+CERTIFIED_RANGE_NOTE = (
+    "From the law of the total win of N rounds (the N-fold convolution of the round law, "
+    "analytic.solver.nround): each end of the central range is a quantile of the RTP over N rounds, "
+    "certified to lie in the interval printed (lower quantile lo-hi .. upper quantile lo-hi; one value "
+    "where the interval is below the printed precision). The interval holds the grid rebinning bound "
+    "(Azuma-Hoeffding, probability 1e-9), the mass dropped outside the windows, float and round-law "
+    "errors. A return is never below 0.")
+#: Grid for the confidence-band plot: 10^k, 2 10^k, 4 10^k, 8 10^k (the N-round law's doublings).
+_BAND_ROUNDS = tuple(sorted({c * 10**k for k in range(3, 8) for c in (1, 2, 4, 8)} | {10**8}))
 
 
 @dataclass(frozen=True)
@@ -304,6 +312,11 @@ class RangeRow:
     rounds: float
     ranges: tuple[tuple[int, float, float], ...]  # (level, low, high)
     truncated: tuple[int, ...] = ()
+    #: "approximate" (normal) or "certified" (from the N-round law: ``low`` is the certified lower
+    #: bound of the lower quantile, ``high`` the upper bound of the upper quantile).
+    label: str = "approximate"
+    #: Certified: (level, low_lo, low_hi, high_lo, high_hi), each quantile's interval (RTP).
+    quantiles: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -453,6 +466,7 @@ class ModeSheet:
     session: SessionSection | None = None
     exceedance: Exceedance | None = None  # P(R >= x) on the ladder, from the round's law
     exceedance_note: str = ""  # what the ladder is, or why there is none
+    ranges_note: str = RANGE_NOTE  # how the RTP ranges were obtained (certified or the normal approximation)
 
 
 @dataclass(frozen=True)
@@ -650,16 +664,34 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
     sd = r.sd
     rtp = float(r.rtp.value)
 
+    cap = game.cap.total_bet_multiple if game.cap else None
+    law = round_law(r)
+    certified = {}
+    if law.points is not None:
+        from analytic.solver.nround import n_round_quantiles
+
+        certified = n_round_quantiles(law.points, law.error, cost, set(RANGE_ROUNDS) | set(_BAND_ROUNDS),
+                                      RANGE_LEVELS)
+
     def rows(ns):
         out = []
         for n in ns:
+            b = certified.get(n)
+            if b is not None:
+                out.append(RangeRow(n, tuple((lv, lo_lo, hi_hi) for lv, lo_lo, _, _, hi_hi in b.ranges), (),
+                                    "certified", b.ranges))
+                continue
             half = {lv: Z_SCORES[lv] * sd / math.sqrt(n) for lv in RANGE_LEVELS}
             out.append(RangeRow(n, tuple((lv, max(0.0, rtp - half[lv]), rtp + half[lv]) for lv in RANGE_LEVELS),
                                 tuple(lv for lv in RANGE_LEVELS if rtp - half[lv] < 0)))
         return tuple(out)
 
-    cap = game.cap.total_bet_multiple if game.cap else None
-    law = round_law(r)
+    ranges, bands = rows(RANGE_ROUNDS), rows(_BAND_ROUNDS)
+    if all(x.label == "certified" for x in ranges + bands):
+        ranges_note = CERTIFIED_RANGE_NOTE
+    else:
+        why = law.reason or "no certified bound at some N"
+        ranges_note = f"No certified N-round law for this mode ({why}). " + RANGE_NOTE
     dist, top, top_p, top_note, cap_p = _distribution(r, cap, law)
     ladder, ladder_note = _exceedance(r, law)
     pr = r.extra.get("p_reach_cap")
@@ -681,7 +713,7 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
         hit_one_in=1 / hf if hf else math.inf, sd=sd,
         volatility=tuple((c, (vi_z * sd) if (c == 90 and vi_z is not None) else r.volatility_index(c))
                          for c in (90, 95, 99)),
-        ranges=rows(RANGE_ROUNDS), bands=rows(_BAND_ROUNDS), distribution=dist,
+        ranges=ranges, bands=bands, ranges_note=ranges_note, distribution=dist,
         top_win=top, top_probability=top_p, top_note=top_note, cap_probability=cap_p, extra=extra,
         methods=tuple(sorted(r.methods.items())),
         session=None if session is False else session_section(game, r, None if session is True else session),

@@ -20,7 +20,7 @@ from analytic.reports.format import (
     extra_text,
     FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
-from analytic.reports.model import RANGE_NOTE, SESSION_SHOWN, ModeSheet, ParSheet
+from analytic.reports.model import SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
 
@@ -234,8 +234,8 @@ def _mode(d: _Doc, m: ModeSheet):
     if m.scatter_counts:
         d.h2("Scatter symbols in view")
         d.table(["cells", "combinations", "probability"], [[k, num(n), one_in(p)] for k, n, p in m.scatter_counts])
-    d.h2("Expected RTP range after N rounds (approximate)")
-    d.para(RANGE_NOTE.replace("·", " "))
+    d.h2(f"Expected RTP range after N rounds ({m.ranges[0].label})")
+    d.para(m.ranges_note.replace("·", " "))
     levels = [lv for lv, _, _ in m.ranges[0].ranges]
     d.table(["rounds"] + [f"{lv}% range" for lv in levels],
             [[rounds_text(r.rounds)] + range_cells(r) for r in m.ranges])

@@ -17,7 +17,7 @@ from openpyxl.utils import get_column_letter
 from analytic.limits import XLSX_MAX_STOPS
 
 from analytic.reports.format import FREE_GAME_NOTE, exact_text, extra_text, feature_rows, frac, line_grid
-from analytic.reports.model import RANGE_NOTE, ModeSheet, ParSheet
+from analytic.reports.model import ModeSheet, ParSheet
 
 __all__ = ["write_xlsx"]
 
@@ -277,13 +277,21 @@ def _mode(wb, m: ModeSheet):
                   ["", "0", "0", INT, INT, "0.00E+00", PCT])
     _ladder(w, m)
     w.blank()
-    w.title("Expected RTP range (approximate)", _SUB)
-    w.text(RANGE_NOTE)
+    w.title(f"Expected RTP range ({m.ranges[0].label})", _SUB)
+    w.text(m.ranges_note)
     levels = [lv for lv, _, _ in m.ranges[0].ranges]
-    w.header(["rounds"] + [f"{lv}% {e}" for lv in levels for e in ("low", "high")] + ["low end truncated at 0"])
-    for r in m.ranges:
-        w.put([r.rounds] + [x for _, lo, hi in r.ranges for x in (lo, hi)]
-              + [", ".join(f"{lv}%" for lv in r.truncated)], ["0.0E+0"] + [PCT] * 4)
+    if m.ranges[0].quantiles:
+        w.header(["rounds"] + [f"{lv}% {e}" for lv in levels
+                               for e in ("low from", "low to", "high from", "high to")] + ["exactness"])
+        for r in m.ranges:
+            w.put([r.rounds] + [x for q in r.quantiles for x in q[1:]] + [r.label],
+                  ["0.0E+0"] + [PCT] * (4 * len(levels)))
+    else:
+        w.header(["rounds"] + [f"{lv}% {e}" for lv in levels for e in ("low", "high")]
+                 + ["low end truncated at 0", "exactness"])
+        for r in m.ranges:
+            w.put([r.rounds] + [x for _, lo, hi in r.ranges for x in (lo, hi)]
+                  + [", ".join(f"{lv}%" for lv in r.truncated), r.label], ["0.0E+0"] + [PCT] * 4)
     w.finish()
 
 

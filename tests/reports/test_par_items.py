@@ -10,7 +10,8 @@ against each other -- never against the solver's output copied in:
   or zero scatter-pay row in a game without scatter pays;
 * the free-game combination table and the retrigger probability per free spin;
 * ``--vi-z`` (the 90 % volatility index convention), printed in the sheet;
-* the expected RTP range never below a return of 0, labelled approximate;
+* the expected RTP range never below a return of 0: certified from the N-round law (a hand count
+  with the binomial law), the normal approximation, labelled approximate, where there is no law;
 * exact fractions over 40 characters only in the appendix and the JSON; XLSX
   figures stored as numbers with a label column.
 """
@@ -338,17 +339,61 @@ base = [STRIP, STRIP, STRIP]
 """.replace("STRIP", "[" + ", ".join(['"seven"'] + ['"blank"'] * 19) + "]")
 
 
-def test_rtp_range_truncated_at_zero(tmp_path):
-    """One win of 8000 in 8000 spins: RTP 1, variance 8000 - 1 by hand.  After 1000 rounds the
-    normal range's low end (1 - 1.645 * 89.4 / 31.6) is below 0: printed as 0, marked, labelled
-    approximate; the high end is untouched."""
+def test_rtp_range_certified_from_the_n_round_law(tmp_path):
+    """One win of 8000 in 8000 spins: over N rounds the RTP is 8000 K / N with K ~ Binomial(N, 1/8000),
+    its quantiles counted here in Fractions.  At N = 1000, P(K = 0) = (7999/8000)^1000 = 0.8825 and
+    P(K <= 1) = 0.9928, so both central ranges are 0 .. 800 %; at 2000, 4000 and 10^4 every certified interval
+    holds the binomial quantile, and every low end is >= 0.  Labelled certified in every format."""
+    game = load_model_text(RARE, str(tmp_path / "rare.toml"))
+    sheet = build_sheet(game)
+    m = sheet.modes[0]
+    p = Fraction(1, 8000)
+
+    def binom_q(n, a):  # least K with P(K' <= K) >= a
+        acc, k, term = Fraction(0), 0, (1 - p) ** n
+        while True:
+            acc += term
+            if acc >= a:
+                return k
+            term = term * (n - k) * p / ((k + 1) * (1 - p))
+            k += 1
+
+    by_n = {r.rounds: r for r in m.ranges + m.bands}
+    assert by_n[1000].quantiles[0] == (90, 0.0, 0.0, pytest.approx(8.0), pytest.approx(8.0))
+    for n in (1000, 2000, 4000, 10**4):
+        r = by_n[n]
+        assert r.label == "certified"
+        for lv, a, b, c, e in r.quantiles:
+            ql = 8000 * binom_q(n, Fraction(100 - lv, 200)) / n
+            qh = 8000 * binom_q(n, Fraction(100 + lv, 200)) / n
+            assert a - 1e-12 <= ql <= b + 1e-12 and c - 1e-12 <= qh <= e + 1e-12, (n, lv, a, ql, b, c, qh, e)
+    for r in m.ranges + m.bands:
+        assert all(lo >= 0 for _, lo, _ in r.ranges)
+    write_reports(sheet, str(tmp_path), ("md", "json", "xlsx"))
+    md = (tmp_path / "rare.md").read_text()
+    assert "### Expected RTP range (certified)" in md and "| 0.00% .. 800.00% |" in md
+    data = json.loads((tmp_path / "rare.json").read_text())
+    row = data["modes"][0]["ranges"][0]
+    assert row["label"] == "certified" and row["90%"] == [0.0, pytest.approx(8.0)]
+    assert row["quantile_bounds"]["95%"]["high"] == [pytest.approx(8.0), pytest.approx(8.0)]
+    assert "N-fold convolution" in data["modes"][0]["ranges_note"]
+
+
+def test_rtp_range_normal_fallback_truncated_at_zero(tmp_path, monkeypatch):
+    """Where no N-round law is certified (here: the routine made to certify nothing) the normal
+    approximation is used, said so per mode: one win of 8000 in 8000 spins, RTP 1, variance 8000 - 1 by
+    hand.  After 1000 rounds the normal range's low end (1 - 1.645 * 89.4 / 31.6) is below 0: printed as 0,
+    marked, labelled approximate; the high end is untouched."""
+    from analytic.solver import nround
+
+    monkeypatch.setattr(nround, "n_round_quantiles", lambda *a, **k: {})
     game = load_model_text(RARE, str(tmp_path / "rare.toml"))
     sheet = build_sheet(game)
     m = sheet.modes[0]
     sd = math.sqrt(7999)
     assert m.sd == pytest.approx(sd)
     first = m.ranges[0]
-    assert first.rounds == 1000 and first.truncated == (90, 95)
+    assert first.rounds == 1000 and first.truncated == (90, 95) and first.label == "approximate"
     for lv, lo, hi in first.ranges:
         assert lo == 0.0
         z = {90: 1.6448536269514722, 95: 1.959963984540054}[lv]
@@ -364,6 +409,7 @@ def test_rtp_range_truncated_at_zero(tmp_path):
     assert data["modes"][0]["ranges"][0]["truncated_at_0"] == ["90%", "95%"]
     assert data["modes"][0]["ranges"][0]["90%"][0] == 0.0
     assert "approximate" in data["modes"][0]["ranges_note"]
+    assert "No certified N-round law for this mode" in data["modes"][0]["ranges_note"]
 
 
 # ------------------------------------------------------------------ long fractions, XLSX numbers
