@@ -22,7 +22,8 @@ from analytic.errors import UnsupportedMechanicError
 from analytic.figures import Figure
 
 __all__ = ["FeatureResult", "register_solver", "feature_solver", "SOLVERS", "ROUND_SOLVERS",
-           "register_round_solver", "round_solver_for", "CAPPED_LAWS", "register_capped_law", "capped_law_for"]
+           "register_round_solver", "round_solver_for", "CAPPED_LAWS", "register_capped_law", "capped_law_for",
+           "LAW_CHECKS", "register_law_check", "law_check_for"]
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,27 @@ def capped_law_for(kind: str) -> Callable | None:
     import analytic.features.catalog  # noqa: F401
 
     return CAPPED_LAWS.get(kind)
+
+
+#: kind -> check(game, feature, *, ws) -> str or None: why the feature's win law is certainly unavailable
+#: (so a win cap on a round playing it is refused), decided before the feature's long work.
+LAW_CHECKS: dict[str, Callable] = {}
+
+
+def register_law_check(kind: str, fn: Callable) -> None:
+    """Register ``fn(game, feature, *, ws) -> str | None`` for engine ``kind``: a reason (one clause,
+    naming what makes it so) when neither an exact nor a certified law of the feature's win can be
+    given, else None.  It must be cheap next to the feature's solve (its tables are kept in the
+    workspace ``ws`` for the solve that follows) and never wrong: None when in doubt.  Used by
+    :func:`analytic.solver.cap.check_round_cap` to refuse a capped round before the long work."""
+    LAW_CHECKS[kind] = fn
+
+
+def law_check_for(kind: str) -> Callable | None:
+    """The law check registered for ``kind`` (:func:`register_law_check`), if any."""
+    import analytic.features.catalog  # noqa: F401
+
+    return LAW_CHECKS.get(kind)
 
 
 #: kind -> round solver(game, mode, *, ws) -> RoundResult, for kinds whose round needs

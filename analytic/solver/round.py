@@ -262,7 +262,10 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
     if plain:
         return _solve_plain(game, m, feature_cache, ws)
     from analytic.solver.cap import (add_cap_deduction, add_stake_caps, applied_cap, apply_round_cap,
-                                     tighten_stake_caps)
+                                     check_round_cap, tighten_stake_caps)
+
+    if not feature_cache:  # a cap refused before the features' long work (a filled cache: checked already)
+        check_round_cap(game, m.name, ws)
 
     delegate = round_solver_for(game)
     if delegate is not None:
@@ -512,6 +515,10 @@ def solve_rounds(game: Game, modes, *, workspace: Workspace | None = None,
 
     ws = _workspace(game, workspace, precision)
     modes = list(modes)
+    from analytic.solver.cap import check_round_cap
+
+    for m in modes:  # every mode's cap refusal before any mode's long work
+        check_round_cap(game, m or game.default_mode.name, ws)
     prefetch = round_prefetch_for(game)
     if prefetch is not None:
         prefetch(game, modes, ws=ws)

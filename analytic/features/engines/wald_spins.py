@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # networkx is imported by the functions that use it (a cold s
 
 from analytic.features.graph import chain
 from analytic.features.result import FeatureResult, register_solver
-from analytic.features.laws.retrigger_law import mix_laws, retrigger_law, zero_probability
+from analytic.features.laws.retrigger_law import mix_laws, retrigger_law, too_wide, zero_probability
 from analytic.features.graph.spin_outcomes import SpinOutcomes, award_of, free_spin_outcomes
 from analytic.features.laws.wald import WaldMoments, check_finite, mixture, wald_moments
 from analytic.model.game import Game
@@ -226,8 +226,13 @@ def solve_fixed_states(game: Game, feature: str, count: int, n: int,
     per = [(w, s, _state_moments(o, n)) for w, s, o in states]
     mix = mixture((w, m) for w, _, m in per)
     wsum = sum(w for w, _, _ in states)
-    laws = [(Fraction(w, wsum), _state_law(ws, law_key, feature, s, o, n)) for w, s, o in states]
-    law = None if any(L is None for _, L in laws) else mix_laws(laws)
+    # the mixture needs every state's law: when one state's spin wins are already too wide for the
+    # grid (decided from its joint law alone), no state's Fourier work is done
+    if n and any(too_wide(o.joint) for _, _, o in states):
+        law = None
+    else:
+        laws = [(Fraction(w, wsum), _state_law(ws, law_key, feature, s, o, n)) for w, s, o in states]
+        law = None if any(L is None for _, L in laws) else mix_laws(laws)
     zeros = [zero_probability(o.joint, o.cycle, n) for _, _, o in states]
     p_zero = None if any(z is None for z in zeros) else sum(
         (Fraction(w, wsum) * z for (w, _, _), z in zip(states, zeros)), Fraction(0))
