@@ -211,8 +211,7 @@ def check_round_cap(game, mode: str, ws=None) -> None:
             game.path, key,
             f"the win cap (up to {Fraction(top)} total bets, bet mode {m.name!r}) needs the law of the round "
             f"win, and {why}: the capped RTP cannot be computed exactly or certified; remove the [cap] (the "
-            "uncapped figures are then exact), or make the feature's spin wins narrower (smaller top pays or "
-            "multipliers) or drop its retrigger")
+            "uncapped figures are then exact)")
 
 
 def apply_round_cap(res, ws=None):

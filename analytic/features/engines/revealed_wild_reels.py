@@ -549,7 +549,8 @@ def law_check(game: Game, feature: str, *, ws: Workspace | None = None) -> str |
             return (f"features.{feature} has a retrigger table, so its win law is the certified grid law of "
                     f"each drawn symbol; with {s!r} drawn one free spin wins up to {float(Fraction(top, tb)):,.10g} "
                     f"total bets, {top // g:,} steps of its wins' grid ({float(Fraction(g, tb)):g} total bets), "
-                    f"and the grid law holds fewer than {M_MAX // 2:,}")
+                    f"and the grid law holds fewer than {M_MAX // 2:,} (narrower spin wins would make it solvable: smaller "
+                    "top pays or multipliers; or no retrigger table)")
     return None
 
 

@@ -325,11 +325,17 @@ def test_variant_a_inside_the_simulation_band(mode, rounds):
     _sim_check(_boce_variant("{ 3 = 10 }", cap=False), mode, rounds, 7)
 
 
-def test_full_size_cap_with_retrigger_is_refused_with_the_key():
+def test_full_size_cap_with_retrigger_is_refused_with_the_key(monkeypatch):
     """The certified grid law cannot hold a full-size x5 game's spin wins: the cap is refused, not approximated.
 
     Decided before the features' long work (:func:`analytic.solver.cap.check_round_cap`): one drawn
-    symbol's free-spin walk (santa, the top pay, first), not the nine retrigger laws."""
+    symbol's free-spin walk (santa, the top pay, first), not every symbol's walk and retrigger law."""
+    import analytic.features.engines.revealed_wild_reels as rwr
+
+    def no_feature_solve(*a, **k):
+        raise AssertionError("the feature's states were solved before the refusal")
+
+    monkeypatch.setattr(rwr, "state_outcomes", no_feature_solve)
     g = load_model_text(_boce_variant("{ 3 = 10 }", cap=True), path=str(MODELS / "variant.toml"))
     with pytest.raises(ModelError) as err:
         solve_round(g, "buy")
