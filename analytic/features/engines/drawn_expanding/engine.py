@@ -135,7 +135,8 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
-from analytic.features.result import FeatureResult, register_round_prefetch, register_round_solver, register_solver
+from analytic.features.result import (FeatureResult, register_play_check, register_round_prefetch,
+                                      register_round_solver, register_solver)
 from analytic.model.game import Game
 from analytic.figures import Figure
 from analytic.workspace import Workspace, workspace_for
@@ -706,6 +707,24 @@ def zero_win_bound(game: Game, feature: str, ws: Workspace | None = None) -> Fra
 
 
 register_solver(ENGINE, solve_feature)
+
+#: The rule whose literal reading (false) this engine solves for a feature with a ladder only.
+LITERAL_RULE = "scatter_substitutes_for_expanding_in_line_wins"
+
+
+def play_check(game: Game, feature: str):
+    """``(key, reason)`` when :class:`SpinStats` refuses ``feature`` whatever the mode, else None
+    (see :func:`analytic.features.result.register_play_check`): the literal reading of rule
+    ``scatter_substitutes_for_expanding_in_line_wins`` for a feature without a ladder."""
+    if game.features[feature].params["ladder"] or game.rules.get(LITERAL_RULE, True):
+        return None
+    return (f"rules.{LITERAL_RULE}", (
+        f"false: in features.{feature} (expanding symbols drawn at each award) the normal line win depends on "
+        "the whole set of expanding symbols drawn so far; solved only for a feature with a ladder (one "
+        "expanding symbol at a time): set it to true, or solve only bet modes that never play this feature"))
+
+
+register_play_check(ENGINE, play_check)
 
 
 # --------------------------------------------------------------------------

@@ -77,3 +77,37 @@ def test_literal_reading_refused_for_drawn_expanding_symbols():
             make(game, "free_spins")
     with pytest.raises(UnsupportedMechanicError, match="whole set of expanding symbols"):
         solve_feature(game, "free_spins", 3)
+
+
+def test_literal_reading_refused_before_solving_the_modes_playing_the_regular_feature(tmp_path, capsys, monkeypatch):
+    """Bet modes playing the regular feature (the base game starts it; its buy) are refused at
+    ``rules.scatter_substitutes_for_expanding_in_line_wins`` before any feature is solved, exit 2 in one
+    line; the mode buying the ladder feature still solves."""
+    import analytic.features.engines.drawn_expanding.engine as eng
+    from analytic.cli import main
+    from analytic.errors import ModelError
+    from analytic.solver.round import check_round
+
+    game = _game(True)
+    for mode in ("base", "buy_free_spins"):
+        with pytest.raises(ModelError) as err:
+            check_round(game, mode)
+        assert err.value.key == "rules.scatter_substitutes_for_expanding_in_line_wins"
+        assert f"bet mode {mode!r}" in err.value.reason
+    check_round(game, "buy_power_free_spins")
+    check_round(_game(False), "base")
+
+    def no_solve(*a, **k):
+        raise AssertionError("a feature was solved before the refusal")
+
+    monkeypatch.setattr(eng, "solve_feature", no_solve)
+    import analytic.features.result as result
+
+    monkeypatch.setitem(result.SOLVERS, "drawn_expanding", no_solve)
+    model = tmp_path / "literal.toml"
+    start = TINY.replace("CAP", str(10**6))
+    model.write_text(with_reading(start, True))
+    assert main(["solve", str(model), "--mode", "all"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(f"error: {model}: rules.scatter_substitutes_for_expanding_in_line_wins: false: ")
