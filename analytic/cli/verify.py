@@ -96,6 +96,10 @@ def run(args) -> int:
     from analytic.workspace import Workspace, core_count
 
     ws = Workspace(game, workers=core_count())  # the modes share the solve's tables
+    from analytic.solver.round import check_round
+
+    for m in modes:  # every mode's refusals before any solve or simulation
+        check_round(game, m, ws)
     report = {}
     laws = {}
     all_ok = True

@@ -22,7 +22,9 @@ from analytic.errors import UnsupportedMechanicError
 from analytic.figures import Figure
 
 __all__ = ["FeatureResult", "register_solver", "feature_solver", "SOLVERS", "ROUND_SOLVERS",
-           "register_round_solver", "round_solver_for", "CAPPED_LAWS", "register_capped_law", "capped_law_for"]
+           "register_round_solver", "round_solver_for", "CAPPED_LAWS", "register_capped_law", "capped_law_for",
+           "LAW_CHECKS", "register_law_check", "law_check_for", "PLAY_CHECKS", "register_play_check",
+           "play_check_for"]
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,48 @@ def capped_law_for(kind: str) -> Callable | None:
     import analytic.features.catalog  # noqa: F401
 
     return CAPPED_LAWS.get(kind)
+
+
+#: kind -> check(game, feature, *, ws) -> str or None: why the feature's win law is certainly unavailable
+#: (so a win cap on a round playing it is refused), decided before the feature's long work.
+LAW_CHECKS: dict[str, Callable] = {}
+
+
+def register_law_check(kind: str, fn: Callable) -> None:
+    """Register ``fn(game, feature, *, ws) -> str | None`` for engine ``kind``: a reason (one clause,
+    naming what makes it so) when neither an exact nor a certified law of the feature's win can be
+    given, else None.  It must be cheap next to the feature's solve (its tables are kept in the
+    workspace ``ws`` for the solve that follows) and never wrong: None when in doubt.  Used by
+    :func:`analytic.solver.cap.check_round_cap` to refuse a capped round before the long work."""
+    LAW_CHECKS[kind] = fn
+
+
+def law_check_for(kind: str) -> Callable | None:
+    """The law check registered for ``kind`` (:func:`register_law_check`), if any."""
+    import analytic.features.catalog  # noqa: F401
+
+    return LAW_CHECKS.get(kind)
+
+
+#: kind -> check(game, feature) -> (key, reason) or None: why the engine refuses to solve the feature
+#: at all (a combination of model sections its load-time check does not see), decided from the model.
+PLAY_CHECKS: dict[str, Callable] = {}
+
+
+def register_play_check(kind: str, fn: Callable) -> None:
+    """Register ``fn(game, feature) -> (key, reason) | None`` for engine ``kind``: the key path and
+    reason (with what would make it solvable) for which the engine's solver refuses the feature
+    whenever it is played, decided from the model alone; None otherwise.  Used by
+    :func:`analytic.solver.round.check_round` to refuse a bet mode playing the feature before any
+    long work (a mode that never plays it still solves)."""
+    PLAY_CHECKS[kind] = fn
+
+
+def play_check_for(kind: str) -> Callable | None:
+    """The play check registered for ``kind`` (:func:`register_play_check`), if any."""
+    import analytic.features.catalog  # noqa: F401
+
+    return PLAY_CHECKS.get(kind)
 
 
 #: kind -> round solver(game, mode, *, ws) -> RoundResult, for kinds whose round needs

@@ -311,7 +311,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     elif both_ways:
         _check_both_ways_lines(ctx, top, line_triggers)
 
-    return Game(
+    game = Game(
         path=ctx.path,
         name=name,
         reels=ctx.reels,
@@ -337,6 +337,10 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
         anywhere_pays=frozen_mapping({n: frozen_mapping(p) for n, p in anywhere.items()}),
         autoplay_stops=autoplay,
     )
+    from analytic.model.mechanics.engines import check_game
+
+    check_game(game)  # what an engine would refuse only when solving, from the model alone
+    return game
 
 
 #: Feature engines whose spins are evaluated by the base game's spin law

@@ -40,7 +40,7 @@ from analytic.errors import ModelError
 from analytic.features.laws import capped
 from analytic.figures import Figure
 
-__all__ = ["applied_cap", "apply_round_cap", "add_stake_caps", "add_cap_deduction", "MAX_GRID", "CAP_DEDUCTION"]
+__all__ = ["applied_cap", "apply_round_cap", "check_round_cap", "add_stake_caps", "add_cap_deduction", "MAX_GRID", "CAP_DEDUCTION"]
 
 from analytic.features.laws.capped import MAX_GRID  # noqa: E402  (the laws' limit, re-exported)
 #: Name of the RTP-split row that takes the cap's cut.
@@ -150,6 +150,68 @@ def _stake_caps(g) -> list[tuple[Fraction, Fraction]]:
             x = min(x, Fraction(c.total_bet_multiple))
         out.append((Fraction(st), x))
     return out
+
+
+def _cap_key(g) -> str | None:
+    """The key a refused cap is reported at, or None when :func:`apply_round_cap` caps nothing."""
+    if g.cap is None:
+        return None
+    if g.cap.total_bet_multiple is not None:
+        return "cap.total_bet_multiple"
+    return "cap.currency" if _stake_caps(g) else None
+
+
+def check_round_cap(game, mode: str, ws=None) -> None:
+    """Refuse, before the long work, a win cap that :func:`apply_round_cap` would refuse.
+
+    A round playing a feature whose engine's law check
+    (:func:`analytic.features.result.register_law_check`) says its win law
+    is certainly unavailable has neither the exact capped law nor the
+    certified round law, so the cap is refused -- here, after the check's
+    cheap tables and before the features' laws.  Anything in doubt is left
+    to :func:`apply_round_cap` (the safety net).
+
+    Parameters
+    ----------
+    game : Game
+    mode : str
+        Bet mode name.
+    ws : Workspace, optional
+        The solve's workspace (the check's tables are kept there).
+
+    Raises
+    ------
+    ModelError
+        At ``cap.total_bet_multiple`` (or ``cap.currency``), with the reason
+        and what would make the model solvable.
+    """
+    from analytic.features.result import ROUND_SOLVERS, law_check_for, round_solver_for
+
+    key = _cap_key(game)
+    if key is None or game.rules.get("published_max_win") == "theoretical":
+        return  # no cap applied (rule published_max_win = 'theoretical': the round solver leaves it off)
+    m = game.modes[mode]
+    delegate = round_solver_for(game)
+    feats = [m.buys] if m.buys is not None else list(game.features)
+    for name in feats:
+        f = game.features[name]
+        check = law_check_for(f.engine)
+        if check is None or (delegate is not None and ROUND_SOLVERS.get(f.engine) is not delegate):
+            continue
+        why = check(game, name, ws=ws)
+        if why is None:
+            continue
+        if m.buys is None:
+            from analytic.engine.base_game import solve_base
+
+            if not any(feat == name for feat, _ in solve_base(game, m.name).trigger_counts):
+                continue  # the mode's base spin never starts it
+        top = max(c for _, c in _stake_caps(game)) if key == "cap.currency" else game.cap.total_bet_multiple
+        raise ModelError(
+            game.path, key,
+            f"the win cap (up to {Fraction(top)} total bets, bet mode {m.name!r}) needs the law of the round "
+            f"win, and {why}: the capped RTP cannot be computed exactly or certified; remove the [cap] (the "
+            "uncapped figures are then exact)")
 
 
 def apply_round_cap(res, ws=None):

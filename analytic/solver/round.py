@@ -32,7 +32,7 @@ from analytic.engine.base_game import BaseResult, solve_base
 from analytic.figures import Figure, Z_SCORES
 from analytic.workspace import Workspace, workspace_for
 
-__all__ = ["Component", "FeatureFigures", "RoundResult", "solve_round", "solve_game"]
+__all__ = ["Component", "FeatureFigures", "RoundResult", "solve_round", "solve_game", "check_round"]
 
 
 @dataclass(frozen=True)
@@ -264,6 +264,9 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
     from analytic.solver.cap import (add_cap_deduction, add_stake_caps, applied_cap, apply_round_cap,
                                      tighten_stake_caps)
 
+    if not feature_cache:  # refusals before the features' long work (a filled cache: checked already)
+        check_round(game, m.name, ws)
+
     delegate = round_solver_for(game)
     if delegate is not None:
         res = _with_distribution_hits(delegate(game, m.name, plain=_solve_plain(game, m, feature_cache, ws), ws=ws))
@@ -282,6 +285,52 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
     else:
         res = apply_round_cap(_solve_plain(game, m, feature_cache, ws), ws)
     return add_cap_deduction(res)
+
+
+def check_round(game: Game, mode: str, workspace: Workspace | None = None) -> None:
+    """Refuse, before any long work, a bet mode that the solve would refuse later.
+
+    Two kinds of refusal are decided here: a feature the mode plays whose
+    engine refuses it from the model alone (the engines' play checks,
+    :func:`analytic.features.result.register_play_check`; "plays": the mode
+    buys it or its base spin starts it), and a win cap on a round whose win
+    law is certainly unavailable (:func:`analytic.solver.cap.check_round_cap`).
+    The solvers keep their own checks (the safety net).  The command-line
+    tools call this for every mode before solving or simulating any.
+
+    Parameters
+    ----------
+    game : Game
+    mode : str
+        Bet mode name.
+    workspace : Workspace, optional
+        The solve's workspace (the checks' tables are kept there).
+
+    Raises
+    ------
+    ModelError
+        With the key path, the reason and what would make the mode solvable.
+    """
+    from analytic.errors import ModelError
+    from analytic.features.result import play_check_for
+    from analytic.solver.cap import check_round_cap
+
+    m = game.modes[mode]
+    started = None
+    for name, f in game.features.items():
+        check = play_check_for(f.engine)
+        why = check(game, name) if check is not None else None
+        if why is None:
+            continue
+        if m.buys is None:
+            if started is None:
+                started = {feat for feat, _ in solve_base(game, m.name).trigger_counts}
+            if name not in started:
+                continue
+        elif m.buys != name:
+            continue
+        raise ModelError(game.path, why[0], f"{why[1]} (bet mode {m.name!r} plays it)")
+    check_round_cap(game, mode, workspace)
 
 
 def _workspace(game: Game, workspace: Workspace | None, precision: str | None) -> Workspace:
@@ -512,6 +561,8 @@ def solve_rounds(game: Game, modes, *, workspace: Workspace | None = None,
 
     ws = _workspace(game, workspace, precision)
     modes = list(modes)
+    for m in modes:  # every mode's refusals before any mode's long work
+        check_round(game, m or game.default_mode.name, ws)
     prefetch = round_prefetch_for(game)
     if prefetch is not None:
         prefetch(game, modes, ws=ws)

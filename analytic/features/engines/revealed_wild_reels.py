@@ -75,14 +75,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
-from math import comb
+from math import comb, gcd
 from typing import Any, Mapping, Sequence
 
 from analytic.engine.linewalk import walk
 from analytic.engine.linewin import CellRole
 from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytable, strip_windows
 from analytic.features.laws import capped
-from analytic.features.result import FeatureResult, register_solver
+from analytic.features.result import FeatureResult, register_law_check, register_solver
 from analytic.model.game import Game, frozen_mapping
 from analytic.figures import Figure
 from analytic.workspace import Workspace, workspace_for
@@ -513,6 +513,48 @@ def _solve_retrigger(game: Game, feature: str, count: int, ws: Workspace | None)
 
 
 register_solver(KIND, solve_feature)
+
+
+def law_check(game: Game, feature: str, *, ws: Workspace | None = None) -> str | None:
+    """Why the feature's win law is certainly unavailable, or None (see
+    :func:`analytic.features.result.register_law_check`).
+
+    Without retriggers the engine gives the exact law below any cap (None).
+    With a retrigger table the law is the certified grid law of every drawn
+    symbol's state (:func:`analytic.features.laws.retrigger_law.retrigger_law`),
+    and a state whose one-spin wins span half the largest grid or more has
+    none (:func:`~analytic.features.laws.retrigger_law.too_wide`).  The
+    states are walked one at a time, the symbols with the largest line pays
+    first, stopping at the first too wide; each walk is kept in ``ws`` for
+    the solve that follows.
+    """
+    from analytic.features.laws.retrigger_law import M_MAX, too_wide
+
+    if not has_retrigger(game, feature):
+        return None
+    ws = workspace_for(game, ws)
+    es = game.features[feature].params["expanding_symbol"]
+    drawn = [s for s, w in zip(es["choose_from"], es["weights"]) if w]
+    drawn.sort(key=lambda s: -max(game.paytable.get(s, {}).values(), default=0))
+    tb = int(game.total_bet)
+    for s in drawn:
+        joint: dict[tuple[int, int], int] = {}
+        for (a, lw, ex), c in _free_spin_joint(game, feature, s, ws).items():
+            joint[(a, lw + ex)] = joint.get((a, lw + ex), 0) + c
+        if too_wide(joint):
+            g = 0
+            for _, x in joint:
+                g = gcd(g, x)
+            top = max(x for _, x in joint)
+            return (f"features.{feature} has a retrigger table, so its win law is the certified grid law of "
+                    f"each drawn symbol; with {s!r} drawn one free spin wins up to {float(Fraction(top, tb)):,.10g} "
+                    f"total bets, {top // g:,} steps of its wins' grid ({float(Fraction(g, tb)):g} total bets), "
+                    f"and the grid law holds fewer than {M_MAX // 2:,} (narrower spin wins would make it solvable: smaller "
+                    "top pays or multipliers; or no retrigger table)")
+    return None
+
+
+register_law_check(KIND, law_check)
 
 
 # --------------------------------------------------------------------------

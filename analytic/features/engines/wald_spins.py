@@ -21,6 +21,7 @@ cross-checks and for features whose state does change.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # networkx is imported by the functions that use it (a cold s
 
 from analytic.features.graph import chain
 from analytic.features.result import FeatureResult, register_solver
-from analytic.features.laws.retrigger_law import mix_laws, retrigger_law, zero_probability
+from analytic.features.laws.retrigger_law import mix_laws, retrigger_law, too_wide, zero_probability
 from analytic.features.graph.spin_outcomes import SpinOutcomes, award_of, free_spin_outcomes
 from analytic.features.laws.wald import WaldMoments, check_finite, mixture, wald_moments
 from analytic.model.game import Game
@@ -226,8 +227,13 @@ def solve_fixed_states(game: Game, feature: str, count: int, n: int,
     per = [(w, s, _state_moments(o, n)) for w, s, o in states]
     mix = mixture((w, m) for w, _, m in per)
     wsum = sum(w for w, _, _ in states)
-    laws = [(Fraction(w, wsum), _state_law(ws, law_key, feature, s, o, n)) for w, s, o in states]
-    law = None if any(L is None for _, L in laws) else mix_laws(laws)
+    # the mixture needs every state's law: when one state's spin wins are already too wide for the
+    # grid (decided from its joint law alone), no state's Fourier work is done
+    if n and any(too_wide(o.joint) for _, _, o in states):
+        law = None
+    else:
+        laws = [(Fraction(w, wsum), _state_law(ws, law_key, feature, s, o, n)) for w, s, o in states]
+        law = None if any(L is None for _, L in laws) else mix_laws(laws)
     zeros = [zero_probability(o.joint, o.cycle, n) for _, _, o in states]
     p_zero = None if any(z is None for z in zeros) else sum(
         (Fraction(w, wsum) * z for (w, _, _), z in zip(states, zeros)), Fraction(0))
@@ -350,10 +356,50 @@ def capped_law(game: Game, feature: str, count: int, cap, *, ws: Workspace | Non
 register_solver("wald", solve_free_spins)
 
 
+def law_check(game: Game, feature: str, *, ws: Workspace | None = None) -> str | None:
+    """Why the feature's win law is certainly unavailable, or None (see
+    :func:`analytic.features.result.register_law_check`).
+
+    Only a feature whose spins can award spins (a retrigger table that some
+    free spin meets: one spin's joint law, :func:`state_outcomes`, kept in
+    ``ws`` for the solve) can lack a law: with ``max_spins`` its figures come
+    from the exact recursion of :func:`ceiling_moments`, which gives none;
+    otherwise a state whose one-spin wins are too wide for the certified grid
+    law (:func:`~analytic.features.laws.retrigger_law.too_wide`) leaves the
+    mixture without one.  Anything else: None.
+    """
+    from analytic.features.laws.retrigger_law import M_MAX
+
+    spec = game.features[feature]
+    if spec.params.get("retrigger") is None:
+        return None
+    states = state_outcomes(game, feature, ws)
+    if not any(a for _, _, o in states for (a, _x) in o.joint):
+        return None  # no spin awards spins: the exact law of a fixed spin count
+    if spec.params.get("max_spins") is not None:
+        return (f"features.{feature} has max_spins with a retrigger table that its free spins meet: its "
+                "figures come from an exact recursion over (spins played, spins left), which gives no win "
+                "law (remove max_spins or the retrigger)")
+    for w, s, o in states:
+        if w and too_wide(o.joint):
+            g = 0
+            for _, x in o.joint:
+                g = math.gcd(g, x)
+            top = max(x for _, x in o.joint)
+            what = f"with {s!r} drawn one" if s is not None else "one"
+            return (f"features.{feature} has a retrigger table that its free spins meet, so its win law is the "
+                    f"certified grid law; {what} free spin wins up to {float(Fraction(top, o.units)):,.10g} total "
+                    f"bets, {top // g:,} steps of its wins' grid ({float(Fraction(g, o.units)):g} total bets), "
+                    f"and the grid law holds fewer than {M_MAX // 2:,} (narrower spin wins would make it solvable: smaller "
+                    "top pays or multipliers; or no retrigger table)")
+    return None
+
+
 def _register_capped() -> None:
-    from analytic.features.result import register_capped_law
+    from analytic.features.result import register_capped_law, register_law_check
 
     register_capped_law("wald", capped_law)
+    register_law_check("wald", law_check)
 
 
 _register_capped()

@@ -65,7 +65,7 @@ import numpy as np
 
 from analytic.features.laws.capped import grid_of
 
-__all__ = ["GridLaw", "retrigger_law", "mix_laws", "zero_probability"]
+__all__ = ["GridLaw", "retrigger_law", "too_wide", "mix_laws", "zero_probability"]
 
 U = 2.0 ** -53
 #: Largest FFT length (grid points) tried before settling for a larger tail bound.
@@ -176,6 +176,25 @@ def _ipow(z: np.ndarray, k: int) -> np.ndarray:
         if k:
             base = base * base
     return out
+
+
+def too_wide(joint: Mapping[tuple[int, int], int]) -> bool:
+    """True when :func:`retrigger_law` returns None for ``joint`` whatever the start: one spin's
+    largest win spans half of the largest grid (:data:`M_MAX`) or more.
+
+    Cheap (one pass over the joint law): a caller mixing several states checks every state
+    first and skips the Fourier work of all of them when one cannot be certified.
+
+    Parameters
+    ----------
+    joint : Mapping[(int, int), int]
+        One spin's exact law, as for :func:`retrigger_law`.
+    """
+    g = 0
+    for (_, x) in joint:
+        g = math.gcd(g, x)
+    g = g or 1
+    return max((x // g for (_, x) in joint), default=0) >= M_MAX // 2
 
 
 def retrigger_law(joint: Mapping[tuple[int, int], int], cycle: int, units: int, n: int,

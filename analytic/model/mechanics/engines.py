@@ -42,7 +42,7 @@ from typing import Any, Callable, Mapping, NamedTuple
 
 from analytic.model.game import frozen_mapping
 
-__all__ = ["Engine", "ENGINES", "register_engine", "select_engine", "check_rules"]
+__all__ = ["Engine", "ENGINES", "register_engine", "select_engine", "check_rules", "check_game"]
 
 
 class Engine(NamedTuple):
@@ -389,3 +389,59 @@ register_engine(
     lambda v, f, ctx: None, lambda v, f, ctx: dict(v),
     accepts="picks, prizes_per_pick, prizes; or board (pick until a collect tile)",
 )
+
+
+# --------------------------------------------------------------------------
+# whole-game checks: what an engine refuses at solve time, decided here from the model alone
+
+
+def check_game(game) -> None:
+    """Refuse at load what a feature's engine would refuse only when solving (the same key path).
+
+    Each check reads the built model only (sections that an engine's
+    :attr:`Engine.check` does not see: ``[scatter]``, ``[cap]``, the other
+    features).  The engines keep their own checks as a safety net.
+
+    * ``revealed_wild_reels``: scatter pays are paid in whole line bets
+      (``scatter.pays.K * total_bet`` an integer);
+    * ``gift_pick`` and ``drawn_expanding``: no scatter pays (their free-spin
+      laws hold line wins and expansions only);
+    * ``drawn_expanding`` with ``[cap] total_bet_multiple``: the round
+      solver caps a game with a feature drawing expanding symbols at each
+      award and a feature with a ladder (both).
+
+    Raises
+    ------
+    ModelError
+        At ``scatter.pays.K``, ``scatter.pays`` or ``cap.total_bet_multiple``,
+        naming the feature and what would make the model solvable.
+    """
+    from fractions import Fraction
+
+    from analytic.errors import ModelError
+
+    by_engine: dict[str, list[str]] = {}
+    for name, f in game.features.items():
+        by_engine.setdefault(f.engine, []).append(name)
+    pays = dict(game.scatter.pays) if game.scatter is not None else {}
+    if "revealed_wild_reels" in by_engine:
+        for k, v in pays.items():
+            if (Fraction(v) * game.total_bet).denominator != 1:
+                raise ModelError(game.path, f"scatter.pays.{k}", (
+                    f"{v} total bets is not a whole number of line bets (total bet {game.total_bet} line bets); "
+                    f"engine revealed_wild_reels (features.{by_engine['revealed_wild_reels'][0]}) pays whole line "
+                    "bets: make the scatter pays multiples of 1/total_bet"))
+    for eng in ("gift_pick", "drawn_expanding"):
+        if eng in by_engine and any(v for v in pays.values()):
+            raise ModelError(game.path, "scatter.pays", (
+                f"engine {eng} (features.{by_engine[eng][0]}) solves free spins paying line wins and expansions "
+                "only; scatter pays (paid in its free spins too) are not solved: remove them"))
+    if "drawn_expanding" in by_engine and game.cap is not None and game.cap.total_bet_multiple is not None:
+        ladder = [n for n in by_engine["drawn_expanding"] if game.features[n].params.get("ladder")]
+        draws = [n for n in by_engine["drawn_expanding"] if not game.features[n].params.get("ladder")]
+        if not ladder or not draws:
+            raise ModelError(game.path, "cap.total_bet_multiple", (
+                "engine drawn_expanding caps the round of a game with a feature drawing expanding symbols at "
+                f"each award and one with a ladder and golden reels; this game has {len(draws)} and {len(ladder)} "
+                f"(features {', '.join(by_engine['drawn_expanding'])}): remove the [cap] (the uncapped figures "
+                "are then exact) or declare both features"))

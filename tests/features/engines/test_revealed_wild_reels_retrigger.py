@@ -325,13 +325,46 @@ def test_variant_a_inside_the_simulation_band(mode, rounds):
     _sim_check(_boce_variant("{ 3 = 10 }", cap=False), mode, rounds, 7)
 
 
-@pytest.mark.skipif(not SLOW, reason="the refusal comes after the full-size retrigger laws (about 50 s); set ANALYTIC_SLOW=1")
-def test_full_size_cap_with_retrigger_is_refused_with_the_key():
-    """The certified grid law cannot hold a full-size x5 game's spin wins: the cap is refused, not approximated."""
+def test_full_size_cap_with_retrigger_is_refused_with_the_key(monkeypatch):
+    """The certified grid law cannot hold a full-size x5 game's spin wins: the cap is refused, not approximated.
+
+    Decided before the features' long work (:func:`analytic.solver.cap.check_round_cap`): one drawn
+    symbol's free-spin walk (santa, the top pay, first), not every symbol's walk and retrigger law."""
+    import analytic.features.engines.revealed_wild_reels as rwr
+
+    def no_feature_solve(*a, **k):
+        raise AssertionError("the feature's states were solved before the refusal")
+
+    monkeypatch.setattr(rwr, "state_outcomes", no_feature_solve)
     g = load_model_text(_boce_variant("{ 3 = 10 }", cap=True), path=str(MODELS / "variant.toml"))
     with pytest.raises(ModelError) as err:
         solve_round(g, "buy")
-    assert "cap.total_bet_multiple" in str(err.value)
+    assert err.value.key == "cap.total_bet_multiple"
+    # the widest spin win: 3 Books at x5 each on reels 2-4 (x125) under santa's 5-of-a-kind on all lines
+    assert "'santa'" in err.value.reason and "remove the [cap]" in err.value.reason
+
+
+@pytest.mark.parametrize("command", [["solve", "--mode", "all"], ["verify", "--rounds", "1000"],
+                                     ["session", "--mode", "buy", "--balance", "1000", "--rounds", "10"]])
+def test_full_size_cap_with_retrigger_is_refused_by_the_cli(tmp_path, capsys, command):
+    """Exit 2 and one line ``error: FILE: cap.total_bet_multiple: ...`` before any solve or simulation."""
+    from analytic.cli import main
+
+    model = tmp_path / "variant.toml"
+    model.write_text(_boce_variant("{ 3 = 10 }", cap=True))
+    assert main([command[0], str(model), *command[1:]]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith(f"error: {model}: cap.total_bet_multiple: the win cap")
+
+
+def test_cap_with_retrigger_solves_when_the_spin_wins_fit_the_grid():
+    """The same cap check passes a retrigger game whose spin wins fit (the toy): nothing refused early."""
+    from analytic.solver.cap import check_round_cap
+
+    g = toy("landed", cap=30)
+    for mode in g.modes:
+        check_round_cap(g, mode)
 
 
 # --------------------------------------------------------------------------

@@ -136,3 +136,34 @@ def test_large_ceiling_with_a_retrigger_refused():
     with pytest.raises(ModelError) as e:
         load_model_text(RETRIG.replace("max_spins = 4", "max_spins = 201"))
     assert "features.fs" in str(e.value) and "up to 200" in str(e.value)
+
+
+def test_cap_on_a_ceiling_with_a_retrigger_refused_before_the_recursion(monkeypatch, tmp_path, capsys):
+    """max_spins + a retrigger gives moments, no win law: a [cap] is refused at cap.total_bet_multiple,
+    decided from one spin's law before the (spins played, spins left) recursion runs."""
+    import analytic.features.engines.wald_spins as ws_mod
+    from analytic.cli import main
+    from analytic.solver.round import solve_round
+
+    text = RETRIG + "\n[cap]\ntotal_bet_multiple = 5\n"
+
+    def no_recursion(*a, **k):
+        raise AssertionError("the ceiling recursion ran before the refusal")
+
+    monkeypatch.setattr(ws_mod, "ceiling_moments", no_recursion)
+    with pytest.raises(ModelError) as e:
+        solve_round(load_model_text(text, path="ceiling.toml"))
+    assert e.value.key == "cap.total_bet_multiple" and "max_spins" in e.value.reason
+    model = tmp_path / "ceiling.toml"
+    model.write_text(text)
+    assert main(["solve", str(model)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith(f"error: {model}: cap.total_bet_multiple: ")
+
+
+def test_cap_on_a_retrigger_without_ceiling_still_solves():
+    """Without max_spins the same capped game has the certified retrigger law: not refused."""
+    from analytic.solver.round import solve_round
+
+    res = solve_round(load_model_text(RETRIG.replace("max_spins = 4\n", "") + "\n[cap]\ntotal_bet_multiple = 5\n"))
+    assert res.extra["capped_rtp"].value < res.extra["uncapped_rtp"].value

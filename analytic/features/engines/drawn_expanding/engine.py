@@ -137,7 +137,8 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
-from analytic.features.result import FeatureResult, register_round_prefetch, register_round_solver, register_solver
+from analytic.features.result import (FeatureResult, register_play_check, register_round_prefetch,
+                                      register_round_solver, register_solver)
 from analytic.model.game import Game
 from analytic.figures import Figure
 from analytic.workspace import Workspace, workspace_for
@@ -785,6 +786,25 @@ def zero_win_bound(game: Game, feature: str, ws: Workspace | None = None) -> Fra
 
 
 register_solver(ENGINE, solve_feature)
+
+def play_check(game: Game, feature: str):
+    """``(key, reason)`` when the engine refuses ``feature`` whatever the mode, else None (see
+    :func:`analytic.features.result.register_play_check`): the literal reading of rule
+    ``scatter_substitutes_for_expanding_in_line_wins`` for a feature drawing expanding symbols at each
+    award whose line wins it does not solve (:func:`line_sets.check_literal_lines`, decided from the
+    model alone)."""
+    from analytic.features.engines.drawn_expanding.line_sets import RULE, check_literal_lines, literal_draws
+
+    if not literal_draws(game, feature):
+        return None
+    try:
+        check_literal_lines(game, feature)
+    except UnsupportedMechanicError as e:
+        return (f"rules.{RULE}", str(e))
+    return None
+
+
+register_play_check(ENGINE, play_check)
 
 
 # --------------------------------------------------------------------------

@@ -241,3 +241,34 @@ def test_literal_reading_refused_for_pays_falling_with_the_count():
     with pytest.raises(UnsupportedMechanicError, match="paytable.king"):
         solve_feature(_two(True, text), "free_spins", 3)
     solve_feature(_two(False, text), "free_spins", 3)  # the other reading needs no such bound
+
+
+def test_literal_reading_refused_before_solving_the_modes_playing_an_unsolved_regular_feature(tmp_path, capsys,
+                                                                                            monkeypatch):
+    """A regular feature whose line wins the literal reading does not solve (pays falling with the
+    count) is refused at ``rules.scatter_substitutes_for_expanding_in_line_wins`` in every bet mode
+    that plays it, before any feature is solved: exit 2 in one line."""
+    from analytic.cli import main
+    from analytic.errors import ModelError
+    from analytic.solver.round import check_round
+
+    text = TWO.replace("king = { 3 = 2, 4 = 3, 5 = 7 }", "king = { 3 = 5, 4 = 3, 5 = 7 }")
+    with pytest.raises(ModelError) as err:
+        check_round(_two(True, text), "base")
+    assert err.value.key == "rules.scatter_substitutes_for_expanding_in_line_wins"
+    assert "paytable.king" in err.value.reason
+    check_round(_two(False, text), "base")
+    check_round(_two(True), "base")  # plain pays rising with the count: solved, not refused
+
+    def no_solve(*a, **k):
+        raise AssertionError("a feature was solved before the refusal")
+
+    import analytic.features.result as result
+
+    monkeypatch.setitem(result.SOLVERS, "drawn_expanding", no_solve)
+    model = tmp_path / "literal.toml"
+    model.write_text(text.replace("READING", "false"))
+    assert main(["solve", str(model), "--mode", "all"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(f"error: {model}: rules.scatter_substitutes_for_expanding_in_line_wins: ")

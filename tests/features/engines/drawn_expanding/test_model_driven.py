@@ -495,14 +495,12 @@ def test_refused_at_load(edit, key):
     assert err.value.key == key and "unknown key" not in err.value.reason, str(err.value)
 
 
-def test_scatter_pays_refused_by_the_feature_solver():
-    """Scatter pays would be paid in free spins by the simulator; the feature solver refuses them (key path)."""
-    from analytic.features.engines.drawn_expanding.engine import solve_feature
-
+def test_scatter_pays_refused_at_load():
+    """Scatter pays would be paid in free spins by the simulator; the engine does not solve them: refused
+    at load with the key path (the feature solver's own check: tests/model/mechanics/test_check_game.py)."""
     text = _text().replace("[paylines]", '[scatter]\nsymbols = ["book"]\npays = { 3 = 2 }\n\n[paylines]')
-    game = load(text)
     with pytest.raises(ModelError) as err:
-        solve_feature(game, "free_spins", 3)
+        load(text)
     assert err.value.key == "scatter.pays"
 
 

@@ -1,0 +1,100 @@
+"""Refusals an engine made only when solving, now made at load from the model alone
+(:func:`analytic.model.mechanics.engines.check_game`): the key path, exit 2 and one line on the
+command line.  The variants are text edits of shipped models and of the tiny Book of Power test game;
+the engines' own checks stay as a safety net (tested with a game built past the loader)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from analytic.errors import ModelError, UnsupportedMechanicError
+from analytic.model.loader import load_model_text
+
+ROOT = Path(__file__).resolve().parents[3]
+MODELS = ROOT / "models"
+sys.path.insert(0, str(ROOT / "tests" / "features" / "engines" / "drawn_expanding"))
+import test_drawn_oracles as drawn  # noqa: E402  (the tiny Book of Power game)
+
+BOCE = (MODELS / "book_of_christmas_eve.toml").read_text()
+SOC = (MODELS / "secrets_of_christmas.toml").read_text()
+TINY = drawn.TINY.replace("CAP", "1000")
+
+
+def _scatter(text: str, symbol: str, pays: str) -> str:
+    out = text.replace("[paylines]", f'[scatter]\nsymbols = ["{symbol}"]\npays = {pays}\n\n[paylines]', 1)
+    assert out != text
+    return out
+
+
+def _one_feature(text: str) -> str:
+    """The tiny game without its ladder feature and the mode buying it (one feature drawing at each award)."""
+    head, rest = text.split("[modes.buy_power_free_spins]", 1)
+    _, rest = rest.split("[features.free_spins]", 1)
+    feat, rest = rest.split("[features.power_free_spins]", 1)
+    _, rest = rest.split("[cap]", 1)
+    return head + "[features.free_spins]" + feat + "[cap]" + rest
+
+
+CASES = {
+    # engine revealed_wild_reels pays whole line bets: 1/20 total bet = 0.5 line bets at total bet 10
+    "revealed scatter pay in half line bets": (_scatter(BOCE, "book", "{ 3 = \"1/20\" }"), "scatter.pays.3",
+                                               "whole number of line bets"),
+    "gift pick with scatter pays": (_scatter(SOC, "scatter", "{ 3 = 2 }"), "scatter.pays", "engine gift_pick"),
+    "drawn expanding with scatter pays": (_scatter(TINY, "book", "{ 3 = 2 }"), "scatter.pays",
+                                          "engine drawn_expanding"),
+    "drawn expanding cap without a ladder feature": (_one_feature(TINY), "cap.total_bet_multiple",
+                                                     "this game has 1 and 0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_refused_at_load_with_the_key(case):
+    text, key, words = CASES[case]
+    with pytest.raises(ModelError) as err:
+        load_model_text(text, path="variant.toml")
+    assert err.value.key == key and words in err.value.reason, str(err.value)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_refused_by_the_cli_in_one_line(case, tmp_path, capsys):
+    from analytic.cli import main
+
+    text, key, _ = CASES[case]
+    model = tmp_path / "variant.toml"
+    model.write_text(text)
+    assert main(["solve", str(model), "--mode", "all"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith(f"error: {model}: {key}: ")
+
+
+def test_the_unrefused_variants_load():
+    """Whole line bets, no scatter pays, both drawn features: the same edits short of the refusal load."""
+    load_model_text(_scatter(BOCE, "book", "{ 3 = \"1/2\" }"))
+    load_model_text(_scatter(SOC, "scatter", "{ 3 = 0 }"))
+    load_model_text(_one_feature(TINY).replace("[cap]\ntotal_bet_multiple = 1000\n", ""))
+    load_model_text(TINY)
+
+
+def test_the_engines_keep_their_own_checks():
+    """A game built past the loader (scatter pays swapped in) is still refused by the feature solvers."""
+    from analytic.features.engines.drawn_expanding.engine import solve_feature as drawn_feature
+    from analytic.features.engines.gift_pick import solve_feature as gift_feature
+    from analytic.features.engines.revealed_wild_reels import _scatter_units
+    from analytic.model.game import ScatterPay, frozen_mapping
+
+    def with_pays(game, symbol, pays):
+        return replace(game, scatter=ScatterPay(frozenset({symbol}), frozen_mapping(pays)))
+
+    with pytest.raises(UnsupportedMechanicError, match="whole number of line bets"):
+        from fractions import Fraction
+
+        _scatter_units(with_pays(load_model_text(BOCE), "book", {3: Fraction(1, 20)}))
+    with pytest.raises(UnsupportedMechanicError, match="no scatter pays"):
+        gift_feature(with_pays(load_model_text(SOC), "scatter", {3: 2}), "free_spins", 3, "base")
+    with pytest.raises(ModelError) as err:
+        drawn_feature(with_pays(load_model_text(TINY), "book", {3: 2}), "free_spins", 3)
+    assert err.value.key == "scatter.pays"
