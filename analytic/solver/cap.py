@@ -282,8 +282,9 @@ def apply_round_cap(res, ws=None):
                 f"the win cap (up to {top} total bets) needs the law of the round win: the exact method cannot "
                 f"be used ({why}) and {rl.reason}, so the capped "
                 "RTP cannot be computed exactly or certified; remove the [cap] (the uncapped "
-                "figures are then exact) or give the feature a kind whose win law is known (free spins, "
-                "pick bonus)")
+                "figures are then exact) or declare the feature so that its win law is known (free spins "
+                "without retriggers, or with retriggers but no max_spins and spin wins on a grid of at most "
+                "half a million steps; a pick bonus)")
         err = Fraction(rl.error)
 
         def figs(c):
