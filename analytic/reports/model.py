@@ -658,9 +658,7 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
         FeatureRow(f.name, f.frequency, f.one_in, f.average_win, f.sd, f.expected_spins, f.rtp, f.method)
         for f in r.features
     )
-    var_err = (r.second_moment.error + 2 * abs(r.mean_win.value) * r.mean_win.error
-               + r.mean_win.error**2) / cost**2
-    variance = Figure(r.variance, "exact" if r.label == "exact" else "bounded", var_err)
+    variance = r.variance_figure
     sd = r.sd
     rtp = float(r.rtp.value)
 

@@ -125,6 +125,18 @@ class RoundResult:
         return (self.second_moment.value - self.mean_win.value ** 2) / self.cost**2
 
     @property
+    def variance_figure(self) -> Figure:
+        """:attr:`variance` with its error bound (per unit staked).
+
+        The error follows from those of the second moment ``e2`` and the mean
+        win ``e1`` (total-bet multiples): ``|Var - v| <= (e2 + 2 |m| e1 +
+        e1^2) / cost^2``; labelled exact only where the round is (:attr:`label`).
+        """
+        err = (self.second_moment.error + 2 * abs(self.mean_win.value) * self.mean_win.error
+               + self.mean_win.error**2) / self.cost**2
+        return Figure(self.variance, "exact" if self.label == "exact" else "bounded", err)
+
+    @property
     def sd(self) -> float:
         """Standard deviation of the round win per unit staked."""
         return math.sqrt(max(self.variance, 0))

@@ -399,13 +399,21 @@ def test_book_of_power_free_spin_classes_brute_force():
     :func:`test_book_of_power_power_free_spin_classes_brute_force`.)
     """
     from analytic.features.engines.drawn_expanding.spin_stats import SpinStats
+    from analytic.model.loader import load_model_text
 
     path = MODELS_DIR / "book_of_power.toml"
     m = Raw(path)
     f = m.features["free_spins"]
     assert "ladder" not in f and f["expanding_symbol"]["draw"] == "at_each_award"
     line, n, sl, pair, regular, need = draws_free_brute(m, "free_spins")
-    st = SpinStats(load_model(path), "free_spins")
+    # the shipped model reads the substitution clause literally (the books stand in for no expanding
+    # symbol): its per-spin statistics are those of the bounding game whose books stand in for every
+    # symbol (line_sets.bounding_game "upper"), i.e. the model under the other reading, visited here
+    text = path.read_text(encoding="utf-8")
+    assert text.count("scatter_substitutes_for_expanding_in_line_wins = false") == 1
+    st = SpinStats(load_model_text(text.replace("scatter_substitutes_for_expanding_in_line_wins = false",
+                                                "scatter_substitutes_for_expanding_in_line_wins = true"),
+                                   path=str(path)), "free_spins")
     spb = f["retrigger"]["per_symbol"]
     nl = len(m.lines)
 

@@ -79,12 +79,27 @@ def game():
     return load_model("models/book_of_power.toml")
 
 
+@pytest.fixture(scope="module")
+def game_substituting():
+    """The shipped model under the other reading of the substitution clause (the books stand in for the
+    expanding symbol in line wins): the per-spin statistics of regular Free Spins are built for it (and
+    for the literal reading's bounding games, analytic.features.engines.drawn_expanding.line_sets)."""
+    from analytic.model.loader import load_model_text
+
+    text = open("models/book_of_power.toml", encoding="utf-8").read()
+    rule = "scatter_substitutes_for_expanding_in_line_wins = false"
+    assert text.count(rule) == 1
+    return load_model_text(text.replace(rule, "scatter_substitutes_for_expanding_in_line_wins = true"),
+                           path="book_of_power_substituting.toml")
+
+
 def test_model_loads_with_rules(game):
     assert game.rules["expanding_repeat_multiplier"] == "count"
     assert game.features["power_free_spins"].params["golden_reels"] == (2, 3, 4)
 
 
-def test_regular_feature_certified(game):
+def test_regular_feature_certified(game_substituting):
+    game = game_substituting
     r = bop.solve_feature(game, "free_spins", 3)
     assert r.mean.label in ("exact", "bounded") and r.mean.error <= r.mean.value / 10**6
     assert r.second_moment.label == "bounded" and r.second_moment.value >= r.mean.value ** 2
@@ -97,11 +112,12 @@ def test_regular_feature_certified(game):
     assert lo <= r.mean.value <= hi
 
 
-def test_new_moments_agree_with_fixed_point_sweep(game):
+def test_new_moments_agree_with_fixed_point_sweep(game_substituting):
     """The float E[X_t X_u] solver's mean interval contains the certified fixed-point sweep's mean."""
     from analytic.features.engines.drawn_expanding import moments as S
     from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
 
+    game = game_substituting
     st = bop.spin_stats(game, "free_spins")
     (lo, hi), _, _ = bop._feature_mean(st, 10)
     m = S.regular_moments(spin_stats(game, "free_spins"), [10])[10]
