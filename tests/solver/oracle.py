@@ -451,22 +451,17 @@ class Oracle:
             out.append((Fraction(c, cyc), Fraction(lw, self.total_bet) + sw, parts))
         return out
 
-    def figures(self, mode: str) -> dict:
-        """The exact uncapped figures of a mode (moments by total expectation)."""
-        cost = frac(self.modes[mode].get("cost", 1))
-        s1 = s2 = Fraction(0)
-        line = scat = Fraction(0)
+    def round_sums(self, mode: str) -> tuple:
+        """``(E[R], E[R^2], E[base win], P(feature), E[feature win; feature], E[spins; feature])`` of a
+        mode's round by total expectation over :meth:`round_parts` (the last three per feature,
+        unnormalised; a feature played ``k`` times in one round counts ``k`` i.i.d. plays)."""
+        s1 = s2 = base = Fraction(0)
         freq: dict = defaultdict(Fraction)
         share: dict = defaultdict(Fraction)
         spins: dict = defaultdict(Fraction)
-        md = self.modes[mode]
-        if "buys" not in md:
-            tab, cyc = self.base_table(md["reels"])
-            for (lw, sw, trig, lts), c in tab.items():
-                line += Fraction(lw * c, self.total_bet * cyc)
-                scat += sw * c / cyc
         for p, b, parts in self.round_parts(mode):
             mu = m2 = Fraction(0)
+            base += p * b
             for f, n, k in parts:
                 fm, f2, fs = self.feature_moments(f, n)
                 pm, p2 = k * fm, k * f2 + k * (k - 1) * fm * fm
@@ -477,6 +472,19 @@ class Oracle:
                 spins[f] += p * k * fs
             s1 += p * (b + mu)
             s2 += p * (b * b + 2 * b * mu + m2)
+        return s1, s2, base, freq, share, spins
+
+    def figures(self, mode: str) -> dict:
+        """The exact uncapped figures of a mode (moments by total expectation)."""
+        cost = frac(self.modes[mode].get("cost", 1))
+        line = scat = Fraction(0)
+        md = self.modes[mode]
+        if "buys" not in md:
+            tab, cyc = self.base_table(md["reels"])
+            for (lw, sw, trig, lts), c in tab.items():
+                line += Fraction(lw * c, self.total_bet * cyc)
+                scat += sw * c / cyc
+        s1, s2, _, freq, share, spins = self.round_sums(mode)
         return {"cost": cost, "mean": s1, "m2": s2, "rtp": s1 / cost, "line_rtp": line / cost,
                 "scatter_rtp": scat / cost, "frequency": dict(freq), "share": {f: v / cost for f, v in share.items()},
                 "expected_spins": {f: spins[f] / freq[f] for f in freq}}

@@ -412,24 +412,7 @@ class OracleExt(Oracle):
     def figures(self, mode: str) -> dict:
         md = self.modes[mode]
         cost = frac(md.get("cost", 1))
-        s1 = s2 = Fraction(0)
-        freq: dict = defaultdict(Fraction)
-        share: dict = defaultdict(Fraction)
-        spins: dict = defaultdict(Fraction)
-        base = Fraction(0)
-        for p, b, parts in self.round_parts(mode):
-            mu = m2 = Fraction(0)
-            base += p * b
-            for f, n, k in parts:
-                fm, f2, fs = self.feature_moments(f, n)
-                pm, p2 = k * fm, k * f2 + k * (k - 1) * fm * fm
-                m2 += p2 + 2 * mu * pm
-                mu += pm
-                freq[f] += p
-                share[f] += p * pm
-                spins[f] += p * k * fs
-            s1 += p * (b + mu)
-            s2 += p * (b * b + 2 * b * mu + m2)
+        s1, s2, base, freq, share, spins = self.round_sums(mode)
         return {"cost": cost, "mean": s1, "m2": s2, "rtp": s1 / cost, "base_rtp": base / cost,
                 "frequency": dict(freq), "share": {f: v / cost for f, v in share.items()},
                 "expected_spins": {f: spins[f] / freq[f] for f in freq}}
