@@ -351,6 +351,19 @@ class Oracle:
         f = self.features[name]
         return f["kind"] == "free_spins" and bool(f.get("retrigger"))
 
+    def fixed_count_law(self, name: str, n: int) -> dict:
+        """The law of the win of ``n`` free spins of feature ``name`` without retriggers: per drawn
+        state (weight ``w``) one spin's law raised to the ``n``-th convolution power, mixed."""
+        pts: dict = defaultdict(Fraction)
+        for w, s in self.states(name):
+            tab, cyc = self.free_spin_table(name, s)
+            one: dict = defaultdict(Fraction)
+            for (x, a), c in tab.items():
+                one[x] += Fraction(c, cyc)
+            for x, p in power(dict(one), n).items():
+                pts[x] += w * p
+        return dict(pts)
+
     def feature_law(self, name: str, count: int, depth: int = 80) -> Law:
         key = ("law", name, count)
         if key in self._laws:
@@ -361,15 +374,7 @@ class Oracle:
         else:
             n = self.award(f["trigger"]["counts"], count)
             if not self.has_retrigger(name):
-                pts: dict = defaultdict(Fraction)
-                for w, s in self.states(name):
-                    tab, cyc = self.free_spin_table(name, s)
-                    one: dict = defaultdict(Fraction)
-                    for (x, a), c in tab.items():
-                        one[x] += Fraction(c, cyc)
-                    for x, p in power(dict(one), n).items():
-                        pts[x] += w * p
-                law = Law(dict(pts))
+                law = Law(self.fixed_count_law(name, n))
             else:
                 law = self._truncated_law(name, n, depth)
         self._laws[key] = law

@@ -41,7 +41,7 @@ from collections import Counter, defaultdict
 from fractions import Fraction
 from functools import lru_cache
 
-from oracle import WILD_ROLES, Law, Oracle, convolve, frac, power
+from oracle import WILD_ROLES, Law, Oracle, convolve, frac
 
 
 def cap_law(law: dict, c) -> dict:
@@ -368,15 +368,7 @@ class OracleExt(Oracle):
             law, es = self.max_spins_law(name, n)
             return cap_law(law, self.feature_cap), es
         if not self.has_retrigger(name):
-            pts: dict = defaultdict(Fraction)
-            for w, s in self.states(name):
-                tab, cyc = self.free_spin_table(name, s)
-                one: dict = defaultdict(Fraction)
-                for (x, a), c in tab.items():
-                    one[x] += Fraction(c, cyc)
-                for x, p in power(dict(one), n).items():
-                    pts[x] += w * p
-            return cap_law(dict(pts), self.feature_cap), Fraction(n)
+            return cap_law(self.fixed_count_law(name, n), self.feature_cap), Fraction(n)
         return None
 
     def feature_moments(self, name: str, count: int):
