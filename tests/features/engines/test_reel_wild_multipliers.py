@@ -137,11 +137,20 @@ def _games(draw):
             for r in sorted(listed)}
     wmult = draw(st.integers(1, 3))
     retrigger = draw(st.booleans())
-    if retrigger:  # 3 S must be able to show
+    if retrigger:  # 3 S must be able to show, and not on every spin (the feature must end in mean)
         strips = [s + ["S"] for s in strips]
+        while _always_retriggers(strips, rows):
+            for s in strips:
+                s.append("a")
     fmult = draw(st.integers(1, 2))
     both = draw(st.booleans())
     return rows, ways, strips, laws, wmult, retrigger, fmult, both
+
+
+def _always_retriggers(strips, rows: int) -> bool:
+    """Every window shows 3 or more S: one extra spin per spin, a feature with no finite mean."""
+    return all(sum(s[(k + r) % len(s)] == "S" for s, k in zip(strips, stops) for r in range(rows)) >= 3
+               for stops in itertools.product(*[range(len(s)) for s in strips]))
 
 
 def _text(rows, ways, strips, laws, wmult, retrigger, fmult, both) -> str:
@@ -183,7 +192,7 @@ reel_wild_multipliers = {{ wild = "W", reels = {{ {reels} }} }}
 """
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, derandomize=True)
 @given(_games())
 def test_solver_equals_brute_force(params):
     rows, ways, strips, laws, wmult, retrigger, fmult, both = params
@@ -212,7 +221,7 @@ def test_solver_equals_brute_force(params):
     assert got.joint == dict(want)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, derandomize=True)
 @given(_games(), st.data())
 def test_simulator_evaluation_equals_brute_force(params, data):
     """The simulator's evaluation with drawn cell multipliers against the brute force, window by window."""
