@@ -13,7 +13,7 @@ from fractions import Fraction
 from analytic.figures import Figure
 
 __all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
-           "extra_text", "extra_exact", "extra_tables", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
+           "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
            "prob_text",
            "ladder_table", "max_win_text"]
@@ -147,10 +147,36 @@ def extra_tables(extra) -> list[tuple[str, list[str], list[list[str]]]]:
     out = []
     for k, v in extra:
         if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
-            head = list(v[0])
-            rows = [[extra_text(r.get(h)) if not isinstance(r.get(h), (Fraction, int)) or isinstance(r.get(h), bool)
-                     else num(r.get(h), 8) for h in head] for r in v]
+            head = list(dict.fromkeys(h for r in v for h in r))  # every row's columns, in order of first use
+            rows = [["-" if h not in r else
+                     extra_text(r[h]) if not isinstance(r[h], (Fraction, int)) or isinstance(r[h], bool)
+                     else num(r[h], 8) for h in head] for r in v]
             out.append((k.replace("_", " "), head, rows))
+    return out
+
+
+#: Header of :func:`currency_cap_rows`.
+CURRENCY_CAP_HEAD = ["stake", "cap (x total bet)", "cap can bind", "capped RTP", "P(reach cap)", "label"]
+
+
+def currency_cap_rows(rows) -> list[list[str]]:
+    """The currency-cap table in short cells (a page-width table: the RTP as a percentage with 8
+    decimals, the certified half-width after it; the probability as '1 in N'; one label column).
+
+    Parameters
+    ----------
+    rows : list of dict
+        ``extra["currency_cap"]`` of a round result (``stake``, ``cap_multiple``, ``binds``,
+        ``capped_rtp``, optional ``p_reach_cap``).
+    """
+    out = []
+    for r in rows:
+        f, p = r["capped_rtp"], r.get("p_reach_cap")
+        rtp = pct(f.value, 8) + ("" if f.label == "exact" else f" ± {float(f.error):.2g}")
+        reach = "-" if p is None else one_in(p) + ("" if p.label == "exact" else f" ± {float(p.error):.2g}")
+        labels = sorted({f.label} | ({p.label} if p is not None else set()))
+        out.append([num(r["stake"], 2), num(r["cap_multiple"], 2), "yes" if r["binds"] else "no", rtp, reach,
+                    ", ".join(labels)])
     return out
 
 

@@ -19,7 +19,7 @@ from analytic.reports.format import (
     extra_tables,
     extra_text,
     FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
-from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
+from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.model import SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
@@ -216,7 +216,12 @@ def _mode(d: _Doc, m: ModeSheet):
         d.para(f"solver: {k}: {text}", size=7)
     for title, head, trows in extra_tables(m.extra):
         d.h2(title.capitalize())
-        d.table(head, trows)
+        if title == "currency cap":  # short cells: the full figures are in the Markdown, JSON and XLSX
+            rows = dict(m.extra)["currency_cap"]
+            d.table(CURRENCY_CAP_HEAD, currency_cap_rows(rows), widths=(1.2, 1.6, 1.1, 2.2, 2, 1))
+            d.png(plots.stake_png(rows), w=140)
+        else:
+            d.table(head, trows)
     d.h2("RTP split")
     d.table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, FRACTION_LIMIT)] for n, f in m.components]
             + [["total", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)]], widths=(3.2, 3, 3.8))

@@ -16,7 +16,8 @@ from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from analytic.reports.model import ModeSheet, ParSheet  # noqa: E402
 
-__all__ = ["exceedance_png", "distribution_png", "rtp_split_png", "bands_png", "paylines_png", "session_png", "autoplay_png"]
+__all__ = ["exceedance_png", "distribution_png", "rtp_split_png", "bands_png", "paylines_png", "session_png", "autoplay_png",
+           "stake_png"]
 
 
 def _png(fig) -> bytes:
@@ -180,4 +181,27 @@ def autoplay_png(m: ModeSheet) -> bytes:
     ax.set_xlim(0, 1.15)
     ax.set_xlabel("probability that the stop ends the autoplay run")
     ax.set_title(f"Autoplay stops, mode '{m.info.name}'", fontsize=9)
+    return _png(fig)
+
+
+def stake_png(rows) -> bytes:
+    """The capped RTP at each declared stake of a currency cap (``extra["currency_cap"]`` rows: ``stake``,
+    ``capped_rtp``, ``binds``), stake on a log axis; a certified bracket is drawn as its two ends."""
+    fig, ax = plt.subplots(figsize=(7, 2.8))
+    xs = [float(r["stake"]) for r in rows]
+    lo = [100 * float(r.get("lower", r["capped_rtp"].value)) for r in rows]
+    hi = [100 * float(r.get("upper", r["capped_rtp"].value)) for r in rows]
+    ax.plot(xs, hi, marker="o", ms=3, color="#3b6ea5", label="capped RTP" if lo == hi else "upper bound")
+    if lo != hi:
+        ax.plot(xs, lo, marker="v", ms=3, ls="--", color="#c0504d", label="lower bound")
+    free = [x for x, r in zip(xs, rows) if not r["binds"]]
+    if free:
+        ax.axvline(max(free), color="grey", ls=":", lw=1, label="largest stake where the cap cannot bind")
+    ax.set_xscale("log")
+    ax.ticklabel_format(axis="y", useOffset=False)
+    ax.set_xlabel("total stake per round (currency)")
+    ax.set_ylabel("RTP (%)")
+    ax.set_title("RTP under the currency win cap, by stake", fontsize=9)
+    ax.grid(which="major", alpha=0.3)
+    ax.legend(fontsize=7)
     return _png(fig)

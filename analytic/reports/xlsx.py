@@ -232,7 +232,7 @@ def _mode(wb, m: ModeSheet):
         if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
             w.blank()
             w.title(k.replace("_", " ").capitalize(), _SUB)
-            head = list(v[0])
+            head = list(dict.fromkeys(h for r in v for h in r))  # every row's columns, in order of first use
             w.header(head + ["label"])
             for rec in v:
                 vals, labels = [], set()

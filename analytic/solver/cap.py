@@ -394,6 +394,12 @@ def tighten_stake_caps(res):
             continue
         c = r["cap_multiple"]
         mean, _m2, reach = _from_points(law.points, c)
+        if r["capped_rtp"].label == "exact":  # an exact row stays; it must lie in the law's bracket
+            if abs(r["capped_rtp"].value * res.cost - mean) > c * err or (
+                    "p_reach_cap" in r and abs(r["p_reach_cap"].value - reach) > err):
+                raise AssertionError(f"exact capped figures at stake {r['stake']} outside the round law's bracket")
+            out.append(r)
+            continue
         lo = max(r["lower"], (mean - c * err) / res.cost)
         hi = min(r["upper"], (mean + c * err) / res.cost)
         if lo > hi:  # two certified brackets cannot miss each other
@@ -402,6 +408,8 @@ def tighten_stake_caps(res):
         lo_p, hi_p = max(reach - err, Fraction(0)), min(reach + err, Fraction(1))
         out.append({**r, "lower": lo, "upper": hi, "capped_rtp": fig,
                     "p_reach_cap": Figure((lo_p + hi_p) / 2, "bounded", (hi_p - lo_p) / 2)})
+    if all(r is q for r, q in zip(rows, out)):
+        return res
     return replace(res, extra={**res.extra, "currency_cap": out},
                    methods={**res.methods, "currency cap (law)": (
                        "each stake's bracket intersected with the round's certified law: E[min(R, c)] within "

@@ -82,6 +82,10 @@ def _solve(game, mode):
         return solve_drawn_expanding_round(game, mode, plain=_plain_round(game, mode))
     from analytic.solver.round import solve_round
 
+    if game.cap is not None and game.cap.total_bet_multiple is None:
+        # a currency cap only: the headline figures compared are the uncapped ones (the cap depends on
+        # the stake; the simulator plays at no stake), so the per-stake table is not solved here
+        return solve_round(game, mode, plain=True)
     return solve_round(game, mode)
 
 

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from itertools import product
-from math import comb
+from math import comb, lcm
 from typing import Any, Mapping
 
 from analytic.engine.linewalk import walk
@@ -510,7 +510,8 @@ def _round_tail_bound(terms, cap: Fraction) -> Fraction:
     return out
 
 
-def currency_cap_report(game: Game, mode: str | None = None, base=None, ws: Workspace | None = None) -> list[dict]:
+def currency_cap_report(game: Game, mode: str | None = None, base=None, ws: Workspace | None = None,
+                        exact_stakes: bool = True) -> list[dict]:
     """The RTP under the currency cap at each declared stake.
 
     Parameters
@@ -522,6 +523,13 @@ def currency_cap_report(game: Game, mode: str | None = None, base=None, ws: Work
         The mode's solved base spin (solved here when omitted).
     ws : Workspace, optional
         The solve's workspace for ``game`` (None: a fresh one).
+    exact_stakes : bool
+        True (default): the capped RTP and ``P(R >= c)`` at every binding
+        stake exactly, from ONE exact law of the round win truncated at the
+        largest binding cap (:func:`capped_rtp_exact`, read at each stake's
+        cap through its prefix sums, :class:`~analytic.features.laws.capped.Prefix`);
+        each exact figure is checked to lie in its moment bracket.  False:
+        the moment brackets only (cheaper).
 
     Returns
     -------
@@ -529,12 +537,17 @@ def currency_cap_report(game: Game, mode: str | None = None, base=None, ws: Work
         Per stake: ``stake`` (currency), ``cap_multiple`` (cap in total-bet
         multiples, ``currency / stake``), ``binds`` (whether the theoretical
         maximum round win exceeds it, i.e. the cap can bind),
-        ``lower``/``upper`` (certified bracket of the capped RTP),
-        ``capped_rtp`` (Figure: exact where the cap cannot bind, else the
-        bracket, label ``bounded``), ``max_win`` (total-bet multiples).
+        ``lower``/``upper`` (the capped RTP's certified bracket; both the
+        exact figure where it is computed), ``capped_rtp`` (Figure: exact
+        where the cap cannot bind or ``exact_stakes``, else the bracket,
+        label ``bounded``), ``p_reach_cap`` (exact Figure, binding rows with
+        ``exact_stakes``), ``max_win`` (total-bet multiples).
 
     Notes
     -----
+    Cost of the exact rows: the truncated powers of each spin law, of
+    length ``cap / grid`` at the largest binding cap (Secrets of Christmas:
+    100,000 points of a fifth of a bet below 20,000 bets, about 35 s of CPU).
     ``stake`` is the total bet of a regular spin in currency; a feature buy
     costs ``cost * stake`` and wins are total-bet multiples times ``stake``.
     """
@@ -548,16 +561,32 @@ def currency_cap_report(game: Game, mode: str | None = None, base=None, ws: Work
     mx = max_round_win(game, m.name, base, ws)
     rtp = mom / m.cost
     terms = _tail_terms(game, m, base, ws)
+    caps = [game.cap.currency / s for s in game.cap.stakes]
+    binding = [c for c in caps if mx > c]
+    exact = None
+    if binding and exact_stakes:
+        from analytic.features.laws.capped import Prefix
+
+        exact = Prefix(capped_rtp_exact(game, m.name, max(binding), base=base, ws=ws)["law"])
     out = []
-    for s in game.cap.stakes:
-        c = game.cap.currency / s
+    for s, c in zip(game.cap.stakes, caps):
         if mx <= c:
-            out.append({"stake": s, "cap_multiple": c, "binds": False, "lower": rtp, "upper": rtp,
-                        "capped_rtp": Figure(rtp), "max_win": mx})
-        else:
-            lo = rtp - _round_tail_bound(terms, c) / m.cost
+            row = {"stake": s, "cap_multiple": c, "binds": False, "lower": rtp, "upper": rtp,
+                   "capped_rtp": Figure(rtp)}
+            if exact is not None and mx < c:
+                row["p_reach_cap"] = Figure(Fraction(0))
+            out.append({**row, "max_win": mx})
+            continue
+        lo = rtp - _round_tail_bound(terms, c) / m.cost
+        if exact is None:
             out.append({"stake": s, "cap_multiple": c, "binds": True, "lower": lo, "upper": rtp,
                         "capped_rtp": Figure((lo + rtp) / 2, "bounded", (rtp - lo) / 2), "max_win": mx})
+            continue
+        mean, reach = exact.capped(0, c)
+        if not lo <= mean / m.cost <= rtp:  # the moment bracket is certified: an exact figure outside is a defect
+            raise AssertionError(f"exact capped RTP at stake {s} outside its certified bracket")
+        out.append({"stake": s, "cap_multiple": c, "binds": True, "lower": mean / m.cost, "upper": mean / m.cost,
+                    "capped_rtp": Figure(mean / m.cost), "p_reach_cap": Figure(reach), "max_win": mx})
     return out
 
 
@@ -602,6 +631,11 @@ def solve_round_with_cap_report(game: Game, mode: str, *, plain, ws: Workspace |
     if game.cap is not None and game.cap.currency is not None:
         extra["cap_free_stake_limit"] = game.cap.currency / mx if mx else None
         extra["currency_cap"] = currency_cap_report(game, res.mode, res.base, ws)
+        if any(r["binds"] for r in extra["currency_cap"]):
+            return replace(res, extra=extra, methods={**res.methods, "currency cap (exact)": (
+                "every binding stake exactly: one exact law of the round win below the largest binding cap "
+                "(truncated polynomial powers of each spin law in integers), read at each stake's cap by its "
+                "prefix sums; each figure checked inside its certified moment bracket")})
     return replace(res, extra=extra)
 
 
@@ -639,33 +673,64 @@ def capped_rtp_exact(game: Game, mode: str | None, cap: Fraction, base=None, ws:
     cap = Fraction(cap)
     tb = game.total_bet
 
-    def flaw(feature: str, count: int) -> capped.TruncatedLaw:
-        f = game.features[feature]
-        n0 = f.trigger.counts[count]
-        classes = classes_of(game, feature, count)
-        prefetch_tables(game, feature, {(r, s, e) for (_, _, r, s, e) in classes}, ws)
-        den = 1
-        for p in classes.values():
-            den = den * p.denominator // __import__("math").gcd(den, p.denominator)
-        parts = []
-        for (extra, mult, reels, syms, exp), p in classes.items():
+    def flaws(wanted) -> dict:
+        """``(feature, count) -> TruncatedLaw`` of one feature play, for every key in ``wanted``.
+
+        Classes sharing a spin law (feature, reel set, symbols, expansion) share its
+        powers, across trigger counts too: the sums of ``n`` spins for every ``n`` the
+        classes need come from one chain of truncated products
+        (:func:`~analytic.features.laws.capped.iid_sums`) at the length the smallest
+        multiplier needs; a class with multiplier ``m`` reads the first
+        ``ceil(cap / (m g))`` points (the law of ``m S_n`` below the cap).  Each sum is
+        added to its feature's mixture as soon as it is made (the weights' common
+        denominator and grid are known beforehand), so memory holds one sum per
+        spin law, not one per class.
+        """
+        from math import gcd
+
+        by_law: dict = {}
+        for feature, count in wanted:
+            n0 = game.features[feature].trigger.counts[count]
+            classes = classes_of(game, feature, count)
+            prefetch_tables(game, feature, {(r, s, e) for (_, _, r, s, e) in classes}, ws)
+            den = 1
+            for p in classes.values():
+                den = den * p.denominator // gcd(den, p.denominator)
+            for (extra, mult, reels, syms, exp), p in classes.items():
+                if p:
+                    by_law.setdefault((feature, reels, syms, exp), []).append(
+                        ((feature, count), n0 + extra, mult, int(p * den)))
+        spin = {}
+        grid, total, weight = {}, {}, {}
+        for (feature, reels, syms, exp), items in by_law.items():
             t = _table(game, feature, reels, syms, ws, exp)
-            sl = capped.law_from_weights({Fraction(x, tb): c for x, c in t.items()}, cap / mult)
-            s = capped.iid_sum(sl, n0 + extra)
-            law = capped.TruncatedLaw(s.poly, s.total, s.grid * mult, cap)
-            parts.append((int(p * den), law))
-        return capped.mixture(parts)
+            sl = spin[(feature, reels, syms, exp)] = capped.law_from_weights(
+                {Fraction(x, tb): c for x, c in t.items()}, cap / min(m for _, _, m, _ in items))
+            for key, n, mult, w in items:
+                grid[key] = capped._frac_gcd(grid.get(key, Fraction(0)), sl.grid * mult)
+                total[key] = lcm(total.get(key, 1), sl.total**n)
+                weight[key] = weight.get(key, 0) + w
+        acc = {key: None for key in grid}
+        for lk, items in by_law.items():
+            for n, power in capped.iid_sums(spin[lk], sorted({n for _, n, _, _ in items})):
+                for key, n_i, mult, w in items:
+                    if n_i != n:
+                        continue
+                    g = power.grid * mult
+                    L = capped.TruncatedLaw(power.poly, power.total, g, cap).length
+                    part = capped.regrid(capped.TruncatedLaw(power.poly.truncate(L), power.total, g, cap),
+                                         grid[key]).poly * (w * (total[key] // power.total))
+                    acc[key] = part if acc[key] is None else acc[key] + part
+        return {key: capped.TruncatedLaw(acc[key], total[key] * weight[key], grid[key], cap) for key in acc}
 
     if m.buys is not None:
-        law = capped.mixture([(w, flaw(m.buys, c)) for c, w in m.buy_counts.items() if w])
+        got = flaws([(m.buys, c) for c, w in m.buy_counts.items() if w])
+        law = capped.mixture([(w, got[(m.buys, c)]) for c, w in m.buy_counts.items() if w])
     else:
         base = base if base is not None else solve_base(game, m.name)
-        feats, classes = {}, []
-        for (feat, n, lt, win), cnt in base.joint.items():
-            key = None if feat is None else (feat, n)
-            if key is not None and key not in feats:
-                feats[key] = flaw(feat, n)
-            classes.append((cnt, Fraction(win, base.units), key))
+        feats = flaws(sorted({(feat, n) for (feat, n, _lt, _win) in base.joint if feat is not None}))
+        classes = [(cnt, Fraction(win, base.units), None if feat is None else (feat, n))
+                   for (feat, n, lt, win), cnt in base.joint.items()]
         law = capped.round_law(classes, feats, cap)
     mean, _, reach = law.capped_moments()
     return {"capped_rtp": mean / m.cost, "p_reach_cap": reach, "law": law}

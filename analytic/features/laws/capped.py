@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import accumulate
 from math import ceil, gcd, lcm
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 __all__ = [
     "TruncatedLaw",
@@ -69,6 +69,7 @@ __all__ = [
     "law_from_weights",
     "point_law",
     "iid_sum",
+    "iid_sums",
     "scale",
     "regrid",
     "truncate",
@@ -293,6 +294,42 @@ def iid_sum(law: TruncatedLaw, n: int) -> TruncatedLaw:
     if n == 0 or L == 0:
         return TruncatedLaw(fmpz_poly([1]) if L else fmpz_poly([]), law.total**n, law.grid, law.cap)
     return TruncatedLaw(law.poly.pow_trunc(n, L), law.total**n, law.grid, law.cap)
+
+
+def iid_sums(law: TruncatedLaw, counts) -> Iterator[tuple[int, TruncatedLaw]]:
+    """Laws of the sums of ``n`` i.i.d. copies for each ``n`` in ``counts``, sharing the products.
+
+    The smallest count is one :func:`iid_sum`; each next one multiplies the
+    previous sum by the law's power of the difference (``P^(n+d) = P^n P^d
+    mod x^L``), so ``k`` counts cost ``k`` truncated products instead of
+    ``k`` powers.  Exact, like :func:`iid_sum`.
+
+    Parameters
+    ----------
+    law : TruncatedLaw
+    counts : iterable of int
+        Non-negative counts, in increasing order.
+
+    Yields
+    ------
+    (int, TruncatedLaw)
+        ``(n, law of the sum of n copies)`` in the order of ``counts``.
+    """
+    prev, cur = None, None
+    L = law.length
+    for n in counts:
+        if prev is None or L == 0 or law.poly.length() == 0:
+            cur = iid_sum(law, n)
+        elif n == prev:
+            pass
+        else:
+            if n < prev:
+                raise ValueError("counts must increase")
+            step = law.poly if n - prev == 1 else law.poly.pow_trunc(n - prev, L)
+            p = cur.poly.mul_low(step, L) if cur.poly.length() else cur.poly
+            cur = TruncatedLaw(p, law.total**n, law.grid, law.cap)
+        prev = n
+        yield n, cur
 
 
 def scale(law: TruncatedLaw, m: int) -> TruncatedLaw:

@@ -164,10 +164,8 @@ def test_shipped_model_loads_with_its_cap():
     assert sum(n for *_, n in g.features["free_spins"].params["gifts"]) == 20
 
 
-@pytest.mark.parametrize("cap", [3, 10, Fraction(25, 2), 40])
-def test_exact_capped_rtp_against_brute_force(cap):
+def _toy_round_law(g) -> dict:
     """Round law of the toy by full enumeration (base stops x gift picks x spin sequences)."""
-    g = load_model_text(TOY, path="toy_soc.toml")
     gifts = g.features["fs"].params["gifts"]
     base = [["a", "scatter", "candle"], ["scatter", "a", "wild", "candle"], ["a", "scatter", "candle"]]
     flaws = {}
@@ -198,12 +196,36 @@ def test_exact_capped_rtp_against_brute_force(cap):
             win = max(win, pays.get(run, 0))
         for x, q in (flaws[sc].items() if sc >= 2 else [(0, Fraction(1))]):
             rnd[win + x] = rnd.get(win + x, 0) + Fraction(1, tot) * q
+    return rnd
+
+
+CAPS = [3, 10, Fraction(25, 2), 40]
+
+
+@pytest.mark.parametrize("cap", CAPS)
+def test_exact_capped_rtp_against_brute_force(cap):
+    g = load_model_text(TOY, path="toy_soc.toml")
+    rnd = _toy_round_law(g)
     want = sum((q * min(x, cap) for x, q in rnd.items()), Fraction(0))
     reach = sum((q for x, q in rnd.items() if x >= cap), Fraction(0))
     got = soc.capped_rtp_exact(g, "base", Fraction(cap))
     assert got["capped_rtp"] == want and got["p_reach_cap"] == reach
-    # the certified bracket of the per-stake report contains it
-    stake = Fraction(1000) / cap
-    g2 = load_model_text(TOY.replace("stakes = [1, 100]", f'stakes = ["{stake}"]'), path="toy_soc.toml")
-    (row,) = soc.currency_cap_report(g2, "base")
-    assert row["lower"] <= want <= row["upper"]
+
+
+def test_stake_table_exact_against_brute_force():
+    """Every binding stake read from the one law below the largest binding cap, against enumeration;
+    the moment brackets alone (``exact_stakes=False``) hold the same truth."""
+    stakes = [Fraction(1000) / c for c in CAPS]
+    g = load_model_text(TOY.replace("stakes = [1, 100]", "stakes = [" + ", ".join(f'"{s}"' for s in stakes) + "]"),
+                        path="toy_soc.toml")
+    rnd = _toy_round_law(g)
+    rows = soc.currency_cap_report(g, "base")
+    brackets = soc.currency_cap_report(g, "base", exact_stakes=False)
+    assert [r["cap_multiple"] for r in rows] == CAPS and all(r["binds"] for r in rows)
+    for r, b in zip(rows, brackets):
+        c = r["cap_multiple"]
+        want = sum((q * min(x, c) for x, q in rnd.items()), Fraction(0))
+        reach = sum((q for x, q in rnd.items() if x >= c), Fraction(0))
+        assert r["capped_rtp"].label == "exact" and r["capped_rtp"].value == want == r["lower"] == r["upper"]
+        assert r["p_reach_cap"].value == reach and r["p_reach_cap"].label == "exact"
+        assert b["capped_rtp"].label == "bounded" and b["lower"] <= want <= b["upper"]

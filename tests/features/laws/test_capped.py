@@ -125,3 +125,27 @@ def test_no_cap_binding_gives_the_plain_mean():
     law = feature_law(n, 10**6)
     plain = sum((p * w for w, p in brute_feature(n).items()), Fraction(0))
     assert law.capped_mean == plain and law.p_reach_cap == 0
+
+
+@pytest.mark.parametrize("cap", [1, 5, Fraction(17, 2), 40])
+def test_iid_sums_share_products(cap):
+    """Sums of n spins for several n from one chain of products, against enumeration of every sequence."""
+    for s, w in SPIN.items():
+        tot = sum(w.values())
+        law = cp.law_from_weights(w, cap)
+        counts = [0, 1, 3, 4, 4, 6] if s == "s" else [2, 5]
+        got = list(cp.iid_sums(law, counts))
+        assert [n for n, _ in got] == counts
+        for n, part in got:
+            want: dict = {}
+            for seq in itertools.product(w, repeat=n):
+                p = Fraction(1)
+                for x in seq:
+                    p *= Fraction(w[x], tot)
+                want[sum(seq)] = want.get(sum(seq), 0) + p
+            assert part.total == tot**n
+            mean, reach, dist = capped_of(want, cap)
+            assert part.capped_moments()[0] == mean and part.capped_moments()[2] == reach
+            assert part.distribution() == dist
+    with pytest.raises(ValueError):
+        list(cp.iid_sums(cp.law_from_weights(SPIN["s"], cap), [3, 2]))
