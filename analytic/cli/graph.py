@@ -8,7 +8,8 @@ GraphML is written by networkx (:func:`networkx.generate_graphml`), DOT by
 standard output (whole, after the graph is built).  Every argument is
 checked before the graph is built; the file is written through
 ``.<name>.partial`` and renamed, so an error leaves nothing half-written.
-A feature whose solver builds no state graph is refused (exit 2, one line).
+A feature whose solver builds no state graph is refused (exit 2, one line);
+which engines have a graph: :mod:`analytic.features.graph.export`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def add_parser(sub):
     p.add_argument("model", help="model file (TOML)")
     p.add_argument("--feature", required=True, help="feature name ([features.NAME] of the model)")
     p.add_argument("--count", type=int_type(1, 10**6, "count"), default=None,
-                   help="trigger-symbol count that starts the feature (default: the smallest listed)")
+                   help="trigger-symbol count that starts the feature (default: the smallest listed; "
+                        "unused by a pick bonus)")
     p.add_argument("--max-spins-left", type=int_type(1, 10**5, "max-spins-left"), default=None,
                    help="cut of the spins-left chain of a retriggering feature (default: the initial spins "
                         "plus the largest retrigger award); a spin leaving more goes to the end 'truncated'")
@@ -72,6 +74,8 @@ def run(args) -> int:
     spec = game.features[name]
     counts = sorted(spec.trigger.counts) if spec.trigger is not None else []
     count = args.count if args.count is not None else (counts[0] if counts else None)
+    if count is None and spec.engine == "pick_bonus":
+        count = 0  # a pick bonus is one draw whatever started it
     if count is None or initial_spins(game, name, count) <= 0:
         listed = ", ".join(map(str, counts)) or "none"
         raise UsageError(f"--count: {count} trigger symbols do not start feature {name!r} "

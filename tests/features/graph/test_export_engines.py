@@ -1,0 +1,290 @@
+"""The exported state graphs of engines revealed_wild_reels, gift_pick and pick_bonus.
+
+Each graph is solved here on its own, as an absorbing chain (Kemeny and Snell:
+with ``Q`` the transient block, the expected accumulated win from a state is
+``m1 = r1 + Q m1``, its second moment ``m2 = r2 + 2 E[X m1(next)] + Q m2``,
+the expected spins ``s = 1 + Q s``), by Gauss-Jordan elimination in
+Fractions written in this file (not :mod:`analytic.features.graph.chain`),
+from the graph's own start distribution.  The figures are compared with
+
+* hand-written brute force of the tiny models of the engines' tests
+  (every stop combination and multiplier draw, every gift subset, every
+  pick sequence: tests/features/engines/test_revealed_wild_reels.py,
+  test_revealed_wild_reels_retrigger.py, test_gift_pick.py, and a hand count
+  of the tiny pick bonus), and
+* the solver's own figures (``solve_feature`` of each engine).
+
+A retriggering graph is cut; its solve is compared (floats) with the
+branching oracle's exact figures once the cut is far enough that the mass
+reaching it is negligible, and stays below them.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction as F
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from analytic.cli import main
+from analytic.features.engines import gift_pick, pick_bonus, revealed_wild_reels
+from analytic.features.graph.export import feature_graph
+from analytic.model import load_model_text
+from tests.features.engines import test_gift_pick as gift_oracle
+from tests.features.engines import test_revealed_wild_reels as rwr_oracle
+from tests.features.engines import test_revealed_wild_reels_retrigger as retrig_oracle
+
+TINY = (Path(__file__).resolve().parents[2] / "data" / "tiny_free_spins.toml.in").read_text()
+
+
+def _gauss_solve(a: list[list[F]], b: list[list[F]]) -> list[list[F]]:
+    """Solve ``a x = b`` (square ``a``, several right-hand sides) by Gauss-Jordan in Fractions."""
+    n, k = len(a), len(b[0])
+    m = [list(a[i]) + list(b[i]) for i in range(n)]
+    for c in range(n):
+        piv = next(r for r in range(c, n) if m[r][c] != 0)
+        m[c], m[piv] = m[piv], m[c]
+        d = m[c][c]
+        m[c] = [x / d for x in m[c]]
+        for r in range(n):
+            if r != c and m[r][c] != 0:
+                f = m[r][c]
+                m[r] = [x - f * y for x, y in zip(m[r], m[c])]
+    return [row[n:n + k] for row in m]
+
+
+def _float_solve(a: list[list[F]], b: list[list[F]]) -> list[list[float]]:
+    """``a x = b`` in floats (numpy), for graphs too large for Fractions here."""
+    return np.linalg.solve(np.array(a, dtype=float), np.array(b, dtype=float)).tolist()
+
+
+def solve_graph(g: nx.DiGraph, exact: bool = True) -> dict:
+    """Mean, second moment and expected spins (transient steps) of the accumulated win, and end
+    probabilities, from the graph's start distribution; exact Fractions read from the attributes
+    (``exact=False``: the same linear systems solved in floats)."""
+    solve = _gauss_solve if exact else _float_solve
+    tr = [n for n, d in g.nodes(data=True) if d["node_kind"] == "transient"]
+    idx = {n: i for i, n in enumerate(tr)}
+    ends = sorted(n for n in g if n not in idx)
+    size = len(tr)
+    a = [[F(int(i == j)) for j in range(size)] for i in range(size)]
+    b = [[F(0)] * (2 + len(ends)) for _ in range(size)]
+    for u in tr:
+        i = idx[u]
+        b[i][1] = F(1)
+        for _, v, d in g.out_edges(u, data=True):
+            p = F(d["probability"])
+            b[i][0] += p * F(d["mean_win"])
+            if v in idx:
+                a[i][idx[v]] -= p
+            else:
+                b[i][2 + ends.index(v)] += p
+    x = solve(a, b)
+    m1 = {u: F(x[idx[u]][0]) for u in tr}
+    c = [[F(0)] for _ in range(size)]
+    for u in tr:
+        for _, v, d in g.out_edges(u, data=True):
+            p = F(d["probability"])
+            c[idx[u]][0] += p * (F(d["second_moment_win"]) + 2 * F(d["mean_win"]) * m1.get(v, F(0)))
+    m2 = solve(a, c)
+    start = {n: F(d["start_probability"]) for n, d in g.nodes(data=True) if d["start_probability"] != "0"}
+    assert sum(start.values()) == 1
+    mix = lambda f: sum((p * f(idx[n]) for n, p in start.items()), F(0))  # noqa: E731
+    return {"mean": mix(lambda i: x[i][0]), "m2": mix(lambda i: m2[i][0]), "spins": mix(lambda i: x[i][1]),
+            "ends": {e: mix(lambda i, j=j: x[i][2 + j]) for j, e in enumerate(ends)}}
+
+
+def assert_absorbing(g: nx.DiGraph) -> None:
+    """Probabilities out of each transient node sum to 1 exactly; ends have no out-edges."""
+    for n, d in g.nodes(data=True):
+        total = sum((F(e["probability"]) for _, _, e in g.out_edges(n, data=True)), F(0))
+        assert total == (1 if d["node_kind"] == "transient" else 0), n
+        for _, _, e in g.out_edges(n, data=True):
+            assert e["probability_float"] == float(F(e["probability"]))
+
+
+def roundtrip(g: nx.DiGraph) -> nx.DiGraph:
+    """Through GraphML text (what the CLI writes) and back."""
+    return nx.parse_graphml("\n".join(nx.generate_graphml(g)))
+
+
+# --------------------------------------------------------------------------- revealed_wild_reels
+
+
+def test_revealed_wild_reels_graph_against_brute_force_and_solver():
+    g = rwr_oracle.toy()
+    graph = roundtrip(feature_graph(g, "fs", 2))
+    assert_absorbing(graph)
+    assert graph.graph["engine"] == "revealed_wild_reels" and not graph.graph["truncated"]
+    # drawn a (weight 2) or b (weight 1), 3 spins each, no retriggers: 2 x 3 states and the end
+    assert sorted(n for n in graph if "|" in n) == ["a|1", "a|2", "a|3", "b|1", "b|2", "b|3"]
+    assert F(graph.nodes["a|3"]["start_probability"]) == F(2, 3)
+    n = 3
+    want1 = want2 = F(0)
+    for s, w in (("a", 2), ("b", 1)):
+        law = rwr_oracle.brute_spin(s, "pays")
+        tot = sum(law.values())
+        e1 = F(sum(x * c for x, c in law.items()), tot)
+        e2 = F(sum(x * x * c for x, c in law.items()), tot)
+        assert F(graph.edges[f"{s}|3", f"{s}|2"]["mean_win"]) == e1  # total bet 1 line bet
+        want1 += F(w, 3) * n * e1
+        want2 += F(w, 3) * (n * e2 + n * (n - 1) * e1 * e1)
+    got = solve_graph(graph)
+    assert (got["mean"], got["m2"], got["spins"]) == (want1, want2, 3)
+    fr = revealed_wild_reels.solve_feature(g, "fs", 2, "base")
+    assert (got["mean"], got["m2"], got["spins"]) == (fr.mean.value, fr.second_moment.value,
+                                                      fr.expected_spins.value)
+
+
+@pytest.mark.parametrize("count", ["landed", "reels"])
+def test_revealed_wild_reels_retrigger_graph(count):
+    g = retrig_oracle.toy(count)
+    want = retrig_oracle.branching_oracle(count, g.total_bet)
+    fr = revealed_wild_reels.solve_feature(g, "fs", 2, "buy")
+    assert (fr.mean.value, fr.second_moment.value) == (want["mean"], want["m2"])
+    # the default cut (3 spins + the top award 2): retrigger edges k -> k - 1 + award, exact from brute force
+    small = roundtrip(feature_graph(g, "fs", 2))
+    assert_absorbing(small)
+    assert small.graph["max_spins_left"] == 5
+    seen = set()
+    for s in ("a", "b"):
+        law = retrig_oracle.spin_law(s, count)
+        tot = sum(law.values())
+        p_award = {a: F(sum(c for (b, _), c in law.items() if b == a), tot) for a in (0, 1, 2)}
+        assert p_award[1] > 0
+        seen |= {a for a, p in p_award.items() if p}
+        for a in (0, 1, 2):
+            e = small.get_edge_data(f"{s}|3", f"{s}|{2 + a}")
+            assert (F(e["probability"]) if e else 0) == p_award[a]
+        if p_award[2]:
+            assert F(small.edges[f"{s}|5", f"{s}|5"]["probability"]) == p_award[1]
+            assert F(small.edges[f"{s}|5", "end:truncated"]["probability"]) == p_award[2]  # 6 left > 5
+        else:  # never more spins left than at the start: the unreachable states are left out
+            assert {f"{s}|4", f"{s}|5", "end:truncated"}.isdisjoint(small)
+    assert small.graph["truncated"] == (2 in seen)
+    assert seen == ({0, 1, 2} if count == "landed" else {0, 1})  # 'reels': at most 2 Book reels
+    got = solve_graph(small)
+    if small.graph["truncated"]:
+        assert got["mean"] < want["mean"] and got["spins"] < want["spins"]
+    else:  # awards of 1 at most: the chain never grows, it is whole, and its exact solve is the oracle's
+        assert (got["mean"], got["m2"], got["spins"]) == (want["mean"], want["m2"], want["spins"])
+    # a far cut: the truncated mass is negligible and the chain's figures are the closed forms'
+    big = roundtrip(feature_graph(g, "fs", 2, max_spins_left=60))
+    assert_absorbing(big)
+    got = solve_graph(big, exact=False)
+    assert got["ends"].get("end:truncated", 0) < 1e-12
+    assert float(got["mean"]) == pytest.approx(float(want["mean"]), rel=1e-9)
+    assert float(got["m2"]) == pytest.approx(float(want["m2"]), rel=1e-9)
+    assert float(got["spins"]) == pytest.approx(float(want["spins"]), rel=1e-9)
+
+
+# --------------------------------------------------------------------------- gift_pick
+
+
+@pytest.mark.parametrize("picks", [2, 3])
+def test_gift_pick_graph_against_brute_force_and_solver(picks):
+    g = load_model_text(gift_oracle.TOY, path="toy_gift_pick.toml")
+    graph = roundtrip(feature_graph(g, "fs", picks))
+    assert_absorbing(graph)
+    classes = gift_oracle.direct_classes(g.features["fs"].params["gifts"], picks)
+    starts = {n: F(d["start_probability"]) for n, d in graph.nodes(data=True) if d["start_probability"] != "0"}
+    assert sorted(starts.values()) == sorted(p for p in classes.values())
+    want1 = want2 = F(0)
+    for (extra, mult, reels, syms, _), p in classes.items():
+        law = gift_oracle.brute_spin(reels, syms)
+        tot = sum(law.values())
+        e1 = F(sum(x * c for x, c in law.items()), tot)
+        e2 = F(sum(x * x * c for x, c in law.items()), tot)
+        n = 2 + extra
+        want1 += p * mult * n * e1
+        want2 += p * mult**2 * (n * e2 + n * (n - 1) * e1 * e1)
+        # the class's start node: its spins, multiplier and effects as attributes
+        (node,) = [u for u, d in graph.nodes(data=True) if d["node_kind"] == "transient" and d["spins_left"] == n
+                   and d["multiplier"] == mult and d["extra_spins"] == extra
+                   and d["wild_reels"] == ",".join(map(str, reels)) and d["wild_symbols"] == ",".join(syms)]
+        assert starts[node] == p
+        (edge,) = graph.out_edges(node, data=True)
+        assert F(edge[2]["mean_win"]) == mult * e1 and F(edge[2]["second_moment_win"]) == mult**2 * e2
+    got = solve_graph(graph)
+    assert (got["mean"], got["m2"]) == (want1, want2)
+    fr = gift_pick.solve_feature(g, "fs", picks, "base")
+    assert (got["mean"], got["m2"], got["spins"]) == (fr.mean.value, fr.second_moment.value,
+                                                      fr.expected_spins.value)
+
+
+# --------------------------------------------------------------------------- pick_bonus
+
+
+def test_pick_bonus_graph_against_hand_count():
+    g = load_model_text(TINY.format(award=1, extra=""), "tiny.toml")
+    graph = roundtrip(feature_graph(g, "pick", 0))
+    assert_absorbing(graph)
+    # hand count: N picks 1 or 2 (1:1), each pick 1 prize (weight 3) or 2 (weight 1), prizes 1 or 3 (1:1);
+    # the smallest total 1 needs N = 1, M = 1 and prize 1: 1/2 * 3/4 * 1/2 = 3/16
+    tb = g.total_bet
+    assert F(graph.edges["pick", f"end:win {F(1, tb)}"]["probability"]) == F(3, 16)
+    mean = F(3, 2) * F(5, 4) * 2  # E[N] E[M] E[prize] (Wald), line-bet units
+    got = solve_graph(graph)
+    assert got["mean"] == mean / tb
+    fr = pick_bonus.solve_pick_bonus(g, "pick")
+    assert (got["mean"], got["m2"]) == (fr.mean.value, fr.second_moment.value)
+    assert got["m2"] == sum(x * x * p for x, p in fr.distribution.items())
+
+
+# --------------------------------------------------------------------------- the CLI
+
+_DOT_EDGE = re.compile(r'^  "((?:[^"\\]|\\.)*)" -> "((?:[^"\\]|\\.)*)" \[(.*)\];$')
+_DOT_NODE = re.compile(r'^  "((?:[^"\\]|\\.)*)" \[(.*)\];$')
+_DOT_ATTR = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+
+
+def parse_dot(text: str) -> nx.DiGraph:
+    """The DOT subset :func:`analytic.features.graph.export.to_dot` writes (every id and value quoted)."""
+    lines = text.splitlines()
+    assert lines[0] == "digraph state_graph {" and lines[-1] == "}"
+    g = nx.DiGraph()
+    for line in lines[1:-1]:
+        if line.startswith("  graph ["):
+            continue
+        m = _DOT_EDGE.match(line)
+        if m:
+            g.add_edge(m[1], m[2], **dict(_DOT_ATTR.findall(m[3])))
+            continue
+        m = _DOT_NODE.match(line)
+        assert m, line
+        g.add_node(m[1], **dict(_DOT_ATTR.findall(m[2])))
+    return g
+
+
+def _write(tmp_path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize("which", ["revealed_wild_reels", "gift_pick", "pick_bonus"])
+def test_cli_writes_dot_and_graphml(tmp_path, capsys, which):
+    if which == "revealed_wild_reels":
+        model, argv = _write(tmp_path, "m.toml", rwr_oracle.TOY.replace("RULE", "pays")), ["--feature", "fs"]
+    elif which == "gift_pick":
+        model, argv = _write(tmp_path, "m.toml", gift_oracle.TOY), ["--feature", "fs", "--count", "3"]
+    else:
+        model, argv = _write(tmp_path, "m.toml", TINY.format(award=1, extra="")), ["--feature", "pick"]
+    rc = main(["graph", str(model), *argv, "--format", "dot"])
+    cap = capsys.readouterr()
+    assert rc == 0 and cap.err == ""
+    dot = parse_dot(cap.out)
+    out = tmp_path / "g.graphml"
+    rc = main(["graph", str(model), *argv, "--out", str(out)])
+    cap = capsys.readouterr()
+    assert rc == 0 and cap.out.startswith(str(out))
+    gml = nx.read_graphml(out)
+    assert gml.graph["engine"] == which
+    assert set(dot.nodes) == set(gml.nodes) and set(dot.edges) == set(gml.edges)
+    for u, v, d in gml.edges(data=True):
+        assert dot.edges[u, v]["probability"] == d["probability"]
+        assert dot.edges[u, v]["mean_win"] == d["mean_win"]
+    assert_absorbing(gml)
