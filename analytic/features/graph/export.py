@@ -74,15 +74,16 @@ from analytic.model.game import Game
 __all__ = ["NoStateGraph", "GRAPH_ENGINES", "feature_graph", "initial_spins", "check_graphable", "to_dot"]
 
 #: Engines whose chain is exported, and why the others are refused.
-GRAPH_ENGINES = ("wald", "revealed_wild_reels", "gift_pick", "pick_bonus")
+GRAPH_ENGINES = ("wald", "revealed_wild_reels", "gift_pick", "pick_bonus", "drawn_expanding")
 
-_WHY_NOT = {
-    "drawn_expanding": "is solved by its own sums and sparse array chains over (ladder level, golden mask, "
-                       "spins left), no networkx state graph is built",
-}
+_WHY_NOT: dict[str, str] = {}
 
 #: Engines whose trigger counts must be listed exactly (their solvers read ``trigger.counts[count]``).
-_LISTED_COUNTS = ("revealed_wild_reels", "gift_pick")
+_LISTED_COUNTS = ("revealed_wild_reels", "gift_pick", "drawn_expanding")
+
+#: The most transient states an exported graph may have (checked before it is built): a larger
+#: ``max_spins_left`` is refused with the count.
+MAX_STATES = 200_000
 
 
 class NoStateGraph(ValueError):
@@ -132,6 +133,11 @@ def check_graphable(game: Game, feature: str) -> None:
     if engine == "wald" and p.get("max_spins") is not None and p.get("retrigger") is not None:
         raise NoStateGraph(f"feature {feature!r} has max_spins with a retrigger: it is solved over (spins played, "
                            f"spins left), which the spins-left chain does not show")
+    if engine == "drawn_expanding" and not p.get("ladder"):
+        raise NoStateGraph(f"feature {feature!r} (engine 'drawn_expanding') draws its expanding symbols at each "
+                           "award without a ladder: its state is (spins left, how often each symbol was drawn), "
+                           "solved by sums over the draw counts' law, not as one chain; no state graph is built "
+                           "(a feature with a ladder has one)")
 
 
 def feature_graph(game: Game, feature: str, count: int, max_spins_left: int | None = None,
@@ -184,6 +190,11 @@ def feature_graph(game: Game, feature: str, count: int, max_spins_left: int | No
             truncated = False
             solved_by = ("moments of i.i.d. spins per gift class (binomial convolution), the exact solution of "
                          "this chain")
+        elif engine == "drawn_expanding":
+            cut, truncated = _ladder_graph(out, game, feature, n, max_spins_left, ws)
+            solved_by = ("one sparse float solve of this chain cut at 240 spins left (or three times the largest "
+                         "start), with certified bounds for the cut paths and the rounding (docs/derivations.md "
+                         "section 5)")
         else:
             cut, truncated = _fixed_state_graph(out, game, feature, n, max_spins_left, ws)
             solved_by = ("Wald closed forms per drawn state (docs/derivations.md section 3), the exact solution of "
@@ -300,6 +311,86 @@ def _gift_graph(out: nx.DiGraph, game: Game, feature: str, count: int, n0: int, 
             out.add_edge(f"{label}|{k}", v, probability="1", probability_float=1.0,
                          mean_win=_frac(m1), second_moment_win=_frac(m2))
     return top
+
+
+def _ladder_graph(out: nx.DiGraph, game: Game, feature: str, n: int, max_spins_left: int | None, ws
+                  ) -> tuple[int, bool]:
+    """Engine ``drawn_expanding`` with a ladder: the chain over (ladder level, golden mask, spins left).
+
+    The chain of :func:`analytic.features.engines.drawn_expanding.moments.power_chain`, with its
+    edge moments in exact fractions from the same per-class integer sums
+    (:class:`analytic.features.engines.drawn_expanding.spin_stats.SpinStats`): a spin of class
+    ``c = (A, P)`` (spins awarded, Power Books on golden-eligible reels) in state ``(L, G, K)``
+    leads to ``(L + [A > 0], G | P, K - 1 + A)`` (the level capped at the top) and wins
+    ``l_c + m E_c`` (line win while the level's symbol expands, its expansion pay with mask ``G``
+    times the level's multiplier ``m``).  Start: the ranks' levels uniformly, no golden reel,
+    ``n`` spins.  Returns (cut, truncated).
+    """
+    import networkx as nx
+
+    from analytic.features.graph import chain
+    from analytic.features.engines.drawn_expanding.moments import _ladder
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+
+    st = spin_stats(game, feature, ws)
+    levels = _ladder(st.reading, len(st.ordered), st.ceiling)
+    nl, ng = len(levels), st.nmask
+    amax = max((a for a, _p in st.classes), default=0)
+    cut = max(int(max_spins_left), n) if max_spins_left is not None else n + amax
+    if nl * ng * cut > MAX_STATES:
+        raise NoStateGraph(f"feature {feature!r}: the chain cut at {cut} spins left has {nl * ng * cut:,} states "
+                           f"({nl} ladder levels x {ng} golden masks x {cut} spins left), more than {MAX_STATES:,}; "
+                           "give a smaller --max-spins-left")
+    tb, cyc = st.tb, st.cycle
+    cls = [(int(a), int(pm), int(cnt)) for (a, pm), cnt in zip(st.classes, st.count)]
+    edge = {}  # (L, G) -> per class (class, count, sum of X, sum of X^2) in integers: the same for every K
+    for L, (rank, m) in enumerate(levels):
+        s = st.ordered[rank]
+        for G in range(ng):
+            edge[(L, G)] = [(c, cnt, int(st.sL_s[s][c]) + m * int(st.sE[s][c][G]),
+                             int(st.sLL_s[s][c]) + 2 * m * int(st.sLE[s][c][G]) + m * m * int(st.sEE[s][c][G]))
+                            for c, (_a, _pm, cnt) in enumerate(cls) if cnt]
+    end, trunc = "end:" + chain.END.label, "end:truncated"
+    starts = [(L, 0, n) for L in range(len(st.ordered))]
+    sums: dict = {}  # state -> {next state or end name: [count, sum X, sum X^2]} (classes merged)
+    todo, seen = list(starts), set(starts)
+    while todo:  # only the states the start reaches
+        L, G, K = u = todo.pop()
+        row = sums[u] = {}
+        for c, cnt, s1, s2 in edge[(L, G)]:
+            a, pm, _ = cls[c]
+            k2 = K - 1 + a
+            v = end if k2 == 0 else trunc if k2 > cut else (min(L + 1, nl - 1) if a else L, G | pm, k2)
+            acc = row.setdefault(v, [0, 0, 0])
+            acc[0] += cnt
+            acc[1] += s1
+            acc[2] += s2
+            if not isinstance(v, str) and v not in seen:
+                seen.add(v)
+                todo.append(v)
+
+    def name(v) -> str:
+        return v if isinstance(v, str) else f"L{v[0] + 1}|G{v[1]}|{v[2]}"
+
+    p0 = _frac(Fraction(1, len(starts)))
+    for v in sorted(seen):
+        L, G, K = v
+        rank, m = levels[L]
+        s = st.ordered[rank]
+        golden = ",".join(str(st.golden[k] + 1) for k in range(st.ng) if (G >> k) & 1)
+        out.add_node(name(v), state=f"ladder level {L + 1} ({s} x{m}), golden reels {golden or 'none'}, {K} spins left",
+                     node_kind="transient", spins_left=K, expanding_symbol=s, multiplier=m, ladder_level=L + 1,
+                     golden_reels=golden, start_probability=p0 if v in starts else "0")
+    truncated = False
+    for u in sorted(seen):
+        for v, (cnt, s1, s2) in sums[u].items():
+            if isinstance(v, str) and v not in out:
+                truncated |= v == trunc
+                out.add_node(v, **_end_attrs(chain.END if v == end else chain.End("truncated")))
+            p = Fraction(cnt, cyc)
+            out.add_edge(name(u), name(v), probability=_frac(p), probability_float=float(p),
+                         mean_win=_frac(Fraction(s1, cnt * tb)), second_moment_win=_frac(Fraction(s2, cnt * tb * tb)))
+    return cut, truncated
 
 
 def _pick_graph(out: nx.DiGraph, game: Game, feature: str) -> None:

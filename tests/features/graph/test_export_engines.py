@@ -56,43 +56,40 @@ def _gauss_solve(a: list[list[F]], b: list[list[F]]) -> list[list[F]]:
     return [row[n:n + k] for row in m]
 
 
-def _float_solve(a: list[list[F]], b: list[list[F]]) -> list[list[float]]:
-    """``a x = b`` in floats (numpy), for graphs too large for Fractions here."""
-    return np.linalg.solve(np.array(a, dtype=float), np.array(b, dtype=float)).tolist()
-
-
 def solve_graph(g: nx.DiGraph, exact: bool = True) -> dict:
     """Mean, second moment and expected spins (transient steps) of the accumulated win, and end
     probabilities, from the graph's start distribution; exact Fractions read from the attributes
-    (``exact=False``: the same linear systems solved in floats)."""
-    solve = _gauss_solve if exact else _float_solve
+    (``exact=False``: the same linear systems in floats, numpy's dense solve)."""
     tr = [n for n, d in g.nodes(data=True) if d["node_kind"] == "transient"]
     idx = {n: i for i, n in enumerate(tr)}
     ends = sorted(n for n in g if n not in idx)
     size = len(tr)
-    a = [[F(int(i == j)) for j in range(size)] for i in range(size)]
-    b = [[F(0)] * (2 + len(ends)) for _ in range(size)]
+    num = F if exact else float
+    if exact:
+        a = [[F(int(i == j)) for j in range(size)] for i in range(size)]
+        b = [[F(0)] * (2 + len(ends)) for _ in range(size)]
+        c = [[F(0)] for _ in range(size)]
+    else:
+        a, b, c = np.identity(size), np.zeros((size, 2 + len(ends))), np.zeros((size, 1))
+    edges = []
     for u in tr:
         i = idx[u]
-        b[i][1] = F(1)
+        b[i][1] = num(1)
         for _, v, d in g.out_edges(u, data=True):
-            p = F(d["probability"])
-            b[i][0] += p * F(d["mean_win"])
+            p, e1, e2 = (num(F(d[k])) for k in ("probability", "mean_win", "second_moment_win"))
+            edges.append((i, v, p, e1, e2))
+            b[i][0] += p * e1
             if v in idx:
                 a[i][idx[v]] -= p
             else:
                 b[i][2 + ends.index(v)] += p
-    x = solve(a, b)
-    m1 = {u: F(x[idx[u]][0]) for u in tr}
-    c = [[F(0)] for _ in range(size)]
-    for u in tr:
-        for _, v, d in g.out_edges(u, data=True):
-            p = F(d["probability"])
-            c[idx[u]][0] += p * (F(d["second_moment_win"]) + 2 * F(d["mean_win"]) * m1.get(v, F(0)))
-    m2 = solve(a, c)
+    x = _gauss_solve(a, b) if exact else np.linalg.solve(a, b)
+    for i, v, p, e1, e2 in edges:
+        c[i][0] += p * (e2 + 2 * e1 * (x[idx[v]][0] if v in idx else 0))
+    m2 = _gauss_solve(a, c) if exact else np.linalg.solve(a, c)
     start = {n: F(d["start_probability"]) for n, d in g.nodes(data=True) if d["start_probability"] != "0"}
     assert sum(start.values()) == 1
-    mix = lambda f: sum((p * f(idx[n]) for n, p in start.items()), F(0))  # noqa: E731
+    mix = lambda f: sum((num(p) * f(idx[n]) for n, p in start.items()), num(0))  # noqa: E731
     return {"mean": mix(lambda i: x[i][0]), "m2": mix(lambda i: m2[i][0]), "spins": mix(lambda i: x[i][1]),
             "ends": {e: mix(lambda i, j=j: x[i][2 + j]) for j, e in enumerate(ends)}}
 
@@ -288,3 +285,130 @@ def test_cli_writes_dot_and_graphml(tmp_path, capsys, which):
         assert dot.edges[u, v]["probability"] == d["probability"]
         assert dot.edges[u, v]["mean_win"] == d["mean_win"]
     assert_absorbing(gml)
+
+
+# --------------------------------------------------------------------------- drawn_expanding (ladder)
+
+
+def _ladder_window_table(game):
+    """(award, Power Book mask, line pay, reels showing s as a bit mask) -> windows, per symbol s, by
+    enumerating every window of the tiny game's power_free reels with the oracle test's helpers."""
+    from collections import Counter
+
+    from tests.features.engines.drawn_expanding import test_drawn_oracles as de
+
+    pays = de._pays(game)
+    tabs = {s: Counter() for s in de.ORDER}
+    wins = de._windows(game, "power_free")
+    for w in wins:
+        a, pm, line = de._award(w), de._pmask(w), de._line(pays, w, None)
+        for s in de.ORDER:
+            tabs[s][(a, pm, line, sum(1 << i for i, x in enumerate(w) if x == s))] += 1
+    return tabs, pays, len(wins)
+
+
+def test_ladder_graph_edges_against_window_enumeration():
+    """Every (ladder level, golden mask) the start reaches: its edges' exact probabilities and win
+    moments against the windows, counted by hand (line pay plus the level's multiplier times the
+    expansion over the reels showing the symbol or golden)."""
+    from tests.features.engines.drawn_expanding import test_drawn_oracles as de
+
+    game = de.tiny()
+    graph = feature_graph(game, "power_free_spins", 3)  # 2 spins, cut at 2 + 3
+    assert_absorbing(graph)
+    assert graph.graph["max_spins_left"] == 5 and graph.graph["truncated"]
+    starts = {n: F(d["start_probability"]) for n, d in graph.nodes(data=True) if d["start_probability"] != "0"}
+    assert starts == {f"L{r}|G0|2": F(1, 9) for r in range(1, 10)}  # the ranks uniformly, no golden reel
+    tabs, pays, cycle = _ladder_window_table(game)
+    tb = game.total_bet
+    checked = set()
+    for u, d in graph.nodes(data=True):
+        if d["node_kind"] != "transient" or (d["ladder_level"], d["golden_reels"]) in checked:
+            continue
+        checked.add((d["ladder_level"], d["golden_reels"]))
+        lev, k = d["ladder_level"], d["spins_left"]
+        s, m = de._ladder(lev)
+        assert (d["expanding_symbol"], d["multiplier"]) == (s, m)
+        G = int(u.split("|")[1][1:])
+        want: dict[str, list] = {}
+        for (a, pm, line, show), cnt in tabs[s].items():
+            x = de._power_spin(pays, s, m, G, (a, pm, line, show))  # line-bet units (integers)
+            k2 = k - 1 + a
+            v = ("end:spins exhausted" if k2 == 0 else "end:truncated" if k2 > 5
+                 else f"L{min(lev + (a > 0), 17)}|G{G | pm}|{k2}")
+            e = want.setdefault(v, [0, 0, 0])
+            e[0] += cnt
+            e[1] += cnt * x
+            e[2] += cnt * x * x
+        got = {v: e for _, v, e in graph.out_edges(u, data=True)}
+        assert set(got) == set(want), u
+        for v, (cnt, s1, s2) in want.items():
+            assert F(got[v]["probability"]) == F(cnt, cycle)
+            assert F(got[v]["mean_win"]) == F(s1, cnt * tb)
+            assert F(got[v]["second_moment_win"]) == F(s2, cnt * tb * tb)
+    assert len(checked) > 20
+
+
+def test_ladder_graph_solves_to_the_solvers_chain():
+    """The exported chain solved here (floats, scipy's sparse LU on the graph's edges) is the solver's
+    chain cut at the same spins left: its mean is the bottom of the solver's certified interval for
+    that cut (which adds the cut paths' bound on top), and the second moment lies in its interval."""
+    from analytic.features.engines.drawn_expanding import moments as S
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+    from analytic.workspace import Workspace
+    from tests.features.engines.drawn_expanding import test_drawn_oracles as de
+
+    game = de.tiny()
+    ws = Workspace(game)
+    graph = feature_graph(game, "power_free_spins", 3, max_spins_left=15, ws=ws)
+    assert graph.graph["truncated"] and graph.graph["initial_spins"] == 2
+    got = _sparse_mean(graph)
+    m = S.power_moments(spin_stats(game, "power_free_spins", ws), [2], Kmax=15)[2]
+    assert got["p_cut"] < 1e-12
+    assert m.m1_lo <= got["mean"] <= m.m1_hi and m.m2_lo <= got["m2"] <= m.m2_hi
+    assert got["mean"] == pytest.approx(m.m1_lo, rel=1e-8)
+
+
+def _sparse_mean(g: nx.DiGraph) -> dict:
+    """Mean, second moment and probability of the truncation end from the start distribution
+    (scipy sparse LU: ``m1 = r1 + Q m1``, ``m2 = r2 + 2 E[X m1(next)] + Q m2``)."""
+    from scipy.sparse import csc_matrix, identity
+    from scipy.sparse.linalg import spsolve
+
+    tr = [n for n, d in g.nodes(data=True) if d["node_kind"] == "transient"]
+    idx = {n: i for i, n in enumerate(tr)}
+    rows, cols, vals, edges = [], [], [], []
+    b = np.zeros((len(tr), 2))
+    r2 = np.zeros(len(tr))
+    for u in tr:
+        for _, v, d in g.out_edges(u, data=True):
+            p, e1, e2 = (float(F(d[k])) for k in ("probability", "mean_win", "second_moment_win"))
+            b[idx[u], 0] += p * e1
+            r2[idx[u]] += p * e2
+            if v in idx:
+                rows.append(idx[u]), cols.append(idx[v]), vals.append(p)
+                edges.append((idx[u], idx[v], p * e1))
+            elif v == "end:truncated":
+                b[idx[u], 1] += p
+    q = csc_matrix((vals, (rows, cols)), shape=(len(tr), len(tr)))
+    a = (identity(len(tr), format="csc") - q).tocsc()
+    x = spsolve(a, b)
+    for i, j, w in edges:
+        r2[i] += 2 * w * x[j, 0]
+    m2 = spsolve(a, r2)
+    start = {idx[n]: float(F(d["start_probability"])) for n, d in g.nodes(data=True)
+             if d["start_probability"] != "0"}
+    return {"mean": sum(p * x[i, 0] for i, p in start.items()), "m2": sum(p * m2[i] for i, p in start.items()),
+            "p_cut": sum(p * x[i, 1] for i, p in start.items())}
+
+
+def test_drawn_expanding_without_ladder_and_huge_cuts_are_refused():
+    from analytic.features.graph.export import MAX_STATES, NoStateGraph
+    from tests.features.engines.drawn_expanding import test_drawn_oracles as de
+
+    game = de.tiny()
+    with pytest.raises(NoStateGraph, match="without a ladder"):
+        feature_graph(game, "free_spins", 3)
+    with pytest.raises(NoStateGraph, match=r"17 ladder levels x 8 golden masks x 100000 spins left.*--max-spins-left"):
+        feature_graph(game, "power_free_spins", 3, max_spins_left=100_000)
+    assert 17 * 8 * 100_000 > MAX_STATES
