@@ -5,14 +5,16 @@ started by one trigger count as a :class:`networkx.DiGraph` whose attributes
 are plain text and numbers (GraphML and DOT carry no Python objects):
 
 * node ``id``: ``"k"`` (spins left), ``"STATE|k"`` (the state fixed for the
-  whole feature, e.g. the drawn expanding symbol, and spins left), ``"pick"``
-  (a pick bonus's draw); ends ``"end:LABEL"``;
+  whole feature, e.g. the drawn expanding symbol, and spins left),
+  ``"L<level>|G<mask>|k"`` (a ladder's state), ``"pick"`` (a pick bonus's
+  draw); ends ``"end:LABEL"``;
 * node attributes ``state`` (text), ``spins_left`` (int; absent on the
   truncation end and on a pick bonus), ``expanding_symbol`` (``""`` for
   none), ``start_probability`` (exact fraction ``"p/q"``, ``"0"`` off the
   start), ``node_kind`` (``"transient"`` or ``"end"``); a gift-pick state
   also ``extra_spins``, ``multiplier`` (ints), ``wild_reels`` and
-  ``wild_symbols`` (comma-separated text, ``""`` for none);
+  ``wild_symbols`` (comma-separated text, ``""`` for none); a ladder state
+  ``ladder_level``, ``multiplier`` (ints) and ``golden_reels`` (text);
 * edge attributes ``probability`` (exact fraction ``"p/q"``),
   ``probability_float``, ``mean_win`` and ``second_moment_win`` (exact
   fractions: ``E[X | edge]`` and ``E[X^2 | edge]`` of the spin played in the
@@ -56,9 +58,23 @@ distinct prize total ``x`` (``"end:win x"``, total-bet multiples) with its
 exact probability (:func:`analytic.features.engines.pick_bonus.bonus_distribution`),
 ``mean_win = x`` and ``second_moment_win = x^2``.
 
-``drawn_expanding`` is refused (:class:`NoStateGraph`): its solver walks
-sums and sparse chains over (ladder level, golden mask, spins left) that
-are not built as one graph.
+``drawn_expanding`` with a ladder: the chain the solver walks
+(:func:`analytic.features.engines.drawn_expanding.moments.power_chain`) over
+(ladder level, golden mask, spins left), node ``"L<level>|G<mask>|k"``
+(attributes ``ladder_level``, ``expanding_symbol``, ``multiplier``,
+``golden_reels``: 1-based reel numbers); per spin class (spins awarded
+``a``, Power Books on golden-eligible reels ``P``) an edge
+``(L, G, k) -> (L + [a > 0], G | P, k - 1 + a)`` (the level capped at the
+top), classes with the same target merged; edge moments exact from the
+class's integer sums (:class:`analytic.features.engines.drawn_expanding.spin_stats.SpinStats`:
+line win while the level's symbol expands, plus the multiplier times its
+expansion pay at mask ``G``).  Start: the ranks' levels uniformly, no
+golden reel.  Retriggers make it unbounded: cut as above (the solver cuts
+at 240 spins left and certifies the rest); more than :data:`MAX_STATES`
+states (levels x masks x cut) is refused with the count.  Without a ladder
+the feature is refused (:class:`NoStateGraph`): its state would be the
+spins left and how often each symbol was drawn, and its solver works with
+sums over the draw counts' law, not a chain.
 """
 
 from __future__ import annotations
@@ -71,9 +87,10 @@ if TYPE_CHECKING:
 
 from analytic.model.game import Game
 
-__all__ = ["NoStateGraph", "GRAPH_ENGINES", "feature_graph", "initial_spins", "check_graphable", "to_dot"]
+__all__ = ["NoStateGraph", "GRAPH_ENGINES", "MAX_STATES", "feature_graph", "initial_spins", "check_graphable",
+           "check_size", "to_dot"]
 
-#: Engines whose chain is exported, and why the others are refused.
+#: Engines whose chain is exported (``drawn_expanding`` only with a ladder), and why others are refused.
 GRAPH_ENGINES = ("wald", "revealed_wild_reels", "gift_pick", "pick_bonus", "drawn_expanding")
 
 _WHY_NOT: dict[str, str] = {}
@@ -140,6 +157,34 @@ def check_graphable(game: Game, feature: str) -> None:
                            "(a feature with a ladder has one)")
 
 
+def _ladder_shape(game: Game, feature: str) -> tuple[int, int]:
+    """(ladder levels, golden masks) of a ``drawn_expanding`` feature with a ladder, from the model alone."""
+    from analytic.features.engines.drawn_expanding.engine import ladder_symbols, max_multiplier
+    from analytic.features.engines.drawn_expanding.moments import _ladder
+
+    levels = _ladder(game.rules.get("expanding_repeat_multiplier", "count"), len(ladder_symbols(game, feature)),
+                     max_multiplier(game, feature))
+    return len(levels), 1 << len(game.features[feature].params["golden_reels"])
+
+
+def _check_states(feature: str, nl: int, ng: int, cut: int) -> None:
+    if nl * ng * cut > MAX_STATES:
+        raise NoStateGraph(f"feature {feature!r}: the chain cut at {cut} spins left has {nl * ng * cut:,} states "
+                           f"({nl} ladder levels x {ng} golden masks x {cut} spins left), more than {MAX_STATES:,}; "
+                           "give a smaller --max-spins-left")
+
+
+def check_size(game: Game, feature: str, count: int, max_spins_left: int | None) -> None:
+    """Raise :class:`NoStateGraph` when an explicit ``max_spins_left`` makes the graph larger than
+    :data:`MAX_STATES` transient states (cheap, from the model alone; engine ``drawn_expanding``:
+    levels x golden masks x cut)."""
+    spec = game.features[feature]
+    if spec.engine != "drawn_expanding" or max_spins_left is None:
+        return
+    nl, ng = _ladder_shape(game, feature)
+    _check_states(feature, nl, ng, max(int(max_spins_left), initial_spins(game, feature, count)))
+
+
 def feature_graph(game: Game, feature: str, count: int, max_spins_left: int | None = None,
                   ws=None) -> nx.DiGraph:
     """The state graph of ``feature`` started by ``count`` trigger symbols.
@@ -175,6 +220,7 @@ def feature_graph(game: Game, feature: str, count: int, max_spins_left: int | No
     import networkx as nx
 
     check_graphable(game, feature)
+    check_size(game, feature, count, max_spins_left)  # before any walk
     engine = game.features[feature].engine
     out = nx.DiGraph()
     if engine == "pick_bonus":
@@ -337,10 +383,7 @@ def _ladder_graph(out: nx.DiGraph, game: Game, feature: str, n: int, max_spins_l
     nl, ng = len(levels), st.nmask
     amax = max((a for a, _p in st.classes), default=0)
     cut = max(int(max_spins_left), n) if max_spins_left is not None else n + amax
-    if nl * ng * cut > MAX_STATES:
-        raise NoStateGraph(f"feature {feature!r}: the chain cut at {cut} spins left has {nl * ng * cut:,} states "
-                           f"({nl} ladder levels x {ng} golden masks x {cut} spins left), more than {MAX_STATES:,}; "
-                           "give a smaller --max-spins-left")
+    _check_states(feature, nl, ng, cut)
     tb, cyc = st.tb, st.cycle
     cls = [(int(a), int(pm), int(cnt)) for (a, pm), cnt in zip(st.classes, st.count)]
     edge = {}  # (L, G) -> per class (class, count, sum of X, sum of X^2) in integers: the same for every K

@@ -100,7 +100,7 @@ def assert_absorbing(g: nx.DiGraph) -> None:
         total = sum((F(e["probability"]) for _, _, e in g.out_edges(n, data=True)), F(0))
         assert total == (1 if d["node_kind"] == "transient" else 0), n
         for _, _, e in g.out_edges(n, data=True):
-            assert e["probability_float"] == float(F(e["probability"]))
+            assert float(e["probability_float"]) == float(F(e["probability"]))
 
 
 def roundtrip(g: nx.DiGraph) -> nx.DiGraph:
@@ -262,9 +262,13 @@ def _write(tmp_path, name: str, text: str) -> Path:
     return p
 
 
-@pytest.mark.parametrize("which", ["revealed_wild_reels", "gift_pick", "pick_bonus"])
+@pytest.mark.parametrize("which", ["revealed_wild_reels", "gift_pick", "pick_bonus", "drawn_expanding"])
 def test_cli_writes_dot_and_graphml(tmp_path, capsys, which):
-    if which == "revealed_wild_reels":
+    from tests.features.engines.drawn_expanding import test_drawn_oracles as de
+
+    if which == "drawn_expanding":
+        model, argv = _write(tmp_path, "m.toml", de.TINY.replace("CAP", "1000")), ["--feature", "power_free_spins"]
+    elif which == "revealed_wild_reels":
         model, argv = _write(tmp_path, "m.toml", rwr_oracle.TOY.replace("RULE", "pays")), ["--feature", "fs"]
     elif which == "gift_pick":
         model, argv = _write(tmp_path, "m.toml", gift_oracle.TOY), ["--feature", "fs", "--count", "3"]
@@ -274,6 +278,10 @@ def test_cli_writes_dot_and_graphml(tmp_path, capsys, which):
     cap = capsys.readouterr()
     assert rc == 0 and cap.err == ""
     dot = parse_dot(cap.out)
+    if which == "drawn_expanding":  # the larger graph: DOT only (GraphML is networkx's, checked on the others)
+        assert_absorbing(dot)
+        assert sum(F(d["start_probability"]) for _, d in dot.nodes(data=True)) == 1
+        return
     out = tmp_path / "g.graphml"
     rc = main(["graph", str(model), *argv, "--out", str(out)])
     cap = capsys.readouterr()
@@ -412,3 +420,23 @@ def test_drawn_expanding_without_ladder_and_huge_cuts_are_refused():
     with pytest.raises(NoStateGraph, match=r"17 ladder levels x 8 golden masks x 100000 spins left.*--max-spins-left"):
         feature_graph(game, "power_free_spins", 3, max_spins_left=100_000)
     assert 17 * 8 * 100_000 > MAX_STATES
+
+
+def test_cli_refuses_a_huge_ladder_graph_before_the_walk(tmp_path, capsys, monkeypatch):
+    from analytic.features.engines.drawn_expanding import spin_stats
+    from tests.features.engines.drawn_expanding import test_drawn_oracles as de
+
+    def no_walk(*a, **k):
+        raise AssertionError("walked before the refusal")
+
+    monkeypatch.setattr(spin_stats, "SpinStats", no_walk)
+    model = _write(tmp_path, "m.toml", de.TINY.replace("CAP", "1000"))
+    out = tmp_path / "g.graphml"
+    rc = main(["graph", str(model), "--feature", "power_free_spins", "--max-spins-left", "100000", "--out", str(out)])
+    cap = capsys.readouterr()
+    assert rc == 2 and cap.err.count("\n") == 1
+    assert cap.err.startswith("error: --max-spins-left: ") and "13,600,000 states" in cap.err
+    assert not out.exists()
+    rc = main(["graph", str(model), "--feature", "free_spins", "--out", str(out)])
+    cap = capsys.readouterr()
+    assert rc == 2 and "features.free_spins: " in cap.err and "without a ladder" in cap.err
