@@ -215,7 +215,9 @@ def feature_graph(game: Game, feature: str, count: int, max_spins_left: int | No
     Raises
     ------
     NoStateGraph
-        The engine solves without a state graph, or ``count`` awards no spins.
+        The engine solves without a state graph (``drawn_expanding`` without
+        a ladder), ``count`` awards no spins, or a ladder's chain would have
+        more than :data:`MAX_STATES` states (checked before any walk).
     """
     import networkx as nx
 
