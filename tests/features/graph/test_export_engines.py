@@ -1,4 +1,4 @@
-"""The exported state graphs of engines revealed_wild_reels, gift_pick and pick_bonus.
+"""The exported state graphs of engines revealed_wild_reels, gift_pick, pick_bonus and drawn_expanding.
 
 Each graph is solved here on its own, as an absorbing chain (Kemeny and Snell:
 with ``Q`` the transient block, the expected accumulated win from a state is
@@ -16,7 +16,11 @@ from the graph's own start distribution.  The figures are compared with
 
 A retriggering graph is cut; its solve is compared (floats) with the
 branching oracle's exact figures once the cut is far enough that the mass
-reaching it is negligible, and stays below them.
+reaching it is negligible, and stays below them.  A ladder's graph
+(drawn_expanding) is checked edge by edge against an enumeration of the
+tiny game's windows (tests/features/engines/drawn_expanding/test_drawn_oracles.py's
+helpers), and its solve (scipy's sparse LU here) against the solver's
+certified interval for the same cut.
 """
 
 from __future__ import annotations
