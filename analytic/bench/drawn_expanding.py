@@ -1,4 +1,4 @@
-"""Benchmark: solve every Book of Power bet mode.
+"""Benchmark: solve every bet mode of a model with ``drawn_expanding`` features (default the seed model).
 
 ``python -m analytic.bench.drawn_expanding [standard|certify] [--model PATH] [--workers N]``
 (defaults: 'standard', ``models/book_of_power.toml``, the core count).
@@ -97,7 +97,7 @@ def main(path: str = "models/book_of_power.toml", precision: str = "standard", p
 if __name__ == "__main__":
     import argparse
 
-    ap = argparse.ArgumentParser(description="Solve every Book of Power bet mode and print the figures.")
+    ap = argparse.ArgumentParser(description="Solve every bet mode of a drawn-expanding model (default the seed model) and print the figures.")
     ap.add_argument("precision", nargs="?", default="standard", choices=("standard", "certify"),
                     help="cap precision preset (default: standard)")
     ap.add_argument("--model", default="models/book_of_power.toml")

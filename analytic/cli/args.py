@@ -73,7 +73,8 @@ def add_solve_options(p) -> None:
     """Add the solve's ``--cap-precision`` and ``--workers`` options to the subcommand parser ``p``."""
     p.add_argument("--cap-precision", choices=("standard", "certify"), default="standard",
                    help="precision of the certified cap interval where a feature's cap cut is bounded "
-                        "(Book of Power's regular Free Spins): standard (default) or certify (narrower, "
+                        "(engine drawn_expanding without a ladder, e.g. the seed model book_of_power's regular Free "
+                        "Spins): standard (default) or certify (narrower, "
                         "about 1.6x the time)")
     p.add_argument("--workers", type=workers, default=None,
                    help="worker processes of the solve (default: ANALYTIC_WORKERS if set, else the cores "

@@ -8,7 +8,8 @@ GraphML is written by networkx (:func:`networkx.generate_graphml`), DOT by
 standard output (whole, after the graph is built).  Every argument is
 checked before the graph is built; the file is written through
 ``.<name>.partial`` and renamed, so an error leaves nothing half-written.
-A feature whose solver builds no state graph is refused (exit 2, one line).
+A feature whose solver builds no state graph is refused (exit 2, one line);
+which engines have a graph: :mod:`analytic.features.graph.export`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ _SUFFIX = {".graphml": "graphml", ".xml": "graphml", ".dot": "dot", ".gv": "dot"
 
 
 def add_parser(sub):
+    from analytic.features.graph.export import MAX_STATES
+
     p = sub.add_parser("graph", help="export a feature's state graph (GraphML or DOT)",
                        description="Write the Markov chain of one feature started by one trigger count: "
                                    "nodes are states (with spins left), edges carry the exact probability "
@@ -31,10 +34,12 @@ def add_parser(sub):
     p.add_argument("model", help="model file (TOML)")
     p.add_argument("--feature", required=True, help="feature name ([features.NAME] of the model)")
     p.add_argument("--count", type=int_type(1, 10**6, "count"), default=None,
-                   help="trigger-symbol count that starts the feature (default: the smallest listed)")
+                   help="trigger-symbol count that starts the feature (default: the smallest listed; "
+                        "unused by a pick bonus)")
     p.add_argument("--max-spins-left", type=int_type(1, 10**5, "max-spins-left"), default=None,
                    help="cut of the spins-left chain of a retriggering feature (default: the initial spins "
-                        "plus the largest retrigger award); a spin leaving more goes to the end 'truncated'")
+                        "plus the largest retrigger award); a spin leaving more goes to the end 'truncated'; "
+                        f"a ladder's chain of more than {MAX_STATES:,} states is refused")
     p.add_argument("--out", default=None, help="output file (default: standard output)")
     p.add_argument("--format", choices=("graphml", "dot"), default=None,
                    help="graphml or dot (default: from the --out suffix .graphml/.xml or .dot/.gv; "
@@ -45,7 +50,8 @@ def add_parser(sub):
 def run(args) -> int:
     from analytic.cli.args import UsageError, check_out_file
     from analytic.errors import ModelError
-    from analytic.features.graph.export import NoStateGraph, check_graphable, feature_graph, initial_spins, to_dot
+    from analytic.features.graph.export import (NoStateGraph, check_graphable, check_size, feature_graph,
+                                                 initial_spins, to_dot)
     from analytic.model.loader import load_model
 
     fmt = args.format
@@ -72,12 +78,18 @@ def run(args) -> int:
     spec = game.features[name]
     counts = sorted(spec.trigger.counts) if spec.trigger is not None else []
     count = args.count if args.count is not None else (counts[0] if counts else None)
+    if count is None and spec.engine == "pick_bonus":
+        count = 0  # a pick bonus is one draw whatever started it
     if count is None or initial_spins(game, name, count) <= 0:
         listed = ", ".join(map(str, counts)) or "none"
         raise UsageError(f"--count: {count} trigger symbols do not start feature {name!r} "
                          f"(listed trigger counts: {listed})")
     if count > game.reels * game.rows:
         raise UsageError(f"--count: {count} trigger symbols cannot show in a {game.reels}x{game.rows} window")
+    try:
+        check_size(game, name, count, args.max_spins_left)
+    except NoStateGraph as exc:
+        raise UsageError(f"--max-spins-left: {exc}") from None
     g = feature_graph(game, name, count, args.max_spins_left)
     if fmt == "dot":
         text = to_dot(g)

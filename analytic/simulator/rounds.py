@@ -7,7 +7,7 @@ bonuses start besides), or, for a feature-buy mode, the bought feature alone (th
 trigger count drawn from the mode's ``buy_counts`` weights, no base spin
 win).  The round's total win is capped at the game's win cap in total-bet
 multiples (a currency cap depends on the stake: it is compiled into the
-tables when ``simulate(..., stake=...)`` is given; a prepared feature saying ``uncapped`` -- Book of Christmas Eve's rule
+tables when ``simulate(..., stake=...)`` is given; a prepared feature saying ``uncapped`` -- engine ``revealed_wild_reels`` under rule
 ``published_max_win = "theoretical"`` -- lifts it).  A prepared feature may also
 pre-empt other features triggered by the same window (``preempts``) and
 carry a gamble played before it (``gamble``), see :func:`_preempt` and

@@ -1,28 +1,29 @@
-"""Engine ``gift_pick``: free spins whose features are picked from gifts (seed model: Secrets of Christmas).
+"""Engine ``gift_pick``: free spins whose effects are picked from gifts.
 
-Mechanic (rule text, NetEnt)
-----------------------------
-``c >= 3`` scatters anywhere in the base game award ``n0 = 10`` free spins
-(no retriggers).  Before they start the player opens ``c`` of 20 gifts
-(without replacement).  Each gift holds one effect:
+Mechanic
+--------
+``c`` trigger symbols (scatters anywhere) award ``n0 = counts[c]`` free spins
+(no retriggers).  Before they start the player opens ``c`` of the ``G``
+gifts (without replacement).  Each gift holds one effect:
 
-* ``spins``: ``+v`` free spins (2, 3, 4, 5 or 10);
-* ``multiplier``: ``+v`` added to the initial x1 multiplier of every
-  free-spin win;
-* ``wild_reel``: reel ``v`` (2 or 4) is wild for the whole feature;
-* ``wild_symbol``: symbol ``v`` (Candle, Bell) is a wild during the feature;
+* ``spins``: ``+v`` free spins;
+* ``multiplier``: ``+v`` added to the initial multiplier (``multiplier``,
+  default x1) of every free-spin win;
+* ``wild_reel``: reel ``v`` is wild for the whole feature;
+* ``wild_symbol``: symbol ``v`` is a wild during the feature;
 * ``expanding_symbol``: symbol ``v`` expands for the whole feature, or with
   ``v = "drawn"`` a symbol drawn (weighted) from the feature's
-  ``expanding_symbol`` declaration does (a design variant, not in the seed
-  game's rule text).
+  ``expanding_symbol`` declaration does.
 
-The contents of the 20 gifts are a model design (``gifts``).
+The contents of the gifts are a model design (``gifts``).  The seed model
+models/secrets_of_christmas.toml plays this mechanic (10 spins, 20 gifts;
+its rule text and source are named in the model file).
 
 Exact method
 ------------
 *Pick state.*  Gifts with the same effect are interchangeable; with type
 ``t`` held by ``N_t`` gifts, a pick of ``k_t`` of each type (sum ``c``) has
-probability ``prod_t C(N_t, k_t) / C(20, c)`` (multivariate hypergeometric).
+probability ``prod_t C(N_t, k_t) / C(G, c)`` (multivariate hypergeometric).
 Picks with the same *effect class* (extra spins, multiplier, wild reels,
 wild symbols, expanding symbol) are merged, adding probabilities (exact
 fractions).  A drawn expanding symbol splits its class by the drawn symbol
@@ -39,7 +40,7 @@ count (an all-wild reel shows no ``s``).  Its exact raw moments
 ``E[W^j] = M^j E[S_n^j]`` (binomial convolution of i.i.d. moments), and the
 feature mixes over the classes.  Units: **total-bet multiples**.
 
-*Currency cap.*  The round win is capped at ``C`` currency (GBP 250,000), so
+*Currency cap.*  The round win is capped at ``C`` currency (``[cap] currency``), so
 at total stake ``S`` at ``C / S`` total bets.  Where the theoretical maximum
 round win ``Mx`` satisfies ``Mx * S <= C`` the cap cannot bind and the capped
 RTP equals the exact one; elsewhere :func:`currency_cap_report` brackets it
@@ -202,7 +203,7 @@ def _class_table(game: Game, feature: str, reels: tuple, symbols: tuple, expandi
 def _table(game: Game, feature: str, reels: tuple, symbols: tuple, ws: Workspace | None = None,
            expanding: str | None = None) -> dict[int, int]:
     """:func:`_class_table`, walked once per workspace and class."""
-    return workspace_for(game, ws).memo(("soc.table", feature, reels, symbols, expanding),
+    return workspace_for(game, ws).memo(("gift_pick.table", feature, reels, symbols, expanding),
                                         lambda: _class_table(game, feature, reels, symbols, expanding))
 
 
@@ -231,7 +232,7 @@ def prefetch_tables(game: Game, feature: str, classes, ws: Workspace | None = No
     import multiprocessing as mp
 
     ws = workspace_for(game, ws)
-    todo = sorted({tuple(c) for c in classes if ("soc.table", feature) + tuple(c) not in ws},
+    todo = sorted({tuple(c) for c in classes if ("gift_pick.table", feature) + tuple(c) not in ws},
                   key=lambda c: (len(c[0]), -len(c[1])))
     if not todo:
         return
@@ -242,7 +243,7 @@ def prefetch_tables(game: Game, feature: str, classes, ws: Workspace | None = No
     else:
         tables = [_class_table(game, feature, r, s, e) for r, s, e in todo]
     for (r, s, e), t in zip(todo, tables):
-        ws.put(("soc.table", feature, r, s, e), t)
+        ws.put(("gift_pick.table", feature, r, s, e), t)
 
 
 def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k: int = K_MOMENTS,
@@ -287,7 +288,7 @@ def spin_class_moments(game: Game, feature: str, reels: tuple, symbols: tuple, k
 
 def _spin(game: Game, feature: str, reels: tuple, symbols: tuple, ws: Workspace, expanding: str | None = None
           ) -> dict:
-    return ws.memo(("soc.spin", feature, reels, symbols, expanding),
+    return ws.memo(("gift_pick.spin", feature, reels, symbols, expanding),
                    lambda: spin_class_moments(game, feature, reels, symbols, ws=ws, expanding=expanding))
 
 
@@ -311,7 +312,7 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS, ws
         ``mean``, ``second_moment``, ``spin_mean``, ``max``).
     """
     ws = workspace_for(game, ws)
-    return ws.memo(("soc.feature", feature, count, k), lambda: _feature_moments(game, feature, count, k, ws))
+    return ws.memo(("gift_pick.feature", feature, count, k), lambda: _feature_moments(game, feature, count, k, ws))
 
 
 def _feature_moments(game: Game, feature: str, count: int, k: int, ws: Workspace) -> dict:
@@ -383,11 +384,11 @@ def feature_law(game: Game, feature: str, count: int, ws: Workspace | None = Non
                 parts.append((tots[mult], GridLaw(law.step * mult, law.probs, law.error, law.method)))
         return mix_laws(parts)
 
-    return ws.memo(("soc.law", feature, count), build)
+    return ws.memo(("gift_pick.law", feature, count), build)
 
 
 def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Workspace | None = None) -> FeatureResult:
-    """Exact figures of Secrets of Christmas free spins started by ``count`` scatters.
+    """Exact figures of gift-pick free spins started by ``count`` scatters.
 
     Parameters
     ----------

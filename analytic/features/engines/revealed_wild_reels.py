@@ -1,12 +1,14 @@
-"""Book of Christmas Eve: free spins with a drawn expanding symbol and multiplier wild reels.
+"""Engine ``revealed_wild_reels``: free spins with a drawn expanding symbol and wild reels revealing multipliers.
 
-Mechanic (rule text, Nucleus Gaming)
-------------------------------------
-Three Books (wild and scatter, reels 2-4 only) start a fixed number ``n`` of
-free spins; no retriggers in the game (the engine also solves a retrigger
-table, below).  Before they start one paying symbol ``s`` is
-drawn (weights ``w_s``).  In a free spin every Book expands over its reel and
-reveals a multiplier ``m`` in 1..5 (weights ``v_m``), independently per reel.
+Mechanic
+--------
+The trigger starts a fixed number ``n`` of free spins (a retrigger table is
+optional, below).  Before they start one paying symbol ``s`` is drawn
+(weights ``w_s``).  In a free spin every reel showing the revealing symbol
+(param ``revealed_by``, a wild and scatter; called the Book below) expands
+into a wild reel and reveals a multiplier ``m`` (weights ``v_m``, e.g. 1..5),
+independently per reel.  The seed model models/book_of_christmas_eve.toml
+plays this mechanic (its rule text and source are named in the model file).
 A spin pays
 
 * the regular line wins, the expanded reels acting as wilds whose
@@ -52,9 +54,10 @@ and the feature mixes over ``s`` (law of total expectation).  Nothing is
 sampled.  Units: wins in **total-bet multiples** (line-bet units divided by
 ``game.total_bet``).
 
-The published maximum (20,168x bet) is read by rule ``published_max_win``:
-``"cap"`` (default: the round win is capped there; the theoretical maximum of
-a 5x-multiplier book game is far above it) or ``"theoretical"``.
+A published maximum win (``[cap] total_bet_multiple``, e.g. 20,168x in the
+seed model) is read by rule ``published_max_win``: ``"cap"`` (default: the
+round win is capped there; the theoretical maximum with large revealed
+multipliers is usually far above it) or ``"theoretical"``.
 
 The cap, exactly
 ----------------
@@ -113,7 +116,7 @@ MULTIPLIERS = (1, 2, 3, 4, 5)
 
 
 # --------------------------------------------------------------------------
-# generic exact moment algebra (shared with secrets_of_christmas)
+# generic exact moment algebra (shared with engine gift_pick)
 
 
 def iid_sum_moments(m: Sequence[Fraction], n: int) -> list[Fraction]:
@@ -190,13 +193,13 @@ def _free_spin_table(game: Game, feature: str, symbol: str, ws: Workspace | None
             out[(lw, ex)] = out.get((lw, ex), 0) + c
         return out
 
-    return workspace_for(game, ws).memo(("boce.spin_table", feature, symbol), compute)
+    return workspace_for(game, ws).memo(("revealed_wild_reels.spin_table", feature, symbol), compute)
 
 
 def _free_spin_joint(game: Game, feature: str, symbol: str, ws: Workspace | None = None
                      ) -> dict[tuple[int, int, int], int]:
     """Exact joint law of one free spin's (award, line win, expansion win) (kept in the workspace ``ws``)."""
-    return workspace_for(game, ws).memo(("boce.spin_joint", feature, symbol),
+    return workspace_for(game, ws).memo(("revealed_wild_reels.spin_joint", feature, symbol),
                                         lambda: _walk_free_spin_table(game, feature, symbol))
 
 
@@ -350,7 +353,7 @@ def spin_moments(game: Game, feature: str, symbol: str, k: int = K_MOMENTS, ws: 
     ----------
     game : Game
     feature : str
-        Feature name (kind ``book_of_christmas_eve``).
+        Feature name (engine ``revealed_wild_reels``).
     symbol : str
         The drawn special expanding symbol.
     k : int
@@ -450,18 +453,18 @@ def _components(game: Game, feature: str, count: int, ws: Workspace) -> list:
 
 def _cached_feature(game: Game, feature: str, count: int, ws: Workspace | None) -> dict:
     ws = workspace_for(game, ws)
-    return ws.memo(("boce.feature", feature, count), lambda: feature_moments(game, feature, count, ws=ws))
+    return ws.memo(("revealed_wild_reels.feature", feature, count), lambda: feature_moments(game, feature, count, ws=ws))
 
 
 def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Workspace | None = None) -> FeatureResult:
-    """Exact figures of Book of Christmas Eve free spins started with ``count`` Books.
+    """Exact figures of revealed-wild-reels free spins started with ``count`` trigger symbols.
 
     Parameters
     ----------
     game : Game
     feature : str
     count : int
-        Trigger count (number of Books; selects the spins awarded).
+        Trigger count (selects the spins awarded).
     mode : str
         Bet mode (unused: free spins play at the triggering bet).
     ws : Workspace, optional
@@ -507,7 +510,7 @@ def _solve_retrigger(game: Game, feature: str, count: int, ws: Workspace | None)
     n = _spins(game, feature, count)
     states = state_outcomes(game, feature, ws)
     return solve_fixed_states(
-        game, feature, count, n, states, ws=ws, law_key="boce.retrigger_law",
+        game, feature, count, n, states, ws=ws, law_key="revealed_wild_reels.retrigger_law",
         method=("Wald closed forms per drawn symbol (exact rationals) from one spin's exact joint law of "
                 "(retrigger award, win) by the joint line walk on book-expanded windows weighted by multiplier"))
 
@@ -758,7 +761,7 @@ def feature_law(game: Game, feature: str, count: int, cap: Fraction, ws: Workspa
                  for s, w in zip(es["choose_from"], es["weights"]) if w]
         return capped.mixture(parts)
 
-    return ws.memo(("boce.law", feature, count, Fraction(cap)), compute)
+    return ws.memo(("revealed_wild_reels.law", feature, count, Fraction(cap)), compute)
 
 
 def capped_round(game: Game, mode: str | None, cap: Fraction, ws: Workspace | None = None
@@ -799,7 +802,7 @@ def capped_round(game: Game, mode: str | None, cap: Fraction, ws: Workspace | No
 
 
 def solve_round_capped(game: Game, mode: str, *, plain, ws: Workspace | None = None) -> "RoundResult":  # noqa: F821
-    """Round figures with the published 20,168x read as a cap (rule ``published_max_win``).
+    """Round figures with the published maximum win read as a cap (rule ``published_max_win``).
 
     ``plain``: the mode's round without cap (``solve_round(game, mode, plain=True)``); ``ws``: the
     solve's workspace for ``game`` (None: a fresh one).

@@ -1,4 +1,5 @@
-"""Player of engine ``drawn_expanding`` (seed model: Book of Power's regular and Power Free Spins).
+"""Player of engine ``drawn_expanding``: free spins drawing expanding symbols at awards, with an optional
+ladder of golden reels (e.g. the seed model models/book_of_power.toml, its regular and Power Free Spins).
 
 Written from the rule text of the seed model (its clauses are quoted where they decide a reading; the model file names its source)
 and the kind's documented params and rule switches; it shares no code with
@@ -74,11 +75,11 @@ from analytic.simulator.evaluate import candidate_line_pays, evaluate_windows, l
 from analytic.simulator.features import FeatureBatch
 from analytic.simulator.features.common import block_sizes, feature_params, reel_expansion_pays, retire_limited
 
-__all__ = ["BookOfPower", "prepare", "play", "repeat_multiplier"]
+__all__ = ["DrawnExpandingFeature", "prepare", "play", "repeat_multiplier"]
 
 
 @dataclass(frozen=True)
-class BookOfPower:
+class DrawnExpandingFeature:
     """Parameters of a ``drawn_expanding`` feature (plain data)."""
 
     reel_set: str
@@ -121,7 +122,7 @@ def _power_books(game) -> set:
     return out
 
 
-def prepare(game, spec) -> BookOfPower:
+def prepare(game, spec) -> DrawnExpandingFeature:
     """Read the parameters of ``spec`` (a FeatureSpec of engine ``drawn_expanding``).
 
     Raises
@@ -168,7 +169,7 @@ def prepare(game, spec) -> BookOfPower:
             gamble = (into, q, tuple(modes))
     # expected spins between state changes, for the block size only
     seg = _segment(game, spec.reel_set, books, pbooks if variant == "power" else set())
-    return BookOfPower(
+    return DrawnExpandingFeature(
         reel_set=spec.reel_set,
         variant=variant,
         spins_per_book=int(p["spins_per_symbol"]),
@@ -224,8 +225,8 @@ def _candidate_pays(tables, per_reel, support, mults):
                      for c in range(len(tables.cand_names))])
 
 
-def play(tables, name, prep: BookOfPower, counts, awards, rng, max_spins: int = 10**6) -> FeatureBatch:
-    """Play ``len(awards)`` Book of Power features at once.
+def play(tables, name, prep: DrawnExpandingFeature, counts, awards, rng, max_spins: int = 10**6) -> FeatureBatch:
+    """Play ``len(awards)`` drawn-expanding features at once.
 
     The instances advance together in blocks: each active instance draws up
     to ``prep.segment`` spins with its current state; the spins up to and
@@ -237,7 +238,7 @@ def play(tables, name, prep: BookOfPower, counts, awards, rng, max_spins: int = 
     ----------
     tables : Tables
     name : str
-    prep : BookOfPower
+    prep : DrawnExpandingFeature
     counts : ndarray of int, shape (m,)
         Trigger counts (unused: the award gives the spins).
     awards : ndarray of int, shape (m,)

@@ -1,4 +1,5 @@
-"""Player of engine ``gift_pick`` (seed model: NetEnt's Secrets of Christmas).
+"""Player of engine ``gift_pick``: free spins whose effects are picked from gifts (e.g. the seed model
+models/secrets_of_christmas.toml).
 
 Written from the rule text of the seed model (its clauses are quoted where they decide a reading; the model file names its source)
 and the kind's documented params; it shares no code with the solver.
@@ -43,14 +44,14 @@ from analytic.simulator.evaluate import evaluate_windows
 from analytic.simulator.features import FeatureBatch, weighted_draw
 from analytic.simulator.features.common import capped_spins, feature_params, fixed_spin_blocks, with_virtual_symbols
 
-__all__ = ["SecretsOfChristmas", "prepare", "play"]
+__all__ = ["GiftPickFeature", "prepare", "play"]
 
 _EFFECTS = ("spins", "multiplier", "wild_reel", "wild_symbol", "expanding_symbol")
 
 
 @dataclass(frozen=True)
-class SecretsOfChristmas:
-    """Parameters of a ``secrets_of_christmas`` feature (plain data)."""
+class GiftPickFeature:
+    """Parameters of a ``gift_pick`` feature (plain data)."""
 
     reel_set: str
     wild: str
@@ -62,8 +63,8 @@ class SecretsOfChristmas:
     denom: int = 1
 
 
-def prepare(game, spec) -> SecretsOfChristmas:
-    """Read the parameters of ``spec`` (a ``secrets_of_christmas`` FeatureSpec).
+def prepare(game, spec) -> GiftPickFeature:
+    """Read the parameters of ``spec`` (a FeatureSpec of engine ``gift_pick``).
 
     Raises
     ------
@@ -96,7 +97,7 @@ def prepare(game, spec) -> SecretsOfChristmas:
     most = max(int(k) for k in spec.trigger.counts)
     if len(gifts) < most:
         raise ModelError(game.path, f"{key}.gifts", f"{len(gifts)} gifts, but a trigger picks up to {most}")
-    return SecretsOfChristmas(
+    return GiftPickFeature(
         reel_set=spec.reel_set,
         wild=wild,
         base_multiplier=int(p.get("multiplier", 1)),
@@ -107,7 +108,7 @@ def prepare(game, spec) -> SecretsOfChristmas:
     )
 
 
-def open_gifts(prep: SecretsOfChristmas, picks, reels: int, rng, index=None) -> tuple:
+def open_gifts(prep: GiftPickFeature, picks, reels: int, rng, index=None) -> tuple:
     """Open ``picks[i]`` gifts for each instance (without replacement).
 
     ``index``: symbol name -> symbol index (needed for an ``expanding_symbol`` gift).
@@ -143,14 +144,14 @@ def open_gifts(prep: SecretsOfChristmas, picks, reels: int, rng, index=None) -> 
     return extra, mult, wild_reels, cls, exp
 
 
-def play(tables, name, prep: SecretsOfChristmas, counts, awards, rng, max_spins: int = 10**6) -> FeatureBatch:
-    """Play ``len(awards)`` Secrets of Christmas features at once.
+def play(tables, name, prep: GiftPickFeature, counts, awards, rng, max_spins: int = 10**6) -> FeatureBatch:
+    """Play ``len(awards)`` gift-pick features at once.
 
     Parameters
     ----------
     tables : Tables
     name : str
-    prep : SecretsOfChristmas
+    prep : GiftPickFeature
     counts : ndarray of int, shape (m,)
         Scatters that started each instance = gifts it opens.
     awards : ndarray of int, shape (m,)

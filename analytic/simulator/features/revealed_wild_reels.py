@@ -1,4 +1,5 @@
-"""Player of the ``book_of_christmas_eve`` kind (Nucleus Gaming's Book of Christmas Eve).
+"""Player of engine ``revealed_wild_reels``: free spins with a drawn expanding symbol and wild reels revealing
+multipliers (e.g. the seed model models/book_of_christmas_eve.toml).
 
 Written from the rule text of the seed model (its clauses are quoted where they decide a reading; the model file names its source)
 and the kind's documented params; it shares no code with the solver.
@@ -63,12 +64,12 @@ from analytic.simulator.features.common import (
     with_virtual_symbols,
 )
 
-__all__ = ["BookOfChristmasEve", "prepare", "play", "with_virtual_symbols"]
+__all__ = ["RevealedWildReelsFeature", "prepare", "play", "with_virtual_symbols"]
 
 
 @dataclass(frozen=True)
-class BookOfChristmasEve:
-    """Parameters of a ``book_of_christmas_eve`` feature (plain data)."""
+class RevealedWildReelsFeature:
+    """Parameters of a ``revealed_wild_reels`` feature (plain data)."""
 
     reel_set: str
     book: str
@@ -84,8 +85,8 @@ class BookOfChristmasEve:
     retrigger_count: str = "landed"  # "landed" | "reels"
 
 
-def prepare(game, spec) -> BookOfChristmasEve:
-    """Read the parameters of ``spec`` (a ``book_of_christmas_eve`` FeatureSpec).
+def prepare(game, spec) -> RevealedWildReelsFeature:
+    """Read the parameters of ``spec`` (a FeatureSpec of engine ``revealed_wild_reels``).
 
     Raises
     ------
@@ -120,7 +121,7 @@ def prepare(game, spec) -> BookOfChristmasEve:
             raise UnboundedFeatureError(game.path, f"{key}.retrigger",
                                         f"expected extra spins per free spin is {ea} >= 1: the feature's "
                                         "expected length is infinite; lower the retrigger awards")
-    return BookOfChristmasEve(
+    return RevealedWildReelsFeature(
         retrigger_symbols=rsym,
         retrigger_counts=rcounts,
         retrigger_count=per,
@@ -163,14 +164,14 @@ def _expansion_table(tables, names) -> tuple:
     return pay, kmin
 
 
-def play(tables, name, prep: BookOfChristmasEve, counts, awards, rng, max_spins: int = 10**6) -> FeatureBatch:
-    """Play ``len(awards)`` Book of Christmas Eve features at once.
+def play(tables, name, prep: RevealedWildReelsFeature, counts, awards, rng, max_spins: int = 10**6) -> FeatureBatch:
+    """Play ``len(awards)`` revealed-wild-reels features at once.
 
     Parameters
     ----------
     tables : Tables
     name : str
-    prep : BookOfChristmasEve
+    prep : RevealedWildReelsFeature
     counts : ndarray of int, shape (m,)
         Trigger counts (unused: the award gives the spins).
     awards : ndarray of int, shape (m,)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from analytic.errors import ModelError
-from analytic.features.engines import gift_pick as soc
+from analytic.features.engines import gift_pick
 from analytic.model import load_model_text
 
 MODELS = Path(__file__).resolve().parents[3] / "models"
@@ -167,7 +167,7 @@ def test_spin_classes_against_brute_force():
             seen.add((reels, syms, exp))
             law = brute_spin(reels, syms, exp)
             tot = sum(law.values())
-            sm = soc.spin_class_moments(g, "fs", reels, syms, expanding=exp)
+            sm = gift_pick.spin_class_moments(g, "fs", reels, syms, expanding=exp)
             for j in (1, 2, 3):
                 assert sm["moments"][j] == Fraction(sum(x**j * c for x, c in law.items()), tot * 2**j), (reels, syms, exp)
             assert sm["max"] == Fraction(max(law), 2)
@@ -181,7 +181,7 @@ def test_class_probabilities_split_by_the_draw():
         for p, extra, mult, reels, syms, exp in gift_sets(picks):
             k = (extra, mult, reels, syms, exp)
             want[k] = want.get(k, 0) + p
-        assert soc.classes_of(g, "fs", picks) == want
+        assert gift_pick.classes_of(g, "fs", picks) == want
 
 
 @pytest.mark.parametrize("picks", [2, 3])
@@ -189,7 +189,7 @@ def test_feature_moments_against_enumeration(picks):
     g = load_model_text(TOY, path="toy_gift_expanding.toml")
     law = feature_law(picks)
     assert sum(law.values()) == 1
-    fr = soc.solve_feature(g, "fs", picks, "base")
+    fr = gift_pick.solve_feature(g, "fs", picks, "base")
     assert fr.mean.label == "exact"
     assert fr.mean.value == sum(x * q for x, q in law.items()) / 2
     assert fr.second_moment.value == sum(x * x * q for x, q in law.items()) / 4
@@ -219,7 +219,7 @@ def tv(grid_points, exact) -> float:
 @pytest.mark.parametrize("picks", [2, 3])
 def test_feature_law_against_enumeration(picks):
     g = load_model_text(TOY, path="toy_gift_expanding.toml")
-    law = soc.solve_feature(g, "fs", picks, "base").law
+    law = gift_pick.solve_feature(g, "fs", picks, "base").law
     want = {Fraction(x, 2): q for x, q in feature_law(picks).items()}
     got = {law.step * k: p for k, p in enumerate(law.probs) if p}
     assert tv(got, want) <= law.error < 1e-9
@@ -239,7 +239,7 @@ def test_round_law_against_enumeration():
 def test_capped_rtp_against_round_enumeration(cap):
     g = load_model_text(TOY, path="toy_gift_expanding.toml")
     rnd = round_enumeration()
-    got = soc.capped_rtp_exact(g, "base", Fraction(cap))
+    got = gift_pick.capped_rtp_exact(g, "base", Fraction(cap))
     assert got["capped_rtp"] == sum((q * min(x, cap) for x, q in rnd.items()), Fraction(0))
     assert got["p_reach_cap"] == sum((q for x, q in rnd.items() if x >= cap), Fraction(0))
 
@@ -256,7 +256,7 @@ def test_fixed_expanding_gift():
         e = "b" if exp is not None else None
         law = brute_spin(reels, syms, e)
         want += p * mult * (2 + extra) * Fraction(sum(x * c for x, c in law.items()), sum(law.values()))
-    assert soc.solve_feature(g, "fs", 2, "base").mean.value == want / 2
+    assert gift_pick.solve_feature(g, "fs", 2, "base").mean.value == want / 2
 
 
 @pytest.mark.parametrize("edit, where", [

@@ -1,4 +1,4 @@
-"""Engine gift_pick (Secrets of Christmas): the gift pick and tiny free spins against brute force."""
+"""Engine gift_pick: the gift pick and tiny free spins against brute force."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from analytic.features.engines import gift_pick as soc
+from analytic.features.engines import gift_pick
 from analytic.model import load_model_text
 
 MODEL = Path(__file__).resolve().parents[3] / "models" / "secrets_of_christmas.toml"
@@ -47,7 +47,7 @@ def direct_classes(gifts, picks, base=1):
 def test_gift_classes_equal_direct_combinations(picks):
     gifts = model_gifts()
     assert sum(n for *_, n in gifts) == 20
-    got = soc.gift_classes(gifts, picks)
+    got = gift_pick.gift_classes(gifts, picks)
     assert got == direct_classes(gifts, picks)
     assert sum(got.values()) == 1
 
@@ -131,20 +131,20 @@ def test_free_spin_classes_and_feature_against_brute_force():
             tot = sum(law.values())
             e1 = Fraction(sum(x * c for x, c in law.items()), tot)
             e2 = Fraction(sum(x * x * c for x, c in law.items()), tot)
-            sm = soc.spin_class_moments(g, "fs", reels, syms)
+            sm = gift_pick.spin_class_moments(g, "fs", reels, syms)
             assert sm["moments"][1] == e1 and sm["moments"][2] == e2
             assert sm["max"] == max(law)
             n = 2 + extra
             want1 += p * mult * n * e1
             want2 += p * mult**2 * (n * e2 + n * (n - 1) * e1 * e1)
-        fr = soc.solve_feature(g, "fs", picks, "base")
+        fr = gift_pick.solve_feature(g, "fs", picks, "base")
         assert fr.mean.value == want1 and fr.second_moment.value == want2
 
 
 def test_currency_cap_binds_only_above_max_win():
     g = load_model_text(TOY, path="toy_soc.toml")
-    mx = soc.max_round_win(g, "base")
-    rep = soc.currency_cap_report(g, "base")
+    mx = gift_pick.max_round_win(g, "base")
+    rep = gift_pick.currency_cap_report(g, "base")
     for r in rep:
         assert r["binds"] == (mx * r["stake"] > 1000)
         if not r["binds"]:
@@ -208,7 +208,7 @@ def test_exact_capped_rtp_against_brute_force(cap):
     rnd = _toy_round_law(g)
     want = sum((q * min(x, cap) for x, q in rnd.items()), Fraction(0))
     reach = sum((q for x, q in rnd.items() if x >= cap), Fraction(0))
-    got = soc.capped_rtp_exact(g, "base", Fraction(cap))
+    got = gift_pick.capped_rtp_exact(g, "base", Fraction(cap))
     assert got["capped_rtp"] == want and got["p_reach_cap"] == reach
 
 
@@ -219,8 +219,8 @@ def test_stake_table_exact_against_brute_force():
     g = load_model_text(TOY.replace("stakes = [1, 100]", "stakes = [" + ", ".join(f'"{s}"' for s in stakes) + "]"),
                         path="toy_soc.toml")
     rnd = _toy_round_law(g)
-    rows = soc.currency_cap_report(g, "base")
-    brackets = soc.currency_cap_report(g, "base", exact_stakes=False)
+    rows = gift_pick.currency_cap_report(g, "base")
+    brackets = gift_pick.currency_cap_report(g, "base", exact_stakes=False)
     assert [r["cap_multiple"] for r in rows] == CAPS and all(r["binds"] for r in rows)
     for r, b in zip(rows, brackets):
         c = r["cap_multiple"]

@@ -1,4 +1,4 @@
-"""Engine revealed_wild_reels (Book of Christmas Eve): tiny games against hand-written brute force."""
+"""Engine revealed_wild_reels: tiny games against hand-written brute force."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from analytic.features.engines import revealed_wild_reels as boce
+from analytic.features.engines import revealed_wild_reels as rwr
 from analytic.model import load_model_text
 from analytic.solver.round import solve_round
 
@@ -123,7 +123,7 @@ def test_spin_moments_match_brute_force(rule, s):
     g = toy(rule)
     law = brute_spin(s, rule)
     tot = sum(law.values())
-    sm = boce.spin_moments(g, "fs", s)
+    sm = rwr.spin_moments(g, "fs", s)
     for j in range(5):
         assert sm["moments"][j] == Fraction(sum(x**j * n for x, n in law.items()), tot)
     assert sm["max"] == max(law)
@@ -140,7 +140,7 @@ def test_feature_mixture_and_round():
         e2 = Fraction(sum(x * x * c for x, c in law.items()), tot)
         m1 += Fraction(w, 3) * n * e1
         m2 += Fraction(w, 3) * (n * e2 + n * (n - 1) * e1 * e1)
-    fr = boce.solve_feature(g, "fs", 2, "base")
+    fr = rwr.solve_feature(g, "fs", 2, "base")
     assert fr.mean.value == m1 and fr.second_moment.value == m2
     assert fr.expected_spins.value == 3
     buy = solve_round(g, "buy", plain=True)
@@ -211,7 +211,7 @@ def test_iid_sum_moments_against_enumeration():
     law = {0: 3, 2: 1, 7: 2}
     tot = sum(law.values())
     m = [Fraction(sum(x**j * c for x, c in law.items()), tot) for j in range(5)]
-    got = boce.iid_sum_moments(m, 3)
+    got = rwr.iid_sum_moments(m, 3)
     want = [Fraction(0)] * 5
     for xs in itertools.product(law, repeat=3):
         p = Fraction(law[xs[0]] * law[xs[1]] * law[xs[2]], tot**3)
@@ -232,10 +232,10 @@ def test_theoretical_max_win_and_cap_bracket():
         win = _line_pay(cells)
         best_base = max(best_base, win)
     best_spin = max(max(brute_spin(s, "pays")) for s in "ab")
-    assert boce.max_round_win(g, "base") == best_base + 3 * best_spin
-    br = boce.capped_rtp_bounds(g, "base", cap=Fraction(10**9))
+    assert rwr.max_round_win(g, "base") == best_base + 3 * best_spin
+    br = rwr.capped_rtp_bounds(g, "base", cap=Fraction(10**9))
     assert not br["binds"] and br["lower"] == br["upper"]
-    br = boce.capped_rtp_bounds(g, "base", cap=Fraction(30))
+    br = rwr.capped_rtp_bounds(g, "base", cap=Fraction(30))
     assert br["binds"] and 0 <= br["upper"] - br["lower"]
 
 
@@ -245,7 +245,7 @@ def test_tail_bound_is_an_upper_bound():
     m = [Fraction(sum(x**j * c for x, c in law.items()), tot) for j in range(5)]
     for c in (5, 50, 500):
         exact = Fraction(sum(max(x - c, 0) * n for x, n in law.items()), tot)
-        assert exact <= boce.tail_bound(m, Fraction(c))
+        assert exact <= rwr.tail_bound(m, Fraction(c))
 
 
 def test_shipped_model_solves_every_mode():
@@ -262,14 +262,14 @@ def test_shipped_model_solves_every_mode():
         assert 0 < r.extra["p_reach_cap"].value < Fraction(1, 1000)
         assert r.rtp.value < r.extra["uncapped_rtp"].value
         # the exact capped RTP lies inside the earlier certified moment bracket
-        br = boce.capped_rtp_bounds(g, mode)
+        br = rwr.capped_rtp_bounds(g, mode)
         assert br["lower"] <= r.rtp.value <= br["upper"]
         d = r.extra["distribution"]
         assert sum(d.values()) == 1 and max(d) == 20168
         assert d[Fraction(20168)] == r.extra["p_reach_cap"].value
         assert sum(w * q for w, q in d.items()) / r.cost == r.rtp.value
     # the theoretical maximum of a 3 x 5x multiplier book game is far above the published 20,168x
-    assert boce.max_round_win(g, "base") > 20168
+    assert rwr.max_round_win(g, "base") > 20168
 
 
 def test_currency_cap_stakes_from_the_kinds_capped_law():

@@ -25,7 +25,7 @@ __all__ = ["regular_cap_bounds", "workers", "JOB_SECONDS"]
 
 #: Workspace key of the seconds each solve of the last :func:`regular_cap_bounds` call took:
 #: ``{(kind, n0, levels): seconds}`` (for the benchmark's breakdown).
-JOB_SECONDS = "bop.regbounds.seconds"
+JOB_SECONDS = "drawn_expanding.regbounds.seconds"
 #: In a worker process only: the workspace it was started with (the pool's initializer argument,
 #: inherited through ``fork``, never pickled); never set in the parent process.
 _WORKER_WS: list = []
@@ -123,7 +123,7 @@ def regular_cap_bounds(game, feature: str, starts, meanwhile=None, ws=None, kind
     # the levels of a start share chain runs of LEVEL_RUN levels (a cut that does not depend on the
     # number of workers, so neither do the figures)
     # the starts of a run are solved in one job, longest first (they share the run's per-id tables)
-    done = ws.memo(("bop.regbounds", feature), dict)
+    done = ws.memo(("drawn_expanding.regbounds", feature), dict)
     missing = tuple(n0 for n0 in starts if any(("upper", n0, lv, eps) not in done for lv in levels))
     jobs = [("upper", feature, missing, run, eps) for run in rc.level_runs(levels)] \
         if missing and "upper" in kinds else []

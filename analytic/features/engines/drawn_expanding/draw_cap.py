@@ -171,7 +171,7 @@ LEVEL_KMAX = 40
 #: Largest number of (group counts, spins left) states solved before refusing.
 MAX_STATES = 4_000_000
 #: Workspace key of the last chain run's per-id tables (spin laws, draws, charges), shared by its starts.
-RUN_TABLES = "bop.regcap.run_tables"
+RUN_TABLES = "drawn_expanding.regcap.run_tables"
 
 
 class TooManyStates(ValueError):
@@ -775,7 +775,7 @@ def regular_cap_bound(game, feature: str, n0: int, u: int | None = None, eps: fl
 
     Parameters
     ----------
-    game, feature : the model and its regular Book of Power feature.
+    game, feature : the model and its ``drawn_expanding`` feature with drawn symbols (no ladder).
     n0 : int
         Starting spins (10/15/20 for 3/4/5 books on the shipped model).
     u : int, optional
@@ -871,7 +871,7 @@ def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None 
     # one entry per run: a level's float sums may differ in their last bits with the run's other
     # levels (array shapes), so a result is reused only for the same run
     run = tuple(dict.fromkeys(levels))  # each level once, in order
-    key = ("bop.regcap", feature, n0, u, eps, eps_mgf, tuple(groups), tuple(MGF_THETAS), max_states,
+    key = ("drawn_expanding.regcap", feature, n0, u, eps, eps_mgf, tuple(groups), tuple(MGF_THETAS), max_states,
            run, LEVEL_KMAX, lines)
     hit = ws.get(key)
     if hit is None:

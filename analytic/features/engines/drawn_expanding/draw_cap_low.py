@@ -118,7 +118,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
 
     Parameters
     ----------
-    game, feature : the model and its regular Book of Power feature.
+    game, feature : the model and its ``drawn_expanding`` feature with drawn symbols (no ladder).
     n0 : int
         Starting spins (10/15/20 for 3/4/5 books on the shipped model).
     u : int, optional
@@ -166,7 +166,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
         raise ValueError(f"regular_cap_lower: tracked symbols {tracked!r} must be distinct regular symbols")
     check_grid_unit(u, "regular_cap_lower")
     max_states = MAX_STATES if max_states is None else max_states
-    key = ("bop.reglow", feature, n0, u, eps, tracked, max_states, rest_mean, KMAX_LOW, LOW_GRID)
+    key = ("drawn_expanding.reglow", feature, n0, u, eps, tracked, max_states, rest_mean, KMAX_LOW, LOW_GRID)
     hit = ws.get(key)
     if hit is not None:
         return hit
@@ -180,7 +180,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     rest = tuple(s for s in st.ordered if s not in tracked)
     nt = len(tracked)
     rest_mean = rest_mean and bool(rest)
-    tkey = ("bop.reglow.table", feature, tracked, rest_mean)  # the spin table does not depend on the start
+    tkey = ("drawn_expanding.reglow.table", feature, tracked, rest_mean)  # the spin table does not depend on the start
 
     def table():
         keys, cnt = expansion_table(st, [(s,) for s in tracked] + ([rest] if rest else []))

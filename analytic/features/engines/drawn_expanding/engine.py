@@ -19,7 +19,7 @@ Where the method lives
   (docs/derivations.md s.5).  Both return certified intervals (truncation dominated by
   an i.i.d. feature and Wald's identities, floating point by a-priori
   bounds or a residual certificate).
-* this module -- model validation (kind ``book_of_power``, rules ``bop_*``),
+* this module -- model validation (engine ``drawn_expanding`` and its rules),
   :func:`solve_feature` (the registered feature solver, wrapping the
   intervals as ``bounded`` figures), :func:`fair_gamble_probability`,
   :func:`solve_drawn_expanding_round` (the registered round solver: gamble policy,
@@ -319,7 +319,7 @@ def draw_multiplier_mean(j: int, reading: str = "count", nsym: int = 9,
 
 
 class SpinStats:
-    """Exact per-spin figures of one Book of Power feature (free or power free reels).
+    """Exact per-spin figures of one ``drawn_expanding`` feature (drawn symbols or a golden-reel ladder).
 
     Attributes
     ----------
@@ -493,12 +493,12 @@ class SpinStats:
 
 
 def spin_stats(game: Game, feature: str, ws: Workspace | None = None) -> SpinStats:
-    """Exact per-spin figures of a Book of Power feature, kept in the workspace ``ws``.
+    """Exact per-spin figures of a ``drawn_expanding`` feature, kept in the workspace ``ws``.
 
     ``ws``: the solve's :class:`analytic.workspace.Workspace` of
     ``game`` (None: a fresh one, the figures are computed again).
     """
-    return workspace_for(game, ws).memo(("bop.spin_stats.v1", feature), lambda: SpinStats(game, feature))
+    return workspace_for(game, ws).memo(("drawn_expanding.spin_stats.v1", feature), lambda: SpinStats(game, feature))
 
 
 # --------------------------------------------------------------------------
@@ -664,14 +664,14 @@ def feature_moments(game: Game, feature: str, count: int, ws: Workspace | None =
             return S.regular_moments(st, starts)
         return S.power_moments(st, starts)
 
-    return ws.memo(("bop.moments", feature), compute)[game.features[feature].trigger.counts[count]]
+    return ws.memo(("drawn_expanding.moments", feature), compute)[game.features[feature].trigger.counts[count]]
 
 
 def set_means(game: Game, feature: str, ws: Workspace | None = None) -> dict:
     """:func:`~analytic.features.engines.drawn_expanding.line_sets.set_line_means`, kept in the workspace ``ws``."""
     from analytic.features.engines.drawn_expanding.line_sets import set_line_means
 
-    return workspace_for(game, ws).memo(("bop.literal.sets", feature), lambda: set_line_means(game, feature))
+    return workspace_for(game, ws).memo(("drawn_expanding.literal.sets", feature), lambda: set_line_means(game, feature))
 
 
 def _literal_regular_moments(game: Game, feature: str, starts, ws: Workspace) -> dict:
@@ -702,7 +702,7 @@ def _literal_regular_moments(game: Game, feature: str, starts, ws: Workspace) ->
 
 def solve_feature(game: Game, feature: str, count: int, mode: str | None = None, *,
                   ws: Workspace | None = None) -> FeatureResult:
-    """Figures of one Book of Power feature started with ``count`` books.
+    """Figures of one ``drawn_expanding`` feature started with ``count`` trigger symbols (books).
 
     ``ws``: the solve's :class:`analytic.workspace.Workspace` of
     ``game`` (None: a fresh one).
@@ -857,7 +857,7 @@ def fair_gamble_probability(game: Game, mode: str = "power_bet", ws: Workspace |
 
 def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str | None = None, *,
                                 plain, ws: Workspace | None = None):
-    """Round figures of a Book of Power bet mode, with the gamble and the cap.
+    """Round figures of a bet mode with ``drawn_expanding`` features, with the gamble and the cap.
 
     Parameters
     ----------

@@ -98,7 +98,7 @@ def power_cap_law(game, feature: str, Kmax: int | None = None, J: int = J_AWARDS
     from analytic.workspace import workspace_for
 
     ws = workspace_for(game, ws)
-    return ws.memo(("bop.power_cap_law", feature, Kmax, J), lambda: PowerCapLaw(game, feature, Kmax, J, ws=ws))
+    return ws.memo(("drawn_expanding.power_cap_law", feature, Kmax, J), lambda: PowerCapLaw(game, feature, Kmax, J, ws=ws))
 
 
 class PowerCapLaw:

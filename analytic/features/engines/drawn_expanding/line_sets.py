@@ -244,6 +244,6 @@ def bounding_workspace(ws, feature: str, side: str):
     """The workspace of :func:`bounding_game` for ``ws``'s game, kept in ``ws`` (same precision, workers)."""
     from analytic.workspace import Workspace
 
-    return ws.memo(("bop.literal.side", feature, side),
+    return ws.memo(("drawn_expanding.literal.side", feature, side),
                    lambda: Workspace(bounding_game(ws.game, feature, side), precision=ws.precision,
                                      workers=ws.workers))

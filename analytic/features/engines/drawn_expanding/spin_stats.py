@@ -66,13 +66,13 @@ def _gsum(idx: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
 
 
 def spin_stats(game, feature: str, ws=None) -> "SpinStats":
-    """Per-spin statistics of a Book of Power feature, kept in the workspace ``ws``.
+    """Per-spin statistics of a ``drawn_expanding`` feature, kept in the workspace ``ws``.
 
     Parameters
     ----------
     game : Game
     feature : str
-        A Book of Power feature.
+        A ``drawn_expanding`` feature.
     ws : Workspace, optional
         The solve's workspace for ``game`` (:mod:`analytic.workspace`);
         None: a fresh one (the statistics are built again).
@@ -83,7 +83,7 @@ def spin_stats(game, feature: str, ws=None) -> "SpinStats":
     """
     from analytic.workspace import workspace_for
 
-    return workspace_for(game, ws).memo(("bop.spin_stats", feature), lambda: SpinStats(game, feature))
+    return workspace_for(game, ws).memo(("drawn_expanding.spin_stats", feature), lambda: SpinStats(game, feature))
 
 
 class SpinStats:
@@ -116,7 +116,7 @@ class SpinStats:
         if game.scatter is not None and any(v > 0 for v in game.scatter.pays.values()):
             # the simulator pays them in every free spin; the spin law here is line wins and expansions
             raise ModelError(game.path, "scatter.pays",
-                             "kind 'book_of_power' solves free spins paying line wins and expansions only; "
+                             "engine 'drawn_expanding' solves free spins paying line wins and expansions only; "
                              "scatter pays (also paid in its free spins) are not solved: remove them")
         #: rule ``scatter_substitutes_for_expanding_in_line_wins = false``: in this feature the books
         #: do not substitute for the expanding symbol in line wins, so the line win depends on it

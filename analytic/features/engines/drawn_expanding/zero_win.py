@@ -59,7 +59,7 @@ MAX_SUBSET_SYMBOLS = 12
 def zero_win_probabilities(game, feature: str, ws=None) -> dict:
     """``{n0: (lo, hi)}``: certified bounds of ``P(feature wins nothing)`` per start (spins).
 
-    ``feature`` is a Book of Power feature (regular or Power variant); the
+    ``feature`` is a ``drawn_expanding`` feature (drawn symbols or ladder); the
     starts are its trigger's spin counts.  Kept in the workspace ``ws``
     (:class:`analytic.workspace.Workspace` of ``game``; None: a fresh one).
     Raises ``ValueError`` when the feature's cycle is too large for exact
@@ -69,7 +69,7 @@ def zero_win_probabilities(game, feature: str, ws=None) -> dict:
 
     ws = workspace_for(game, ws)
     starts = sorted(set(game.features[feature].trigger.counts.values()))
-    return ws.memo(("bop.zero", feature, tuple(starts), JMAX), lambda: _zero_win(game, feature, starts, ws))
+    return ws.memo(("drawn_expanding.zero", feature, tuple(starts), JMAX), lambda: _zero_win(game, feature, starts, ws))
 
 
 def _zero_win(game, feature: str, starts, ws) -> dict:

@@ -371,7 +371,7 @@ def test_shared_tables_follow_what_they_are_made_of(monkeypatch):
         monkeypatch.setattr(rc, "LEVEL_KMAX", 2)
         rc.regular_cap_bound_levels(game, "free_spins", 3, [0.7, 1.0], eps=1e-9, groups=groups, ws=ws)
         for k in ws.keys():  # forget the bounds, keep (or not) the run's tables
-            if k[0] == "bop.regcap":
+            if k[0] == "drawn_expanding.regcap":
                 ws.discard(k)
         if not keep:
             ws.discard(rc.RUN_TABLES)
