@@ -49,6 +49,7 @@ What is derived here (and nowhere else)
 
 * Sessions (:class:`SessionSection`, docs/sessions.md): per bet mode with a
   round law, the balance after 100, 1,000 and 10,000 rounds from 100 bets
+  (a feature-buy mode: 100 and 1,000 buys from 100 buys' price)
   with no stop but ruin (mean, quantiles, P(ending above the start)), the
   risk of ruin within those horizons, and, for a game whose rules offer
   autoplay stop options (``[autoplay] stops``), the probability of each stop
@@ -738,6 +739,11 @@ def _horizon(n: int, x) -> SessionHorizon:
                           x.p_above_start, x.ruin, x.rounds_to_ruin)
 
 
+#: Longest default session of a feature-buy mode, in rounds (10,000 buys of a 100-bet feature are a
+#: million bets staked; the chain's grid grows with the rounds times the price).
+BUY_ROUNDS = 1000
+
+
 def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) -> SessionSection:
     """The session section of one bet mode.
 
@@ -748,7 +754,9 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
         The mode's solved round.
     setting : mapping, optional
         Overrides of :data:`analytic.solver.session.DEFAULT_SUMMARY`:
-        ``balance`` (start), ``rounds`` (horizons), ``autoplay``
+        ``balance`` (start; default 100 bets, in a feature-buy mode 100
+        buys' price), ``rounds`` (horizons; by default a feature-buy mode
+        keeps those up to :data:`BUY_ROUNDS`), ``autoplay``
         (:class:`~analytic.solver.session.SessionRules` keywords; default
         :func:`~analytic.solver.session.default_autoplay` of the game's
         ``[autoplay] stops``).
@@ -761,9 +769,13 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
     from analytic.solver.session import DEFAULT_SUMMARY, default_autoplay, summary_results
 
     setting = dict(setting or {})
-    start = Fraction(setting.get("balance", DEFAULT_SUMMARY["balance"]))
     bet = Fraction(DEFAULT_SUMMARY["bet"])
+    buy = r.mode in game.modes and game.modes[r.mode].buys is not None
+    # a feature buy's session is counted in buys: a start of 100 buys' price, at most BUY_ROUNDS rounds
+    start = Fraction(setting.get("balance", DEFAULT_SUMMARY["balance"] * (r.cost * bet if buy else 1)))
     rounds = tuple(setting.get("rounds", DEFAULT_SUMMARY["rounds"]))
+    if buy and "rounds" not in setting:
+        rounds = tuple(n for n in rounds if n <= BUY_ROUNDS) or (min(rounds),)
     if game.cap is not None and game.cap.currency is not None:
         cur = game.cap.currency_name or "currency units"
         unit = f"{cur} (total bet {_show(bet)} {cur} a round, the win cap {_show(game.cap.currency)} {cur} applied)"
@@ -786,7 +798,9 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
     cur_txt = "" if unit == "total bets" else f" {short}"
     capped = ("" if unit == "total bets" else
               f" (the win cap of {_show(game.cap.currency)}{cur_txt} applied at that stake)")
-    note = (f"Sessions of {', '.join(f'{n:,}' for n in rounds)} rounds from a start of {_show(start)} {short}, "
+    bought = (f" (100 buys' price; a feature buy's sessions stop at {BUY_ROUNDS:,} rounds)"
+              if buy and "balance" not in setting else "")
+    note = (f"Sessions of {', '.join(f'{n:,}' for n in rounds)} rounds from a start of {_show(start)} {short}{bought}, "
             f"one round at a time at a total bet of {_show(bet)}{cur_txt}{capped}, no stop but ruin (the balance "
             f"below the price of one round, {_show(price)}{cur_txt}): the final balance (mean; quantile q: the smallest balance x with "
             f"P(balance <= x) >= q; the probability of ending above the start) and the risk of ruin within the "

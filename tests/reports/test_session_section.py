@@ -15,6 +15,7 @@ section's certified chain takes mass out of its upper tail.
 from __future__ import annotations
 
 import bisect
+import math
 import dataclasses
 import json
 import shutil
@@ -257,3 +258,28 @@ def test_tail_taken_out_only_where_it_can_no_longer_fall_to_the_start():
         h = session_section.__globals__["_horizon"](n, x)
         _check_horizon(h, final, ruin, None, F(4))
         assert x.error < 1e-12
+
+
+def test_feature_buy_sessions_start_at_100_buys(monkeypatch):
+    """A feature-buy mode's sessions start from 100 buys' price and stop at BUY_ROUNDS rounds; each buy
+    pays 5 or 10 (1/2 each) for a price of 7, so no session of 10 or 20 rounds is ruined and the balance
+    after n rounds is 700 + sum of n (win - 7): mean 700 + n/2, P(above the start) a binomial tail."""
+    import analytic.solver.session as session
+    from analytic.reports.model import BUY_ROUNDS
+
+    monkeypatch.setitem(session.DEFAULT_SUMMARY, "rounds", (10, 20, BUY_ROUNDS + 1))
+    game = load_model_text(TINY + '\n[modes.buy]\ncost = 7\nbuys = "pick"\nbuy_counts = { 2 = 1 }\n', "tiny.toml")
+    sec = session_section(game, solve_round(game, "buy"))
+    assert not sec.refused and sec.start == 700
+    assert [h.rounds for h in sec.horizons] == [10, 20]  # the horizon above BUY_ROUNDS is left out
+    assert "100 buys' price" in sec.note
+    for h in sec.horizons:
+        n = h.rounds
+        # k wins of 10 among n: balance 700 + 3k - 2(n - k) = 700 + 5k - 2n > 700  <=>  k > 2n/5
+        above = sum((F(math.comb(n, k), 2**n) for k in range(n + 1) if 5 * k > 2 * n), F(0))
+        E = F(h.error) + F(1, 10**12)
+        assert abs(h.balance_mean.value - (700 + F(n, 2))) <= h.balance_mean.error + E
+        assert abs(h.p_above_start.value - above) <= E and h.ruin.value <= E
+    # the base mode keeps its start of 100 bets and every horizon
+    base = session_section(game, solve_round(game, "base"))
+    assert base.start == 100 and [h.rounds for h in base.horizons] == [10, 20, BUY_ROUNDS + 1]
