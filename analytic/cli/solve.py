@@ -157,6 +157,19 @@ def format_table(res) -> str:
             w(f"  {k:<34}{float(v.value):.10g}   [{v.label}]")
         elif isinstance(v, Fraction):
             w(f"  {k:<34}{float(v):.10g}   (exact {v})" if v.denominator < 10**12 else f"  {k:<34}{float(v):.10g}")
+    rows = res.extra.get("currency_cap")
+    if rows:
+        w(f"  RTP under the currency win cap by stake ({len(rows)} stakes; the capped rows only, "
+          f"the others are the RTP above):" if any(r["binds"] for r in rows) else
+          f"  currency win cap: cannot bind at any of the {len(rows)} declared stakes")
+        for r in rows:
+            if r["binds"]:
+                f, p = r["capped_rtp"], r.get("p_reach_cap")
+                iv = (f"{float(f.value) * 100:.8f} %" if not f.error else
+                      f"{float(f.value - f.error) * 100:.8f} .. {float(f.value + f.error) * 100:.8f} %")
+                reach = "" if p is None else f"   P(reach cap) {float(p.value):.4g}"
+                w(f"    stake {float(r['stake']):>10,.2f}   cap {float(r['cap_multiple']):>12,.2f}x   "
+                  f"RTP {iv}   [{f.label}]{reach}")
     if res.rtp.label != "exact":
         w(f"  RTP certified within +/- {float(res.rtp.error):.3g}")
     elif len(str(res.rtp.value.denominator)) <= 40:

@@ -33,3 +33,26 @@ def test_exact_variance_has_no_error_key():
     """An exact round (mean 1, second moment 3, cost 1): variance 2, exact, no error key."""
     d = result_to_json(_round(Figure(Fraction(1)), Figure(Fraction(3)), cost=Fraction(1)))["variance_per_unit_staked"]
     assert d == {"exact": "2/1", "float": 2.0, "label": "exact"}
+
+
+def test_text_output_prints_the_stake_table():
+    """The currency cap's binding stakes are printed, with the certified ends of a bracket and the
+    probability of reaching the cap (hand values: stake 4 of a 100-unit cap is 25 bets)."""
+    from analytic.cli.solve import format_table
+
+    rows = [{"stake": Fraction(1), "cap_multiple": Fraction(100), "binds": False, "capped_rtp": Figure(Fraction(1, 2))},
+            {"stake": Fraction(4), "cap_multiple": Fraction(25), "binds": True,
+             "capped_rtp": Figure(Fraction(49, 100)), "p_reach_cap": Figure(Fraction(1, 1000))},
+            {"stake": Fraction(10), "cap_multiple": Fraction(10), "binds": True,
+             "capped_rtp": Figure(Fraction(45, 100), "bounded", Fraction(1, 100))}]
+    from types import SimpleNamespace
+    import dataclasses
+
+    r = dataclasses.replace(_round(Figure(Fraction(1)), Figure(Fraction(3)), cost=Fraction(2)),
+                            game=SimpleNamespace(name="toy", total_bet=1), extra={"currency_cap": rows})
+    text = format_table(r)
+    assert "(3 stakes; the capped rows only" in text
+    lines = [ln for ln in text.splitlines() if ln.strip().startswith("stake")]
+    assert len(lines) == 2
+    assert "cap        25.00x" in lines[0] and "RTP 49.00000000 %   [exact]" in lines[0] and "P(reach cap) 0.001" in lines[0]
+    assert "RTP 44.00000000 .. 46.00000000 %   [bounded]" in lines[1]
