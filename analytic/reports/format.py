@@ -175,7 +175,7 @@ def currency_cap_rows(rows) -> list[list[str]]:
         rtp = pct(f.value, 8) + ("" if f.label == "exact" else f" ± {float(f.error):.2g}")
         reach = "-" if p is None else one_in(p) + ("" if p.label == "exact" else f" ± {float(p.error):.2g}")
         labels = sorted({f.label} | ({p.label} if p is not None else set()))
-        out.append([num(r["stake"], 2), num(r["cap_multiple"], 2), "yes" if r["binds"] else "no", rtp, reach,
+        out.append([num(r["stake"], 2), num(r["cap_multiple"], 2), {True: "yes", False: "no"}.get(r.get("binds"), "-"), rtp, reach,
                     ", ".join(labels)])
     return out
 

@@ -194,7 +194,7 @@ def stake_png(rows) -> bytes:
     ax.plot(xs, hi, marker="o", ms=3, color="#3b6ea5", label="capped RTP" if lo == hi else "upper bound")
     if lo != hi:
         ax.plot(xs, lo, marker="v", ms=3, ls="--", color="#c0504d", label="lower bound")
-    free = [x for x, r in zip(xs, rows) if not r["binds"]]
+    free = [x for x, r in zip(xs, rows) if r.get("binds") is False]
     if free:
         ax.axvline(max(free), color="grey", ls=":", lw=1, label="largest stake where the cap cannot bind")
     ax.set_xscale("log")
