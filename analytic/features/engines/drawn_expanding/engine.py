@@ -964,6 +964,10 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
         rtp = capped
         if res.base is None and m.buys == _regular_and_power(game)[1]:
             extra["certified_law"] = buy_power_law(game, res.mode, ws=ws)
+        else:  # no law of the round: bounds of P(R >= x) at any threshold, from the same cap bounds
+            from analytic.features.engines.drawn_expanding.round_tail import RoundTail
+
+            extra["round_tail"] = RoundTail(game, res, C, gq, ws)
     return replace(res, mean_win=mean, rtp=rtp, extra=extra)
 
 

@@ -1,0 +1,245 @@
+"""Engine ``drawn_expanding``: certified bounds of ``P(R >= x)`` for the round win ``R`` at any threshold.
+
+Units: wins and thresholds in total-bet multiples; probabilities.
+
+Where the round has no law (regular Free Spins drawing their expanding
+symbols: their win's law is not computed), the bounds the round solver
+already builds for the win cap ``C`` are parametric in the threshold, and
+are evaluated here at every ``x <= C`` instead of ``C``.  The round win is
+``R = min(B + W, C)`` (``W = 0`` on a spin without a feature), so for ``x <=
+C`` ``P(R >= x) = P(B + W >= x)``, and for ``x > C`` it is 0 exactly.  Per
+base outcome (feature ``f``, books ``n``, base win ``B``; a buy: the bought
+feature with ``B = 0``):
+
+* ``B >= x``: the round reaches ``x`` whatever the feature pays (``W >= 0``):
+  probability 1, summed exactly (Fractions), as are the spins without a
+  feature (``1{B >= x}``).
+* Regular Free Spins (``W`` the feature's win), upper bound the smaller of
+
+  - the comonotone mixture's Markov tail
+    (:meth:`~analytic.features.engines.drawn_expanding.draw_cap.RegularCapBound.x_tail_vec`
+    at ``c = (x - B) * total bet``, rounded down to a float: the bound falls
+    with ``c``): its grid, overflow, charges and MGF parts hold for every
+    ``c`` from 0 to the grid's end ``(N - 1) u >= C`` (every step of the
+    chain only widens the win in convex order, whatever the threshold);
+  - the moment bounds of :func:`~analytic.features.engines.drawn_expanding.engine._tail_bounds`
+    at ``x`` (Cantelli for ``x > B + E[W]``, Markov on the second moment
+    otherwise), and 1;
+
+  lower bound the tracked symbols' law
+  (:meth:`~analytic.features.engines.drawn_expanding.draw_cap_low.RegularCapLower.x_tail_vec`:
+  ``W >= X_low`` path by path, the masses lower bounds; ``c`` rounded up to
+  a float: the bound falls with ``c``).  Under the literal reading the
+  upper bound is the bounding game's whose books stand in for every symbol,
+  the lower the one's whose books stand in for none
+  (:mod:`~analytic.features.engines.drawn_expanding.line_sets`).  A bound
+  whose solve refused (too many states) is replaced by the moment bound
+  (upper) or 0 (lower).
+* Power Free Spins: the capped law on the cap's exact grid
+  (:meth:`~analytic.features.engines.drawn_expanding.ladder_cap.PowerCapLaw.reach`):
+  ``[P, P + lost]``.
+* The gamble (a bet mode's ``gamble``, policy "always"): a regular trigger
+  with ``n`` books is Power Free Spins with ``n`` books with probability
+  ``q``, else the base win alone (below ``x`` here): ``q`` times the Power
+  bounds, as in the cap's cut (``engine._cap_excess``).
+
+The round's bounds are the probability-weighted sums of the outcomes'
+(float sums of nonnegative terms: the lower end lowered and the upper end
+raised by ``1e-9``), plus the exact part; then, as ``P(R >= x)`` does not
+increase with ``x``, each lower end is raised to the largest lower end at a
+higher threshold and each upper end lowered to the smallest at a lower one.
+
+How wide (the shipped model): the bounds are narrow where the features'
+laws are sharp near the cap and wide at small thresholds, where the
+regular feature's lower bound (pays rounded down to ``C / 600``, line wins
+dropped) and its upper bound (Markov on a grid of ``C / 150``) say little
+about ``P(B + W >= x)``: the gap there is at most the probability of a
+regular trigger (``docs/derivations.md``, "Exceedance ladder without a law").
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+__all__ = ["RoundTail"]
+
+#: Relative margin of the float sums over the outcomes (as the cap's cut, ``engine._cap_excess``).
+SUM_MARGIN = 1e-9
+
+
+def _float_down(q: Fraction) -> float:
+    f = float(q)
+    return math.nextafter(f, -math.inf) if Fraction(f) > q else f
+
+
+def _float_up(q: Fraction) -> float:
+    f = float(q)
+    return math.nextafter(f, math.inf) if Fraction(f) < q else f
+
+
+class RoundTail:
+    """Certified bounds of ``P(R >= x)`` of one bet mode's round, at thresholds given later.
+
+    Built by the round solver
+    (:func:`~analytic.features.engines.drawn_expanding.engine.solve_drawn_expanding_round`,
+    ``extra["round_tail"]``) from the bound objects it already holds in its
+    workspace; :meth:`bounds` evaluates them (see the module docstring).
+
+    Parameters
+    ----------
+    game : Game
+    res : RoundResult
+        The mode's plain round (its base outcomes, or a buy's counts).
+    cap : Fraction
+        The win cap ``C``, total-bet multiples.
+    gamble_q : Fraction or None
+        The gamble's win probability under policy "always", else None.
+    ws : Workspace
+        The solve's workspace (the cap bounds are kept there).
+    """
+
+    def __init__(self, game, res, cap: Fraction, gamble_q: Fraction | None, ws):
+        self.game, self.ws, self.cap, self.gamble_q = game, ws, Fraction(cap), gamble_q
+        self.mode = res.mode
+        m = game.modes[res.mode]
+        out: dict = {}
+        if res.base is None:
+            tot = sum(m.buy_counts.values())
+            for n, w in m.buy_counts.items():
+                if w:
+                    out[(m.buys, n, Fraction(0))] = out.get((m.buys, n, Fraction(0)), Fraction(0)) + Fraction(w, tot)
+        else:
+            b = res.base
+            for (feat, n, _lt, win), cnt in b.joint.items():
+                key = (feat, n if feat is not None else 0, Fraction(win, b.units))
+                out[key] = out.get(key, Fraction(0)) + Fraction(cnt, b.cycle)
+        #: ``(feature or None, books, base win) -> probability`` (exact)
+        self.outcomes = out
+        self.method = (
+            "P(R >= x) per base outcome (feature, books, base win B), x at most the cap: 1 where B >= x; regular "
+            "Free Spins between the lower-bound law of the two most valuable symbols' expansions (draw_cap_low) "
+            "and the smaller of the comonotone mixture's Markov tail (draw_cap) and the moment bounds (Cantelli / "
+            "Markov); Power Free Spins from the capped law on the cap's grid (ladder_cap); summed over the "
+            "outcomes, then made monotone in x; 0 above the cap")
+
+    def __repr__(self) -> str:
+        return f"RoundTail(mode {self.mode!r}, cap {self.cap})"
+
+    __str__ = __repr__
+
+    # ---------------------------------------------------------------- per feature
+
+    def _regular(self, f: str, n: int, Bs: list, xs: list) -> tuple[np.ndarray, np.ndarray]:
+        """``(lo, hi)`` arrays ``[len(Bs), len(xs)]`` of ``P(B + W >= x)`` for regular Free Spins (``B < x``)."""
+        from analytic.features.engines.drawn_expanding import engine as E
+
+        game, ws = self.game, self.ws
+        mom = E._feature_upper_moments(game, f, n, ws)
+        m1_lo = float(E.solve_feature(game, f, n, ws=ws).details["mean_interval"][0])
+        nb, nx = len(Bs), len(xs)
+        hi = np.ones((nb, nx))
+        lo = np.zeros((nb, nx))
+        for i, B in enumerate(Bs):
+            for j, x in enumerate(xs):
+                if B < x:
+                    hi[i, j] = min(1.0, E._tail_bounds(float(B), mom, float(x), m1_lo)[1])
+        up = low = None
+        if E.REGULAR_CAP_LAW and self.cap is not None:
+            n0 = game.features[f].trigger.counts[n]
+            up, low = E._regular_cap_bounds(game, f, game.features[f].trigger.counts.values(), ws)[n0]
+        if up is not None:
+            tb = Fraction(up.tb)
+            if up.lines_in:
+                cs = np.array([[_float_down((x - B) * tb) for x in xs] for B in Bs])
+                pos = cs > 0
+                if pos.any():
+                    vals, inv = np.unique(cs[pos], return_inverse=True)
+                    t = up.x_tail_vec(vals)[inv.ravel()] * (1 + 1e-9)
+                    h = hi[pos]
+                    hi[pos] = np.minimum(h, np.minimum(t, 1.0))
+            else:  # (the older split of the line wins: one threshold at a time)
+                for i, B in enumerate(Bs):
+                    for j, x in enumerate(xs):
+                        if B < x:
+                            hi[i, j] = min(hi[i, j], up.p_reach(float(B), float(x)))
+        if low is not None:
+            tb = Fraction(low.tb)
+            cs = np.array([[_float_up((x - B) * tb) for x in xs] for B in Bs])
+            pos = cs > 0
+            if pos.any():
+                vals, inv = np.unique(cs[pos], return_inverse=True)
+                lo[pos] = np.maximum(low.x_tail_vec(vals)[inv.ravel()], 0.0)
+        return lo, np.maximum(hi, lo)
+
+    def _power(self, f: str, n: int, Bs: list, xs: list) -> tuple[np.ndarray, np.ndarray]:
+        """``(lo, hi)`` of ``P(B + F >= x)`` for Power Free Spins, from the capped law."""
+        from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
+
+        law = power_cap_law(self.game, f, ws=self.ws)
+        n0 = self.game.features[f].trigger.counts[n]
+        lo, hi = zip(*(law.reach(n0, B, xs) for B in Bs))
+        return np.array(lo), np.array(hi)
+
+    # ---------------------------------------------------------------- the round
+
+    def bounds(self, xs) -> list[tuple[Fraction, Fraction]]:
+        """``[(low, high)]`` of ``P(R >= x)`` for each ``x`` of ``xs`` (total-bet multiples), as Fractions.
+
+        Raises
+        ------
+        ValueError
+            A threshold is not positive.
+        """
+        from analytic.features.engines.drawn_expanding.engine import _regular_and_power
+
+        xs = [Fraction(x) for x in xs]
+        if any(x <= 0 for x in xs):
+            raise ValueError("RoundTail.bounds: thresholds must be positive")
+        inside = sorted({x for x in xs if x <= self.cap})
+        game = self.game
+        reg, pw = _regular_and_power(game)
+        exact = {x: Fraction(0) for x in inside}
+        lo_f = {x: 0.0 for x in inside}
+        hi_f = {x: 0.0 for x in inside}
+        groups: dict = {}
+        for (f, n, B), p in self.outcomes.items():
+            for x in inside:
+                if B >= x:
+                    exact[x] += p
+            if f is not None:
+                groups.setdefault((f, n), []).append((B, p))
+        q = self.gamble_q
+        for (f, n), items in sorted(groups.items(), key=lambda t: (t[0][0], t[0][1])):
+            Bs = [B for B, _ in items]
+            ps = np.array([float(p) for _, p in items])
+            scale = 1.0
+            if q is not None and f == reg:  # the gamble: Power Free Spins with probability q, else B alone
+                f, scale = pw, float(q)
+            if game.features[f].params.get("ladder"):
+                lo, hi = self._power(f, n, Bs, inside)
+            else:
+                lo, hi = self._regular(f, n, Bs, inside)
+            below = np.array([[B < x for x in inside] for B in Bs])
+            lo = np.where(below, lo, 0.0) * scale
+            hi = np.where(below, hi, 0.0) * scale
+            for j, x in enumerate(inside):
+                lo_f[x] += float(ps @ lo[:, j])
+                hi_f[x] += float(ps @ hi[:, j])
+        out = {}
+        for x in inside:
+            low = exact[x] + Fraction(lo_f[x] * (1 - SUM_MARGIN))
+            high = exact[x] + Fraction(hi_f[x] * (1 + SUM_MARGIN))
+            out[x] = (max(low, Fraction(0)), min(high, Fraction(1)))
+        # P(R >= x) does not increase with x
+        best = Fraction(0)
+        for x in reversed(inside):
+            best = max(best, out[x][0])
+            out[x] = (best, out[x][1])
+        best = Fraction(1)
+        for x in inside:
+            best = min(best, out[x][1])
+            out[x] = (out[x][0], best)
+        return [out[x] if x <= self.cap else (Fraction(0), Fraction(0)) for x in xs]
