@@ -176,3 +176,60 @@ def test_power_reach_and_the_gamble_against_the_power_recursion():
         t = sum(p * (1.0 if B >= x else (float(q) * float(laws[counts[b]][int(x):].sum()) if b else 0.0))
                 for (b, B), p in outcomes.items())
         assert float(lo) <= t + 1e-9 and t - 1e-9 <= float(hi)
+
+
+
+def test_verify_runs_the_interval_test_on_simulated_rounds(monkeypatch):
+    """``verify``'s law check on the buy mode (no law): the binomial interval test passes on the
+    simulator's rounds (the simulator plays the rules with its own code), and fails when the bounds
+    are moved (verdict CHECK: ``verify`` then exits 4)."""
+    from analytic.cli import verify
+    from analytic.features.engines.drawn_expanding import round_tail
+    from analytic.simulator.runner import simulate
+
+    exact = _rounds()["buy_free_spins"]
+    sim = simulate(exact.game, "buy_free_spins", rounds=4000, seed=2, progress=False)
+    d = verify.check_law(exact, sim)
+    assert d["verdict"] == "ok" and d["test"] == "binomial interval (Bonferroni)" and d["df"] == 14, d
+    assert sum(1 for _ in d["observed"]) == 14 and d["observed"][0] <= 4000
+    text = verify.law_text(d)
+    assert text.startswith("round-win law: binomial interval (Bonferroni) on P(win >= x) at 14 thresholds")
+    assert text.endswith("ok")
+    real = round_tail.RoundTail.bounds
+
+    def shifted(self, xs):  # P(R >= x) claimed twice its upper bound from x = 5 to the cap
+        return [(min(1, 2 * hi),) * 2 if 5 <= x <= C else (lo, hi) for x, (lo, hi) in zip(xs, real(self, xs))]
+
+    monkeypatch.setattr(round_tail.RoundTail, "bounds", shifted)
+    d = verify.check_law(exact, sim)
+    assert d["verdict"] == "CHECK" and d["p_value"] < 1e-6
+    assert verify.law_text(d).endswith("CHECK")
+
+
+
+
+def test_par_sheet_shows_the_interval_ladder():
+    """The sheet of the tiny game: the modes without a law show the interval ladder with its bounds
+    and gap (Markdown and JSON here; XLSX and PDF format the same rows as any bounded ladder)."""
+    import json
+
+    from analytic.reports.json_ import render_json
+    from analytic.reports.markdown import render_markdown
+    from analytic.reports.model import build_sheet
+
+    rs = _rounds()
+    sheet = build_sheet(rs["base"].game, dict(rs), session=False)
+    for m in sheet.modes:
+        ex = m.exceedance
+        assert ex is not None and ex.kind == "interval" and ex.label == "bounded"
+        assert "certified lower and upper bounds at each threshold" in m.exceedance_note
+        assert f"at most {float(ex.gap):.3g}" in m.exceedance_note
+        assert all(k != "round_tail" for k, _ in m.extra)
+    d = json.loads(render_json(sheet))
+    for md in d["modes"]:
+        lad = md["exceedance"]
+        assert lad["kind"] == "interval" and lad["error"] is None and lad["gap"] > 0
+        assert lad["rows"][0]["probability"]["label"] == "bounded"
+        assert "round_tail" not in md["extra"]
+    text = render_markdown(sheet)
+    assert text.count("### Exceedance ladder") == 2 and "| lower bound | upper bound |" in text
