@@ -333,7 +333,7 @@ class PowerCapLaw:
         del self._starts
         self._idx = idx
 
-    def reach(self, K0: int, B, xs) -> tuple[np.ndarray, np.ndarray]:
+    def tail_bounds(self, K0: int, B, xs) -> tuple[np.ndarray, np.ndarray]:
         """Bounds ``(P_lo, P_hi)`` of ``P(B + F >= x)`` for each threshold ``x`` of ``xs`` (total-bet multiples).
 
         The same certificate as :meth:`capped` at another threshold: the
@@ -354,7 +354,7 @@ class PowerCapLaw:
         for x in xs:
             x = Fraction(x)
             if x > self.C:
-                raise ValueError(f"PowerCapLaw.reach: threshold {x} above the cap {self.C}")
+                raise ValueError(f"PowerCapLaw.tail_bounds: threshold {x} above the cap {self.C}")
             first = min(max(math.ceil((x - B) * self.tb / self.u), 0), len(h))
             kept = float(suffix[first]) + capm
             lo.append(min(kept * (1 - rel), 1.0))

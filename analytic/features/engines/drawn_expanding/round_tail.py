@@ -36,7 +36,7 @@ feature with ``B = 0``):
   whose solve refused (too many states) is replaced by the moment bound
   (upper) or 0 (lower).
 * Power Free Spins: the capped law on the cap's exact grid
-  (:meth:`~analytic.features.engines.drawn_expanding.ladder_cap.PowerCapLaw.reach`):
+  (:meth:`~analytic.features.engines.drawn_expanding.ladder_cap.PowerCapLaw.tail_bounds`):
   ``[P, P + lost]``.
 * The gamble (a bet mode's ``gamble``, policy "always"): a regular trigger
   with ``n`` books is Power Free Spins with ``n`` books with probability
@@ -180,7 +180,7 @@ class RoundTail:
 
         law = power_cap_law(self.game, f, ws=self.ws)
         n0 = self.game.features[f].trigger.counts[n]
-        lo, hi = zip(*(law.reach(n0, B, xs) for B in Bs))
+        lo, hi = zip(*(law.tail_bounds(n0, B, xs) for B in Bs))
         return np.array(lo), np.array(hi)
 
     # ---------------------------------------------------------------- the round
@@ -225,9 +225,9 @@ class RoundTail:
             below = np.array([[B < x for x in inside] for B in Bs])
             lo = np.where(below, lo, 0.0) * scale
             hi = np.where(below, hi, 0.0) * scale
-            for j, x in enumerate(inside):
-                lo_f[x] += float(ps @ lo[:, j])
-                hi_f[x] += float(ps @ hi[:, j])
+            for j, x in enumerate(inside):  # (fsum: correctly rounded, the same on every machine)
+                lo_f[x] += math.fsum(ps * lo[:, j])
+                hi_f[x] += math.fsum(ps * hi[:, j])
         out = {}
         for x in inside:
             low = exact[x] + Fraction(lo_f[x] * (1 - SUM_MARGIN))

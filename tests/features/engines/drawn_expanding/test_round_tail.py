@@ -10,7 +10,7 @@ Oracles written here, on the tiny one-row game of ``test_drawn_oracles`` with a 
   widening the oracle's interval.
 
 Each threshold's certified ``[low, high]`` must meet the oracle's interval.  The Power path
-(``PowerCapLaw.reach``) against the Power recursion runs with ``ANALYTIC_SLOW=1``.
+(``PowerCapLaw.tail_bounds``) against the Power recursion runs with ``ANALYTIC_SLOW=1``.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def test_bounds_fall_with_the_threshold_and_refuse_a_non_positive_one():
 
 @pytest.mark.skipif(os.environ.get("ANALYTIC_SLOW") != "1", reason="Power recursion: ANALYTIC_SLOW=1")
 def test_power_reach_and_the_gamble_against_the_power_recursion():
-    """The Power path (``PowerCapLaw.reach``): the bought Power feature's ``P(F >= x)`` at every threshold
+    """The Power path (``PowerCapLaw.tail_bounds``): the bought Power feature's ``P(F >= x)`` at every threshold
     against the Power recursion (paths beyond its awards counted at 0 and at the cap), and the gamble
     ("always", probability q) of the base mode: q times the Power bounds per regular trigger."""
     from test_buy_power_law import capped_law_oracle
@@ -173,7 +173,7 @@ def test_power_reach_and_the_gamble_against_the_power_recursion():
     outcomes = _base_outcomes(game)
     laws = capped_law_oracle(game, sorted(set(counts.values())), C)
     for x, (lo, hi) in zip(xs, gt.bounds(xs)):
-        t = sum(p * (1.0 if B >= x else (float(q) * float(laws[counts[b]][int(x):].sum()) if b else 0.0))
+        t = sum(p * (1.0 if B >= x else (float(q) * float(laws[counts[b]][int(x) - B:].sum()) if b else 0.0))
                 for (b, B), p in outcomes.items())
         assert float(lo) <= t + 1e-9 and t - 1e-9 <= float(hi)
 
