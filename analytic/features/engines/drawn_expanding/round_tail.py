@@ -68,6 +68,9 @@ __all__ = ["RoundTail"]
 
 #: Relative margin of the float sums over the outcomes (as the cap's cut, ``engine._cap_excess``).
 SUM_MARGIN = 1e-9
+#: The first spins' lower bound (:meth:`RoundTail._first_spins`) covers wins up to this many total
+#: bets (or the cap); 0 turns it off.
+FIRST_SPINS_LIMIT = 500
 
 
 def _float_down(q: Fraction) -> float:
@@ -172,7 +175,74 @@ class RoundTail:
             if pos.any():
                 vals, inv = np.unique(cs[pos], return_inverse=True)
                 lo[pos] = np.maximum(low.x_tail_vec(vals)[inv.ravel()], 0.0)
+        if FIRST_SPINS_LIMIT > 0:  # the first spins' own law: sharper far below the cap
+            u, tail = self._first_spins(f, game.features[f].trigger.counts[n])
+            tb = Fraction(int(self._tb(f)))
+            for i, B in enumerate(Bs):
+                for j, x in enumerate(xs):
+                    if B < x:
+                        k = math.ceil((x - B) * tb / u)  # W >= k u needed, decided exactly
+                        if k < len(tail):
+                            lo[i, j] = max(lo[i, j], float(tail[k]))
         return lo, np.maximum(hi, lo)
+
+    def _tb(self, f: str) -> int:
+        """The total bet in line bets (of the feature's spin statistics)."""
+        from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+
+        return int(spin_stats(self.game, f, self.ws).tb)
+
+    def _first_spins(self, f: str, n0: int):
+        """Lower bounds of ``P(W >= k u)``, ``k = 0..M``, from the first ``n0`` spins alone: ``(u, tail)``.
+
+        A regular feature started with ``n0`` spins plays at least those
+        spins, on i.i.d. windows, and the first drawn symbol ``s`` (uniform
+        over the ``S`` regular symbols, independent of the windows) expands
+        in each of them at a multiplier of at least 1 (its count only
+        grows); every other pay is ``>= 0``, and the line win is at least
+        that of the game whose books stand in for no symbol (the literal
+        reading's lower bounding game; the game itself otherwise).  So
+        ``W >= sum_{t <= n0} (L(w_t) + E_s(w_t))`` path by path, whose law is
+        the mixture over ``s`` of ``n0``-fold convolutions of the spin law
+        (:func:`~analytic.features.engines.drawn_expanding.draw_cap.line_expansion_rows`).
+        Values are rounded down to the grid ``u`` (line bets) and lumped at
+        ``M u`` beyond (``M u`` up to :data:`FIRST_SPINS_LIMIT` total bets or the
+        cap); every convolution (direct, nonnegative terms) and sum is lowered
+        by its ``gamma`` (Higham s.3.1), so the masses are lower bounds.
+        """
+        key = ("bop.round_tail.first_spins", f, n0)
+        hit = self.ws.get(key)
+        if hit is not None:
+            return hit
+        from analytic.features.engines.drawn_expanding.draw_cap import _gamma, line_expansion_rows
+        from analytic.features.engines.drawn_expanding.line_sets import bounding_workspace, literal_draws
+        from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+
+        ws = bounding_workspace(self.ws, f, "lower") if literal_draws(self.game, f) else self.ws
+        st = spin_stats(ws.game, f, ws)
+        _A, E, L, cnt = line_expansion_rows(st)
+        tb = int(st.tb)
+        g = int(np.gcd.reduce(np.concatenate([L, E.ravel(), [tb]])))
+        u = max(g, (tb // 2) // g * g)
+        top = min(Fraction(FIRST_SPINS_LIMIT), self.cap) * tb
+        M = math.ceil(top / u)
+        p = cnt / float(st.cycle) * (1 - 4 * 2.0 ** -53)  # count / cycle rounded: lowered
+        acc = np.zeros(M + 1)
+        for j in range(E.shape[1]):
+            k = np.minimum((L + E[:, j]) // u, M)
+            one = np.bincount(k, weights=p, minlength=M + 1) * (1 - _gamma(len(p) + 1))
+            law = one
+            for _ in range(n0 - 1):
+                full = np.convolve(law, one)
+                law = full[:M + 1].copy()
+                law[M] += float(full[M + 1:].sum())
+                law *= 1 - _gamma(2 * (M + 1) + 2)
+            acc += law
+        acc *= (1 - _gamma(E.shape[1] + 2)) / E.shape[1]
+        tail = np.cumsum(acc[::-1])[::-1] * (1 - _gamma(M + 2))  # tail[k] <= P(W >= k u)
+        out = (u, np.minimum(tail, 1.0))
+        self.ws.put(key, out)
+        return out
 
     def _power(self, f: str, n: int, Bs: list, xs: list) -> tuple[np.ndarray, np.ndarray]:
         """``(lo, hi)`` of ``P(B + F >= x)`` for Power Free Spins, from the capped law."""
