@@ -26,10 +26,14 @@ feature with ``B = 0``):
     at ``x`` (Cantelli for ``x > B + E[W]``, Markov on the second moment
     otherwise), and 1;
 
-  lower bound the tracked symbols' law
+  lower bound the larger of the tracked symbols' law
   (:meth:`~analytic.features.engines.drawn_expanding.draw_cap_low.RegularCapLower.x_tail_vec`:
   ``W >= X_low`` path by path, the masses lower bounds; ``c`` rounded up to
-  a float: the bound falls with ``c``).  Under the literal reading the
+  a float: the bound falls with ``c``) and the first spins' law
+  (:meth:`RoundTail._first_spins`: the ``n0`` spins every feature plays,
+  with the first drawn symbol's expansion at x1 and the line wins; sharp far
+  below the cap, where the other drops the line wins and rounds pays down
+  to ``C / 600``).  Under the literal reading the
   upper bound is the bounding game's whose books stand in for every symbol,
   the lower the one's whose books stand in for none
   (:mod:`~analytic.features.engines.drawn_expanding.line_sets`).  A bound
@@ -49,12 +53,13 @@ raised by ``1e-9``), plus the exact part; then, as ``P(R >= x)`` does not
 increase with ``x``, each lower end is raised to the largest lower end at a
 higher threshold and each upper end lowered to the smallest at a lower one.
 
-How wide (the shipped model): the bounds are narrow where the features'
-laws are sharp near the cap and wide at small thresholds, where the
-regular feature's lower bound (pays rounded down to ``C / 600``, line wins
-dropped) and its upper bound (Markov on a grid of ``C / 150``) say little
-about ``P(B + W >= x)``: the gap there is at most the probability of a
-regular trigger (``docs/derivations.md``, "Exceedance ladder without a law").
+How wide (the shipped model): narrow near the cap (the cap's own interval)
+and at the smallest thresholds (the first spins' law), widest in between
+(20x to 500x total bet), where the regular feature's upper bound (Markov on
+a grid of ``C / 150``) and lower bound (the first spins only, or the
+tracked symbols) say least about ``P(B + W >= x)``; the gap is never more
+than the probability of a regular trigger (``docs/derivations.md``,
+"Exceedance ladder without a law"; the measured gaps in README).
 """
 
 from __future__ import annotations
@@ -123,8 +128,8 @@ class RoundTail:
         self.outcomes = out
         self.method = (
             "P(R >= x) per base outcome (feature, books, base win B), x at most the cap: 1 where B >= x; regular "
-            "Free Spins between the lower-bound law of the two most valuable symbols' expansions (draw_cap_low) "
-            "and the smaller of the comonotone mixture's Markov tail (draw_cap) and the moment bounds (Cantelli / "
+            "Free Spins between the larger of the lower-bound laws of the two most valuable symbols' expansions "
+            "(draw_cap_low) and of the first spins (the first drawn symbol at x1 and the line wins) and the smaller of the comonotone mixture's Markov tail (draw_cap) and the moment bounds (Cantelli / "
             "Markov); Power Free Spins from the capped law on the cap's grid (ladder_cap); summed over the "
             "outcomes, then made monotone in x; 0 above the cap")
 

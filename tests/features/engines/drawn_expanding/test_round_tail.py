@@ -90,6 +90,9 @@ def test_buy_mode_ladder_holds_the_path_recursion():
     at_cap = [row for row in ex.rows if row.threshold == C][0]
     assert at_cap.low > 0 and at_cap.high < 0.1 and ex.max_win == C
     assert all(row.high - row.low < 0.9 for row in ex.rows)
+    # the first spins' lower bound: sharp at the smallest threshold (the tracked symbols' alone gave 0.13)
+    first = ex.rows[0]
+    assert float(first.low) >= 0.95 * truth(first.threshold)[0]
 
 
 def _base_outcomes(game):
