@@ -182,7 +182,7 @@ class RoundTail:
                 lo[pos] = np.maximum(low.x_tail_vec(vals)[inv.ravel()], 0.0)
         if FIRST_SPINS_LIMIT > 0:  # the first spins' own law: sharper far below the cap
             u, tail = self._first_spins(f, game.features[f].trigger.counts[n])
-            tb = Fraction(int(self._tb(f)))
+            tb = Fraction(game.total_bet)  # (line bets)
             for i, B in enumerate(Bs):
                 for j, x in enumerate(xs):
                     if B < x:
@@ -190,12 +190,6 @@ class RoundTail:
                         if k < len(tail):
                             lo[i, j] = max(lo[i, j], float(tail[k]))
         return lo, np.maximum(hi, lo)
-
-    def _tb(self, f: str) -> int:
-        """The total bet in line bets (of the feature's spin statistics)."""
-        from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
-
-        return int(spin_stats(self.game, f, self.ws).tb)
 
     def _first_spins(self, f: str, n0: int):
         """Lower bounds of ``P(W >= k u)``, ``k = 0..M``, from the first ``n0`` spins alone: ``(u, tail)``.

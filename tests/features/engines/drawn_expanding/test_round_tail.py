@@ -95,6 +95,33 @@ def test_buy_mode_ladder_holds_the_path_recursion():
     assert float(first.low) >= 0.95 * truth(first.threshold)[0]
 
 
+@pytest.mark.skipif(os.environ.get("ANALYTIC_SLOW") != "1", reason="literal reading of a heavy oracle: ANALYTIC_SLOW=1")
+def test_buy_mode_ladder_under_the_literal_reading():
+    """The books standing in for no drawn symbol: the bounds (the bounding games' and the first spins'
+    with the lower game's line wins) hold against the recursion paying the line win of the set of
+    expanding symbols drawn so far."""
+    game = tiny(C, literal=True)
+    r = solve_round(game, "buy_free_spins")
+    ex = interval_exceedance(r.extra["round_tail"], Fraction(C))
+    mode = game.modes["buy_free_spins"]
+    counts = game.features["free_spins"].trigger.counts
+    tot = sum(mode.buy_counts.values())
+    laws = {n: _oracle(game, counts[n], lines=True, limit=C, jmax=JMAX) for n in mode.buy_counts}
+
+    def truth(x):
+        lo = hi = 0.0
+        for n, w in mode.buy_counts.items():
+            law = laws[n]
+            p = sum(q for v, q in law.items() if min(v, C) >= x)
+            lo += w / tot * p
+            hi += w / tot * min(1.0, p + max(0.0, 1.0 - sum(law.values())))
+        return lo, hi
+
+    _check(ex, truth)
+    # (the first spins see the line wins of the books standing in for no symbol: about half the truth at x = 1)
+    assert float(ex.rows[0].low) >= 0.4 * truth(ex.rows[0].threshold)[0]
+
+
 def _base_outcomes(game):
     """``{(books or 0, base win): probability}`` by enumerating the base windows (one row)."""
     pays = _pays(game)
