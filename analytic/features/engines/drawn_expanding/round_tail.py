@@ -24,7 +24,8 @@ feature with ``B = 0``):
     chain only widens the win in convex order, whatever the threshold);
   - the moment bounds of :func:`~analytic.features.engines.drawn_expanding.engine._tail_bounds`
     at ``x`` (Cantelli for ``x > B + E[W]``, Markov on the second moment
-    otherwise), and 1;
+    otherwise), and ``1 - P(W = 0)`` (its certified lower end,
+    :mod:`~analytic.features.engines.drawn_expanding.zero_win`: ``B < x`` needs ``W > 0``);
 
   lower bound the larger of the tracked symbols' law
   (:meth:`~analytic.features.engines.drawn_expanding.draw_cap_low.RegularCapLower.x_tail_vec`:
@@ -148,7 +149,9 @@ class RoundTail:
         mom = E._feature_upper_moments(game, f, n, ws)
         m1_lo = float(E.solve_feature(game, f, n, ws=ws).details["mean_interval"][0])
         nb, nx = len(Bs), len(xs)
-        hi = np.ones((nb, nx))
+        # B + W >= x > B needs W > 0: at most 1 - P(W = 0) (its certified lower end, zero_win)
+        pz = E.solve_feature(game, f, n, ws=ws).p_zero_bounds
+        hi = np.full((nb, nx), 1.0 if pz is None else min(1.0, (1 - float(pz[0])) * (1 + 1e-12)))
         lo = np.zeros((nb, nx))
         for i, B in enumerate(Bs):
             for j, x in enumerate(xs):
