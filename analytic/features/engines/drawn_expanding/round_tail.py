@@ -265,6 +265,14 @@ class RoundTail:
         ValueError
             A threshold is not positive.
         """
+        from threadpoolctl import threadpool_limits
+
+        # one BLAS thread: the tails' matrix products then sum in one order on every machine, so the
+        # par sheets' figures do not depend on the thread count
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._bounds(xs)
+
+    def _bounds(self, xs) -> list[tuple[Fraction, Fraction]]:
         from analytic.features.engines.drawn_expanding.engine import _regular_and_power
 
         xs = [Fraction(x) for x in xs]
