@@ -882,7 +882,11 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
     RoundResult
         Uncapped figures from :func:`analytic.solver.round.solve_round`
         (mean certified); ``extra["capped_rtp"]`` holds the capped RTP
-        interval.  Without a second moment only the trivial interval
+        interval; with a cap, a mode buying the Power feature has its
+        round's law in ``extra["certified_law"]`` and every other mode a
+        :class:`~analytic.features.engines.drawn_expanding.round_tail.RoundTail`
+        in ``extra["round_tail"]`` (certified bounds of ``P(R >= x)`` at any
+        threshold, evaluated when asked).  Without a second moment only the trivial interval
         ``[0, E[W]]`` is certified for ``E[min(W, C)]`` (labelled so).
     """
     from dataclasses import replace
