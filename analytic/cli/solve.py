@@ -96,6 +96,8 @@ def result_to_json(res) -> dict:
             "distribution": [[w, n] for w, n in b.distribution.items()],
         }
     for k, v in res.extra.items():
+        if k == "round_tail":  # an evaluator of P(R >= x) for the par sheet and verify, not a figure
+            continue
         d.setdefault("extra", {})[k] = _jsonable(v)
     return d
 

@@ -13,9 +13,15 @@ the simulated round wins are also tested against it
 bins of the exceedance ladder, merged to at least 5 expected rounds each):
 the test, its statistic, degrees of freedom and p-value are printed, with
 the verdict ``ok`` when ``p >= 0.001`` (the same 99.9 % level) and no win the
-exact law forbids was seen, else ``CHECK``.  A mode without a law prints why
-and is not tested (its verdicts are the figures' alone).  Exit code 0 when
-every verdict is ok, 4 otherwise.
+exact law forbids was seen, else ``CHECK``.  A mode without a law whose
+solver bounds ``P(R >= x)`` at every threshold (``extra["round_tail"]``)
+gets the binomial interval test instead
+(:func:`analytic.solver.exceedance.interval_test`: per threshold of the
+ladder the count of rounds with win ``>= x`` against ``Binomial(n, p)`` for
+the most favourable ``p`` in the certified interval, Bonferroni over the
+thresholds), same level and verdicts.  Any other mode without a law prints
+why and is not tested (its verdicts are the figures' alone).  Exit code 0
+when every verdict is ok, 4 otherwise.
 """
 
 from __future__ import annotations
@@ -141,6 +147,14 @@ def check_law(exact, sim) -> dict:
     from analytic.solver.exceedance import law_test
 
     law = _law(exact)
+    tail = exact.extra.get("round_tail") if exact.extra else None
+    if law.points is None and tail is not None:  # bounds of P(R >= x) per threshold: the interval test
+        from analytic.solver.exceedance import interval_exceedance, interval_test
+
+        ex = interval_exceedance(tail, applied_cap(exact))
+        out = interval_test(ex, sim.win_counts).to_dict()
+        out["gap"] = float(ex.gap)
+        return out
     if law.points is None:
         return {"test": None, "reason": law.reason, "verdict": "not tested"}
     out = law_test(law, sim.win_counts, applied_cap(exact)).to_dict()
@@ -159,6 +173,10 @@ def law_text(d: dict) -> str:
     """One line of the table output for a :func:`check_law` dict."""
     if d["test"] is None:
         return f"round-win law: not tested ({d['reason']})"
+    if d["test"].startswith("binomial interval"):
+        return (f"round-win law: {d['test']} on P(win >= x) at {d['df']} thresholds (certified bounds, gap "
+                f"at most {d['gap']:.3g}), smallest p-value {d['statistic']:.4g}, p-value {d['p_value']:.4g}"
+                f"  {d['verdict']}")
     extra = f", {d['impossible']:,} rounds with a win the exact law forbids" if d["impossible"] else ""
     return (f"round-win law: {d['test']} on {len(d['bins'])} bins ({', '.join(d['bins'])}), "
             f"statistic {d['statistic']:.3f}, df {d['df']}, p-value {d['p_value']:.4g}{extra}  {d['verdict']}")

@@ -6,7 +6,9 @@ the last digit and a diff shows any change.  The rows of a bounded win
 distribution are ``{"float": x, "label": "bounded"}`` (the probability with
 the table's total-variation ``"error"``).  The exceedance ladder's
 probabilities are exact fractions, or ``{"low", "high", "label":
-"bounded"}`` with certified ends.  Keys keep the order of the data
+"bounded"}`` with certified ends; an interval ladder (a round without a law,
+:func:`analytic.solver.exceedance.interval_exceedance`) adds ``"kind":
+"interval"`` and its ``"method"``, with ``"error": null``.  Keys keep the order of the data
 model (:mod:`analytic.reports.model`); there are no timestamps.
 """
 
@@ -104,6 +106,13 @@ def _ladder(ex) -> dict | None:
     """The exceedance ladder (None for a mode whose round has no law: ``exceedance_note`` says why)."""
     if ex is None:
         return None
+    if ex.kind == "interval":  # no law: bounds per threshold, no total-variation error
+        return {"label": ex.label, "kind": ex.kind, "method": ex.method, "error": None, "gap": float(ex.gap),
+                "rows": [{"x": _frac(r.threshold), "label": r.label, "probability": _bounds(r.low, r.high)}
+                         for r in ex.rows],
+                "max_win": None if ex.max_win is None else _frac(ex.max_win),
+                "max_probability": None if ex.max_win is None else _bounds(ex.max_low, ex.max_high),
+                "max_note": ex.max_note}
     return {"label": ex.label, "error": float(ex.error), "gap": float(ex.gap),
             "rows": [{"x": _frac(r.threshold), "label": r.label, "probability": _bounds(r.low, r.high)}
                      for r in ex.rows],

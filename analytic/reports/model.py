@@ -44,8 +44,12 @@ What is derived here (and nowhere else)
   ``P(round win >= x)`` for x = 1, 2, 5, ..., 10000 x total bet and the
   win cap, exact fractions from an exact law or certified bounds (the gap
   stated), and the maximum win with its probability where the law
-  certifies it.  A mode whose round has no law gets no ladder, only the
-  reason (``exceedance_note``).
+  certifies it.  A mode whose round has no law but whose solver bounds
+  ``P(R >= x)`` at any threshold (``extra["round_tail"]``) gets an interval
+  ladder (:func:`analytic.solver.exceedance.interval_exceedance`: rows with
+  certified low and high ends, label ``bounded``, the table's gap stated);
+  any other mode without a law gets no ladder, only the reason
+  (``exceedance_note``).
 
 * Sessions (:class:`SessionSection`, docs/sessions.md): per bet mode with a
   round law, the balance after 100, 1,000 and 10,000 rounds from 100 bets
@@ -74,7 +78,7 @@ from analytic import __version__
 from analytic.model.game import Game
 from analytic.figures import Figure, Z_SCORES
 from analytic.solver.distribution import round_law
-from analytic.solver.exceedance import Exceedance, exceedance
+from analytic.solver.exceedance import Exceedance, exceedance, interval_exceedance
 from analytic.solver.round import RoundResult, solve_game
 
 __all__ = [
@@ -697,7 +701,7 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
     if isinstance(pr, Figure):  # the solver's own figure: shown as an exact row only when it is exact
         cap_p = pr.value if pr.label == "exact" else None
     shown = {str(k): v for k, v in r.extra.items()
-             if k not in ("distribution", "certified_law")}  # the laws: shown as the tables
+             if k not in ("distribution", "certified_law", "round_tail")}  # the laws: shown as the tables
     if base is not None:
         both = _simultaneous_text(game, base.reel_set, base.cycle, game.modes[base.mode].params.get("wild_reels"))
         if both:
@@ -854,6 +858,13 @@ def _exceedance(r: RoundResult, law) -> tuple[Exceedance | None, str]:
     no law: the section is then left out)."""
     from analytic.solver.cap import applied_cap
 
+    tail = r.extra.get("round_tail") if r.extra else None
+    if law.points is None and tail is not None:  # no law, but bounds of P(R >= x) at every threshold
+        ex = interval_exceedance(tail, applied_cap(r))
+        note = (f"P(round win >= x), x in multiples of the total bet, with certified lower and upper bounds at "
+                f"each threshold (the round has no law: {law.reason}; bounds by the round solver: {ex.method}): "
+                f"every row's gap (high - low) is at most {float(ex.gap):.3g}.")
+        return ex, note
     if law.points is None:
         return None, f"Exceedance ladder not given: {law.reason}."
     ex = exceedance(law, applied_cap(r))

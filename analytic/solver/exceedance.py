@@ -17,6 +17,18 @@ lower bound of the true one, ``RoundLaw.lower_bounds``).  An exact law (``e = 0`
 truth; above a win cap the probability is 0 exactly.  The gap of a table is the largest ``high - low`` of its rows
 (at most ``2 e`` plus the outward rounding).
 
+Interval ladder (no law)
+------------------------
+:func:`interval_exceedance`: where the round has no law but its solver
+bounds ``P(R >= x)`` at any threshold (``extra["round_tail"]``, an object
+with ``bounds(xs) -> [(low, high)]`` in Fractions, e.g.
+:class:`analytic.features.engines.drawn_expanding.round_tail.RoundTail`),
+the same thresholds get those bounds, rounded outward to floats, label
+``bounded``, ``kind`` ``"interval"``; the table's gap is the largest
+``high - low`` (no total-variation error: ``error`` None).  The maximum win
+is the cap when the lower bound of ``P(R >= cap)`` is positive (nothing pays
+above it), with ``P(R = cap) = P(R >= cap)``; else it is not certified.
+
 Maximum win
 -----------
 Of an exact law: its largest win of positive probability, with that
@@ -40,6 +52,19 @@ it gives probability 0 was observed.  The expected counts are ``n`` times the
 law's central probabilities; a certified law's error ``e`` moves them by at
 most ``n e`` in total (1e-3 rounds at ``n = 10^6``, ``e = 1e-9``), which is
 left out of the statistic.
+
+Interval test
+-------------
+:func:`interval_test`, for an interval ladder: at each threshold ``x`` the
+count ``k`` of rounds with win ``>= x`` out of ``n`` is ``Binomial(n, p)``
+for the true ``p`` in ``[low, high]``.  The p-value of the composite null is
+the largest over that interval, reached at the end nearer ``k / n``: 1 when
+``low <= k / n <= high``, else the two-sided binomial tail there,
+``min(1, 2 P(Bin(n, low) <= k))`` below and ``min(1, 2 P(Bin(n, high) >= k))``
+above (:mod:`scipy.stats.binom`).  The thresholds are combined by
+Bonferroni: ``min(1, m * min_x p_x)`` over the ``m`` thresholds, a valid
+p-value whatever their dependence.  The verdict is ``ok`` when it is at
+least :data:`P_LIMIT`.  Wide intervals make the test weak, never wrong.
 """
 
 from __future__ import annotations
@@ -53,7 +78,7 @@ from typing import Mapping
 from analytic.solver.distribution import RoundLaw
 
 __all__ = ["LADDER", "MIN_EXPECTED", "P_LIMIT", "ExceedanceRow", "Exceedance", "exceedance", "LawTest",
-           "law_bins", "law_test"]
+           "law_bins", "law_test", "interval_exceedance", "interval_test"]
 
 #: The standard ladder of thresholds, in total-bet multiples.
 LADDER = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
@@ -96,8 +121,8 @@ class Exceedance:
     rows : tuple of ExceedanceRow
     label : str
         ``"exact"`` (every row an exact fraction) or ``"bounded"``.
-    error : Fraction
-        The law's total-variation bound ``e``.
+    error : Fraction or None
+        The law's total-variation bound ``e`` (None for an interval ladder: no law).
     gap : Fraction
         Largest ``high - low`` of the rows (0 when exact).
     max_win : Fraction or None
@@ -106,16 +131,23 @@ class Exceedance:
         Bounds of ``P(R = max_win)`` (equal when exact).
     max_note : str
         How the maximum was found, or why there is none.
+    kind : str
+        ``"law"`` (from the round's law) or ``"interval"`` (bounds at each
+        threshold, :func:`interval_exceedance`).
+    method : str
+        How an interval ladder's bounds were found ("" for a law's).
     """
 
     rows: tuple[ExceedanceRow, ...]
     label: str
-    error: Fraction
+    error: Fraction | None
     gap: Fraction
     max_win: Fraction | None
     max_low: Fraction | None
     max_high: Fraction | None
     max_note: str
+    kind: str = "law"
+    method: str = ""
 
 
 def _down(q: Fraction) -> Fraction:
@@ -213,14 +245,104 @@ def exceedance(law: RoundLaw, cap: Fraction | None = None) -> Exceedance:
     return Exceedance(tuple(rows), label, e, gap, mx, lo, hi, note)
 
 
+def interval_exceedance(tail, cap: Fraction | None = None) -> Exceedance:
+    """The ladder of a round without a law, from certified bounds of ``P(R >= x)`` per threshold.
+
+    Parameters
+    ----------
+    tail : object
+        ``tail.bounds(xs)`` gives ``[(low, high)]`` (Fractions) of ``P(R >= x)``
+        for thresholds ``xs`` (total-bet multiples); ``tail.method`` says how.
+    cap : Fraction, optional
+        The round's win cap (a row of its own).
+
+    Returns
+    -------
+    Exceedance
+        ``kind`` ``"interval"``, label ``"bounded"`` (``"exact"`` only if every
+        row's ends meet), ``error`` None; see the module docstring.
+    """
+    ths = thresholds(cap)
+    got = tail.bounds([x for x, _ in ths])
+    rows = []
+    for (x, lab), (lo, hi) in zip(ths, got):
+        lo, hi = Fraction(lo), Fraction(hi)
+        if not 0 <= lo <= hi <= 1:
+            raise ValueError(f"interval_exceedance: bounds {lo}, {hi} of P(R >= {x}) are not an interval in [0, 1]")
+        rows.append(ExceedanceRow(x, lab, lo, hi) if lo == hi else ExceedanceRow(x, lab, _down(lo), _up(hi)))
+    gap = max((r.high - r.low for r in rows), default=Fraction(0))
+    mx = lo = hi = None
+    at_cap = [r for r in rows if cap is not None and r.threshold == cap]
+    if at_cap and at_cap[0].low > 0:
+        mx, lo, hi = Fraction(cap), at_cap[0].low, at_cap[0].high
+        note = "the win cap: reached with certified positive probability, nothing pays above it"
+    else:
+        note = "not certified: the round has no law, only bounds of P(R >= x) at the ladder's thresholds"
+    label = "exact" if gap == 0 else "bounded"
+    return Exceedance(tuple(rows), label, None, gap, mx, lo, hi, note, "interval", getattr(tail, "method", ""))
+
+
+def interval_test(ex: Exceedance, counts: Mapping[Fraction, int]) -> "LawTest":
+    """The binomial interval test of observed round wins against an interval ladder (module docstring).
+
+    Parameters
+    ----------
+    ex : Exceedance
+        Rows with certified ``[low, high]`` of ``P(R >= x)``.
+    counts : mapping of Fraction -> int
+        Observed round win (total-bet multiples) -> number of rounds.
+
+    Returns
+    -------
+    LawTest
+        ``test`` ``"binomial interval (Bonferroni)"``, ``bins`` the thresholds
+        (``">= x"``), ``observed`` the counts ``k``, ``expected`` ``n`` times the
+        nearest end of each interval to ``k / n``, ``statistic`` the smallest
+        per-threshold p-value, ``df`` the number of thresholds, ``p_value`` the
+        Bonferroni one.
+
+    Raises
+    ------
+    ValueError
+        No rounds observed, or a ladder without rows.
+    """
+    from scipy.stats import binom
+
+    n = sum(counts.values())
+    if n <= 0:
+        raise ValueError("no rounds observed")
+    if not ex.rows:
+        raise ValueError("interval_test: a ladder without rows")
+    wins = sorted((Fraction(w), c) for w, c in counts.items())
+    obs, exp_, ps = [], [], []
+    for r in ex.rows:
+        k = sum(c for w, c in wins if w >= r.threshold)
+        f = Fraction(k, n)
+        if f < r.low:
+            p, near = min(1.0, 2 * float(binom.cdf(k, n, float(r.low)))), r.low
+        elif f > r.high:
+            p, near = min(1.0, 2 * float(binom.sf(k - 1, n, float(r.high)))), r.high
+        else:
+            p, near = 1.0, f
+        obs.append(k)
+        exp_.append(float(n * near))
+        ps.append(p)
+    m = len(ps)
+    pv = min(1.0, m * min(ps))
+    return LawTest("binomial interval (Bonferroni)", tuple(f">= {r.label}" for r in ex.rows), tuple(obs),
+                   tuple(exp_), min(ps), m, pv, 0, "ok" if pv >= P_LIMIT else "CHECK")
+
+
 @dataclass(frozen=True)
 class LawTest:
-    """A chi-square test of observed round wins against a law.
+    """A chi-square test of observed round wins against a law (or the interval test, :func:`interval_test`).
 
     Attributes
     ----------
     test : str
-        ``"chi-square"``.
+        ``"chi-square"``, or ``"binomial interval (Bonferroni)"`` (then ``bins``
+        are the thresholds, ``statistic`` the smallest per-threshold p-value,
+        ``df`` the number of thresholds).
     bins : tuple of str
         The bins after merging (``"0"``, ``"(0, 1)"``, ``"[1, 5)"``, ..., ``"[10000, inf)"``).
     observed : tuple of int

@@ -208,3 +208,95 @@ def test_law_test_passes_on_the_true_law_and_fails_on_a_perturbed_one(tiny_game)
     assert bad.verdict == "CHECK" and bad.p_value < 1e-6, bad
     doubled = {2 * w: p for w, p in law.points.items()}
     assert law_test(RoundLaw(doubled, law.error, method=law.method), sim.win_counts).verdict == "CHECK"
+
+
+# --------------------------------------------------------------------------
+# interval ladder (a round without a law) and its binomial interval test
+
+
+class _Tail:
+    """Fixed bounds of P(R >= x) per threshold (a stand-in for a solver's round tail)."""
+
+    method = "hand-made bounds"
+
+    def __init__(self, f):
+        self.f = f
+
+    def bounds(self, xs):
+        return [self.f(x) for x in xs]
+
+
+def _geometric(x):
+    """P(R >= x) of R = 2^G - 1, G ~ Geometric(1/2) on {0, 1, ...}: P(R >= x) = 2^-ceil(log2(x + 1))."""
+    k = 0
+    while 2 ** k - 1 < x:
+        k += 1
+    return F(1, 2 ** k)
+
+
+def test_interval_ladder_rounds_outward_and_certifies_the_cap():
+    from analytic.solver.exceedance import interval_exceedance
+
+    cap = F(1023)
+    ex = interval_exceedance(_Tail(lambda x: (F(0) if x > cap else _geometric(x) / 2,
+                                              F(0) if x > cap else min(F(1), _geometric(x) * 2))), cap)
+    assert ex.kind == "interval" and ex.label == "bounded" and ex.error is None
+    assert ex.method == "hand-made bounds"
+    assert [r.threshold for r in ex.rows][-1] == 10000 and ex.rows[-1].low == ex.rows[-1].high == 0
+    for r in ex.rows:
+        if r.threshold <= cap:
+            assert r.low <= _geometric(r.threshold) <= r.high
+    assert ex.gap == max(r.high - r.low for r in ex.rows)
+    assert ex.max_win == cap and ex.max_low == F(1, 2048) and ex.max_high == F(1, 512)
+    with pytest.raises(ValueError, match="not an interval"):
+        interval_exceedance(_Tail(lambda x: (F(1, 2), F(1, 3))), cap)
+    # no positive lower bound at the cap: no certified maximum
+    ex = interval_exceedance(_Tail(lambda x: (F(0), F(1, 2))), cap)
+    assert ex.max_win is None and "not certified" in ex.max_note
+
+
+def _sample(n, seed, cap=None):
+    import numpy as np
+
+    g = np.random.default_rng(seed).geometric(0.5, size=n) - 1  # G on {0, 1, ...}
+    wins = 2 ** g - 1
+    if cap is not None:
+        wins = np.minimum(wins, cap)
+    out: dict = {}
+    for w in wins.tolist():
+        out[F(w)] = out.get(F(w), 0) + 1
+    return out
+
+
+def test_interval_test_by_hand_accepts_true_samples_and_rejects_a_wrong_law():
+    from scipy.stats import binom
+
+    from analytic.solver.exceedance import interval_exceedance, interval_test
+
+    cap = F(1023)
+    truth = _Tail(lambda x: (F(0), F(0)) if x > cap else (_geometric(x), _geometric(x)))
+    counts = _sample(20000, 3, 1023)
+    t = interval_test(interval_exceedance(truth, cap), counts)
+    assert t.test == "binomial interval (Bonferroni)" and t.df == 14 and t.verdict == "ok"
+    assert t.p_value >= 0.001 and sum(counts.values()) == 20000
+    # loose bounds around the truth: every count inside its interval, p-value 1
+    loose = _Tail(lambda x: (F(0), F(0)) if x > cap else (_geometric(x) / 2, min(F(1), _geometric(x) * 2)))
+    t = interval_test(interval_exceedance(loose, cap), counts)
+    assert t.p_value == 1.0 and t.statistic == 1.0
+    # a wrong law (P(R >= x) a third higher from x = 5 on): rejected
+    wrong = _Tail(lambda x: (F(0), F(0)) if x > cap else
+                  ((_geometric(x) * F(4, 3),) * 2 if x >= 5 else (_geometric(x),) * 2))
+    t = interval_test(interval_exceedance(wrong, cap), counts)
+    assert t.verdict == "CHECK" and t.p_value < 1e-6
+    # the p-value by hand: one threshold's count below its interval, Bonferroni over 14 thresholds
+    ex = interval_exceedance(truth, cap)
+    row = [r for r in ex.rows if r.threshold == 5][0]
+    k = sum(c for w, c in counts.items() if w >= 5)
+    lo = F(k + 100, 20000)
+    hand = _Tail(lambda x: (lo, lo) if x == 5 else ((F(0), F(0)) if x > cap else (F(0), F(1))))
+    t = interval_test(interval_exceedance(hand, cap), counts)
+    want = min(1.0, 14 * min(1.0, 2 * float(binom.cdf(k, 20000, float(lo)))))
+    assert t.p_value == pytest.approx(want, rel=1e-9) and t.observed[ex.rows.index(row)] == k
+    # a win above a zero upper bound: p-value 0
+    t = interval_test(interval_exceedance(_Tail(lambda x: (F(0), F(0))), cap), counts)
+    assert t.p_value == 0.0 and t.verdict == "CHECK"

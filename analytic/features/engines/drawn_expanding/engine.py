@@ -882,7 +882,11 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
     RoundResult
         Uncapped figures from :func:`analytic.solver.round.solve_round`
         (mean certified); ``extra["capped_rtp"]`` holds the capped RTP
-        interval.  Without a second moment only the trivial interval
+        interval; with a cap, a mode buying the Power feature has its
+        round's law in ``extra["certified_law"]`` and every other mode a
+        :class:`~analytic.features.engines.drawn_expanding.round_tail.RoundTail`
+        in ``extra["round_tail"]`` (certified bounds of ``P(R >= x)`` at any
+        threshold, evaluated when asked).  Without a second moment only the trivial interval
         ``[0, E[W]]`` is certified for ``E[min(W, C)]`` (labelled so).
     """
     from dataclasses import replace
@@ -964,6 +968,10 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
         rtp = capped
         if res.base is None and m.buys == _regular_and_power(game)[1]:
             extra["certified_law"] = buy_power_law(game, res.mode, ws=ws)
+        else:  # no law of the round: bounds of P(R >= x) at any threshold, from the same cap bounds
+            from analytic.features.engines.drawn_expanding.round_tail import RoundTail
+
+            extra["round_tail"] = RoundTail(game, res, C, gq, ws)
     return replace(res, mean_win=mean, rtp=rtp, extra=extra)
 
 

@@ -333,6 +333,34 @@ class PowerCapLaw:
         del self._starts
         self._idx = idx
 
+    def tail_bounds(self, K0: int, B, xs) -> tuple[np.ndarray, np.ndarray]:
+        """Bounds ``(P_lo, P_hi)`` of ``P(B + F >= x)`` for each threshold ``x`` of ``xs`` (total-bet multiples).
+
+        The same certificate as :meth:`capped` at another threshold: the
+        kept masses are lower bounds, so ``P(B + F >= x)`` lies in ``[P, P +
+        lost]`` with ``P`` the kept mass at ``B + i u >= x`` (cells decided
+        exactly in Fractions) plus ``cap`` (``F >= C >= x``), lowered and
+        raised by ``rel`` for the float sums (a suffix sum of nonnegative
+        terms, within ``gamma_{N+1}`` of itself).  Every ``x`` must be at most the
+        cap ``C`` (``ValueError`` otherwise: the law is truncated there).
+        ``B`` (a Fraction, or a float taken exactly) the base win.
+        """
+        h, capm = self.start[K0]
+        rel = self.rel
+        B = Fraction(B)
+        suffix = np.concatenate([np.cumsum(h[::-1])[::-1], [0.0]])  # suffix[i] = sum h[i:]
+        lost = max(1.0 - (float(h.sum()) + capm) * (1 - rel), 0.0)
+        lo, hi = [], []
+        for x in xs:
+            x = Fraction(x)
+            if x > self.C:
+                raise ValueError(f"PowerCapLaw.tail_bounds: threshold {x} above the cap {self.C}")
+            first = min(max(math.ceil((x - B) * self.tb / self.u), 0), len(h))
+            kept = float(suffix[first]) + capm
+            lo.append(min(kept * (1 - rel), 1.0))
+            hi.append(min((kept + lost) * (1 + rel), 1.0))
+        return np.array(lo), np.array(hi)
+
     def capped(self, K0: int, B: float = 0.0):
         """``(E_lo, E_hi, P_lo, P_hi)`` of ``min(B + F, C)`` and ``1{B + F >= C}``, total-bet multiples."""
         h, capm = self.start[K0]
