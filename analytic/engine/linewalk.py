@@ -206,6 +206,22 @@ class SpinArrays:
         return table
 
 
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """The distinct values of an integer array, increasing (``np.unique(a)``).
+
+    Written out because ``np.unique`` without its optional outputs asks
+    ``numpy.ma`` whether ``a`` is masked, which imports ``numpy.ma`` (about
+    0.05 s of a cold start) on the first call.
+    """
+    a = np.sort(a, axis=None)
+    if len(a) < 2:
+        return a
+    keep = np.empty(len(a), dtype=bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
+
+
 def _group(cols: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Group rows of equal values; returns (order, starts) of the sorted rows.
 
@@ -500,10 +516,10 @@ def _walk_states(spec: SpinSpec):
         nj = len(jt[0]) - 1 if isinstance(jt, tuple) else jt.shape[0]
         # transition table of this reel over the live line states and roles present
         if isinstance(jt, tuple):  # lists of live lines (the compiled step's form)
-            live = np.unique(np.r_[jt[1] & 0xFFFFFFFF, 0])  # the line states present, increasing
+            live = _distinct(np.r_[jt[1] & 0xFFFFFFFF, 0])  # the line states present, increasing
         else:
             live = np.flatnonzero(np.bincount(jt.ravel()))
-        roles_here = np.unique(cells)
+        roles_here = _distinct(cells)
         nstate_cap = len(machine.states) + 1
         tn = {}
         for s in live.tolist():
