@@ -114,29 +114,31 @@ class GridLaw:
         return {self.step * int(k): Fraction(float(self.probs[k])) for k in keep}, max(dropped, 0.0)
 
 
-def _grid_arrays(joint: Mapping[tuple[int, int], int], cycle: int, g: int, M: int) -> dict[int, np.ndarray]:
+def _by_award(joint: Mapping[tuple[int, int], int], cycle: int, g: int) -> dict[int, tuple[list, list]]:
+    """``a -> ([x // g], [c / cycle])``: one spin's law split by award, in the order of ``joint``."""
     by_a: dict[int, tuple[list, list]] = {}
     for (a, x), c in joint.items():
         xs, ws = by_a.setdefault(a, ([], []))
         xs.append(x // g)
         ws.append(c / cycle)
+    return by_a
+
+
+def _grid_arrays(by_a: Mapping[int, tuple[list, list]], M: int) -> dict[int, np.ndarray]:
+    """``a -> P(A = a, X = k g)`` on ``k = 0 .. M - 1`` (floats) from :func:`_by_award`."""
     # bincount adds each bin's weights in the order given, from 0.0: the sums of one loop of `+=`
     return {a: np.bincount(np.array(xs, dtype=np.int64), weights=np.array(ws), minlength=M)
             for a, (xs, ws) in by_a.items()}
 
 
-def _mgf_bounds(joint, cycle: int, g: int, xmax: int) -> list[tuple[float, float]]:
+def _mgf_bounds(by_a: Mapping[int, tuple[list, list]], xmax: int) -> list[tuple[float, float]]:
     """``[(t, log y_t)]``: verified upper bounds ``y_t`` of ``G(e^t)`` on a grid of tilts ``t``.
 
-    ``P_a(e^t)`` is rounded up by a relative ``1e-12`` (sums of positive
-    float terms); ``y`` is accepted only when ``F(y) <= y``, which bounds the
-    minimal fixed point from above (``F`` is monotone on ``[0, inf)``).
+    ``by_a`` is the spin's law from :func:`_by_award`.  ``P_a(e^t)`` is
+    rounded up by a relative ``1e-12`` (sums of positive float terms); ``y``
+    is accepted only when ``F(y) <= y``, which bounds the minimal fixed point
+    from above (``F`` is monotone on ``[0, inf)``).
     """
-    by_a: dict[int, tuple[list, list]] = {}
-    for (a, x), c in joint.items():
-        xs, ws = by_a.setdefault(a, ([], []))
-        xs.append(x // g)
-        ws.append(c / cycle)
     arrs = {a: (np.array(xs, dtype=float), np.array(ws)) for a, (xs, ws) in by_a.items()}
     out = []
     for t in np.geomspace(1e-3, 50.0, 32) / max(xmax, 1):
@@ -233,6 +235,13 @@ def _fixed_point(hats: Mapping[int, np.ndarray], M: int, max_iter: int = 2000) -
     return G, max(step_size, float(prev.max()))
 
 
+def _grid(joint: Mapping[tuple[int, int], int]) -> tuple[int, int]:
+    """``(g, xmax)``: the gcd of the wins (1 when all are 0, or none) and the largest win in steps ``g``."""
+    xs = [x for (_, x) in joint]
+    g = math.gcd(*xs) or 1
+    return g, (max(xs) // g if xs else 0)
+
+
 def too_wide(joint: Mapping[tuple[int, int], int]) -> bool:
     """True when :func:`retrigger_law` returns None for ``joint`` whatever the start: one spin's
     largest win spans half of the largest grid (:data:`M_MAX`) or more.
@@ -245,11 +254,7 @@ def too_wide(joint: Mapping[tuple[int, int], int]) -> bool:
     joint : Mapping[(int, int), int]
         One spin's exact law, as for :func:`retrigger_law`.
     """
-    g = 0
-    for (_, x) in joint:
-        g = math.gcd(g, x)
-    g = g or 1
-    return max((x // g for (_, x) in joint), default=0) >= M_MAX // 2
+    return _grid(joint)[1] >= M_MAX // 2
 
 
 def retrigger_law(joint: Mapping[tuple[int, int], int], cycle: int, units: int, n: int,
@@ -278,20 +283,17 @@ def retrigger_law(joint: Mapping[tuple[int, int], int], cycle: int, units: int, 
         most :data:`M_MAX` grid points (a single pay of half the grid or more,
         or a tail too heavy for the Chernoff bound, e.g. a mean award near 1).
     """
-    g = 0
-    for (_, x) in joint:
-        g = math.gcd(g, x)
-    g = g or 1
+    g, xmax = _grid(joint)
     step = Fraction(g, units)
     if n == 0:
         return GridLaw(step, np.ones(1), 0.0, "no spins")
-    xmax = max(x // g for (_, x) in joint)
     m = float(mean_award)
     if not m < 1:
         raise ValueError("retrigger_law: expected award per spin must be below 1")
     if xmax >= M_MAX // 2:
         return None
-    bounds = _mgf_bounds(joint, cycle, g, xmax)
+    by_a = _by_award(joint, cycle, g)
+    bounds = _mgf_bounds(by_a, xmax)
     M = 1 << max(4, (4 * xmax).bit_length())
     while True:
         # a law without retriggers never reaches n * xmax: nothing to alias
@@ -301,7 +303,7 @@ def retrigger_law(joint: Mapping[tuple[int, int], int], cycle: int, units: int, 
         M *= 2
     if 2 * tail > MAX_ERROR:
         return None
-    arrays = _grid_arrays(joint, cycle, g, M)
+    arrays = _grid_arrays(by_a, M)
     # real laws: the transform at the conjugate points is the conjugate, so half the grid
     # (k = 0 .. M/2) carries everything, and so does the fixed point (real coefficients)
     hats = {a: np.fft.rfft(v) for a, v in arrays.items()}
