@@ -11,7 +11,9 @@ triggers).  Given ``c``, the feature win ``F`` is independent of ``B``, so
 with ``mu_c = E[F | c]`` and ``m2_c = E[F^2 | c]`` from the feature solvers
 (:mod:`analytic.features.result`).  Line-triggered bonuses add the sum of
 ``n`` independent bonus wins (mean ``n mu``, second moment
-``n m2 + n(n-1) mu^2``).  Everything is a Fraction; a figure inherits the
+``n m2 + n(n-1) mu^2``).  The sums over ``b`` within a class are taken in
+integers first (count, sum of wins, sum of squared wins, in win units), so
+only the classes go through fractions.  Everything is a Fraction; a figure inherits the
 label ``bounded`` (with the summed error) when any feature figure is bounded.
 
 Units: wins in total-bet multiples; ``rtp = E[R] / cost``; the standard
