@@ -206,9 +206,26 @@ class SpinArrays:
         return table
 
 
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """The distinct values of an integer array, increasing (``np.unique(a)``).
+
+    Written out because ``np.unique`` without its optional outputs asks
+    ``numpy.ma`` whether ``a`` is masked, which imports ``numpy.ma`` (about
+    0.05 s of a cold start) on the first call.
+    """
+    a = np.sort(a, axis=None)
+    if len(a) < 2:
+        return a
+    keep = np.empty(len(a), dtype=bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
+
+
 def _group(cols: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Group rows of equal values; returns (order, starts) of the sorted rows.
 
+    Within a group the rows come in no particular order (they are equal).
     ``cols`` are non-negative int64 columns of equal length.  Rows are packed
     into one int64 key when their bit widths fit, else sorted lexically.
     """
@@ -223,7 +240,9 @@ def _group(cols: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
             if b:
                 key |= c.astype(np.int64, copy=False) << shift
                 shift += b
-        order = np.argsort(key, kind="stable")
+        # not a stable sort: the rows of a group are equal in every column, so which of them comes
+        # first changes nothing a caller reads (a group's first row, its sums, the groups' order)
+        order = np.argsort(key)
         ks = key[order]
         starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
         return order, starts
@@ -500,10 +519,10 @@ def _walk_states(spec: SpinSpec):
         nj = len(jt[0]) - 1 if isinstance(jt, tuple) else jt.shape[0]
         # transition table of this reel over the live line states and roles present
         if isinstance(jt, tuple):  # lists of live lines (the compiled step's form)
-            live = np.unique(np.r_[jt[1] & 0xFFFFFFFF, 0])  # the line states present, increasing
+            live = _distinct(np.r_[jt[1] & 0xFFFFFFFF, 0])  # the line states present, increasing
         else:
             live = np.flatnonzero(np.bincount(jt.ravel()))
-        roles_here = np.unique(cells)
+        roles_here = _distinct(cells)
         nstate_cap = len(machine.states) + 1
         tn = {}
         for s in live.tolist():
@@ -528,28 +547,33 @@ def _walk_states(spec: SpinSpec):
         if pdtype is np.int64 and compiled:
             nxt, pay, trg, jt = _kernel_step(jt, cells, spec.lines, k, t_next, t_pay, t_trg, last)
         else:
-            new_lines = np.empty((nj, nw, nlines), dtype=np.int64)
+            # one flat index per (joint id, window) and line into the (state, role) tables; a line's
+            # next states are written to its own contiguous block (line-major)
+            new_lines = None if last else np.empty((nlines, nj, nw), dtype=np.int64)
             pay = np.zeros((nj, nw), dtype=pdtype)
             trg = np.zeros((nj, nw), dtype=np.int64)
+            ncol = t_next.shape[1]
+            f_next, f_pay, f_trg = t_next.ravel(), t_pay.ravel(), t_trg.ravel()
+            any_trg = bool(t_trg.any())  # no line triggers in this reel's table: trg stays 0
             for li, line in enumerate(spec.lines):
-                rl = cells[:, line[k]]
-                st = jt[:, li][:, None]
+                idx = jt[:, li][:, None] * ncol + cells[:, line[k]][None, :]
                 if not last:
-                    new_lines[:, :, li] = t_next[st, rl[None, :]]
-                pay += t_pay[st, rl[None, :]]
-                trg += t_trg[st, rl[None, :]]
+                    np.take(f_next, idx, out=new_lines[li])
+                pay += f_pay.take(idx)
+                if any_trg:
+                    trg += f_trg.take(idx)
             if last:
                 nxt = np.zeros((nj, nw), dtype=np.int64)
                 jt = np.full((1, nlines), DEAD, dtype=np.int64)
             else:
-                flat = new_lines.reshape(nj * nw, nlines)
+                flat = new_lines.reshape(nlines, nj * nw).T
                 order, starts = _group([flat[:, i] for i in range(nlines)])
                 grp = np.zeros(nj * nw, dtype=np.int64)
                 mark = np.zeros(nj * nw, dtype=np.int64)
                 mark[starts] = 1
                 grp[order] = np.cumsum(mark) - 1
                 nxt = grp.reshape(nj, nw)
-                jt = flat[order[starts]]
+                jt = np.ascontiguousarray(flat[order[starts]])
                 del new_lines, flat, grp, mark
         # distinct outcomes per joint id: (j, next, pay, trig, counter incs) -> weight
         packed_out = _outcomes_packed(nxt, pay, trg, inc, wts) if pdtype is np.int64 else None

@@ -226,6 +226,8 @@ def register_round_prefetch(kind: str, prefetch: Callable) -> None:
 
 def round_prefetch_for(game) -> Callable | None:
     """The prefetch registered for one of ``game``'s features' engines, if any."""
+    if not game.features:  # nothing to look up: the engines stay unimported (a cold start)
+        return None
     import analytic.features.catalog  # noqa: F401
 
     for f in game.features.values():
@@ -236,6 +238,8 @@ def round_prefetch_for(game) -> Callable | None:
 
 def round_solver_for(game) -> Callable | None:
     """The round solver registered for one of ``game``'s features' engines, if any."""
+    if not game.features:  # nothing to look up: the engines stay unimported (a cold start)
+        return None
     import analytic.features.catalog  # noqa: F401
 
     for f in game.features.values():

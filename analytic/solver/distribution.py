@@ -257,14 +257,65 @@ def _grid_law(classes) -> RoundLaw:
         err += float(p) * e
     keep = np.flatnonzero(acc > FLOOR)
     dropped = float(acc.sum() - acc[keep].sum())
-    for i in keep:
-        pts[step * int(i)] += Fraction(float(acc[i]))
     # float mixture rounding: relative 2^-52 per addition on a total mass <= 1
     err += max(dropped, 0.0) + len(classes) * 2.0**-52
-    return RoundLaw(dict(pts), Fraction(err), method="grid")
+    return RoundLaw(_with_grid(pts, step, keep, acc[keep]), Fraction(err), method="grid")
+
+
+def _with_grid(pts: Mapping[Fraction, Fraction], step: Fraction, idx: np.ndarray, probs: np.ndarray) -> dict:
+    """``pts`` plus the grid masses ``probs`` (floats, taken exactly) at the wins ``step * idx``.
+
+    Parameters
+    ----------
+    pts : Mapping[Fraction, Fraction]
+        Exact masses (win -> probability, total-bet multiples).
+    step : Fraction
+        The grid step, total-bet multiples.
+    idx : ndarray of int, shape (n,)
+        Increasing grid indices.
+    probs : ndarray of float, shape (n,)
+        Their masses.
+
+    Returns
+    -------
+    dict
+        The keys of ``pts`` first, in their order, then the grid's new wins in
+        increasing order (the order of adding the grid point by point to
+        ``pts``); a win in both holds the sum.
+    """
+    sn, sd = step.numerator, step.denominator
+    on_grid = {}  # grid index -> key of pts at that win
+    for w in pts:
+        j = w / step
+        if j.denominator == 1:
+            on_grid[int(j)] = w
+    out = dict(pts)
+    keys, vals = [], []
+    for i, v in zip(idx.tolist(), probs.tolist()):
+        q = Fraction(*v.as_integer_ratio())
+        w = on_grid.get(i)
+        if w is None:
+            keys.append(Fraction(sn * i, sd))
+            vals.append(q)
+        else:
+            out[w] += q
+    out.update(zip(keys, vals))
+    return out
 
 
 def _fft_conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    from scipy.signal import fftconvolve
+    """The full linear convolution of two 1-d float arrays through real FFTs.
 
-    return fftconvolve(a, b)
+    The steps of ``scipy.signal.fftconvolve(a, b)`` (the transform length
+    padded to ``scipy.fft.next_fast_len``, ``rfftn`` / ``irfftn``, the head
+    kept), so the floats are the same bit for bit, without importing
+    ``scipy.signal`` (most of a second at start).
+    """
+    from scipy import fft as sfft
+
+    if len(a) == 1 or len(b) == 1:  # fftconvolve: a length-1 axis is a broadcast product, no transform
+        return a * b
+    n = len(a) + len(b) - 1
+    shape = [sfft.next_fast_len(n, True)]
+    ret = sfft.irfftn(sfft.rfftn(a, shape, axes=[0]) * sfft.rfftn(b, shape, axes=[0]), shape, axes=[0])
+    return ret[:n].copy()

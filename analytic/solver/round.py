@@ -11,7 +11,9 @@ triggers).  Given ``c``, the feature win ``F`` is independent of ``B``, so
 with ``mu_c = E[F | c]`` and ``m2_c = E[F^2 | c]`` from the feature solvers
 (:mod:`analytic.features.result`).  Line-triggered bonuses add the sum of
 ``n`` independent bonus wins (mean ``n mu``, second moment
-``n m2 + n(n-1) mu^2``).  Everything is a Fraction; a figure inherits the
+``n m2 + n(n-1) mu^2``).  The sums over ``b`` within a class are taken in
+integers first (count, sum of wins, sum of squared wins, in win units), so
+only the classes go through fractions.  Everything is a Fraction; a figure inherits the
 label ``bounded`` (with the summed error) when any feature figure is bounded.
 
 Units: wins in total-bet multiples; ``rtp = E[R] / cost``; the standard
@@ -367,7 +369,6 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
     s1 = s2 = Fraction(0)
     err1 = err2 = Fraction(0)
     labels_exact = True
-    hit_p = Fraction(0)
     feat_mean: dict[str, Fraction] = {}
     feat_prob: dict[str, Fraction] = {}
     feat_m2: dict[str, Fraction] = {}
@@ -375,9 +376,10 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
     feat_err: dict[str, Fraction] = {}
     methods = {}
     line_bonus = _line_bonus_features(game)
-    for (feat, n, lt, win), cnt in base.joint.items():
+    last: dict = {}  # feature -> (index of its last entry in base.joint, method): the method reported
+    for (feat, n, lt), (cnt, w1, w2, wa, at) in _class_sums(base.joint).items():
+        # the class's spins: cnt of them, their base wins summing to w1 (squares w2, magnitudes wa) units
         p = Fraction(cnt, cyc)
-        b = win * u
         mu = m2 = Fraction(0)
         e_mu = e_m2 = Fraction(0)
         parts = []
@@ -403,12 +405,15 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
             feat_spins[name] = feat_spins.get(name, 0) + p * k * fr.expected_spins.value
             feat_err[name] = feat_err.get(name, 0) + p * k * fr.mean.error
             methods[f"feature {name}"] = fr.method
-        s1 += p * (b + mu)
-        s2 += p * (b * b + 2 * b * mu + m2)
+            if at > last.get(name, (-1,))[0]:
+                last[name] = (at, fr.method)
+        # sum over the class's spins of p_b (b + mu), p_b (b^2 + 2 b mu + m2), p_b e_mu, p_b (e_m2 + 2 |b| e_mu)
+        s1 += (w1 * u + cnt * mu) / cyc
+        s2 += (w2 * u * u + 2 * w1 * u * mu + cnt * m2) / cyc
         err1 += p * e_mu
-        err2 += p * (e_m2 + 2 * abs(b) * e_mu)
-        if win > 0 or mu > 0:
-            hit_p += p  # a feature with positive mean wins with certainty only if every play wins
+        err2 += (cnt * e_m2 + 2 * wa * u * e_mu) / cyc
+    for name, (_, method) in last.items():
+        methods[f"feature {name}"] = method
     lab = "exact" if labels_exact else "bounded"
     mean = Figure(s1, lab, err1)
     m2fig = Figure(s2, lab, err2)
@@ -449,6 +454,36 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
     )
 
 
+def _class_sums(joint: Mapping) -> dict:
+    """The base spin's joint table summed over the win within each trigger class.
+
+    Parameters
+    ----------
+    joint : Mapping
+        :attr:`BaseResult.joint`: ``(feature, count, line triggers, win units) -> combinations``.
+
+    Returns
+    -------
+    dict
+        ``(feature, count, line triggers) -> [combinations, sum of c * win, sum of c * win**2,
+        sum of c * |win|, index in joint of its last entry]`` (integers: win units, their
+        squares), classes in the order of their first entry in ``joint``.
+    """
+    out: dict = {}
+    for i, ((feat, n, lt, win), cnt) in enumerate(joint.items()):
+        acc = out.get((feat, n, lt))
+        cw = cnt * win
+        if acc is None:
+            out[(feat, n, lt)] = [cnt, cw, cw * win, abs(cw), i]
+        else:
+            acc[0] += cnt
+            acc[1] += cw
+            acc[2] += cw * win
+            acc[3] += abs(cw)
+            acc[4] = i
+    return out
+
+
 def _with_distribution_hits(res: RoundResult) -> RoundResult:
     """Exact hit frequency from the round's exact win law, when the round
     solver provides one (``extra["distribution"]``: win -> probability)."""
@@ -476,13 +511,17 @@ def _round_hit_frequency(base: BaseResult, cache: dict, line_bonus) -> Figure:
     otherwise a feature with a positive mean is taken as a win only when its
     distribution shows no zero (left bounded by its mass error).
     """
-    p = Fraction(0)
-    err = Fraction(0)
+    won = 0  # combinations whose base spin wins
+    rest: dict = {}  # (feature, count, line triggers) -> combinations whose base spin does not win
     for (feat, n, lt, win), cnt in base.joint.items():
-        q = Fraction(cnt, base.cycle)
         if win > 0:
-            p += q
-            continue
+            won += cnt
+        else:
+            rest[(feat, n, lt)] = rest.get((feat, n, lt), 0) + cnt
+    p = Fraction(won, base.cycle)
+    err = Fraction(0)
+    for (feat, n, lt), cnt in rest.items():
+        q = Fraction(cnt, base.cycle)
         zero = Fraction(1)
         parts = []
         if feat is not None:

@@ -27,9 +27,10 @@ moment generating function is finite.
 
 Evaluation on the discrete Fourier grid
 ---------------------------------------
-Evaluate ``P_a`` at the ``M``-th roots of unity (one FFT each), iterate the
-fixed point pointwise (``M`` scalar equations at once), raise to ``n`` and
-invert (one inverse FFT).  The result is the law of ``W`` *folded* modulo
+Evaluate ``P_a`` at the ``M``-th roots of unity (one real-input FFT each:
+the laws are real, so the roots ``k = 0 .. M/2`` carry everything), iterate
+the fixed point pointwise (each root until its own step settles), raise to
+``n`` and invert (one inverse real FFT).  The result is the law of ``W`` *folded* modulo
 ``M``: entry ``k`` holds ``sum_j P(W = (k + j M) g)``.  No truncation of the
 series is needed, and all of the error is accounted:
 
@@ -39,9 +40,10 @@ series is needed, and all of the error is accounted:
   ``H(r) = G(r)^n``.  An upper bound of ``G(r)`` is *verified*, not assumed:
   a ``y`` with ``F(y) <= y`` (``F`` the fixed-point map, monotone on
   ``[0, inf)``) bounds the minimal fixed point from above.
-* **The fixed point**: iteration stops when the pointwise step is below
-  ``1e-17``; the distance to the fixed point is at most ``step * m / (1 - m)``
-  (contraction ``m = E[A]``), and ``|G^n - G'^n| <= n |G - G'|``.
+* **The fixed point**: each root's iteration stops when its step is below
+  ``1e-17`` or, below ``1e-14``, no longer halves; the distance to the fixed
+  point is at most ``step * m / (1 - m)`` with ``step`` the largest final
+  step (contraction ``m = E[A]``), and ``|G^n - G'^n| <= n |G - G'|``.
 * **Rounding** of the FFTs: ``gamma ||x||_2`` with ``gamma = 50 log2(M)
   2^-53`` (a-priori bound, Higham, *Accuracy and Stability of Numerical
   Algorithms*, s.24.1, with a wide margin), turned into a bound on the sum
@@ -112,28 +114,31 @@ class GridLaw:
         return {self.step * int(k): Fraction(float(self.probs[k])) for k in keep}, max(dropped, 0.0)
 
 
-def _grid_arrays(joint: Mapping[tuple[int, int], int], cycle: int, g: int, M: int) -> dict[int, np.ndarray]:
-    out: dict[int, np.ndarray] = {}
-    for (a, x), c in joint.items():
-        arr = out.get(a)
-        if arr is None:
-            arr = out[a] = np.zeros(M)
-        arr[x // g] += c / cycle
-    return out
-
-
-def _mgf_bounds(joint, cycle: int, g: int, xmax: int) -> list[tuple[float, float]]:
-    """``[(t, log y_t)]``: verified upper bounds ``y_t`` of ``G(e^t)`` on a grid of tilts ``t``.
-
-    ``P_a(e^t)`` is rounded up by a relative ``1e-12`` (sums of positive
-    float terms); ``y`` is accepted only when ``F(y) <= y``, which bounds the
-    minimal fixed point from above (``F`` is monotone on ``[0, inf)``).
-    """
+def _by_award(joint: Mapping[tuple[int, int], int], cycle: int, g: int) -> dict[int, tuple[list, list]]:
+    """``a -> ([x // g], [c / cycle])``: one spin's law split by award, in the order of ``joint``."""
     by_a: dict[int, tuple[list, list]] = {}
     for (a, x), c in joint.items():
         xs, ws = by_a.setdefault(a, ([], []))
         xs.append(x // g)
         ws.append(c / cycle)
+    return by_a
+
+
+def _grid_arrays(by_a: Mapping[int, tuple[list, list]], M: int) -> dict[int, np.ndarray]:
+    """``a -> P(A = a, X = k g)`` on ``k = 0 .. M - 1`` (floats) from :func:`_by_award`."""
+    # bincount adds each bin's weights in the order given, from 0.0: the sums of one loop of `+=`
+    return {a: np.bincount(np.array(xs, dtype=np.int64), weights=np.array(ws), minlength=M)
+            for a, (xs, ws) in by_a.items()}
+
+
+def _mgf_bounds(by_a: Mapping[int, tuple[list, list]], xmax: int) -> list[tuple[float, float]]:
+    """``[(t, log y_t)]``: verified upper bounds ``y_t`` of ``G(e^t)`` on a grid of tilts ``t``.
+
+    ``by_a`` is the spin's law from :func:`_by_award`.  ``P_a(e^t)`` is
+    rounded up by a relative ``1e-12`` (sums of positive float terms); ``y``
+    is accepted only when ``F(y) <= y``, which bounds the minimal fixed point
+    from above (``F`` is monotone on ``[0, inf)``).
+    """
     arrs = {a: (np.array(xs, dtype=float), np.array(ws)) for a, (xs, ws) in by_a.items()}
     out = []
     for t in np.geomspace(1e-3, 50.0, 32) / max(xmax, 1):
@@ -178,6 +183,65 @@ def _ipow(z: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def _fixed_point(hats: Mapping[int, np.ndarray], M: int, max_iter: int = 2000) -> tuple[np.ndarray, float]:
+    """The minimal fixed point of ``G = sum_a hats[a] G^a``, point by point, iterated from ``G = 0``.
+
+    Each point is iterated until its own step ``|G_k - G_(k-1)|`` is at most
+    ``1e-17`` or, below ``1e-14``, no longer halves (rounding level); the
+    points still moving are iterated on (most points settle in a few steps:
+    the map's contraction at ``z`` is ``|sum_a a P_a(z) G^(a-1)|``, small away
+    from ``z = 1``).
+
+    Parameters
+    ----------
+    hats : Mapping[int, numpy.ndarray]
+        ``a -> P_a`` at the ``M`` grid points (complex, shape ``(M,)``).
+    M : int
+    max_iter : int
+        Iterations at most; a point still moving then keeps its last step.
+
+    Returns
+    -------
+    (numpy.ndarray, float)
+        ``G`` (complex, shape ``(M,)``) and the largest final step over the
+        points: ``|G - G*| <= step m / (1 - m)`` at every point (``m = E[A]``
+        the contraction constant on the unit disc).
+    """
+    G = np.zeros(M, dtype=complex)
+    idx = np.arange(M)
+    prev = np.full(M, np.inf)
+    cur, hs = G, dict(hats)
+    step_size = 0.0
+    if 0 in hs:  # the first step from G = 0 is F(0) = P_0, no arithmetic
+        cur = hs[0].copy()
+        prev = np.abs(cur)
+        max_iter -= 1
+    for _ in range(max_iter):
+        new = sum(h * _ipow(cur, a) if a else h for a, h in hs.items())
+        st = np.abs(new - cur)
+        done = (st <= 1e-17) | ((st < 1e-14) & (st >= 0.5 * prev))
+        if done.all():
+            G[idx] = new
+            return G, max(step_size, float(st.max()))
+        if done.any():
+            G[idx[done]] = new[done]
+            step_size = max(step_size, float(st[done].max()))
+            keep = ~done
+            idx, cur, prev = idx[keep], new[keep], st[keep]
+            hs = {a: h[keep] for a, h in hs.items()}
+        else:
+            cur, prev = new, st
+    G[idx] = cur
+    return G, max(step_size, float(prev.max()))
+
+
+def _grid(joint: Mapping[tuple[int, int], int]) -> tuple[int, int]:
+    """``(g, xmax)``: the gcd of the wins (1 when all are 0, or none) and the largest win in steps ``g``."""
+    xs = [x for (_, x) in joint]
+    g = math.gcd(*xs) or 1
+    return g, (max(xs) // g if xs else 0)
+
+
 def too_wide(joint: Mapping[tuple[int, int], int]) -> bool:
     """True when :func:`retrigger_law` returns None for ``joint`` whatever the start: one spin's
     largest win spans half of the largest grid (:data:`M_MAX`) or more.
@@ -190,11 +254,7 @@ def too_wide(joint: Mapping[tuple[int, int], int]) -> bool:
     joint : Mapping[(int, int), int]
         One spin's exact law, as for :func:`retrigger_law`.
     """
-    g = 0
-    for (_, x) in joint:
-        g = math.gcd(g, x)
-    g = g or 1
-    return max((x // g for (_, x) in joint), default=0) >= M_MAX // 2
+    return _grid(joint)[1] >= M_MAX // 2
 
 
 def retrigger_law(joint: Mapping[tuple[int, int], int], cycle: int, units: int, n: int,
@@ -223,20 +283,17 @@ def retrigger_law(joint: Mapping[tuple[int, int], int], cycle: int, units: int, 
         most :data:`M_MAX` grid points (a single pay of half the grid or more,
         or a tail too heavy for the Chernoff bound, e.g. a mean award near 1).
     """
-    g = 0
-    for (_, x) in joint:
-        g = math.gcd(g, x)
-    g = g or 1
+    g, xmax = _grid(joint)
     step = Fraction(g, units)
     if n == 0:
         return GridLaw(step, np.ones(1), 0.0, "no spins")
-    xmax = max(x // g for (_, x) in joint)
     m = float(mean_award)
     if not m < 1:
         raise ValueError("retrigger_law: expected award per spin must be below 1")
     if xmax >= M_MAX // 2:
         return None
-    bounds = _mgf_bounds(joint, cycle, g, xmax)
+    by_a = _by_award(joint, cycle, g)
+    bounds = _mgf_bounds(by_a, xmax)
     M = 1 << max(4, (4 * xmax).bit_length())
     while True:
         # a law without retriggers never reaches n * xmax: nothing to alias
@@ -246,25 +303,18 @@ def retrigger_law(joint: Mapping[tuple[int, int], int], cycle: int, units: int, 
         M *= 2
     if 2 * tail > MAX_ERROR:
         return None
-    arrays = _grid_arrays(joint, cycle, g, M)
-    hats = {a: np.fft.fft(v) for a, v in arrays.items()}
-    G = np.zeros(M, dtype=complex)
+    arrays = _grid_arrays(by_a, M)
+    # real laws: the transform at the conjugate points is the conjugate, so half the grid
+    # (k = 0 .. M/2) carries everything, and so does the fixed point (real coefficients)
+    hats = {a: np.fft.rfft(v) for a, v in arrays.items()}
     step_size = 0.0
     if m == 0:
         G = sum(hats.values())
     else:
-        prev = math.inf
-        for _ in range(2000):
-            new = sum(h * _ipow(G, a) if a else h for a, h in hats.items())
-            step_size = float(np.max(np.abs(new - G)))
-            G = new
-            # stop at rounding level: the step no longer shrinks (or is tiny)
-            if step_size <= 1e-17 or (step_size < 1e-14 and step_size >= 0.5 * prev):
-                break
-            prev = step_size
+        G, step_size = _fixed_point(hats, len(hats[next(iter(hats))]))
     fp_err = step_size * m / (1 - m) if m else 0.0
     H = _ipow(G, n)
-    probs = np.fft.ifft(H).real
+    probs = np.fft.irfft(H, M)
     gamma = 50 * math.log2(M) * U
     # rounding: forward FFTs of the spin law (l2 norm <= 1), the pointwise powers, the inverse
     round_err = math.sqrt(M) * (3 * gamma + n * (fp_err + 8 * U * (n + 10)))
