@@ -81,6 +81,7 @@ class FeatureResult:
     law: Any = field(default=None, compare=False)
     p_zero_max: Fraction | None = None
     p_zero_bounds: tuple | None = None
+    spins_law: Any = field(default=None, compare=False)
 
     @property
     def variance(self) -> Fraction:

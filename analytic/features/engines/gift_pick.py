@@ -427,7 +427,28 @@ def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Worksp
         details={"classes": fm["classes"], "max_feature_win": fm["max"], "raw_moments": fm["moments"]},
         p_zero=fm["p_zero"],
         law=law,
+        spins_law=spins_law(game, feature, count),
     )
+
+
+def spins_law(game: Game, feature: str, count: int):
+    """Exact law of the spins played: ``n0`` plus the extra spins of the gifts opened (no retriggers).
+
+    From the exact law of the gift classes (:func:`classes_of`), merged by
+    their extra spins.
+
+    Returns
+    -------
+    analytic.features.laws.spins_played.SpinsLaw
+    """
+    from analytic.features.laws.spins_played import count_law
+
+    n0 = game.features[feature].trigger.counts[count]
+    law: dict[int, Fraction] = {}
+    for (extra, *_), p in classes_of(game, feature, count).items():
+        law[n0 + extra] = law.get(n0 + extra, Fraction(0)) + p
+    return count_law(law, f"{n0} spins plus the extra spins of the {count} gifts opened (exact pick law), "
+                          "no retriggers")
 
 
 register_solver(KIND, solve_feature)

@@ -150,6 +150,7 @@ __all__ = [
     "draw_multiplier_mean",
     "visit_sweep",
     "solve_feature",
+    "spins_law",
     "fair_gamble_probability",
     "solve_drawn_expanding_round",
     "zero_win_bound",
@@ -743,7 +744,26 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None,
                  "second_moment_interval": (Fraction(max(m.m2_lo, 0)), Fraction(m.m2_hi)), **m.info},
         p_zero_max=zero_win_bound(game, feature, ws) ** spec.trigger.counts[count],
         p_zero_bounds=_zero_bounds(game, feature, spec.trigger.counts[count], ws),
+        spins_law=spins_law(game, feature, count, ws),
     )
+
+
+def spins_law(game: Game, feature: str, count: int, ws: Workspace | None = None):
+    """Exact law of the spins played and the retriggers of ``feature`` started with ``count`` books.
+
+    A spin's award depends only on the books it shows on the feature's reel
+    set (:attr:`SpinStats.classes`, summed over the golden mask), never on
+    the drawn symbols, the ladder or the golden reels, and the engine has no
+    ceiling on the spins: the awards are i.i.d., so the hitting-time theorem
+    applies (:func:`analytic.features.laws.spins_played.hitting_law`).
+    """
+    from analytic.features.laws.spins_played import hitting_law
+
+    stats = spin_stats(game, feature, ws)
+    w: dict[int, int] = {}
+    for (a, _g), c in stats.classes.items():
+        w[a] = w.get(a, 0) + c
+    return hitting_law(game.features[feature].trigger.counts[count], w)
 
 
 def _zero_bounds(game: Game, feature: str, spins: int, ws: Workspace):
