@@ -173,8 +173,8 @@ def hitting_law(n0: int, weights: Mapping[int, int], *, tail_target: Fraction = 
     # col[r] = [x^m] Q^r for the current m (a column per m: pw[r][m])
     pw: list[list[int]] = [[1]]  # pw[0] = 1
     rows: list[tuple[int, Fraction]] = []
-    joint: dict[tuple[int, int], Fraction] = {}
-    total = Fraction(0)
+    joint: dict[tuple[int, int], int] = {}  # (n, r) -> integer numerator (see below)
+    ftotal = 0.0
     m = 0
     while True:
         n = n0 + m * g
@@ -191,32 +191,41 @@ def hitting_law(n0: int, weights: Mapping[int, int], *, tail_target: Fraction = 
                     if k <= m:
                         s += c * prev[m - k]
                 pw[r].append(s)
-        den = C ** n
-        pn = Fraction(0)
+        num = 0
         for r in range(0, min(m // amin, n) + 1):
             cf = pw[r][m]
-            if not cf:
-                continue
-            p = Fraction(n0 * comb(n, r) * w0 ** (n - r) * cf, n * den)
-            if p:
-                joint[(n, r)] = p
-                pn += p
-        if pn:
+            if cf:
+                i = comb(n, r) * w0 ** (n - r) * cf  # P(N = n, R = r) = n0 i / (n C^n)
+                if i:
+                    joint[(n, r)] = i
+                    num += i
+        if num:
+            pn = Fraction(n0 * num, n * C ** n)
             rows.append((n, pn))
-        total += pn
-        left = 1 - total
+            ftotal += float(pn)
         if n_max is not None:
             if n + g > n_max:
                 break
-        elif left <= tail_target or n + g > n_limit:
+        elif n + g > n_limit:
             break
+        elif 1 - ftotal <= 0.5 * float(tail_target):  # float guess (error ~1e-16), checked exactly below
+            total = sum((p for _, p in rows), Fraction(0))
+            if 1 - total <= tail_target:
+                break
+            ftotal = float(total)
         m += 1
     top = n
-    r_max = (top - n0) // amax
-    rlaw: dict[int, Fraction] = {}
-    for (_n, r), p in joint.items():
+    total = sum((p for _, p in rows), Fraction(0))
+    r_max = (top - n0) // (amax * g)  # amax is in steps of g
+    # P(R = r) = sum_n n0 i(n, r) / (n C^n) on one denominator L C^top (L = lcm of the n)
+    L = 1
+    for n_, _ in rows:
+        L = L * n_ // gcd(L, n_)
+    rnum: dict[int, int] = {}
+    for (n_, r), i in joint.items():
         if r <= r_max:
-            rlaw[r] = rlaw.get(r, Fraction(0)) + p
+            rnum[r] = rnum.get(r, 0) + i * C ** (top - n_) * (L // n_)
+    rlaw = {r: Fraction(n0 * x, L * C ** top) for r, x in rnum.items()}
     rrows = tuple(sorted((r, p) for r, p in rlaw.items() if p))
     return SpinsLaw(tuple(rows), 1 - total, top, rrows, 1 - sum((p for _, p in rrows), Fraction(0)), r_max,
                     expected,
