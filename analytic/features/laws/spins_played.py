@@ -13,7 +13,7 @@ spins that award spins (``A_t > 0``, the retriggers) among the ``N`` played.
 The hitting-time theorem
 ------------------------
 For a skip-free walk started at ``n0`` (Kemperman; Otter and Dwass for
-branching processes; ``docs/derivations.md`` section "Spins played"),
+branching processes; ``docs/derivations.md`` section 13),
 
     ``P(N = n) = (n0 / n) P(A_1 + ... + A_n = n - n0)``,   ``n >= n0``.
 
@@ -230,7 +230,7 @@ def hitting_law(n0: int, weights: Mapping[int, int], *, tail_target: Fraction = 
     return SpinsLaw(tuple(rows), 1 - total, top, rrows, 1 - sum((p for _, p in rrows), Fraction(0)), r_max,
                     expected,
                     "hitting-time theorem P(N = n) = (n0/n) P(A_1 + ... + A_n = n - n0), exact integer powers of "
-                    "the award law, jointly with the retriggers (docs/derivations.md, Spins played)")
+                    "the award law, jointly with the retriggers (docs/derivations.md s.13)")
 
 
 def ceiling_law(n0: int, weights: Mapping[int, int], ceiling: int) -> SpinsLaw:
