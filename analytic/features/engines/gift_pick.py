@@ -51,6 +51,7 @@ class and gift class).
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 from itertools import product
 from math import comb, lcm
 from typing import Any, Mapping
@@ -427,7 +428,7 @@ def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Worksp
         details={"classes": fm["classes"], "max_feature_win": fm["max"], "raw_moments": fm["moments"]},
         p_zero=fm["p_zero"],
         law=law,
-        spins_law=spins_law(game, feature, count),
+        spins_law_source=partial(spins_law, game, feature, count),
     )
 
 

@@ -75,6 +75,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
+from functools import partial
 from math import comb, gcd
 from typing import Any, Mapping, Sequence
 
@@ -490,7 +491,7 @@ def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Worksp
                 "windows weighted by multiplier; mixture over the drawn symbol"),
         details={"per_symbol": fm["per_symbol"], "max_feature_win": fm["max"],
                  "raw_moments": fm["moments"], "spins": n},
-        spins_law=fixed_law(n),
+        spins_law_source=partial(fixed_law, n),
     )
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import partial
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # networkx is imported by the functions that use it (a cold start without chains skips it)
@@ -176,7 +177,7 @@ def ceiling_moments(feature: str, count: int, n: int, ceiling: int,
                 "mixed over the drawn state; no win distribution"),
         details={"initial_spins": n, "max_spins": ceiling},
         p_zero=p_zero,
-        spins_law=spins_law(n, states, ceiling),
+        spins_law_source=partial(spins_law, n, states, ceiling),
     )
 
 
@@ -304,7 +305,7 @@ def solve_fixed_states(game: Game, feature: str, count: int, n: int,
         details=det,
         p_zero=p_zero,
         law=law,
-        spins_law=spins_law(n, states),
+        spins_law_source=partial(spins_law, n, states),
     )
 
 

@@ -35,7 +35,9 @@ Truncation
 ----------
 The rows ``n <= n_max`` are exact fractions; ``n_max`` is the first
 ``n`` at which ``P(N > n) = 1 - sum_{m <= n} P(N = m)`` (exact) is at most
-:data:`TAIL_TARGET`, or :data:`N_LIMIT`; the remaining mass is reported as
+:data:`TAIL_TARGET`, or :data:`N_LIMIT`, or ``n0 + STEP_LIMIT g`` (a slowly
+ending feature: the cost of the exact powers grows about as the cube of the
+steps); the remaining mass is reported as
 the exact row "more than ``n_max`` spins".  ``R = r`` needs
 ``n <= n0 + r a_max``, so ``P(R = r)`` is exact for every
 ``r <= (n_max - n0) / a_max``; the rest is one exact tail row.
@@ -57,12 +59,15 @@ from math import comb, gcd
 from typing import Iterable, Mapping
 
 __all__ = ["SpinsLaw", "TAIL_TARGET", "N_LIMIT", "fixed_law", "hitting_law", "ceiling_law", "count_law",
-           "mix"]
+           "mix", "STEP_LIMIT"]
 
 #: The rows stop at the first ``n`` where ``P(N > n)`` is at most this (exact, reported as the tail row).
 TAIL_TARGET = Fraction(1, 10**12)
 #: The rows stop at this many spins at most (the exact tail row holds the rest).
 N_LIMIT = 2000
+#: ... and at ``n0 + STEP_LIMIT g`` spins (``g`` the gcd of the awards): the powers table has about
+#: ``STEP_LIMIT^2 / 2`` entries of up to ``STEP_LIMIT log2(C)`` bits (about 0.3 s at 200).
+STEP_LIMIT = 200
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,7 @@ def _check(weights: Mapping[int, int]) -> tuple[dict[int, int], int]:
 
 
 def hitting_law(n0: int, weights: Mapping[int, int], *, tail_target: Fraction = TAIL_TARGET,
-                n_limit: int = N_LIMIT, n_max: int | None = None) -> SpinsLaw:
+                n_limit: int = N_LIMIT, step_limit: int = STEP_LIMIT, n_max: int | None = None) -> SpinsLaw:
     """Exact law of the spins played and the retriggers by the hitting-time theorem.
 
     Parameters
@@ -141,6 +146,8 @@ def hitting_law(n0: int, weights: Mapping[int, int], *, tail_target: Fraction = 
         Stop the rows at the first ``n`` with ``P(N > n) <= tail_target``.
     n_limit : int
         ... or at ``n_limit`` spins.
+    step_limit : int
+        ... or at ``n0 + step_limit g`` spins (``g`` the gcd of the awards).
     n_max : int, optional
         Rows exactly up to this ``n`` instead (for mixing laws on one range).
 
@@ -206,7 +213,7 @@ def hitting_law(n0: int, weights: Mapping[int, int], *, tail_target: Fraction = 
         if n_max is not None:
             if n + g > n_max:
                 break
-        elif n + g > n_limit:
+        elif n + g > n_limit or m >= step_limit:
             break
         elif 1 - ftotal <= 0.5 * float(tail_target):  # float guess (error ~1e-16), checked exactly below
             total = sum((p for _, p in rows), Fraction(0))

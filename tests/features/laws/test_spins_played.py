@@ -88,6 +88,18 @@ def test_hitting_law_tail_target_and_mean():
     assert all(n % 5 == 0 for n, _ in L.spins)
 
 
+def test_slow_feature_stops_at_the_step_limit_with_an_exact_tail():
+    """A feature that ends slowly (E[A] = 3/4): the rows stop at n0 + step_limit g spins and the tail
+    row holds the rest exactly; the rows agree with the same law taken further."""
+    w = {0: 11, 1: 6, 3: 3}  # E[A] = 15/20
+    L = hitting_law(2, w, step_limit=30)
+    assert L.n_max == 2 + 30 and L.tail > Fraction(1, 10**12)
+    assert L.tail == 1 - sum(p for _, p in L.spins)
+    longer = hitting_law(2, w, step_limit=60)
+    assert dict(longer.spins).items() >= dict(L.spins).items()
+    assert L.tail == longer.tail + sum(p for n, p in longer.spins if n > L.n_max)
+
+
 def test_no_award_is_a_fixed_countdown():
     assert hitting_law(7, {0: 3}) == fixed_law(7)
     assert fixed_law(7).spins == ((7, Fraction(1)),) and fixed_law(7).p_retrigger == 0

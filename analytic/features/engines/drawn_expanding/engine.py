@@ -133,10 +133,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Mapping
 
 from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
+from analytic.features.laws.spins_played import hitting_law
 from analytic.features.result import (FeatureResult, register_play_check, register_round_prefetch,
                                       register_round_solver, register_solver)
 from analytic.model.game import Game
@@ -151,6 +152,7 @@ __all__ = [
     "visit_sweep",
     "solve_feature",
     "spins_law",
+    "award_weights",
     "fair_gamble_probability",
     "solve_drawn_expanding_round",
     "zero_win_bound",
@@ -744,26 +746,29 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None,
                  "second_moment_interval": (Fraction(max(m.m2_lo, 0)), Fraction(m.m2_hi)), **m.info},
         p_zero_max=zero_win_bound(game, feature, ws) ** spec.trigger.counts[count],
         p_zero_bounds=_zero_bounds(game, feature, spec.trigger.counts[count], ws),
-        spins_law=spins_law(game, feature, count, ws),
+        spins_law_source=partial(hitting_law, spec.trigger.counts[count], award_weights(game, feature, ws)),
     )
+
+
+def award_weights(game: Game, feature: str, ws: Workspace | None = None) -> dict[int, int]:
+    """One free spin's award law: spins awarded -> stop combinations of the feature's reel set
+    (:attr:`SpinStats.classes` summed over the golden mask)."""
+    w: dict[int, int] = {}
+    for (a, _g), c in spin_stats(game, feature, ws).classes.items():
+        w[a] = w.get(a, 0) + c
+    return w
 
 
 def spins_law(game: Game, feature: str, count: int, ws: Workspace | None = None):
     """Exact law of the spins played and the retriggers of ``feature`` started with ``count`` books.
 
     A spin's award depends only on the books it shows on the feature's reel
-    set (:attr:`SpinStats.classes`, summed over the golden mask), never on
-    the drawn symbols, the ladder or the golden reels, and the engine has no
-    ceiling on the spins: the awards are i.i.d., so the hitting-time theorem
-    applies (:func:`analytic.features.laws.spins_played.hitting_law`).
+    set (:func:`award_weights`), never on the drawn symbols, the ladder or
+    the golden reels, and the engine has no ceiling on the spins: the
+    awards are i.i.d., so the hitting-time theorem applies
+    (:func:`analytic.features.laws.spins_played.hitting_law`).
     """
-    from analytic.features.laws.spins_played import hitting_law
-
-    stats = spin_stats(game, feature, ws)
-    w: dict[int, int] = {}
-    for (a, _g), c in stats.classes.items():
-        w[a] = w.get(a, 0) + c
-    return hitting_law(game.features[feature].trigger.counts[count], w)
+    return hitting_law(game.features[feature].trigger.counts[count], award_weights(game, feature, ws))
 
 
 def _zero_bounds(game: Game, feature: str, spins: int, ws: Workspace):
