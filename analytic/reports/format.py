@@ -217,7 +217,9 @@ RETRIGGERS_HEAD = ["retriggers", "probability", "1 in", "cumulative"]
 
 def spins_rows(rows) -> list[list[str]]:
     """Text rows of :class:`~analytic.reports.model.SpinsRow` s: label, probability, 1 in, cumulative."""
-    return [[r.label, num(r.probability, 6), one_in(r.probability), num(r.cumulative, 6)] for r in rows]
+    def cum(c):  # "1 - 4.7e-06" where six decimals would round it to 1
+        return f"1 - {float(1 - c):.2e}" if c < 1 and 1 - c < 5e-7 else num(c, 6)
+    return [[r.label, num(r.probability, 6), one_in(r.probability), cum(r.cumulative)] for r in rows]
 
 
 def spins_summary(t) -> str:

@@ -782,7 +782,8 @@ SPINS_SINGLE_ROWS = 12
 
 def _spin_rows(points, tail: Fraction, top: int, noun: str) -> tuple[SpinsRow, ...]:
     """Rows of a law on integers (``[(n, p)]`` increasing, exact) and its exact tail beyond ``top``:
-    the first :data:`SPINS_SINGLE_ROWS` values one by one, then ranges doubling in width."""
+    the first :data:`SPINS_SINGLE_ROWS` values one by one, then ranges doubling in width (each
+    labelled by its first and last value with positive probability)."""
     rows: list[SpinsRow] = []
     cum = Fraction(0)
     pts = list(points)
@@ -795,14 +796,15 @@ def _spin_rows(points, tail: Fraction, top: int, noun: str) -> tuple[SpinsRow, .
     i = 0
     while i < len(rest):
         hi = lo + width - 1
-        p = Fraction(0)
+        inside = []
         while i < len(rest) and rest[i][0] <= hi:
-            p += rest[i][1]
+            inside.append(rest[i])
             i += 1
-        if p:
-            hi_shown = min(hi, top)
+        if inside:  # labelled by the first and last value with positive probability in the range
+            p = sum((x for _, x in inside), Fraction(0))
+            a, b = inside[0][0], inside[-1][0]
             cum += p
-            rows.append(SpinsRow(f"{lo}-{hi_shown}", lo, hi_shown, p, cum))
+            rows.append(SpinsRow(str(a) if a == b else f"{a}-{b}", a, b, p, cum))
         lo, width = hi + 1, width * 2
     if tail:
         rows.append(SpinsRow(f"more than {top}", top + 1, None, tail, cum + tail))

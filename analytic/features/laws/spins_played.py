@@ -39,8 +39,9 @@ The rows ``n <= n_max`` are exact fractions; ``n_max`` is the first
 ending feature: the cost of the exact powers grows about as the cube of the
 steps); the remaining mass is reported as
 the exact row "more than ``n_max`` spins".  ``R = r`` needs
-``n <= n0 + r a_max``, so ``P(R = r)`` is exact for every
-``r <= (n_max - n0) / a_max``; the rest is one exact tail row.
+``n0 + r a_min <= N <= n0 + r a_max``, so ``P(R = r)`` is a finite sum of
+the joint rows, computed exactly for every ``r`` up to the first with ``P(R > r) <= TAIL_TARGET`` (or ``STEP_LIMIT``),
+from one whole power ``Q^r`` per ``r``; the rest is one exact tail row.
 ``E[N] = n0 / (1 - E[A])`` (Wald) is the cross-check of the rows.
 
 A ceiling on the spins awarded in total (``max_spins``: after a spin the
@@ -132,7 +133,8 @@ def _check(weights: Mapping[int, int]) -> tuple[dict[int, int], int]:
 
 
 def hitting_law(n0: int, weights: Mapping[int, int], *, tail_target: Fraction = TAIL_TARGET,
-                n_limit: int = N_LIMIT, step_limit: int = STEP_LIMIT, n_max: int | None = None) -> SpinsLaw:
+                n_limit: int = N_LIMIT, step_limit: int = STEP_LIMIT, n_max: int | None = None,
+                r_limit: int = STEP_LIMIT) -> SpinsLaw:
     """Exact law of the spins played and the retriggers by the hitting-time theorem.
 
     Parameters
@@ -150,6 +152,9 @@ def hitting_law(n0: int, weights: Mapping[int, int], *, tail_target: Fraction = 
         ... or at ``n0 + step_limit g`` spins (``g`` the gcd of the awards).
     n_max : int, optional
         Rows exactly up to this ``n`` instead (for mixing laws on one range).
+    r_limit : int
+        The retriggers' rows stop at ``P(R > r) <= tail_target`` or at
+        ``r_limit`` (computed on their own: ``R = r`` needs one power ``Q^r``).
 
     Returns
     -------
@@ -180,7 +185,6 @@ def hitting_law(n0: int, weights: Mapping[int, int], *, tail_target: Fraction = 
     # col[r] = [x^m] Q^r for the current m (a column per m: pw[r][m])
     pw: list[list[int]] = [[1]]  # pw[0] = 1
     rows: list[tuple[int, Fraction]] = []
-    joint: dict[tuple[int, int], int] = {}  # (n, r) -> integer numerator (see below)
     ftotal = 0.0
     m = 0
     while True:
@@ -203,9 +207,7 @@ def hitting_law(n0: int, weights: Mapping[int, int], *, tail_target: Fraction = 
             cf = pw[r][m]
             if cf:
                 i = comb(n, r) * w0 ** (n - r) * cf  # P(N = n, R = r) = n0 i / (n C^n)
-                if i:
-                    joint[(n, r)] = i
-                    num += i
+                num += i
         if num:
             pn = Fraction(n0 * num, n * C ** n)
             rows.append((n, pn))
@@ -223,21 +225,53 @@ def hitting_law(n0: int, weights: Mapping[int, int], *, tail_target: Fraction = 
         m += 1
     top = n
     total = sum((p for _, p in rows), Fraction(0))
-    r_max = (top - n0) // (amax * g)  # amax is in steps of g
-    # P(R = r) = sum_n n0 i(n, r) / (n C^n) on one denominator L C^top (L = lcm of the n)
-    L = 1
-    for n_, _ in rows:
-        L = L * n_ // gcd(L, n_)
-    rnum: dict[int, int] = {}
-    for (n_, r), i in joint.items():
-        if r <= r_max:
-            rnum[r] = rnum.get(r, 0) + i * C ** (top - n_) * (L // n_)
-    rlaw = {r: Fraction(n0 * x, L * C ** top) for r, x in rnum.items()}
-    rrows = tuple(sorted((r, p) for r, p in rlaw.items() if p))
+    rrows, r_max = _retrigger_law(n0, q, w0, C, g, tail_target, r_limit)
     return SpinsLaw(tuple(rows), 1 - total, top, rrows, 1 - sum((p for _, p in rrows), Fraction(0)), r_max,
                     expected,
                     "hitting-time theorem P(N = n) = (n0/n) P(A_1 + ... + A_n = n - n0), exact integer powers of "
                     "the award law, jointly with the retriggers (docs/derivations.md s.13)")
+
+
+def _retrigger_law(n0: int, q: dict[int, int], w0: int, C: int, g: int, tail_target: Fraction,
+                   r_limit: int) -> tuple[tuple[tuple[int, Fraction], ...], int]:
+    """``P(R = r)`` for ``r = 0, 1, ...`` until ``P(R > r) <= tail_target`` or ``r = r_limit``.
+
+    ``R = r`` forces ``N = n0 + g m`` with ``m`` between ``r`` times the
+    smallest and the largest award (in steps of ``g``), so
+    ``P(R = r) = sum_m (n0 / n) C(n, r) w_0^(n - r) [x^m] Q^r / C^n``: one
+    whole power ``Q^r`` per ``r`` (``q``: ``Q`` on ``x^g``), exact.
+    """
+    amin, amax = min(q), max(q)
+    qp = [0] * (amax + 1)
+    for k, c in q.items():
+        qp[k] = c
+    power = [1]  # Q^r
+    out = []
+    total = Fraction(0)
+    r = 0
+    while True:
+        ms = range(r * amin, r * amax + 1)
+        ns = [n0 + g * m for m in ms]
+        L = 1
+        for n in ns:
+            L = L * n // gcd(L, n)
+        top = ns[-1]
+        num = sum(comb(n, r) * w0 ** (n - r) * power[m] * C ** (top - n) * (L // n)
+                  for m, n in zip(ms, ns) if power[m] and r <= n)
+        p = Fraction(n0 * num, L * C ** top)
+        if p:
+            out.append((r, p))
+        total += p
+        if 1 - total <= tail_target or r >= r_limit:
+            return tuple(out), r
+        nxt = [0] * (len(power) + amax)
+        for i, a in enumerate(power):
+            if a:
+                for k in range(amin, amax + 1):
+                    if qp[k]:
+                        nxt[i + k] += a * qp[k]
+        power = nxt
+        r += 1
 
 
 def ceiling_law(n0: int, weights: Mapping[int, int], ceiling: int) -> SpinsLaw:

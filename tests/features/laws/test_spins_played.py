@@ -60,7 +60,8 @@ LAWS = [
 @pytest.mark.parametrize("n0,w", LAWS)
 def test_hitting_law_against_enumeration(n0, w):
     depth = 9
-    L = hitting_law(n0, w, n_max=depth)
+    amax = max(a for a, c in w.items() if c)
+    L = hitting_law(n0, w, n_max=depth, r_limit=(depth - n0) // amax)
     b = brute(n0, {a: c for a, c in w.items() if c}, depth)
     want_n = {n: p for n, p in marginal(b, 0).items() if p}
     assert dict(L.spins) == want_n
@@ -68,8 +69,7 @@ def test_hitting_law_against_enumeration(n0, w):
     # the tail is the exact mass beyond the rows
     assert L.tail == 1 - sum(want_n.values())
     # R = r is complete in the enumeration when n0 + r a_max <= depth
-    amax = max(a for a, c in w.items() if c)
-    assert L.r_max == (L.n_max - n0) // amax
+    assert L.r_max == (depth - n0) // amax
     want_r = {r: p for r, p in marginal(b, 1).items() if r <= L.r_max and p}
     assert dict(L.retriggers) == want_r
     assert L.p_retrigger == 1 - Fraction(w[0], sum(w.values())) ** n0
@@ -86,6 +86,13 @@ def test_hitting_law_tail_target_and_mean():
     # the rows' mean is below E[N] by the (tiny) tail's share only
     assert s < L.expected < s + Fraction(1, 10**6)
     assert all(n % 5 == 0 for n, _ in L.spins)
+    assert 0 < L.retrigger_tail <= Fraction(1, 10**12)
+    # the retriggers' law on its own agrees with the joint rows: P(R = 0) = P(N = 10),
+    # and P(R = 1) = P(N = 15) + P(N = 20) (one award of 5 or 10 spins, then no award)
+    r, n = dict(L.retriggers), dict(L.spins)
+    assert r[0] == n[10] == Fraction(1000, 1043) ** 10
+    p0, p5, p10 = Fraction(1000, 1043), Fraction(40, 1043), Fraction(3, 1043)
+    assert r[1] == 10 * p5 * p0 ** 14 + 10 * p10 * p0 ** 19
 
 
 def test_slow_feature_stops_at_the_step_limit_with_an_exact_tail():
