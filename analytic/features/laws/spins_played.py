@@ -280,7 +280,9 @@ def ceiling_law(n0: int, weights: Mapping[int, int], ceiling: int) -> SpinsLaw:
     After a spin the spins left are ``min(left - 1 + A, ceiling - played)``
     (``played`` counting that spin): the chain over (spins left,
     retriggers) is run spin by spin with integer weights (denominator
-    ``C^played``), so ``N <= ceiling`` and every row is exact.
+    ``C^played``), so ``N <= ceiling`` and every row is exact.  A spin
+    whose award the ceiling cuts (in part or whole) still counts as a
+    retrigger: ``R`` counts the spins with ``A > 0``.
 
     Parameters
     ----------

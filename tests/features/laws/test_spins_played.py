@@ -150,8 +150,12 @@ def _wald_case():
 def test_wald_engine_spins_law_against_wald_expected_spins():
     """Engine wald (a retrigger table): the law's exact mean is Wald's expected spins of the solver, and
     the rows' mean is within the tail of it."""
+    import pickle
+
     _g, fr = _wald_case()
+    pickle.dumps(fr)  # the law's source is plain data (results may cross processes)
     L = fr.spins_law
+    assert pickle.loads(pickle.dumps(fr)).spins_law == L
     assert L.expected == fr.expected_spins.value
     s = sum(n * p for n, p in L.spins)
     assert 0 <= L.expected - s < Fraction(1, 10**6)
