@@ -840,8 +840,8 @@ def _spins_played(game: Game, r: RoundResult) -> tuple[SpinsPlayedTable, ...]:
         given = tuple((n, p / tot) for n, p in sorted(st.items()))
         note = (f"Spins played in one {f.name} (its start and every spin awarded), mixed over the "
                 + ("bought counts" if r.base is None else "trigger counts of this mode's base game")
-                + " (count: probability given the feature starts: "
-                + ", ".join(f"{n}: {float(q):.6g}" for n, q in given)
+                + " (given that it starts: "
+                + ", ".join(f"{n} trigger symbols with probability {float(q):.6g}" for n, q in given)
                 + "). Exact; the last row, if any, is the exact probability beyond the rows computed.")
         out.append(SpinsPlayedTable(
             f.name, _spin_rows(law.spins, law.tail, law.n_max, "spins"), law.expected, law.p_retrigger,
