@@ -780,7 +780,7 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
 SPINS_SINGLE_ROWS = 12
 
 
-def _spin_rows(points, tail: Fraction, top: int, noun: str) -> tuple[SpinsRow, ...]:
+def _spin_rows(points, tail: Fraction, top: int) -> tuple[SpinsRow, ...]:
     """Rows of a law on integers (``[(n, p)]`` increasing, exact) and its exact tail beyond ``top``:
     the first :data:`SPINS_SINGLE_ROWS` values one by one, then ranges doubling in width (each
     labelled by its first and last value with positive probability)."""
@@ -844,8 +844,8 @@ def _spins_played(game: Game, r: RoundResult) -> tuple[SpinsPlayedTable, ...]:
                 + ", ".join(f"{n} trigger symbols with probability {float(q):.6g}" for n, q in given)
                 + "). Exact; the last row, if any, is the exact probability beyond the rows computed.")
         out.append(SpinsPlayedTable(
-            f.name, _spin_rows(law.spins, law.tail, law.n_max, "spins"), law.expected, law.p_retrigger,
-            _spin_rows(law.retriggers, law.retrigger_tail, law.r_max, "retriggers"), given, note, law.method))
+            f.name, _spin_rows(law.spins, law.tail, law.n_max), law.expected, law.p_retrigger,
+            _spin_rows(law.retriggers, law.retrigger_tail, law.r_max), given, note, law.method))
     return tuple(out)
 
 
