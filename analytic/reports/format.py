@@ -231,7 +231,7 @@ def spins_summary(t) -> str:
                 "a retrigger is a spin that awards spins.")
     else:
         out += " No spin awards spins."
-    return out
+    return out + (f" Method: {t.method}." if t.method else "")
 
 
 def retrigger_text(g) -> str:
