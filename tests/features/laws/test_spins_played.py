@@ -99,10 +99,10 @@ def test_slow_feature_stops_at_the_step_limit_with_an_exact_tail():
     """A feature that ends slowly (E[A] = 3/4): the rows stop at n0 + step_limit g spins and the tail
     row holds the rest exactly; the rows agree with the same law taken further."""
     w = {0: 11, 1: 6, 3: 3}  # E[A] = 15/20
-    L = hitting_law(2, w, step_limit=30)
-    assert L.n_max == 2 + 30 and L.tail > Fraction(1, 10**12)
+    L = hitting_law(2, w, step_limit=20)
+    assert L.n_max == 2 + 20 and L.tail > Fraction(1, 10**12)
     assert L.tail == 1 - sum(p for _, p in L.spins)
-    longer = hitting_law(2, w, step_limit=60)
+    longer = hitting_law(2, w, step_limit=40)
     assert dict(longer.spins).items() >= dict(L.spins).items()
     assert L.tail == longer.tail + sum(p for n, p in longer.spins if n > L.n_max)
 
@@ -160,6 +160,22 @@ def test_wald_engine_spins_law_against_wald_expected_spins():
     s = sum(n * p for n, p in L.spins)
     assert 0 <= L.expected - s < Fraction(1, 10**6)
     assert L.spins[0][0] == 10 and L.tail <= Fraction(1, 10**12)
+
+
+def test_drawn_expanding_award_law_against_the_spin_classes():
+    """Book of Power's free spins: the award law the spins law reads (a window count of books) is the
+    one of the engine's per-spin outcome classes (SpinStats, summed over the golden mask)."""
+    from analytic.features.engines.drawn_expanding.engine import SpinStats, award_weights, spins_law
+    from analytic.model.loader import load_model
+
+    g = load_model(str(ROOT / "models" / "book_of_power.toml"))
+    st = SpinStats(g, "free_spins")
+    w: dict = {}
+    for (a, _mask), c in st.classes.items():
+        w[a] = w.get(a, 0) + c
+    assert award_weights(g, "free_spins") == w and st.cycle == sum(w.values())
+    L = spins_law(g, "free_spins", 3)
+    assert L.expected == 10 / (1 - st.mean_award)
 
 
 def test_gift_pick_spins_law_against_hand_count():
