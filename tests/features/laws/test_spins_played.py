@@ -99,10 +99,10 @@ def test_slow_feature_stops_at_the_step_limit_with_an_exact_tail():
     """A feature that ends slowly (E[A] = 3/4): the rows stop at n0 + step_limit g spins and the tail
     row holds the rest exactly; the rows agree with the same law taken further."""
     w = {0: 11, 1: 6, 3: 3}  # E[A] = 15/20
-    L = hitting_law(2, w, step_limit=20)
+    L = hitting_law(2, w, step_limit=20, r_limit=10)
     assert L.n_max == 2 + 20 and L.tail > Fraction(1, 10**12)
     assert L.tail == 1 - sum(p for _, p in L.spins)
-    longer = hitting_law(2, w, step_limit=40)
+    longer = hitting_law(2, w, step_limit=40, r_limit=10)
     assert dict(longer.spins).items() >= dict(L.spins).items()
     assert L.tail == longer.tail + sum(p for n, p in longer.spins if n > L.n_max)
 
