@@ -15,6 +15,7 @@ Units: all wins in **total-bet multiples** (Fractions).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
@@ -81,6 +82,14 @@ class FeatureResult:
     law: Any = field(default=None, compare=False)
     p_zero_max: Fraction | None = None
     p_zero_bounds: tuple | None = None
+    spins_law_source: Any = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def spins_law(self):
+        """Exact law of the spins played and of the retriggers
+        (:class:`analytic.features.laws.spins_played.SpinsLaw`), None for a bonus without spins
+        (computed once, from :attr:`spins_law_source`)."""
+        return None if self.spins_law_source is None else self.spins_law_source()
 
     @property
     def variance(self) -> Fraction:

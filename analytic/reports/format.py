@@ -14,6 +14,7 @@ from analytic.figures import Figure
 
 __all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
+           "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
            "prob_text",
            "ladder_table", "max_win_text"]
@@ -207,6 +208,30 @@ FREE_GAME_NOTE = ("Line wins of one free spin on the feature's reel set by symbo
                   "pays them, before the feature's own rules (expanding symbol, wild reels, multipliers, gifts): "
                   "hits are (stop combination, payline) pairs over the reel set's cycle; probability per free "
                   "spin and line; return per free spin in total-bet multiples. Exact.")
+
+
+#: Columns of a spins-played table and of its retriggers table.
+SPINS_HEAD = ["spins played", "probability", "1 in", "cumulative"]
+RETRIGGERS_HEAD = ["retriggers", "probability", "1 in", "cumulative"]
+
+
+def spins_rows(rows) -> list[list[str]]:
+    """Text rows of :class:`~analytic.reports.model.SpinsRow` s: label, probability, 1 in, cumulative."""
+    def cum(c):  # "1 - 4.7e-06" where six decimals would round it to 1
+        return f"1 - {float(1 - c):.2e}" if c < 1 and 1 - c < 5e-7 else num(c, 6)
+    return [[r.label, num(r.probability, 6), one_in(r.probability), cum(r.cumulative)] for r in rows]
+
+
+def spins_summary(t) -> str:
+    """The sentence under a :class:`~analytic.reports.model.SpinsPlayedTable`'s heading: expected spins
+    and P(at least one retrigger), exact."""
+    out = f"Expected spins played: {num(t.expected)} (exact: {short_frac(t.expected, where='fraction in the JSON')})."
+    if t.p_retrigger:
+        out += (f" P(at least one retrigger): {pct(t.p_retrigger)} ({one_in(t.p_retrigger)}), exact; "
+                "a retrigger is a spin that awards spins.")
+    else:
+        out += " No spin awards spins."
+    return out + (f" Method: {t.method}." if t.method else "")
 
 
 def retrigger_text(g) -> str:

@@ -121,6 +121,19 @@ def _ladder(ex) -> dict | None:
             "max_note": ex.max_note}
 
 
+def _spins_rows(rows) -> list:
+    return [{"label": r.label, "low": r.low, "high": r.high, "probability": _frac(r.probability),
+             "cumulative": _frac(r.cumulative)} for r in rows]
+
+
+def _spins(t) -> dict:
+    """A :class:`~analytic.reports.model.SpinsPlayedTable` (every probability an exact fraction)."""
+    return {"feature": t.feature, "note": t.note, "expected_spins": _frac(t.expected),
+            "p_at_least_one_retrigger": _frac(t.p_retrigger),
+            "starts": [{"count": n, "probability": _frac(p)} for n, p in t.starts],
+            "spins": _spins_rows(t.rows), "retriggers": _spins_rows(t.retriggers), "method": t.method}
+
+
 def to_data(sheet: ParSheet) -> dict:
     """The JSON-ready dict of the sheet (``schema`` first)."""
     d = _conv(sheet)
@@ -148,6 +161,7 @@ def to_data(sheet: ParSheet) -> dict:
         md["methods"] = dict(m.methods)
         md["session"] = _session(m.session)
         md["exceedance"] = _ladder(m.exceedance)
+        md["spins_played"] = [_spins(t) for t in m.spins_played]
         md.pop("ranges_note", None)
         md["ranges_note"] = m.ranges_note  # last, as in schema 1
     for rs, rd in zip(sheet.reel_sets, d["reel_sets"]):

@@ -15,6 +15,7 @@ from analytic.reports.format import (
     FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
                                      rounds_text)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
+from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
 from analytic.reports.model import SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["render_markdown", "write_markdown", "md_text", "md_code"]
@@ -197,6 +198,11 @@ def _mode(m: ModeSheet) -> list[str]:
         out += _table(["feature", "frequency", "average win (x bet)", "sd of win", "expected spins", "RTP"],
                       [[f.name, one_in(f.frequency), fig_num(f.average_win), num(f.sd), fig_num(f.expected_spins),
                         fig_pct(f.rtp)] for f in m.features])
+    for t in m.spins_played:
+        out += [f"### Spins played: {md_text(t.feature)}", "", md_text(t.note), "", md_text(spins_summary(t)), ""]
+        out += _table(SPINS_HEAD, spins_rows(t.rows), "lrrr")
+        if t.p_retrigger:
+            out += _table(RETRIGGERS_HEAD, spins_rows(t.retriggers), "lrrr")
     out += [f"### Expected RTP range ({m.ranges[0].label})", "", md_text(m.ranges_note), ""]
     levels = [lv for lv, _, _ in m.ranges[0].ranges]
     out += _table(["rounds"] + [f"{lv}% range" for lv in levels],

@@ -96,6 +96,8 @@ __all__ = [
     "FeatureRow",
     "FeatureInfo",
     "FreeGameSheet",
+    "SpinsRow",
+    "SpinsPlayedTable",
     "Bucket",
     "DistributionTable",
     "RangeRow",
@@ -263,6 +265,59 @@ class FreeGameSheet:
     retrigger_probability: Fraction | None
     retrigger_awards: tuple[tuple[int, Fraction], ...]
     retrigger_note: str
+
+
+@dataclass(frozen=True)
+class SpinsRow:
+    """One row of a spins-played table: ``low <= N <= high`` spins (``high`` None: more than ``low - 1``).
+
+    ``probability`` exact; ``cumulative`` is ``P(N <= high)`` (1 on the last row).
+    """
+
+    label: str
+    low: int
+    high: int | None
+    probability: Fraction
+    cumulative: Fraction
+
+    @property
+    def one_in(self) -> float:
+        p = float(self.probability)
+        return 1 / p if p else math.inf
+
+
+@dataclass(frozen=True)
+class SpinsPlayedTable:
+    """The law of the number of free spins played in one feature of a bet mode, exactly.
+
+    Mixed over the trigger counts of the mode's base game (or the buy's
+    counts) with the probabilities with which the mode starts the feature
+    with each, so its mean is the features table's "expected spins".
+
+    Attributes
+    ----------
+    rows : tuple of SpinsRow
+        Single spin counts first, then ranges (:data:`SPINS_SINGLE_ROWS`),
+        then the exact tail beyond the computed rows (if any).
+    expected : Fraction
+        ``E[N]``, exact.
+    p_retrigger : Fraction
+        ``P(at least one spin awards spins)``, exact.
+    retriggers : tuple of SpinsRow
+        The law of the number of spins that award spins (the same layout).
+    starts : tuple of (int, Fraction)
+        ``(trigger count, probability given the feature starts)``.
+    note, method : str
+    """
+
+    feature: str
+    rows: tuple[SpinsRow, ...]
+    expected: Fraction
+    p_retrigger: Fraction
+    retriggers: tuple[SpinsRow, ...]
+    starts: tuple[tuple[int, Fraction], ...]
+    note: str
+    method: str
 
 
 @dataclass(frozen=True)
@@ -472,6 +527,7 @@ class ModeSheet:
     exceedance: Exceedance | None = None  # P(R >= x) on the ladder, from the round's law
     exceedance_note: str = ""  # what the ladder is, or why there is none
     ranges_note: str = RANGE_NOTE  # how the RTP ranges were obtained (certified or the normal approximation)
+    spins_played: tuple[SpinsPlayedTable, ...] = ()  # per feature with spins
 
 
 @dataclass(frozen=True)
@@ -721,7 +777,81 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
         methods=tuple(sorted(r.methods.items())),
         session=None if session is False else session_section(game, r, None if session is True else session),
         exceedance=ladder, exceedance_note=ladder_note,
+        spins_played=_spins_played(game, r),
     )
+
+
+#: A spins-played table lists this many single spin counts before grouping into doubling ranges.
+SPINS_SINGLE_ROWS = 12
+
+
+def _spin_rows(points, tail: Fraction, top: int) -> tuple[SpinsRow, ...]:
+    """Rows of a law on integers (``[(n, p)]`` increasing, exact) and its exact tail beyond ``top``:
+    the first :data:`SPINS_SINGLE_ROWS` values one by one, then ranges doubling in width (each
+    labelled by its first and last value with positive probability)."""
+    rows: list[SpinsRow] = []
+    cum = Fraction(0)
+    pts = list(points)
+    single, rest = pts[:SPINS_SINGLE_ROWS], pts[SPINS_SINGLE_ROWS:]
+    for n, p in single:
+        cum += p
+        rows.append(SpinsRow(str(n), n, n, p, cum))
+    lo = single[-1][0] + 1 if single else 0
+    width = max(lo // 2, 1)
+    i = 0
+    while i < len(rest):
+        hi = lo + width - 1
+        inside = []
+        while i < len(rest) and rest[i][0] <= hi:
+            inside.append(rest[i])
+            i += 1
+        if inside:  # labelled by the first and last value with positive probability in the range
+            p = sum((x for _, x in inside), Fraction(0))
+            a, b = inside[0][0], inside[-1][0]
+            cum += p
+            rows.append(SpinsRow(str(a) if a == b else f"{a}-{b}", a, b, p, cum))
+        lo, width = hi + 1, width * 2
+    if tail:
+        rows.append(SpinsRow(f"more than {top}", top + 1, None, tail, cum + tail))
+    return tuple(rows)
+
+
+def _spins_played(game: Game, r: RoundResult) -> tuple[SpinsPlayedTable, ...]:
+    """Per feature with spins: the exact law of the spins played and the retriggers, mixed over the
+    trigger counts with which the mode starts it (read from the solver's feature results)."""
+    from analytic.features.laws.spins_played import mix
+
+    starts: dict[str, dict[int, Fraction]] = defaultdict(dict)
+    if r.base is not None:
+        for (feat, n, _lt, _win), cnt in r.base.joint.items():
+            if feat is not None:
+                starts[feat][n] = starts[feat].get(n, Fraction(0)) + Fraction(cnt, r.base.cycle)
+    else:
+        m = game.modes[r.mode]
+        tot = sum(m.buy_counts.values())
+        for n, w in m.buy_counts.items():
+            if w:
+                starts[m.buys][n] = Fraction(w, tot)
+    out = []
+    for f in r.features:
+        st = starts.get(f.name)
+        if not st:
+            continue
+        frs = [(p, r.feature_results.get((f.name, n))) for n, p in sorted(st.items())]
+        if any(fr is None or fr.spins_law is None for _, fr in frs):
+            continue
+        tot = sum(p for p, _ in frs)
+        law = mix((p, fr.spins_law) for p, fr in frs)
+        given = tuple((n, p / tot) for n, p in sorted(st.items()))
+        note = (f"Spins played in one {f.name} (its start and every spin awarded), mixed over the "
+                + ("bought counts" if r.base is None else "trigger counts of this mode's base game")
+                + " (given that it starts: "
+                + ", ".join(f"{n} trigger symbols with probability {float(q):.6g}" for n, q in given)
+                + "). Exact; the last row, if any, is the exact probability beyond the rows computed.")
+        out.append(SpinsPlayedTable(
+            f.name, _spin_rows(law.spins, law.tail, law.n_max), law.expected, law.p_retrigger,
+            _spin_rows(law.retriggers, law.retrigger_tail, law.r_max), given, note, law.method))
+    return tuple(out)
 
 
 #: Names of the end reasons and stop rules in the sheet.

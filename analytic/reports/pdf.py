@@ -20,6 +20,7 @@ from analytic.reports.format import (
     extra_text,
     FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
+from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
 from analytic.reports.model import SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
@@ -231,6 +232,13 @@ def _mode(d: _Doc, m: ModeSheet):
         d.table(["feature", "frequency", "average win (x bet)", "sd of win", "expected spins", "RTP"],
                 [[f.name, one_in(f.frequency), fig_num(f.average_win), num(f.sd), fig_num(f.expected_spins),
                   fig_pct(f.rtp)] for f in m.features])
+    for t in m.spins_played:
+        d.h2(f"Spins played: {t.feature}")
+        d.para(t.note)
+        d.para(spins_summary(t))
+        d.table(SPINS_HEAD, spins_rows(t.rows), widths=(3, 2.5, 2.5, 2.5))
+        if t.p_retrigger:
+            d.table(RETRIGGERS_HEAD, spins_rows(t.retriggers), widths=(3, 2.5, 2.5, 2.5))
     if m.line_wins:
         d.h2("Line wins by symbol and count")
         d.table(["symbol", "count", "wild mult.", "pay", "hits", "probability (per line)", "RTP"],

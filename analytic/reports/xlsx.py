@@ -7,6 +7,7 @@ checked without rounding.  Formats :class:`~analytic.reports.model.ParSheet` onl
 
 from __future__ import annotations
 
+import math
 import re
 
 from openpyxl import Workbook
@@ -128,6 +129,24 @@ def _number(text: str):
         return float(Fraction(text))
     except (ValueError, ZeroDivisionError):
         return text
+
+
+def _spins_played(w, t):
+    """A spins-played table: probabilities as numbers, the label in its own column."""
+    w.blank()
+    w.title(f"Spins played: {t.feature}", _SUB)
+    w.text(t.note)
+    w.header(["figure", "value", "label", _EXACT_HEAD])
+    for name, v, f in (("expected spins played", t.expected, NUM),
+                       ("P(at least one retrigger)", t.p_retrigger, PROB)):
+        w.put([name, float(v), "exact", frac(v) if len(frac(v)) <= 40 else "(JSON)"], ["", f])
+    for head, rows in (("spins played", t.rows), ("retriggers", t.retriggers if t.p_retrigger else ())):
+        if not rows:
+            continue
+        w.header([head, "low", "high", "probability", "1 in", "cumulative", "label"])
+        for r in rows:
+            w.put([r.label, r.low, r.high, float(r.probability), r.one_in if not math.isinf(r.one_in) else None,
+                   float(r.cumulative), "exact"], ["", "0", "0", PROB, NUM, PROB])
 
 
 def _summary(wb, s: ParSheet):
@@ -268,6 +287,8 @@ def _mode(wb, m: ModeSheet):
             w.put([f.name, float(f.frequency.value), f.one_in if not math.isinf(f.one_in) else None,
                    float(f.average_win.value), f.sd, float(f.expected_spins.value), float(f.rtp.value), lab],
                   ["", PROB, NUM, NUM, NUM, NUM, PCT])
+    for t in m.spins_played:
+        _spins_played(w, t)
     if m.line_wins:
         w.blank()
         w.title("Line wins by symbol and count", _SUB)

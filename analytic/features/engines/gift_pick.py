@@ -52,6 +52,7 @@ class and gift class).
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 from itertools import product
 from math import comb, lcm
 from typing import Any, Mapping
@@ -61,6 +62,7 @@ from analytic.engine.linewin import CellRole
 from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytable, strip_windows
 from analytic.errors import UnsupportedMechanicError
 from analytic.features.engines.revealed_wild_reels import iid_sum_moments
+from analytic.features.laws.spins_played import count_law
 from analytic.features.result import FeatureResult, register_solver
 from analytic.model.game import Game, frozen_mapping
 from analytic.figures import Figure
@@ -428,7 +430,30 @@ def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Worksp
         details={"classes": fm["classes"], "max_feature_win": fm["max"], "raw_moments": fm["moments"]},
         p_zero=fm["p_zero"],
         law=law,
+        spins_law_source=partial(count_law, *_spins_counts(game, feature, count)),
     )
+
+
+def _spins_counts(game: Game, feature: str, count: int) -> tuple[dict, str]:
+    n0 = game.features[feature].trigger.counts[count]
+    law: dict[int, Fraction] = {}
+    for (extra, *_), p in classes_of(game, feature, count).items():
+        law[n0 + extra] = law.get(n0 + extra, Fraction(0)) + p
+    return law, (f"{n0} spins plus the extra spins of the {count} gifts opened (exact pick law), "
+                 "no retriggers")
+
+
+def spins_law(game: Game, feature: str, count: int):
+    """Exact law of the spins played: ``n0`` plus the extra spins of the gifts opened (no retriggers).
+
+    From the exact law of the gift classes (:func:`classes_of`), merged by
+    their extra spins.
+
+    Returns
+    -------
+    analytic.features.laws.spins_played.SpinsLaw
+    """
+    return count_law(*_spins_counts(game, feature, count))
 
 
 register_solver(KIND, solve_feature)

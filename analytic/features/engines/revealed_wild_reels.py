@@ -78,6 +78,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
+from functools import partial
 from math import comb, gcd
 from typing import Any, Mapping, Sequence
 
@@ -85,6 +86,7 @@ from analytic.engine.linewalk import walk
 from analytic.engine.linewin import CellRole
 from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytable, strip_windows
 from analytic.features.laws import capped
+from analytic.features.laws.spins_played import fixed_law
 from analytic.features.result import FeatureResult, register_law_check, register_solver
 from analytic.model.game import Game, frozen_mapping
 from analytic.figures import Figure
@@ -492,6 +494,7 @@ def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Worksp
                 "windows weighted by multiplier; mixture over the drawn symbol"),
         details={"per_symbol": fm["per_symbol"], "max_feature_win": fm["max"],
                  "raw_moments": fm["moments"], "spins": n},
+        spins_law_source=partial(fixed_law, n),
     )
 
 

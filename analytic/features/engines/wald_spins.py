@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import partial
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # networkx is imported by the functions that use it (a cold start without chains skips it)
@@ -37,7 +38,7 @@ from analytic.model.game import Game
 from analytic.figures import Figure
 from analytic.workspace import Workspace, workspace_for
 
-__all__ = ["initial_spins", "ceiling_moments", "solve_free_spins", "solve_fixed_states", "state_outcomes", "spins_left_graph", "capped_law"]
+__all__ = ["spins_law", "award_laws", "initial_spins", "ceiling_moments", "solve_free_spins", "solve_fixed_states", "state_outcomes", "spins_left_graph", "capped_law"]
 
 
 def state_outcomes(game: Game, feature: str, ws: Workspace | None = None
@@ -54,6 +55,50 @@ def state_outcomes(game: Game, feature: str, ws: Workspace | None = None
         return [(w, s, free_spin_outcomes(game, feature, s)) for w, s in states]
 
     return workspace_for(game, ws).memo(("free_spins.states", feature), compute)
+
+
+def award_laws(states: list[tuple[int, str | None, SpinOutcomes]]) -> tuple[tuple[int, tuple], ...]:
+    """``((weight, ((award, stop combinations), ...)), ...)``: each drawn state's award law (states
+    with the same award law merged), plain picklable data for :func:`spins_law`."""
+    by_law: dict = {}
+    for w, _s, o in states:
+        key = tuple(sorted((a, c.weight) for a, c in o.classes.items() if c.weight))
+        by_law[key] = by_law.get(key, 0) + w
+    return tuple((w, k) for k, w in by_law.items())
+
+
+def spins_law(n: int, laws: tuple[tuple[int, tuple], ...], ceiling: int | None = None):
+    """Exact law of the spins played and the retriggers, mixed over the drawn state.
+
+    Each state's award law (:func:`award_laws`: the stop combinations per
+    award, ``SpinOutcomes.classes``) gives the law by the hitting-time
+    theorem (:func:`analytic.features.laws.spins_played.hitting_law`), or
+    with a ceiling on the spins awarded in total by the exact chain
+    (:func:`~analytic.features.laws.spins_played.ceiling_law`).
+
+    Parameters
+    ----------
+    n : int
+        Spins at the start.
+    laws : tuple of (weight, award law)
+        From :func:`award_laws`.
+    ceiling : int, optional
+        ``max_spins`` (with a retrigger).
+
+    Returns
+    -------
+    analytic.features.laws.spins_played.SpinsLaw
+    """
+    from analytic.features.laws import spins_played as sp
+
+    if n == 0:
+        return sp.fixed_law(0)
+    parts = [(w, sp.hitting_law(n, dict(k)) if ceiling is None else sp.ceiling_law(n, dict(k), ceiling))
+             for w, k in laws]
+    if ceiling is None and len(parts) > 1:  # one range of rows for every part
+        top = max(L.n_max for _, L in parts)
+        parts = [(w, sp.hitting_law(n, dict(k), n_max=top)) for w, k in laws]
+    return sp.mix(parts)
 
 
 def _state_moments(o: SpinOutcomes, n: int) -> WaldMoments:
@@ -138,6 +183,7 @@ def ceiling_moments(feature: str, count: int, n: int, ceiling: int,
                 "mixed over the drawn state; no win distribution"),
         details={"initial_spins": n, "max_spins": ceiling},
         p_zero=p_zero,
+        spins_law_source=partial(spins_law, n, award_laws(states), ceiling),
     )
 
 
@@ -265,6 +311,7 @@ def solve_fixed_states(game: Game, feature: str, count: int, n: int,
         details=det,
         p_zero=p_zero,
         law=law,
+        spins_law_source=partial(spins_law, n, award_laws(states)),
     )
 
 

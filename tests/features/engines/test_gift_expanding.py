@@ -193,6 +193,12 @@ def test_feature_moments_against_enumeration(picks):
     assert fr.mean.label == "exact"
     assert fr.mean.value == sum(x * q for x, q in law.items()) / 2
     assert fr.second_moment.value == sum(x * x * q for x, q in law.items()) / 4
+    # the spins played: 2 plus the extra spins of the gift set, from the test's own gift enumeration
+    spins: dict = {}
+    for p, extra, *_ in gift_sets(picks):
+        spins[2 + extra] = spins.get(2 + extra, 0) + p
+    assert dict(fr.spins_law.spins) == {n: q for n, q in spins.items() if q} and fr.spins_law.p_retrigger == 0
+    assert fr.spins_law.expected == fr.expected_spins.value
 
 
 def round_enumeration():

@@ -188,6 +188,14 @@ def test_feature_moments_match_the_branching_oracle(count):
     assert fr.mean.value == want["mean"]
     assert fr.second_moment.value == want["m2"]
     assert res.rtp.value == want["mean"] / 50
+    # the spins played (hitting-time theorem, mixed over the drawn symbol): its mean, and P(no spin
+    # awards) = sum_s P(s) P(A = 0 | s)^N0 from the oracle's own spin law
+    L = fr.spins_law
+    assert L.expected == want["spins"] and L.spins[0][0] == N0
+    tot_w = sum(STATES.values())
+    p0 = sum(Fraction(ws, tot_w) * Fraction(sum(c for (a, _), c in spin_law(s, count).items() if a == 0),
+                                            sum(spin_law(s, count).values())) ** N0 for s, ws in STATES.items())
+    assert 1 - L.p_retrigger == p0 == dict(L.spins)[N0]
 
 
 def test_the_two_counting_readings_differ_here():

@@ -110,6 +110,8 @@ def test_ceiling_with_a_retrigger_against_every_path(count):
     assert r.mean.value == sum(x * p for x, p in law.items())
     assert r.second_moment.value == sum(x * x * p for x, p in law.items())
     assert r.expected_spins.value == spins
+    assert r.spins_law.expected == spins and r.spins_law.tail == 0  # the exact chain of the spins played
+    assert sum(p for _, p in r.spins_law.spins) == 1 and r.spins_law.n_max <= 4
     assert r.p_zero == law.get(0, 0)
     # the ceiling binds: without it the feature would be longer
     free = load_model_text(RETRIG.replace("max_spins = 4\n", ""))

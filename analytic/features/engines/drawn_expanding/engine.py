@@ -133,10 +133,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Mapping
 
 from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
+from analytic.features.laws.spins_played import hitting_law
 from analytic.features.result import (FeatureResult, register_play_check, register_round_prefetch,
                                       register_round_solver, register_solver)
 from analytic.model.game import Game
@@ -150,6 +151,8 @@ __all__ = [
     "draw_multiplier_mean",
     "visit_sweep",
     "solve_feature",
+    "spins_law",
+    "award_weights",
     "fair_gamble_probability",
     "solve_drawn_expanding_round",
     "zero_win_bound",
@@ -743,7 +746,52 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None,
                  "second_moment_interval": (Fraction(max(m.m2_lo, 0)), Fraction(m.m2_hi)), **m.info},
         p_zero_max=zero_win_bound(game, feature, ws) ** spec.trigger.counts[count],
         p_zero_bounds=_zero_bounds(game, feature, spec.trigger.counts[count], ws),
+        spins_law_source=partial(hitting_law, spec.trigger.counts[count], award_weights(game, feature)),
     )
+
+
+def award_weights(game: Game, feature: str) -> dict[int, int]:
+    """One free spin's award law: spins awarded -> stop combinations of the feature's reel set.
+
+    A window showing ``b >= 2`` cells of the feature's books (:func:`book_symbols`, as landed)
+    awards ``spins_per_symbol * (b - 1)`` spins (the classes of :class:`SpinStats`, summed over
+    the golden mask); the count per window is convolved over the reels (exact integers), without
+    the line walk.
+    """
+    spec = game.features[feature]
+    books = book_symbols(game, feature)
+    rows = game.rows
+    dist = {0: 1}
+    for strip in game.reel_sets[spec.reel_set]:
+        n = len(strip)
+        step: dict[int, int] = {}
+        for st in range(n):
+            b = sum(strip[(st + r) % n] in books for r in range(rows))
+            step[b] = step.get(b, 0) + 1
+        nd: dict[int, int] = {}
+        for b0, c0 in dist.items():
+            for b1, c1 in step.items():
+                nd[b0 + b1] = nd.get(b0 + b1, 0) + c0 * c1
+        dist = nd
+    spb = spec.params["spins_per_symbol"]
+    w: dict[int, int] = {}
+    for b, c in dist.items():
+        a = spb * (b - 1) if b >= 2 else 0
+        w[a] = w.get(a, 0) + c
+    return w
+
+
+def spins_law(game: Game, feature: str, count: int, ws: Workspace | None = None):
+    """Exact law of the spins played and the retriggers of ``feature`` started with ``count`` books.
+
+    A spin's award depends only on the books it shows on the feature's reel
+    set (:func:`award_weights`), never on the drawn symbols, the ladder or
+    the golden reels, and the engine has no ceiling on the spins: the
+    awards are i.i.d., so the hitting-time theorem applies
+    (:func:`analytic.features.laws.spins_played.hitting_law`).  ``ws``:
+    unused (the award law needs no walk).
+    """
+    return hitting_law(game.features[feature].trigger.counts[count], award_weights(game, feature))
 
 
 def _zero_bounds(game: Game, feature: str, spins: int, ws: Workspace):
