@@ -10,7 +10,8 @@ from ``analytic``).  On top of :class:`oracle.Oracle` it evaluates:
   ``pays_both_ways`` (ways and paylines: the right-to-left run, paid unless
   the left-to-right run covers every reel);
 * ``[groups]`` (a run of member cells, or wilds substituting for a regular
-  member), ``[combos]`` (the first ``len(cells)`` cells), ``[anywhere_pays]``
+  member), ``[combos]`` (the first ``len(cells)`` cells; ``multiplied = false``
+  paid as written), ``[anywhere_pays]``
   (exactly ``count`` cells anywhere on the line, never multiplied; wilds
   counted unless rule ``anywhere_pay_wilds = "not_counted"``), blanks;
 * the line rules ``line_wild_multipliers`` (multiply / add the multipliers
@@ -66,7 +67,8 @@ class OracleExt(Oracle):
             self.total_bet = model["game"]["total_bet"]
         self.groups = {g: set(m) for g, m in model.get("groups", {}).items()}
         self.group_pays = {g: self.paytable.pop(g) for g in list(self.paytable) if g in self.groups}
-        self.combos = {n: (list(c["cells"]), int(c["pay"])) for n, c in model.get("combos", {}).items()}
+        self.combos = {n: (list(c["cells"]), int(c["pay"]), c.get("multiplied", True))
+                       for n, c in model.get("combos", {}).items()}
         self.anywhere = {n: {int(k): int(v) for k, v in t.items()} for n, t in model.get("anywhere_pays", {}).items()}
         rules = model.get("rules", {})
         self.wild_mult_rule = rules.get("line_wild_multipliers", "multiply")
@@ -129,9 +131,11 @@ class OracleExt(Oracle):
                 run += 1
             if run in table:
                 out.append((self.pay(f"paytable.{g}.{run}", table[run]), self.multiplier(cells[:run])))
-        for n, (entries, p) in self.combos.items():
+        for n, (entries, p, multiplied) in self.combos.items():
             if all(self.stands_for(c, e) for c, e in zip(cells, entries)):
-                out.append((self.pay(f"combos.{n}", p), self.multiplier(cells[:len(entries)])))
+                # multiplied = false: paid as written, never multiplied by the wilds among its cells
+                m = self.multiplier(cells[:len(entries)]) if multiplied else 1
+                out.append((self.pay(f"combos.{n}", p), m))
         for n, table in self.anywhere.items():
             mem = self.groups.get(n, {n})
             k = 0

@@ -41,8 +41,8 @@ def _key(k) -> str:
 def _inline(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
+    if isinstance(v, (int, float)):
+        return repr(v)
     if isinstance(v, str):
         return json.dumps(v)
     if isinstance(v, dict):
@@ -84,13 +84,18 @@ def _count_table(draw, hi: int, values, lo: int = 1) -> dict:
 
 
 @st.composite
-def models(draw, cap: bool | None = None, feature: str | None = None):
+def models(draw, cap: bool | None = None, feature: str | None = None, currency: bool = False):
     """Raw data of a small random model.
 
     Parameters
     ----------
     cap : bool or None
         True: always a ``[cap]``; False: never; None: drawn.
+    currency : bool
+        With ``cap``: the ``[cap]`` also draws a currency cap (``currency``,
+        ``currency_name``, ``stakes``: integers, ``"p/q"`` strings and floats),
+        with or without ``total_bet_multiple`` (docs: "A currency cap depends
+        on the stake").
     feature : str or None
         Force the triggered feature kind (``"free_spins"``, ``"retrigger"``,
         ``"pick_bonus"``, ``"none"``); None: drawn.
@@ -254,7 +259,17 @@ def models(draw, cap: bool | None = None, feature: str | None = None):
     if cap is None:
         cap = draw(st.integers(0, 3)) == 0
     if cap:
-        model["cap"] = {"total_bet_multiple": draw(st.one_of(st.integers(1, 30), st.sampled_from(["5/2", "0.75"])))}
+        c: dict = {}
+        if not currency or draw(st.booleans()):
+            c["total_bet_multiple"] = draw(st.one_of(st.integers(1, 30), st.sampled_from(["5/2", "0.75"])))
+        if currency:
+            c["currency"] = draw(st.one_of(st.integers(1, 60), st.sampled_from(["25/2", "7.5"]), st.just(12.5)))
+            if draw(st.booleans()):
+                c["currency_name"] = "GBP"
+            if draw(st.integers(0, 4)):
+                c["stakes"] = draw(st.lists(st.one_of(st.integers(1, 10), st.sampled_from(["1/2", "3/4"]),
+                                                      st.just(0.2)), min_size=1, max_size=3))
+        model["cap"] = c
     if draw(st.integers(0, 2)) == 0:
         rules["line_wild_pay"] = draw(st.sampled_from(["highest", "first_non_wild"]))
     if rules:
@@ -274,7 +289,7 @@ KEY_MAX_CYCLE = 400
 def key_models(draw, shape: str | None = None):
     """Raw data of a small random model drawing the pay keys and scopes of issue 22.
 
-    ``[paylines] ways`` / ``pays_both_ways``, ``[groups]``, ``[combos]``,
+    ``[paylines] ways`` / ``pays_both_ways``, ``[groups]``, ``[combos]`` (with ``multiplied``),
     ``[anywhere_pays]`` (blanks in groups and combos), the line rules
     ``line_wild_multipliers``, ``all_wild_win_multiplied``,
     ``line_win_chosen_on``, ``anywhere_pay_wilds``, ``line_wild_pay``, bet
@@ -360,6 +375,8 @@ def key_models(draw, shape: str | None = None):
             cells = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=reels))
             if all(c["cells"] != cells for c in combos.values()):
                 combos[f"c{i}"] = {"cells": cells, "pay": draw(st.integers(0, 60))}
+                if wilds and rare(2):
+                    combos[f"c{i}"]["multiplied"] = draw(st.booleans())
     if classic and draw(st.booleans()):
         pool = regs + [g for g, m in groups.items() if all(x in regs for x in m)]
         for n in draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2, unique=True)):

@@ -331,6 +331,10 @@ def test_oracle_reproduces_the_documented_hand_counts():
         o = _oracle({"cherry": "regular", "V": {"role": "wild", "multiplier": 3}, "blank": "blank"},
                     {"cherry": {"2": 30}}, anywhere_pays={"cherry": {"2": 40}}, rules={"line_win_chosen_on": rule})
         assert o.line_pay(("V", "V", "blank")) == pay
+    # combos.multiplied = false (the Double Strike example): three x2 doubles pay 2000, not 200 x 8
+    o = _oracle({"red7": "regular", "d7": {"role": "wild", "substitutes": ["red7"], "multiplier": 2}},
+                {"red7": {"3": 200}}, combos={"top": {"cells": ["d7", "d7", "d7"], "pay": 2000, "multiplied": False}})
+    assert o.line_pay(("d7", "d7", "d7")) == 2000 and o.line_pay(("red7", "d7", "d7")) == 800
     # A pick board: C, 5, x3: P(0) = 1/2, P(5) = 1/6, P(15) = 1/3
     o = _oracle({"a": "regular"}, {"a": {"3": 1}},
                 features={"chest": {"kind": "pick_bonus", "board": {"collect": 1, "prizes": [[5, 1]],
