@@ -304,8 +304,13 @@ def key_models(draw, shape: str | None = None):
 
     Parameters
     ----------
-    shape : {"ways", "lines", "both"} or None
-        Ways pays, one-way paylines, or paylines paying both ways; None: drawn.
+    shape : {"ways", "lines", "both", "free"} or None
+        Ways pays, one-way paylines, or paylines paying both ways; None: drawn
+        among these three.  ``"free"``: paylines without classic pays, always
+        free spins (engine wald), an ``expanding_symbol`` drawn at the start
+        (with ``weights`` and the rules ``expanding_count`` /
+        ``expanding_line_win``) in about half of them, with ``max_spins``,
+        expanding wilds and the spin / feature / round caps.
     """
     def rare(k: int) -> bool:
         # about once in k + 1 draws (hypothesis favours the ends of a range: a middle value is drawn)
@@ -328,7 +333,7 @@ def key_models(draw, shape: str | None = None):
         how = draw(st.sampled_from(["all", "all", "except", "substitutes"]))
         if how != "all":
             spec[how] = draw(st.lists(st.sampled_from(regs), min_size=how == "substitutes", max_size=nreg, unique=True))
-        if rare(2 if shape == "lines" else 15):
+        if rare(2 if shape in ("lines", "free") else 15):
             spec["expands"] = True
         symbols[w] = spec
         wilds.append(w)
@@ -358,7 +363,7 @@ def key_models(draw, shape: str | None = None):
         model["game"]["total_bet"] = draw(st.integers(1, 12))
     model["symbols"] = symbols
 
-    classic = shape == "lines" or rare(9)  # else refused: rarely
+    classic = shape == "lines" or (shape != "free" and rare(9))  # else refused: rarely
     groups: dict = {}
     combos: dict = {}
     anywhere: dict = {}
@@ -417,7 +422,9 @@ def key_models(draw, shape: str | None = None):
 
     # features: classic pays with free spins are refused, so free spins come rarely with them
     spin_kinds = ["free_spins", "retrigger", "max_spins"]
-    if classic and (groups or combos or anywhere):
+    if shape == "free":
+        kinds_ = spin_kinds
+    elif classic and (groups or combos or anywhere):
         kinds_ = ["none", "none", "pick", "board", "none", "pick"] + (spin_kinds if rare(5) else [])
     else:
         kinds_ = ["none", "pick", "board"] + spin_kinds * 2
@@ -447,6 +454,7 @@ def key_models(draw, shape: str | None = None):
             p["picks"][next(iter(p["picks"]))] = 1
         return p
 
+    exp_rules: dict = {}
     if kind in spin_kinds:
         free_pool = [s for s in allsyms if s != bonus]
         free = strips(free_pool)
@@ -466,9 +474,15 @@ def key_models(draw, shape: str | None = None):
         if draw(st.booleans()):
             f["scatter_pays"] = draw(st.booleans())
         paying = [s for s in regs if s in paytable and any(v > 0 for v in paytable[s].values())]
-        if paying and rare(7):
-            f["expanding_symbol"] = {"choose_from": draw(st.lists(st.sampled_from(paying), min_size=1, max_size=2,
-                                                                  unique=True))}
+        if paying and (draw(st.booleans()) if shape == "free" else rare(7)):
+            ch = draw(st.lists(st.sampled_from(paying), min_size=1, max_size=2, unique=True))
+            f["expanding_symbol"] = {"choose_from": ch}
+            if draw(st.booleans()):
+                f["expanding_symbol"]["weights"] = [draw(st.integers(1, 3)) for _ in ch]
+            if draw(st.booleans()):
+                exp_rules["expanding_count"] = draw(st.sampled_from(["reels", "cells"]))
+            if draw(st.booleans()):
+                exp_rules["expanding_line_win"] = draw(st.sampled_from(["paid", "wild_led_only"]))
         features[fname] = f
     elif kind in ("pick", "board"):
         features[fname] = {"kind": "pick_bonus",
@@ -521,7 +535,7 @@ def key_models(draw, shape: str | None = None):
     if cap:
         model["cap"] = cap
 
-    rules: dict = {}
+    rules: dict = dict(exp_rules)
     if classic or rare(9):
         for r, vals in (("line_wild_multipliers", ["multiply", "add", "highest_once"]),
                         ("all_wild_win_multiplied", [True, False]),

@@ -45,7 +45,7 @@ from test_differential import same
 
 SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
 #: CI examples per shape (the suite's budget: about 20 s together on the busy 2-core machine)
-KEY_EXAMPLES = {"ways": 40, "lines": 60, "both": 40}
+KEY_EXAMPLES = {"ways": 40, "lines": 60, "both": 40, "free": 60}
 SLOW_KEY_EXAMPLES = 1500
 
 pytestmark = pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")
@@ -166,6 +166,7 @@ def check_key_model(model: dict) -> None:
     event(f"shape: {'ways' if o.ways else 'lines'}{' both ways' if o.both else ''}")
     event(f"features: {sorted(('board' if 'board' in f else f.get('kind')) for f in o.features.values())}")
     event(f"caps: {sorted(model.get('cap', {}))}")
+    event(f"expanding_symbol: {sorted(n for n, f in o.features.items() if 'expanding_symbol' in f) != []}")
     if unbounded(o):
         if model.get("cap"):
             return
@@ -272,6 +273,13 @@ def test_line_keys(model):
 @_settings("both")
 @given(key_models(shape="both"))
 def test_both_ways_keys(model):
+    check_key_model(model)
+
+
+@_settings("free")
+@given(key_models(shape="free"))
+def test_free_spin_keys(model):
+    """Free spins (engine wald) with drawn expanding symbols, max_spins, expanding wilds and the caps."""
     check_key_model(model)
 
 
