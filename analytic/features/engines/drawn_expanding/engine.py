@@ -137,6 +137,7 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
+from analytic.features.graph.spin_outcomes import award_of
 from analytic.features.result import (FeatureResult, register_play_check, register_round_prefetch,
                                       register_round_solver, register_solver)
 from analytic.model.game import Game
@@ -664,7 +665,8 @@ def feature_moments(game: Game, feature: str, count: int, ws: Workspace | None =
             return S.regular_moments(st, starts)
         return S.power_moments(st, starts)
 
-    return ws.memo(("bop.moments", feature), compute)[game.features[feature].trigger.counts[count]]
+    # the start of ``count`` trigger symbols: the largest listed count not above it (docs, trigger.counts)
+    return ws.memo(("bop.moments", feature), compute)[award_of(game.features[feature].trigger.counts, count)]
 
 
 def set_means(game: Game, feature: str, ws: Workspace | None = None) -> dict:
@@ -741,8 +743,8 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None,
         method=method,
         details={"mean_interval": (Fraction(max(m.m1_lo, 0)), Fraction(m.m1_hi)),
                  "second_moment_interval": (Fraction(max(m.m2_lo, 0)), Fraction(m.m2_hi)), **m.info},
-        p_zero_max=zero_win_bound(game, feature, ws) ** spec.trigger.counts[count],
-        p_zero_bounds=_zero_bounds(game, feature, spec.trigger.counts[count], ws),
+        p_zero_max=zero_win_bound(game, feature, ws) ** award_of(spec.trigger.counts, count),
+        p_zero_bounds=_zero_bounds(game, feature, award_of(spec.trigger.counts, count), ws),
     )
 
 
@@ -1110,7 +1112,7 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
             from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
 
             law = power_cap_law(game, pw, ws=ws)  # built once per workspace, only where the feature occurs
-            n0 = game.features[f].trigger.counts[n]
+            n0 = award_of(game.features[f].trigger.counts, n)
             e_lo, e_hi, p_lo, p_hi, _ = law.capped(n0, B)
             m1_lo, m1_hi = solve_feature(game, f, n, ws=ws).details["mean_interval"]
             return (max(B + float(m1_hi) - e_lo, 0.0) * (1 + 1e-12), p_hi,
@@ -1123,7 +1125,7 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
                 cache[("regcap", f)] = _regular_cap_bounds(game, f, game.features[f].trigger.counts.values(), ws)
                 if refused is not None:
                     refused.extend(n0 for n0, (up, _lo) in cache[("regcap", f)].items() if up is None)
-            up, low = cache[("regcap", f)][game.features[f].trigger.counts[n]]
+            up, low = cache[("regcap", f)][award_of(game.features[f].trigger.counts, n)]
             if up is not None:  # None: too many states, the moment bounds stand alone (the caller is told)
                 e, q = min(e, up.excess(B, C)), min(q, up.p_reach(B, C))
             if low is not None:  # None: too many states, the cut's lower bound stays 0
