@@ -548,3 +548,89 @@ def key_models(draw, shape: str | None = None):
     if rules:
         model["rules"] = rules
     return model
+
+
+#: Largest number of stop combinations of one reel set in :func:`revealed_models`.
+REVEALED_MAX_CYCLE = 250
+
+
+@st.composite
+def revealed_models(draw):
+    """Raw data of a small random game whose free spins are engine ``revealed_wild_reels``.
+
+    3-4 reels, 1-2 rows, 1-3 paylines, 2-3 regular symbols (renamed), an
+    optional blank, a Book (``wild_scatter``, default substitution, no line
+    pays) that triggers the feature, reveals wild reels with multipliers
+    drawn from ``wild_reels.multipliers`` and may be a scatter paying whole
+    line bets; ``expanding_symbol`` drawn at the start (``weights``), an
+    optional retrigger table (rule ``revealed_retrigger_count``), rules
+    ``wild_reels_expansion`` and ``published_max_win``, a feature buy with a
+    count law, and a ``[cap] total_bet_multiple`` now and then.
+    """
+    reels = draw(st.integers(3, 4))
+    rows = draw(st.integers(1, 2))
+    names = iter(draw(st.permutations(NAME_POOL)))
+    regs = [next(names) for _ in range(draw(st.integers(2, 3)))]
+    book = next(names)
+    symbols: dict = {r: "regular" for r in regs}
+    symbols[book] = {"role": "wild_scatter"}
+    blank = next(names) if draw(st.booleans()) else None
+    if blank:
+        symbols[blank] = "blank"
+    pool = list(symbols)
+    paytable = {r: _count_table(draw, reels, st.integers(0, 20), lo=2) for r in regs}
+    paying = [r for r in regs if any(v > 0 for v in paytable[r].values())]
+    if not paying:
+        paytable[regs[0]][str(reels)] = 10
+        paying = [regs[0]]
+    lines = draw(st.lists(st.lists(st.integers(0, rows - 1), min_size=reels, max_size=reels),
+                          min_size=1, max_size=3, unique_by=tuple))
+
+    def strips(cap: int):
+        lens = [draw(st.integers(rows, rows + 3)) for _ in range(reels)]
+        while math.prod(lens) > cap:
+            lens[lens.index(max(lens))] -= 1
+        return [[draw(st.sampled_from(pool)) for _ in range(n)] for n in lens]
+
+    base, free = strips(REVEALED_MAX_CYCLE), strips(REVEALED_MAX_CYCLE // 2)
+    for s in (base, free):
+        s[draw(st.integers(0, reels - 1))][0] = book  # the Book shows on both reel sets
+    reach = _max_cells(base, {book}, rows)
+    model: dict = {"game": {"name": "random", "reels": reels, "rows": rows}, "symbols": symbols,
+                   "paytable": paytable, "paylines": {"lines": lines}, "reels": {"base": base, "free": free}}
+    if draw(st.booleans()):
+        model["game"]["total_bet"] = draw(st.integers(1, 5))
+    if draw(st.booleans()):
+        model["scatter"] = {"symbols": [book], "pays": _count_table(draw, min(reach, 3), st.integers(0, 3))}
+    ch = draw(st.lists(st.sampled_from(paying), min_size=1, max_size=2, unique=True))
+    f: dict = {"kind": "free_spins", "reels": "free",
+               "trigger": {"symbols": [book], "counts": _count_table(draw, reach, st.integers(1, 3))},
+               "wild_reels": {"revealed_by": book,
+                              "multipliers": _count_table(draw, 4, st.integers(1, 3))},
+               "expanding_symbol": {"draw": "at_start", "choose_from": ch}}
+    if draw(st.booleans()):
+        f["expanding_symbol"]["weights"] = [draw(st.integers(1, 3)) for _ in ch]
+    rules: dict = {}
+    rreach = _max_cells(free, {book}, rows)
+    if rreach and draw(st.integers(0, 2)) == 1:
+        f["retrigger"] = {"symbols": [book], "counts": _count_table(draw, rreach, st.integers(1, 2),
+                                                                     lo=max(1, rreach - 1))}
+        if draw(st.booleans()):
+            rules["revealed_retrigger_count"] = draw(st.sampled_from(["landed", "reels"]))
+    model["features"] = {"fs": f}
+    if draw(st.booleans()):
+        counts = list(f["trigger"]["counts"])
+        bc = {k: draw(st.integers(0, 2)) for k in counts}
+        if not any(bc.values()):
+            bc[counts[0]] = 1
+        model["modes"] = {"base": {"cost": 1, "reels": "base"},
+                          "buy": {"cost": draw(st.integers(5, 40)), "buys": "fs", "buy_counts": bc}}
+    if draw(st.booleans()):
+        rules["wild_reels_expansion"] = draw(st.sampled_from(["pays", "needs_symbol"]))
+    if draw(st.integers(0, 2)) == 1:
+        model["cap"] = {"total_bet_multiple": draw(st.one_of(st.integers(1, 30), st.sampled_from(["5/2", "15/4"])))}
+        if draw(st.booleans()):
+            rules["published_max_win"] = draw(st.sampled_from(["cap", "theoretical"]))
+    if rules:
+        model["rules"] = rules
+    return model

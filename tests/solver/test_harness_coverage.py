@@ -10,6 +10,9 @@ tables, :data:`UNTABLED_KEYS`) with one of:
   :class:`oracle.Oracle` (``test_differential.py``);
 * ``("key_models", why)``: drawn by :func:`randgames.key_models` and
   checked against :class:`oracle_ext.OracleExt` (``test_differential_keys.py``);
+* ``("revealed_models", why)``: drawn by :func:`randgames.revealed_models`
+  and checked against :class:`oracle_engines.OracleRevealed`
+  (``test_differential_engines.py``);
 * ``("elsewhere", "tests/...py: why")``: not drawn by a random generator;
   the named test file covers it (with an independent oracle or a refusal)
   and the reason says why it is not in the harness.
@@ -27,7 +30,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 
-from randgames import key_models, models
+from randgames import key_models, models, revealed_models
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS / "model"))
@@ -40,6 +43,7 @@ UNTABLED_KEYS = {("paytable", "pays"), ("groups", "members"), ("anywhere_pays", 
 
 _INERT = "tests/model/test_documented_keys.py: documented as carrying no figure (the figures stay the same)"
 _DRAWN = "tests/features/engines/drawn_expanding/test_drawn_oracles.py"
+_REVEALED = "engine revealed_wild_reels, fixed counts and retrigger tables (test_differential_engines)"
 
 COVERAGE = {
     ("game", "name"): ("models", "every model; its name never changes a figure"),
@@ -104,10 +108,8 @@ COVERAGE = {
         "elsewhere", "tests/features/engines/drawn_expanding/test_literal_reading.py: engine drawn_expanding"),
     ("wild_symbols", "wild_symbols"): ("elsewhere", "tests/model/test_documented_keys.py: refused on its own "
                                        "(no engine); as gift effects in tests/features/engines/test_gift_pick.py"),
-    ("wild_reels", "wild_reels"): ("elsewhere", "tests/features/engines/test_revealed_wild_reels.py: engine "
-                                   "revealed_wild_reels against its enumeration oracle"),
-    ("wild_reels", "wild_reels_expansion"): ("elsewhere", "tests/features/engines/test_revealed_wild_reels.py: "
-                                             "engine revealed_wild_reels"),
+    ("wild_reels", "wild_reels"): ("revealed_models", _REVEALED),
+    ("wild_reels", "wild_reels_expansion"): ("revealed_models", _REVEALED),
     ("reel_wild_multipliers", "reel_wild_multipliers"): (
         "elsewhere", "tests/features/engines/test_reel_wild_multipliers.py: engine wald with drawn reel "
         "multipliers against a brute force"),
@@ -119,10 +121,8 @@ COVERAGE = {
     ("gift_pick", "wild"): ("elsewhere", "tests/features/engines/test_gift_pick.py: engine gift_pick against "
                             "its enumeration"),
     ("gift_pick", "gifts"): ("elsewhere", "tests/features/engines/test_gift_pick.py: engine gift_pick"),
-    ("revealed_wild_reels", "published_max_win"): (
-        "elsewhere", "tests/features/engines/test_revealed_wild_reels.py: engine revealed_wild_reels"),
-    ("revealed_wild_reels", "revealed_retrigger_count"): (
-        "elsewhere", "tests/features/engines/test_revealed_wild_reels_retrigger.py: engine revealed_wild_reels"),
+    ("revealed_wild_reels", "published_max_win"): ("revealed_models", _REVEALED),
+    ("revealed_wild_reels", "revealed_retrigger_count"): ("revealed_models", _REVEALED),
     ("pick_bonus", "picks"): ("models", "pick bonuses"),
     ("pick_bonus", "prizes"): ("models", "pick bonuses"),
     ("pick_bonus", "prizes_per_pick"): ("models", "pick bonuses"),
@@ -206,7 +206,7 @@ def test_every_documented_key_is_listed():
 
 def test_elsewhere_files_exist():
     for key, (how, why) in COVERAGE.items():
-        assert how in ("models", "key_models", "elsewhere"), key
+        assert how in ("models", "key_models", "revealed_models", "elsewhere"), key
         if how == "elsewhere":
             path = why.split(":")[0]
             assert path.startswith("tests/") and (TESTS.parent / path).is_file(), f"{key}: {path}"
@@ -235,6 +235,7 @@ def test_generated_keys_are_drawn():
     got = {
         "models": _drawn(st.one_of(models(), models(cap=True, currency=True)), DRAWS),
         "key_models": _drawn(key_models(), DRAWS),
+        "revealed_models": _drawn(revealed_models(), DRAWS // 3),
     }
     never = sorted((how, key) for key, (how, _) in COVERAGE.items() if how != "elsewhere" and key not in got[how])
     assert not never, f"keys listed as drawn by a generator that it never drew: {never}"

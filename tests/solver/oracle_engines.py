@@ -1,0 +1,105 @@
+"""An independent oracle for the free spins of engine ``revealed_wild_reels`` on small games.
+
+Written for ``tests/solver/test_differential_engines.py`` from the rule text
+of ``docs/model-format.md`` (engine ``revealed_wild_reels``, mechanic
+``wild_reels``, ``expanding_symbol``) and the readings spelled out in the
+simulator's player (``analytic/simulator/features/revealed_wild_reels.py``,
+its docstring); it reads the raw TOML data and imports nothing from
+``analytic``.  On top of :class:`oracle.Oracle` (base spins, triggers,
+rounds, retrigger moments and laws) one free spin given the drawn symbol
+``s`` is enumerated over every stop combination of the feature's reel set
+and every multiplier drawn for each reel showing the Book:
+
+* every reel showing the Book (``wild_reels.revealed_by``) in any row
+  becomes a wild reel with a multiplier drawn from ``multipliers`` (weights),
+  independently per reel; a stop combination with ``j`` such reels stands
+  for ``W^(reels - j) x prod(weights drawn)`` of ``cycle x W^reels``
+  equally likely outcomes (``W`` the total weight);
+* each payline pays its highest candidate: for each regular symbol ``c``,
+  ``paytable[c][run] x`` the product of the multipliers of the wild reels in
+  the run (a wild reel stands for every regular symbol);
+* scatter pays (``[scatter]``) count the scatter symbols as they landed,
+  never multiplied;
+* the expansion: ``k`` = reels showing ``s`` (not turned wild) plus the wild
+  reels; when ``k`` reaches the smallest count of ``s`` paying above 0 the
+  spin also pays ``paytable[s][k] x lines x`` the product of every wild
+  reel's multiplier (rule ``wild_reels_expansion = "needs_symbol"``: only
+  when a reel shows ``s`` itself);
+* a retrigger table counts its symbols as they landed (rule
+  ``revealed_retrigger_count = "landed"``) or each reel showing one once
+  (``"reels"``);
+* rule ``published_max_win = "theoretical"``: the round is not capped.
+
+Units: total-bet multiples (Fractions).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from fractions import Fraction
+
+from oracle import Oracle
+
+
+class OracleRevealed(Oracle):
+    def __init__(self, model: dict):
+        super().__init__(model)
+        rules = model.get("rules", {})
+        self.needs_symbol = rules.get("wild_reels_expansion", "pays") == "needs_symbol"
+        self.retrigger_count = rules.get("revealed_retrigger_count", "landed")
+        if rules.get("published_max_win", "cap") == "theoretical":
+            self.cap = self.law_cap = None  # the round is solved uncapped
+
+    def free_spin_table(self, name: str, s: str | None):
+        key = ("free", name, s)
+        if key in self._laws:
+            return self._laws[key]
+        f = self.features[name]
+        book = f["wild_reels"]["revealed_by"]
+        mults = {int(m): int(w) for m, w in f["wild_reels"]["multipliers"].items()}
+        W = sum(mults.values())
+        rt = f.get("retrigger")
+        rsyms = set(rt["symbols"]) if rt else set()
+        pays = {c: t for c, t in self.paytable.items() if self.roles[c] == "regular"}
+        epays = self.paytable[s]
+        kmin = min(k for k, v in epays.items() if v > 0)
+        out: Counter = Counter()
+        cyc = 0
+        for w in self.windows(f["reels"]):
+            cyc += 1
+            wild = [i for i, col in enumerate(w) if book in col]
+            if rt:
+                n = (sum(1 for col in w if any(c in rsyms for c in col)) if self.retrigger_count == "reels"
+                     else self.count(w, rsyms))
+                a = self.award(rt["counts"], n)
+            else:
+                a = 0
+            sw = self.scatter_win(w)
+            sreels = sum(1 for i, col in enumerate(w) if i not in wild and s in col)
+            for drawn in itertools.product(sorted(mults), repeat=len(wild)):
+                weight = W ** (self.reels - len(wild)) * math.prod(mults[m] for m in drawn)
+                m_of = dict(zip(wild, drawn))
+                lw = 0
+                for line in self.lines:
+                    best = 0
+                    for c, table in pays.items():
+                        run, prod = 0, 1
+                        for r, row in enumerate(line):
+                            if r in m_of:
+                                prod *= m_of[r]
+                            elif not self.supports(w[r][row], c):
+                                break
+                            else:
+                                prod *= self.mult[w[r][row]]
+                            run += 1
+                        best = max(best, table.get(run, 0) * prod)
+                    lw += best
+                k = sreels + len(wild)
+                if k >= kmin and not (self.needs_symbol and sreels == 0):
+                    lw += epays.get(k, 0) * len(self.lines) * math.prod(drawn)
+                out[(Fraction(lw, self.total_bet) + sw, a)] += weight
+        res = (out, cyc * W ** self.reels)
+        self._laws[key] = res
+        return res
