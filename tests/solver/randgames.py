@@ -634,3 +634,81 @@ def revealed_models(draw):
     if rules:
         model["rules"] = rules
     return model
+
+
+@st.composite
+def gift_models(draw):
+    """Raw data of a small random game whose free spins are engine ``gift_pick``.
+
+    3 reels, 1-2 rows, 1-2 paylines, 2-3 regular symbols (renamed), a plain
+    wild, a scatter triggering the feature (no scatter pays: refused with
+    this engine), a fixed spin count, an optional starting ``multiplier``
+    and gifts of every fixed effect (``spins``, ``multiplier``,
+    ``wild_reel``, ``wild_symbol``, ``expanding_symbol`` with a named
+    symbol), at least as many as the most trigger symbols a window shows;
+    a feature buy with a count law and a ``[cap] total_bet_multiple`` now
+    and then.
+    """
+    reels, rows = 3, draw(st.integers(1, 2))
+    names = iter(draw(st.permutations(NAME_POOL)))
+    regs = [next(names) for _ in range(draw(st.integers(2, 3)))]
+    wild, scat = next(names), next(names)
+    symbols: dict = {r: "regular" for r in regs}
+    symbols[wild] = "wild"
+    symbols[scat] = "scatter"
+    pool = list(symbols)
+    paytable = {r: _count_table(draw, reels, st.integers(0, 20), lo=2) for r in regs}
+    for r in regs:
+        # an expansion on more reels than the largest listed count is undocumented and read two ways
+        # (engines wald and gift_pick, solver and simulator alike: that count's pay; engine
+        # revealed_wild_reels: nothing): every table lists all 3 reels, so that it cannot arise
+        paytable[r].setdefault(str(reels), draw(st.integers(0, 20)))
+    paying = [r for r in regs if any(v > 0 for v in paytable[r].values())]
+    if not paying:
+        paytable[regs[0]]["3"] = 10
+        paying = [regs[0]]
+    lines = draw(st.lists(st.lists(st.integers(0, rows - 1), min_size=reels, max_size=reels),
+                          min_size=1, max_size=2, unique_by=tuple))
+
+    def strips(cap: int, pool):
+        lens = [draw(st.integers(rows, rows + 3)) for _ in range(reels)]
+        while math.prod(lens) > cap:
+            lens[lens.index(max(lens))] -= 1
+        return [[draw(st.sampled_from(pool)) for _ in range(n)] for n in lens]
+
+    base = strips(150, pool)
+    base[draw(st.integers(0, reels - 1))][0] = scat
+    free = strips(60, [s for s in pool if s != scat])
+    reach = _max_cells(base, {scat}, rows)
+    gifts = [{"effect": "spins", "value": draw(st.integers(1, 2)), "count": draw(st.integers(1, 3))}]
+    if draw(st.booleans()):
+        gifts.append({"effect": "multiplier", "value": draw(st.integers(1, 2)), "count": draw(st.integers(1, 2))})
+    for r in draw(st.lists(st.integers(1, reels), max_size=2, unique=True)):
+        gifts.append({"effect": "wild_reel", "value": r, "count": 1})
+    if draw(st.booleans()):
+        gifts.append({"effect": "wild_symbol", "value": draw(st.sampled_from(regs)), "count": 1})
+    if draw(st.booleans()):
+        gifts.append({"effect": "expanding_symbol", "value": draw(st.sampled_from(paying)), "count": 1})
+    while sum(g["count"] for g in gifts) < reach:
+        gifts[0]["count"] += 1
+    gifts = draw(st.permutations(gifts))
+    f: dict = {"kind": "free_spins", "reels": "free",
+               "trigger": {"symbols": [scat], "counts": _count_table(draw, reach, st.integers(1, 2))},
+               "gift_pick": {"wild": wild, "gifts": list(gifts)}}
+    if draw(st.booleans()):
+        f["multiplier"] = draw(st.integers(1, 2))
+    model: dict = {"game": {"name": "random", "reels": reels, "rows": rows}, "symbols": symbols,
+                   "paytable": paytable, "paylines": {"lines": lines}, "reels": {"base": base, "free": free},
+                   "features": {"fs": f}}
+    if draw(st.booleans()):
+        model["game"]["total_bet"] = draw(st.integers(1, 4))
+    if draw(st.booleans()):
+        counts = list(f["trigger"]["counts"])
+        bc = {k: draw(st.integers(0, 2)) for k in counts}
+        if not any(bc.values()):
+            bc[counts[0]] = 1
+        model["modes"] = {"base": {"cost": 1, "reels": "base"},
+                          "buy": {"cost": draw(st.integers(5, 40)), "buys": "fs", "buy_counts": bc}}
+    if draw(st.integers(0, 2)) == 1:
+        model["cap"] = {"total_bet_multiple": draw(st.one_of(st.integers(1, 40), st.sampled_from(["5/2", "15/4"])))}
+    return model

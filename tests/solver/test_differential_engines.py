@@ -1,5 +1,10 @@
 """Differential harness over random games of the other feature engines (issue 18 item 4).
 
+:func:`randgames.gift_models` draws small games whose free spins are engine
+``gift_pick`` (every fixed gift effect, a starting multiplier, a bought
+feature, a round cap); :class:`oracle_engines.OracleGift` enumerates every
+pick of gifts and every free spin.
+
 :func:`randgames.revealed_models` draws small games whose free spins are
 engine ``revealed_wild_reels`` (revealed wild reels with drawn multipliers,
 an expanding symbol drawn at the start, optional retrigger tables, the
@@ -31,8 +36,8 @@ from analytic.errors import ModelError, UnboundedFeatureError
 from analytic.model.loader import load_model_text
 from analytic.solver.round import solve_round
 
-from oracle_engines import OracleRevealed
-from randgames import revealed_models, to_toml
+from oracle_engines import OracleGift, OracleRevealed
+from randgames import gift_models, revealed_models, to_toml
 from test_differential import check_mode, unbounded
 
 SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
@@ -87,3 +92,24 @@ def test_oracle_reproduces_the_engine_tests_brute_force():
             want = toy.brute_spin(s, rule)
             tot = sum(want.values())
             assert got == {Fraction(x): Fraction(c, tot) for x, c in want.items()}, (rule, s)
+
+
+GIFT_EXAMPLES = 30
+
+
+def check_gift(model: dict) -> None:
+    text = to_toml(model)
+    game = load_model_text(text, "random.toml")
+    assert game.features["fs"].engine == "gift_pick", text
+    o = OracleGift(tomllib.loads(text))
+    g = model["features"]["fs"]["gift_pick"]["gifts"]
+    event(f"effects: {sorted({x['effect'] for x in g})}; cap: {o.cap is not None}")
+    for mode in game.modes:
+        check_mode(game, o, mode, text)
+
+
+@settings(max_examples=SLOW_ENGINE_EXAMPLES if SLOW else GIFT_EXAMPLES, deadline=None, derandomize=True,
+          report_multiple_bugs=False, suppress_health_check=list(HealthCheck))
+@given(gift_models())
+def test_gift_pick(model):
+    check_gift(model)

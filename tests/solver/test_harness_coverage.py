@@ -12,7 +12,8 @@ tables, :data:`UNTABLED_KEYS`) with one of:
   checked against :class:`oracle_ext.OracleExt` (``test_differential_keys.py``);
 * ``("revealed_models", why)``: drawn by :func:`randgames.revealed_models`
   and checked against :class:`oracle_engines.OracleRevealed`
-  (``test_differential_engines.py``);
+  (``test_differential_engines.py``); ``("gift_models", why)`` likewise with
+  :func:`randgames.gift_models` and :class:`oracle_engines.OracleGift`;
 * ``("elsewhere", "tests/...py: why")``: not drawn by a random generator;
   the named test file covers it (with an independent oracle or a refusal)
   and the reason says why it is not in the harness.
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 
-from randgames import key_models, models, revealed_models
+from randgames import gift_models, key_models, models, revealed_models
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS / "model"))
@@ -118,9 +119,8 @@ COVERAGE = {
     ("golden_reels", "turned_by"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
     ("golden_reels", "golden_symbol_retriggers"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
     ("golden_reels", "golden_immediate"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
-    ("gift_pick", "wild"): ("elsewhere", "tests/features/engines/test_gift_pick.py: engine gift_pick against "
-                            "its enumeration"),
-    ("gift_pick", "gifts"): ("elsewhere", "tests/features/engines/test_gift_pick.py: engine gift_pick"),
+    ("gift_pick", "wild"): ("gift_models", "engine gift_pick, every fixed effect (test_differential_engines)"),
+    ("gift_pick", "gifts"): ("gift_models", "engine gift_pick, every fixed effect (test_differential_engines)"),
     ("revealed_wild_reels", "published_max_win"): ("revealed_models", _REVEALED),
     ("revealed_wild_reels", "revealed_retrigger_count"): ("revealed_models", _REVEALED),
     ("pick_bonus", "picks"): ("models", "pick bonuses"),
@@ -206,7 +206,7 @@ def test_every_documented_key_is_listed():
 
 def test_elsewhere_files_exist():
     for key, (how, why) in COVERAGE.items():
-        assert how in ("models", "key_models", "revealed_models", "elsewhere"), key
+        assert how in ("models", "key_models", "revealed_models", "gift_models", "elsewhere"), key
         if how == "elsewhere":
             path = why.split(":")[0]
             assert path.startswith("tests/") and (TESTS.parent / path).is_file(), f"{key}: {path}"
@@ -236,6 +236,7 @@ def test_generated_keys_are_drawn():
         "models": _drawn(st.one_of(models(), models(cap=True, currency=True)), DRAWS),
         "key_models": _drawn(key_models(), DRAWS),
         "revealed_models": _drawn(revealed_models(), DRAWS // 3),
+        "gift_models": _drawn(gift_models(), DRAWS // 3),
     }
     never = sorted((how, key) for key, (how, _) in COVERAGE.items() if how != "elsewhere" and key not in got[how])
     assert not never, f"keys listed as drawn by a generator that it never drew: {never}"
