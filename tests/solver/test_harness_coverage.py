@@ -213,7 +213,7 @@ def test_elsewhere_files_exist():
 
 
 #: draws per generator (generation only: about a second per hundred on the busy 2-core machine)
-DRAWS = 150
+DRAWS = 100
 
 
 def _drawn(strategy, n: int) -> set:

@@ -48,7 +48,8 @@ import test_revealed_wild_reels as revealed  # noqa: E402  (the tiny Book of Chr
 def _per_symbol(text: str, feature: str, n: int, rules: str = "") -> str:
     """The tiny game with ``features.FEATURE.retrigger = { per_symbol = n }`` (and extra rules)."""
     head, rest = text.split(f"[features.{feature}]", 1)
-    out = head + f"[features.{feature}]" + rest.replace("retrigger = { per_symbol = 1 }", f"retrigger = {{ per_symbol = {n} }}", 1)
+    rest = rest.replace("retrigger = { per_symbol = 1 }", f"retrigger = {{ per_symbol = {n} }}", 1)
+    out = head + f"[features.{feature}]" + rest
     assert out != text
     return out.replace("[rules]\n", "[rules]\n" + rules, 1)
 
