@@ -115,7 +115,8 @@ class OracleGift(Oracle):
     likely).  ``spins`` adds spins, ``multiplier`` adds to the feature's ``multiplier`` (default 1),
     which multiplies every free-spin win; ``wild_reel`` shows the wild on every row of that reel;
     ``wild_symbol`` makes a regular symbol substitute like the wild (and still pay as itself);
-    ``expanding_symbol`` pays, after the line wins, ``paytable[s][n] x lines`` when ``n`` reels (not
+    ``expanding_symbol`` (a named symbol, or ``"drawn"``: one drawn by weight from the feature's
+    ``expanding_symbol``) pays, after the line wins, ``paytable[s][n] x lines`` when ``n`` reels (not
     turned wild) show ``s``, ``n`` at least its smallest count paying above 0.  The spins of one
     play are i.i.d.: the feature's law is the mixture over the picks of the spin law's convolution
     power, exact.
@@ -137,7 +138,15 @@ class OracleGift(Oracle):
             ws = frozenset(v for e, v in picked if e == "wild_symbol")
             ex = next((v for e, v in picked if e == "expanding_symbol"), None)
             out[(spins, mult, wr, ws, ex)] += 1
-        return [(Fraction(c, len(subsets)), *k) for k, c in out.items()]
+        plays = []
+        for (spins, mult, wr, ws, ex), c in out.items():
+            p = Fraction(c, len(subsets))
+            if ex == "drawn":  # one symbol drawn by weight from the feature's expanding_symbol
+                for q, s in self.states(name):
+                    plays.append((p * q, spins, mult, wr, ws, s))
+            else:
+                plays.append((p, spins, mult, wr, ws, ex))
+        return plays
 
     def _gift_spin(self, name: str, wr, ws, ex) -> dict:
         key = ("gift spin", name, wr, ws, ex)

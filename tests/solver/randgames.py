@@ -309,7 +309,7 @@ def key_models(draw, shape: str | None = None):
         among these three.  ``"free"``: paylines without classic pays, always
         free spins (engine wald), an ``expanding_symbol`` drawn at the start
         (with ``weights`` and the rules ``expanding_count`` /
-        ``expanding_line_win``) in about half of them, with ``max_spins``,
+        ``expanding_line_win``) in about a fifth of them, with ``max_spins``,
         expanding wilds and the spin / feature / round caps.
     """
     def rare(k: int) -> bool:
@@ -645,7 +645,7 @@ def gift_models(draw):
     this engine), a fixed spin count, an optional starting ``multiplier``
     and gifts of every fixed effect (``spins``, ``multiplier``,
     ``wild_reel``, ``wild_symbol``, ``expanding_symbol`` with a named
-    symbol), at least as many as the most trigger symbols a window shows;
+    symbol or ``"drawn"`` from the feature's ``expanding_symbol``), at least as many as the most trigger symbols a window shows;
     a feature buy with a count law and a ``[cap] total_bet_multiple`` now
     and then.
     """
@@ -687,14 +687,24 @@ def gift_models(draw):
         gifts.append({"effect": "wild_reel", "value": r, "count": 1})
     if draw(st.booleans()):
         gifts.append({"effect": "wild_symbol", "value": draw(st.sampled_from(regs)), "count": 1})
+    drawn = None
     if draw(st.booleans()):
-        gifts.append({"effect": "expanding_symbol", "value": draw(st.sampled_from(paying)), "count": 1})
+        if draw(st.booleans()):
+            gifts.append({"effect": "expanding_symbol", "value": draw(st.sampled_from(paying)), "count": 1})
+        else:  # one symbol drawn by weight from the feature's expanding_symbol when the gift is opened
+            gifts.append({"effect": "expanding_symbol", "value": "drawn", "count": 1})
+            ch = draw(st.lists(st.sampled_from(paying), min_size=1, max_size=2, unique=True))
+            drawn = {"draw": "at_start", "choose_from": ch}
+            if draw(st.booleans()):
+                drawn["weights"] = [draw(st.integers(1, 3)) for _ in ch]
     while sum(g["count"] for g in gifts) < reach:
         gifts[0]["count"] += 1
     gifts = draw(st.permutations(gifts))
     f: dict = {"kind": "free_spins", "reels": "free",
                "trigger": {"symbols": [scat], "counts": _count_table(draw, reach, st.integers(1, 2))},
                "gift_pick": {"wild": wild, "gifts": list(gifts)}}
+    if drawn:
+        f["expanding_symbol"] = drawn
     if draw(st.booleans()):
         f["multiplier"] = draw(st.integers(1, 2))
     model: dict = {"game": {"name": "random", "reels": reels, "rows": rows}, "symbols": symbols,

@@ -104,6 +104,7 @@ def check_gift(model: dict) -> None:
     o = OracleGift(tomllib.loads(text))
     g = model["features"]["fs"]["gift_pick"]["gifts"]
     event(f"effects: {sorted({x['effect'] for x in g})}; cap: {o.cap is not None}")
+    event(f"expanding gift drawn: {any(x['value'] == 'drawn' for x in g)}")
     for mode in game.modes:
         check_mode(game, o, mode, text)
 
