@@ -309,7 +309,8 @@ def key_models(draw, shape: str | None = None):
         among these three.  ``"free"``: paylines without classic pays, always
         free spins (engine wald), an ``expanding_symbol`` drawn at the start
         (with ``weights`` and the rules ``expanding_count`` /
-        ``expanding_line_win``) in about a fifth of them, with ``max_spins``,
+        ``expanding_line_win``) in about a fifth of them, else now and then
+        ``reel_wild_multipliers``, with ``max_spins``,
         expanding wilds and the spin / feature / round caps.
     """
     def rare(k: int) -> bool:
@@ -333,7 +334,7 @@ def key_models(draw, shape: str | None = None):
         how = draw(st.sampled_from(["all", "all", "except", "substitutes"]))
         if how != "all":
             spec[how] = draw(st.lists(st.sampled_from(regs), min_size=how == "substitutes", max_size=nreg, unique=True))
-        if rare(2 if shape in ("lines", "free") else 15):
+        if rare(2 if shape == "lines" else 5 if shape == "free" else 15):
             spec["expands"] = True
         symbols[w] = spec
         wilds.append(w)
@@ -483,6 +484,19 @@ def key_models(draw, shape: str | None = None):
                 exp_rules["expanding_count"] = draw(st.sampled_from(["reels", "cells"]))
             if draw(st.booleans()):
                 exp_rules["expanding_line_win"] = draw(st.sampled_from(["paid", "wild_led_only"]))
+        plain = [w for w in wilds if symbols[w]["role"] == "wild" and any(w in strip for strip in free)]
+        if (shape == "free" and plain and "expanding_symbol" not in f and draw(st.integers(0, 2)) > 0
+                and not any(isinstance(v, dict) and v.get("expands") for v in symbols.values())):
+            w = draw(st.sampled_from(plain))
+            shown = [i + 1 for i, strip in enumerate(free) if w in strip]
+            rs = draw(st.lists(st.sampled_from(shown), min_size=1, max_size=2, unique=True))
+            tabs = {}
+            for r in sorted(rs):
+                t = _count_table(draw, 4, st.integers(0, 2))
+                if not any(t.values()):
+                    t[next(iter(t))] = 1
+                tabs[str(r)] = t
+            f["reel_wild_multipliers"] = {"wild": w, "reels": tabs}
         features[fname] = f
     elif kind in ("pick", "board"):
         features[fname] = {"kind": "pick_bonus",
@@ -645,7 +659,8 @@ def gift_models(draw):
     this engine), a fixed spin count, an optional starting ``multiplier``
     and gifts of every fixed effect (``spins``, ``multiplier``,
     ``wild_reel``, ``wild_symbol``, ``expanding_symbol`` with a named
-    symbol or ``"drawn"`` from the feature's ``expanding_symbol``), at least as many as the most trigger symbols a window shows;
+    symbol or ``"drawn"`` from the feature's ``expanding_symbol``), at least
+    as many as the most trigger symbols a window shows;
     a feature buy with a count law and a ``[cap] total_bet_multiple`` now
     and then.
     """

@@ -111,9 +111,8 @@ COVERAGE = {
                                        "(no engine); as gift effects in tests/features/engines/test_gift_pick.py"),
     ("wild_reels", "wild_reels"): ("revealed_models", _REVEALED),
     ("wild_reels", "wild_reels_expansion"): ("revealed_models", _REVEALED),
-    ("reel_wild_multipliers", "reel_wild_multipliers"): (
-        "elsewhere", "tests/features/engines/test_reel_wild_multipliers.py: engine wald with drawn reel "
-        "multipliers against a brute force"),
+    ("reel_wild_multipliers", "reel_wild_multipliers"): ("key_models", "shape free: engine wald's spins (also "
+                                                           "tests/features/engines/test_reel_wild_multipliers.py)"),
     ("ladder", "order"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
     ("golden_reels", "reels"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
     ("golden_reels", "turned_by"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
@@ -234,7 +233,7 @@ def test_generated_keys_are_drawn():
 
     got = {
         "models": _drawn(st.one_of(models(), models(cap=True, currency=True)), DRAWS),
-        "key_models": _drawn(key_models(), DRAWS),
+        "key_models": _drawn(key_models(), DRAWS) | _drawn(key_models(shape="free"), DRAWS),
         "revealed_models": _drawn(revealed_models(), DRAWS // 3),
         "gift_models": _drawn(gift_models(), DRAWS // 3),
     }
