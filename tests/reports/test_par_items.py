@@ -261,9 +261,10 @@ def test_free_game_table_and_retrigger_against_hand_count(tmp_path, fs_path, fak
 
 
 def test_per_symbol_retrigger_by_hand(tmp_path):
-    """Retrigger per_symbol (b >= 2 trigger symbols award 5 (b - 1)): a 3-reel, 1-row game whose free
+    """Retrigger per_symbol (b >= 2 trigger symbols award 2 (b - 1)): a 3-reel, 1-row game whose free
     strips show the book on reel 1 with 1/2, reel 2 1/4, reel 3 1/5.  By hand: P(b = 2) =
-    1/2*1/4*4/5 + 1/2*3/4*1/5 + 1/2*1/4*1/5 = 4/40 + 3/40 + 1/40 = 8/40, P(b = 3) = 1/40."""
+    1/2*1/4*4/5 + 1/2*3/4*1/5 + 1/2*1/4*1/5 = 4/40 + 3/40 + 1/40 = 8/40, P(b = 3) = 1/40.  (With
+    per_symbol = 5 the mean award would be 50/40 >= 1: refused at load, features.free_spins.retrigger.)"""
     text = """
 [game]
 name = "Books"
@@ -288,12 +289,12 @@ reels = "base"
 kind = "free_spins"
 reels = "free"
 trigger = { symbols = ["book"], counts = { 3 = 10 } }
-retrigger = { per_symbol = 5 }
+retrigger = { per_symbol = 2 }
 expanding_symbol = { draw = "at_each_award", repeat_multiplier = { ceiling = 3 } }
 """
     game = load_model_text(text, str(tmp_path / "books.toml"))
     (g,) = build_sheet(game, {}).free_games
-    assert g.retrigger_awards == ((5, Fraction(8, 40)), (10, Fraction(1, 40)))
+    assert g.retrigger_awards == ((2, Fraction(8, 40)), (4, Fraction(1, 40)))
     assert g.retrigger_probability == Fraction(9, 40)
 
 

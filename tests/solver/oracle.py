@@ -51,6 +51,12 @@ def frac(x) -> Fraction:
     return Fraction(x) if not isinstance(x, str) else Fraction(x)
 
 
+def decimal(x) -> Fraction:
+    """A currency amount: an integer, a ``"p/q"`` / decimal string, or a float read as the decimal
+    written (docs: ``0.1`` means exactly 1/10)."""
+    return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
+
+
 @dataclass
 class Interval:
     """A certified enclosure ``[lo, hi]`` (floats), or an exact value."""
@@ -139,6 +145,16 @@ class Oracle:
         self.expanding_line_win = rules.get("expanding_line_win", "paid")
         cap = model.get("cap")
         self.cap = frac(cap["total_bet_multiple"]) if cap and "total_bet_multiple" in cap else None
+        # a currency cap at each declared stake s: min(currency / s, total_bet_multiple) total bets
+        # (docs: "A currency cap depends on the stake"); a float is the decimal written
+        self.stake_caps = []
+        if cap and "currency" in cap:
+            cur = decimal(cap["currency"])
+            for s in cap.get("stakes", []):
+                c = cur / decimal(s)
+                self.stake_caps.append((decimal(s), c if self.cap is None else min(c, self.cap)))
+        caps = ([self.cap] if self.cap is not None else []) + [c for _, c in self.stake_caps]
+        self.law_cap = max(caps) if caps else None  # the truncated laws are exact below it
         self._line_cache: dict = {}
         self._laws: dict = {}
 
@@ -396,7 +412,7 @@ class Oracle:
         for x in xs:
             den = math.lcm(den, x.denominator)
         unit = Fraction(1, den)
-        K = math.ceil(self.cap / unit) if self.cap is not None else 1  # exact for acc < K units
+        K = math.ceil(self.law_cap / unit) if self.law_cap is not None else 1  # exact for acc < K units
         pts: dict = defaultdict(float)
         missing = 0.0
         for w, s in self.states(name):
@@ -430,7 +446,7 @@ class Oracle:
                 new[0] = 0
                 P = new
             lost += float(P.sum())
-            top = max(self.cap, K * unit) if self.cap is not None else unit  # stands for every win >= K units
+            top = max(self.law_cap, K * unit) if self.law_cap is not None else unit  # stands for every win >= K units
             for k in range(K + 1):
                 if done[k]:
                     pts[k * unit if k < K else top] += float(w) * done[k]

@@ -10,7 +10,8 @@ from ``analytic``).  On top of :class:`oracle.Oracle` it evaluates:
   ``pays_both_ways`` (ways and paylines: the right-to-left run, paid unless
   the left-to-right run covers every reel);
 * ``[groups]`` (a run of member cells, or wilds substituting for a regular
-  member), ``[combos]`` (the first ``len(cells)`` cells), ``[anywhere_pays]``
+  member), ``[combos]`` (the first ``len(cells)`` cells; ``multiplied = false``
+  paid as written), ``[anywhere_pays]``
   (exactly ``count`` cells anywhere on the line, never multiplied; wilds
   counted unless rule ``anywhere_pay_wilds = "not_counted"``), blanks;
 * the line rules ``line_wild_multipliers`` (multiply / add the multipliers
@@ -25,6 +26,10 @@ from ``analytic``).  On top of :class:`oracle.Oracle` it evaluates:
   base spins and in free spins without an ``expanding_symbol``;
 * pick bonuses with a ``board`` (picks without replacement until a collect;
   win = sum of prizes x product of multipliers);
+* mechanic ``reel_wild_multipliers`` (in each free spin every listed reel
+  draws a multiplier by weight, independently; the wild's cells on that reel
+  carry it in place of the wild's own: one spin's law is the mixture over the
+  vectors drawn, each weighted by the product of its weights);
 * ``[cap] spin`` (each spin's win, base and free), ``[cap] feature`` (each
   feature play's win) before the round cap, and ``max_spins`` (spins left
   after a spin ``min(left - 1 + award, max_spins - played)``, exact laws by a
@@ -66,7 +71,8 @@ class OracleExt(Oracle):
             self.total_bet = model["game"]["total_bet"]
         self.groups = {g: set(m) for g, m in model.get("groups", {}).items()}
         self.group_pays = {g: self.paytable.pop(g) for g in list(self.paytable) if g in self.groups}
-        self.combos = {n: (list(c["cells"]), int(c["pay"])) for n, c in model.get("combos", {}).items()}
+        self.combos = {n: (list(c["cells"]), int(c["pay"]), c.get("multiplied", True))
+                       for n, c in model.get("combos", {}).items()}
         self.anywhere = {n: {int(k): int(v) for k, v in t.items()} for n, t in model.get("anywhere_pays", {}).items()}
         rules = model.get("rules", {})
         self.wild_mult_rule = rules.get("line_wild_multipliers", "multiply")
@@ -80,6 +86,7 @@ class OracleExt(Oracle):
         self.classic = bool(self.groups and self.group_pays) or bool(self.combos) or bool(self.anywhere) or any(
             k in rules for k in ("line_wild_multipliers", "all_wild_win_multiplied", "line_win_chosen_on"))
         self._coins = None  # (coins, coin_pays) of the mode being evaluated
+        self.virtual: dict = {}  # virtual wild -> the wild (mechanic reel_wild_multipliers)
 
     # ------------------------------------------------------------------ pays
 
@@ -129,9 +136,11 @@ class OracleExt(Oracle):
                 run += 1
             if run in table:
                 out.append((self.pay(f"paytable.{g}.{run}", table[run]), self.multiplier(cells[:run])))
-        for n, (entries, p) in self.combos.items():
+        for n, (entries, p, multiplied) in self.combos.items():
             if all(self.stands_for(c, e) for c, e in zip(cells, entries)):
-                out.append((self.pay(f"combos.{n}", p), self.multiplier(cells[:len(entries)])))
+                # multiplied = false: paid as written, never multiplied by the wilds among its cells
+                m = self.multiplier(cells[:len(entries)]) if multiplied else 1
+                out.append((self.pay(f"combos.{n}", p), m))
         for n, table in self.anywhere.items():
             mem = self.groups.get(n, {n})
             k = 0
@@ -268,14 +277,18 @@ class OracleExt(Oracle):
             scat = f.get("scatter_pays", True)
             rt = f.get("retrigger")
             rsyms = set(rt["symbols"]) if rt else set()
+            vectors, total = self.reel_wild_vectors(name)
             out = Counter()
             cyc = 0
             for w in self.windows(f["reels"]):
                 cyc += 1
-                lw, sw, _ = self.spin_eval(w)
-                win = Fraction(lw, self.total_bet) + (sw if scat else 0)
                 a = self.award(rt["counts"], self.count(w, rsyms)) if rt else 0
-                out[(win * mult, a)] += 1
+                for swap, weight in vectors:
+                    ww = tuple(tuple(swap[i].get(c, c) for c in col) for i, col in enumerate(w)) if swap else w
+                    lw, sw, _ = self.spin_eval(ww)
+                    win = Fraction(lw, self.total_bet) + (sw if scat else 0)
+                    out[(win * mult, a)] += weight
+            cyc *= total
         if self.spin_cap is not None:
             capped: Counter = Counter()
             for (x, a), c in out.items():
@@ -283,6 +296,33 @@ class OracleExt(Oracle):
             out = capped
         self._laws[key] = (out, cyc)
         return out, cyc
+
+    def reel_wild_vectors(self, name: str):
+        """``([(per-reel cell renaming, weight)], total weight)`` of mechanic ``reel_wild_multipliers``.
+
+        Each vector of multipliers drawn for the listed reels (weight: the product of their
+        weights) renames the wild's cells on those reels to a virtual wild carrying the drawn
+        multiplier in place of its own (same role and substitutes; it counts as the wild for the
+        wild's own pays, :meth:`supports`); without the mechanic one empty renaming of weight 1.
+        """
+        rwm = self.features[name].get("reel_wild_multipliers")
+        if not rwm:
+            return [(None, 1)], 1
+        wild = rwm["wild"]
+        tabs = [(int(r) - 1, {int(m): int(x) for m, x in t.items()}) for r, t in rwm["reels"].items()]
+        vectors = []
+        for combo in itertools.product(*[[(m, x) for m, x in t.items() if x] for _, t in tabs]):
+            swap: list = [{} for _ in range(self.reels)]
+            for (r, _), (m, _) in zip(tabs, combo):
+                v = f"{wild}\x00x{m}"
+                self.roles[v], self.mult[v], self.subs[v] = self.roles[wild], m, self.subs[wild]
+                self.virtual[v] = wild
+                swap[r] = {wild: v}
+            vectors.append((swap, math.prod(x for _, x in combo)))
+        return vectors, math.prod(sum(t.values()) for _, t in tabs)
+
+    def supports(self, cell: str, cand: str) -> bool:
+        return super().supports(self.virtual.get(cell, cell), cand) or super().supports(cell, cand)
 
     # ------------------------------------------------------------------ features
 

@@ -41,8 +41,8 @@ def _key(k) -> str:
 def _inline(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
+    if isinstance(v, (int, float)):
+        return repr(v)
     if isinstance(v, str):
         return json.dumps(v)
     if isinstance(v, dict):
@@ -84,13 +84,18 @@ def _count_table(draw, hi: int, values, lo: int = 1) -> dict:
 
 
 @st.composite
-def models(draw, cap: bool | None = None, feature: str | None = None):
+def models(draw, cap: bool | None = None, feature: str | None = None, currency: bool = False):
     """Raw data of a small random model.
 
     Parameters
     ----------
     cap : bool or None
         True: always a ``[cap]``; False: never; None: drawn.
+    currency : bool
+        With ``cap``: the ``[cap]`` also draws a currency cap (``currency``,
+        ``currency_name``, ``stakes``: integers, ``"p/q"`` strings and floats),
+        with or without ``total_bet_multiple`` (docs: "A currency cap depends
+        on the stake").
     feature : str or None
         Force the triggered feature kind (``"free_spins"``, ``"retrigger"``,
         ``"pick_bonus"``, ``"none"``); None: drawn.
@@ -254,7 +259,17 @@ def models(draw, cap: bool | None = None, feature: str | None = None):
     if cap is None:
         cap = draw(st.integers(0, 3)) == 0
     if cap:
-        model["cap"] = {"total_bet_multiple": draw(st.one_of(st.integers(1, 30), st.sampled_from(["5/2", "0.75"])))}
+        c: dict = {}
+        if not currency or draw(st.booleans()):
+            c["total_bet_multiple"] = draw(st.one_of(st.integers(1, 30), st.sampled_from(["5/2", "0.75"])))
+        if currency:
+            c["currency"] = draw(st.one_of(st.integers(1, 60), st.sampled_from(["25/2", "7.5"]), st.just(12.5)))
+            if draw(st.booleans()):
+                c["currency_name"] = "GBP"
+            if draw(st.integers(0, 4)):
+                c["stakes"] = draw(st.lists(st.one_of(st.integers(1, 10), st.sampled_from(["1/2", "3/4"]),
+                                                      st.just(0.2)), min_size=1, max_size=3))
+        model["cap"] = c
     if draw(st.integers(0, 2)) == 0:
         rules["line_wild_pay"] = draw(st.sampled_from(["highest", "first_non_wild"]))
     if rules:
@@ -274,7 +289,7 @@ KEY_MAX_CYCLE = 400
 def key_models(draw, shape: str | None = None):
     """Raw data of a small random model drawing the pay keys and scopes of issue 22.
 
-    ``[paylines] ways`` / ``pays_both_ways``, ``[groups]``, ``[combos]``,
+    ``[paylines] ways`` / ``pays_both_ways``, ``[groups]``, ``[combos]`` (with ``multiplied``),
     ``[anywhere_pays]`` (blanks in groups and combos), the line rules
     ``line_wild_multipliers``, ``all_wild_win_multiplied``,
     ``line_win_chosen_on``, ``anywhere_pay_wilds``, ``line_wild_pay``, bet
@@ -289,8 +304,14 @@ def key_models(draw, shape: str | None = None):
 
     Parameters
     ----------
-    shape : {"ways", "lines", "both"} or None
-        Ways pays, one-way paylines, or paylines paying both ways; None: drawn.
+    shape : {"ways", "lines", "both", "free"} or None
+        Ways pays, one-way paylines, or paylines paying both ways; None: drawn
+        among these three.  ``"free"``: paylines without classic pays, always
+        free spins (engine wald), an ``expanding_symbol`` drawn at the start
+        (with ``weights`` and the rules ``expanding_count`` /
+        ``expanding_line_win``) in about a fifth of them, else now and then
+        ``reel_wild_multipliers``, with ``max_spins``,
+        expanding wilds and the spin / feature / round caps.
     """
     def rare(k: int) -> bool:
         # about once in k + 1 draws (hypothesis favours the ends of a range: a middle value is drawn)
@@ -313,7 +334,7 @@ def key_models(draw, shape: str | None = None):
         how = draw(st.sampled_from(["all", "all", "except", "substitutes"]))
         if how != "all":
             spec[how] = draw(st.lists(st.sampled_from(regs), min_size=how == "substitutes", max_size=nreg, unique=True))
-        if rare(2 if shape == "lines" else 15):
+        if rare(2 if shape == "lines" else 5 if shape == "free" else 15):
             spec["expands"] = True
         symbols[w] = spec
         wilds.append(w)
@@ -343,7 +364,7 @@ def key_models(draw, shape: str | None = None):
         model["game"]["total_bet"] = draw(st.integers(1, 12))
     model["symbols"] = symbols
 
-    classic = shape == "lines" or rare(9)  # else refused: rarely
+    classic = shape == "lines" or (shape != "free" and rare(9))  # else refused: rarely
     groups: dict = {}
     combos: dict = {}
     anywhere: dict = {}
@@ -360,6 +381,8 @@ def key_models(draw, shape: str | None = None):
             cells = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=reels))
             if all(c["cells"] != cells for c in combos.values()):
                 combos[f"c{i}"] = {"cells": cells, "pay": draw(st.integers(0, 60))}
+                if wilds and rare(2):
+                    combos[f"c{i}"]["multiplied"] = draw(st.booleans())
     if classic and draw(st.booleans()):
         pool = regs + [g for g, m in groups.items() if all(x in regs for x in m)]
         for n in draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2, unique=True)):
@@ -400,7 +423,9 @@ def key_models(draw, shape: str | None = None):
 
     # features: classic pays with free spins are refused, so free spins come rarely with them
     spin_kinds = ["free_spins", "retrigger", "max_spins"]
-    if classic and (groups or combos or anywhere):
+    if shape == "free":
+        kinds_ = spin_kinds
+    elif classic and (groups or combos or anywhere):
         kinds_ = ["none", "none", "pick", "board", "none", "pick"] + (spin_kinds if rare(5) else [])
     else:
         kinds_ = ["none", "pick", "board"] + spin_kinds * 2
@@ -430,6 +455,7 @@ def key_models(draw, shape: str | None = None):
             p["picks"][next(iter(p["picks"]))] = 1
         return p
 
+    exp_rules: dict = {}
     if kind in spin_kinds:
         free_pool = [s for s in allsyms if s != bonus]
         free = strips(free_pool)
@@ -449,9 +475,28 @@ def key_models(draw, shape: str | None = None):
         if draw(st.booleans()):
             f["scatter_pays"] = draw(st.booleans())
         paying = [s for s in regs if s in paytable and any(v > 0 for v in paytable[s].values())]
-        if paying and rare(7):
-            f["expanding_symbol"] = {"choose_from": draw(st.lists(st.sampled_from(paying), min_size=1, max_size=2,
-                                                                  unique=True))}
+        if paying and (draw(st.booleans()) if shape == "free" else rare(7)):
+            ch = draw(st.lists(st.sampled_from(paying), min_size=1, max_size=2, unique=True))
+            f["expanding_symbol"] = {"choose_from": ch}
+            if draw(st.booleans()):
+                f["expanding_symbol"]["weights"] = [draw(st.integers(1, 3)) for _ in ch]
+            if draw(st.booleans()):
+                exp_rules["expanding_count"] = draw(st.sampled_from(["reels", "cells"]))
+            if draw(st.booleans()):
+                exp_rules["expanding_line_win"] = draw(st.sampled_from(["paid", "wild_led_only"]))
+        plain = [w for w in wilds if symbols[w]["role"] == "wild" and any(w in strip for strip in free)]
+        if (shape == "free" and plain and "expanding_symbol" not in f and draw(st.integers(0, 2)) > 0
+                and not any(isinstance(v, dict) and v.get("expands") for v in symbols.values())):
+            w = draw(st.sampled_from(plain))
+            shown = [i + 1 for i, strip in enumerate(free) if w in strip]
+            rs = draw(st.lists(st.sampled_from(shown), min_size=1, max_size=2, unique=True))
+            tabs = {}
+            for r in sorted(rs):
+                t = _count_table(draw, 4, st.integers(0, 2))
+                if not any(t.values()):
+                    t[next(iter(t))] = 1
+                tabs[str(r)] = t
+            f["reel_wild_multipliers"] = {"wild": w, "reels": tabs}
         features[fname] = f
     elif kind in ("pick", "board"):
         features[fname] = {"kind": "pick_bonus",
@@ -504,7 +549,7 @@ def key_models(draw, shape: str | None = None):
     if cap:
         model["cap"] = cap
 
-    rules: dict = {}
+    rules: dict = dict(exp_rules)
     if classic or rare(9):
         for r, vals in (("line_wild_multipliers", ["multiply", "add", "highest_once"]),
                         ("all_wild_win_multiplied", [True, False]),
@@ -516,4 +561,179 @@ def key_models(draw, shape: str | None = None):
         rules["line_wild_pay"] = draw(st.sampled_from(["highest", "first_non_wild"]))
     if rules:
         model["rules"] = rules
+    return model
+
+
+#: Largest number of stop combinations of one reel set in :func:`revealed_models`.
+REVEALED_MAX_CYCLE = 250
+
+
+@st.composite
+def revealed_models(draw):
+    """Raw data of a small random game whose free spins are engine ``revealed_wild_reels``.
+
+    3-4 reels, 1-2 rows, 1-3 paylines, 2-3 regular symbols (renamed), an
+    optional blank, a Book (``wild_scatter``, default substitution, no line
+    pays) that triggers the feature, reveals wild reels with multipliers
+    drawn from ``wild_reels.multipliers`` and may be a scatter paying whole
+    line bets; ``expanding_symbol`` drawn at the start (``weights``), an
+    optional retrigger table (rule ``revealed_retrigger_count``), rules
+    ``wild_reels_expansion`` and ``published_max_win``, a feature buy with a
+    count law, and a ``[cap] total_bet_multiple`` now and then.
+    """
+    reels = draw(st.integers(3, 4))
+    rows = draw(st.integers(1, 2))
+    names = iter(draw(st.permutations(NAME_POOL)))
+    regs = [next(names) for _ in range(draw(st.integers(2, 3)))]
+    book = next(names)
+    symbols: dict = {r: "regular" for r in regs}
+    symbols[book] = {"role": "wild_scatter"}
+    blank = next(names) if draw(st.booleans()) else None
+    if blank:
+        symbols[blank] = "blank"
+    pool = list(symbols)
+    paytable = {r: _count_table(draw, reels, st.integers(0, 20), lo=2) for r in regs}
+    paying = [r for r in regs if any(v > 0 for v in paytable[r].values())]
+    if not paying:
+        paytable[regs[0]][str(reels)] = 10
+        paying = [regs[0]]
+    lines = draw(st.lists(st.lists(st.integers(0, rows - 1), min_size=reels, max_size=reels),
+                          min_size=1, max_size=3, unique_by=tuple))
+
+    def strips(cap: int):
+        lens = [draw(st.integers(rows, rows + 3)) for _ in range(reels)]
+        while math.prod(lens) > cap:
+            lens[lens.index(max(lens))] -= 1
+        return [[draw(st.sampled_from(pool)) for _ in range(n)] for n in lens]
+
+    base, free = strips(REVEALED_MAX_CYCLE), strips(REVEALED_MAX_CYCLE // 2)
+    for s in (base, free):
+        s[draw(st.integers(0, reels - 1))][0] = book  # the Book shows on both reel sets
+    reach = _max_cells(base, {book}, rows)
+    model: dict = {"game": {"name": "random", "reels": reels, "rows": rows}, "symbols": symbols,
+                   "paytable": paytable, "paylines": {"lines": lines}, "reels": {"base": base, "free": free}}
+    if draw(st.booleans()):
+        model["game"]["total_bet"] = draw(st.integers(1, 5))
+    if draw(st.booleans()):
+        model["scatter"] = {"symbols": [book], "pays": _count_table(draw, min(reach, 3), st.integers(0, 3))}
+    ch = draw(st.lists(st.sampled_from(paying), min_size=1, max_size=2, unique=True))
+    f: dict = {"kind": "free_spins", "reels": "free",
+               "trigger": {"symbols": [book], "counts": _count_table(draw, reach, st.integers(1, 3))},
+               "wild_reels": {"revealed_by": book,
+                              "multipliers": _count_table(draw, 4, st.integers(1, 3))},
+               "expanding_symbol": {"draw": "at_start", "choose_from": ch}}
+    if draw(st.booleans()):
+        f["expanding_symbol"]["weights"] = [draw(st.integers(1, 3)) for _ in ch]
+    rules: dict = {}
+    rreach = _max_cells(free, {book}, rows)
+    if rreach and draw(st.integers(0, 2)) == 1:
+        f["retrigger"] = {"symbols": [book], "counts": _count_table(draw, rreach, st.integers(1, 2),
+                                                                     lo=max(1, rreach - 1))}
+        if draw(st.booleans()):
+            rules["revealed_retrigger_count"] = draw(st.sampled_from(["landed", "reels"]))
+    model["features"] = {"fs": f}
+    if draw(st.booleans()):
+        counts = list(f["trigger"]["counts"])
+        bc = {k: draw(st.integers(0, 2)) for k in counts}
+        if not any(bc.values()):
+            bc[counts[0]] = 1
+        model["modes"] = {"base": {"cost": 1, "reels": "base"},
+                          "buy": {"cost": draw(st.integers(5, 40)), "buys": "fs", "buy_counts": bc}}
+    if draw(st.booleans()):
+        rules["wild_reels_expansion"] = draw(st.sampled_from(["pays", "needs_symbol"]))
+    if draw(st.integers(0, 2)) == 1:
+        model["cap"] = {"total_bet_multiple": draw(st.one_of(st.integers(1, 30), st.sampled_from(["5/2", "15/4"])))}
+        if draw(st.booleans()):
+            rules["published_max_win"] = draw(st.sampled_from(["cap", "theoretical"]))
+    if rules:
+        model["rules"] = rules
+    return model
+
+
+@st.composite
+def gift_models(draw):
+    """Raw data of a small random game whose free spins are engine ``gift_pick``.
+
+    3 reels, 1-2 rows, 1-2 paylines, 2-3 regular symbols (renamed), a plain
+    wild, a scatter triggering the feature (no scatter pays: refused with
+    this engine), a fixed spin count, an optional starting ``multiplier``
+    and gifts of every fixed effect (``spins``, ``multiplier``,
+    ``wild_reel``, ``wild_symbol``, ``expanding_symbol`` with a named
+    symbol or ``"drawn"`` from the feature's ``expanding_symbol``), at least
+    as many as the most trigger symbols a window shows;
+    a feature buy with a count law and a ``[cap] total_bet_multiple`` now
+    and then.
+    """
+    reels, rows = 3, draw(st.integers(1, 2))
+    names = iter(draw(st.permutations(NAME_POOL)))
+    regs = [next(names) for _ in range(draw(st.integers(2, 3)))]
+    wild, scat = next(names), next(names)
+    symbols: dict = {r: "regular" for r in regs}
+    symbols[wild] = "wild"
+    symbols[scat] = "scatter"
+    pool = list(symbols)
+    paytable = {r: _count_table(draw, reels, st.integers(0, 20), lo=2) for r in regs}
+    for r in regs:
+        # an expansion on more reels than the largest listed count is undocumented and read two ways
+        # (engines wald and gift_pick, solver and simulator alike: that count's pay; engine
+        # revealed_wild_reels: nothing): every table lists all 3 reels, so that it cannot arise
+        paytable[r].setdefault(str(reels), draw(st.integers(0, 20)))
+    paying = [r for r in regs if any(v > 0 for v in paytable[r].values())]
+    if not paying:
+        paytable[regs[0]]["3"] = 10
+        paying = [regs[0]]
+    lines = draw(st.lists(st.lists(st.integers(0, rows - 1), min_size=reels, max_size=reels),
+                          min_size=1, max_size=2, unique_by=tuple))
+
+    def strips(cap: int, pool):
+        lens = [draw(st.integers(rows, rows + 3)) for _ in range(reels)]
+        while math.prod(lens) > cap:
+            lens[lens.index(max(lens))] -= 1
+        return [[draw(st.sampled_from(pool)) for _ in range(n)] for n in lens]
+
+    base = strips(150, pool)
+    base[draw(st.integers(0, reels - 1))][0] = scat
+    free = strips(60, [s for s in pool if s != scat])
+    reach = _max_cells(base, {scat}, rows)
+    gifts = [{"effect": "spins", "value": draw(st.integers(1, 2)), "count": draw(st.integers(1, 3))}]
+    if draw(st.booleans()):
+        gifts.append({"effect": "multiplier", "value": draw(st.integers(1, 2)), "count": draw(st.integers(1, 2))})
+    for r in draw(st.lists(st.integers(1, reels), max_size=2, unique=True)):
+        gifts.append({"effect": "wild_reel", "value": r, "count": 1})
+    if draw(st.booleans()):
+        gifts.append({"effect": "wild_symbol", "value": draw(st.sampled_from(regs)), "count": 1})
+    drawn = None
+    if draw(st.booleans()):
+        if draw(st.booleans()):
+            gifts.append({"effect": "expanding_symbol", "value": draw(st.sampled_from(paying)), "count": 1})
+        else:  # one symbol drawn by weight from the feature's expanding_symbol when the gift is opened
+            gifts.append({"effect": "expanding_symbol", "value": "drawn", "count": 1})
+            ch = draw(st.lists(st.sampled_from(paying), min_size=1, max_size=2, unique=True))
+            drawn = {"draw": "at_start", "choose_from": ch}
+            if draw(st.booleans()):
+                drawn["weights"] = [draw(st.integers(1, 3)) for _ in ch]
+    while sum(g["count"] for g in gifts) < reach:
+        gifts[0]["count"] += 1
+    gifts = draw(st.permutations(gifts))
+    f: dict = {"kind": "free_spins", "reels": "free",
+               "trigger": {"symbols": [scat], "counts": _count_table(draw, reach, st.integers(1, 2))},
+               "gift_pick": {"wild": wild, "gifts": list(gifts)}}
+    if drawn:
+        f["expanding_symbol"] = drawn
+    if draw(st.booleans()):
+        f["multiplier"] = draw(st.integers(1, 2))
+    model: dict = {"game": {"name": "random", "reels": reels, "rows": rows}, "symbols": symbols,
+                   "paytable": paytable, "paylines": {"lines": lines}, "reels": {"base": base, "free": free},
+                   "features": {"fs": f}}
+    if draw(st.booleans()):
+        model["game"]["total_bet"] = draw(st.integers(1, 4))
+    if draw(st.booleans()):
+        counts = list(f["trigger"]["counts"])
+        bc = {k: draw(st.integers(0, 2)) for k in counts}
+        if not any(bc.values()):
+            bc[counts[0]] = 1
+        model["modes"] = {"base": {"cost": 1, "reels": "base"},
+                          "buy": {"cost": draw(st.integers(5, 40)), "buys": "fs", "buy_counts": bc}}
+    if draw(st.integers(0, 2)) == 1:
+        model["cap"] = {"total_bet_multiple": draw(st.one_of(st.integers(1, 40), st.sampled_from(["5/2", "15/4"])))}
     return model

@@ -34,12 +34,13 @@ from analytic.model.loader import load_model_text
 from analytic.solver.distribution import round_law
 from analytic.solver.round import solve_round
 
-from oracle import Oracle
+from oracle import Interval, Oracle
 from randgames import models, to_toml
 
 SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
 DIFF_EXAMPLES = 300
 CAP_EXAMPLES = 100
+CURRENCY_EXAMPLES = 40
 SLOW_EXAMPLES = 3000
 SLOW_CAP_EXAMPLES = 1000
 
@@ -112,6 +113,7 @@ def check_model(model: dict) -> None:
     event(f"feature kinds: {sorted(('retrigger' if o.has_retrigger(n) else f['kind']) for n, f in o.features.items())}")
     event(f"reels x rows: {o.reels}x{o.rows}")
     event(f"buys: {sum('buys' in m for m in o.modes.values())}")
+    event(f"cap: {sorted(raw.get('cap', {}))}")
     if unbounded(o):
         if o.cap is not None:  # reaching the cap may end the round: solving it is a reading, not a bug
             return
@@ -165,6 +167,27 @@ def check_mode(game, o: Oracle, mode: str, text: str) -> None:
         same(res.extra["p_reach_cap"], lf["p_reach_cap"], where + "P(R >= C)")
         for f in res.features:
             same(f.frequency, want["frequency"].get(f.name, Fraction(0)), where + f"feature {f.name} frequency")
+    check_stakes(res, o, mode, want["cost"], where)
+
+
+def _per_cost(iv: Interval, cost: Fraction) -> Interval:
+    return Interval.of(iv.exact / cost) if iv.exact is not None else Interval(iv.lo / float(cost), iv.hi / float(cost))
+
+
+def check_stakes(res, o: Oracle, mode: str, cost: Fraction, where: str) -> None:
+    """A currency cap's per-stake rows: at stake ``s`` the cap ``min(currency / s, total_bet_multiple)``,
+    the capped RTP ``E[min(R, c)] / cost`` and ``P(R >= c)`` (docs: [cap], "A currency cap depends on
+    the stake"), each against the oracle's round law."""
+    if not o.stake_caps:
+        assert "currency_cap" not in (res.extra or {}), where + "stake rows without declared stakes"
+        return
+    rows = (res.extra or {}).get("currency_cap")
+    assert rows is not None, where + "declared stakes, but no per-stake figures (extra['currency_cap'])"
+    assert [(r["stake"], r["cap_multiple"]) for r in rows] == o.stake_caps, where + "stake caps"
+    for r, (st, c) in zip(rows, o.stake_caps):
+        lf = o.law_figures(mode, c)
+        same(r["capped_rtp"], _per_cost(lf["capped_mean"], cost), where + f"capped RTP at stake {st}")
+        same(r["p_reach_cap"], lf["p_reach_cap"], where + f"P(R >= cap) at stake {st}")
 
 
 @_settings(DIFF_EXAMPLES, SLOW_EXAMPLES)
@@ -197,6 +220,29 @@ BUY_WITHOUT_TRIGGER_CAPPED = {
 @given(models(cap=True))
 @example(BUY_WITHOUT_TRIGGER_CAPPED)
 def test_capped(model):
+    check_model(model)
+
+
+#: A currency cap of 25/2 (a float, read as the decimal written) at stakes 1/2, 0.2 (a float: 1/5) and 3
+#: with a multiple cap of 20: caps 20, 20 and 25/6 total bets; free spins without retriggers.
+CURRENCY_FLOATS = {
+    "game": {"name": "random", "reels": 2, "rows": 1},
+    "symbols": {"a": "regular", "b": "regular", "S": "scatter"},
+    "paytable": {"a": {"2": 30}, "b": {"1": 2, "2": 5}},
+    "paylines": {"lines": [[0, 0]]},
+    "scatter": {"symbols": ["S"], "pays": {"1": "1/2", "2": 3}},
+    "reels": {"base": [["a", "b", "S"], ["a", "S", "b", "b"]], "free": [["a", "b"], ["a", "b", "S"]]},
+    "features": {"fs": {"kind": "free_spins", "reels": "free", "trigger": {"symbols": ["S"], "counts": {"2": 2}}}},
+    "cap": {"total_bet_multiple": 20, "currency": 12.5, "currency_name": "GBP", "stakes": ["1/2", 0.2, 3]},
+}
+
+
+@_settings(CURRENCY_EXAMPLES, SLOW_CAP_EXAMPLES)
+@given(models(cap=True, currency=True))
+@example(CURRENCY_FLOATS)
+def test_currency_capped(model):
+    """Currency caps with stakes (with and without ``total_bet_multiple``): the headline figures are
+    capped by the multiple (or uncapped without one) and each stake's row is ``min(R, c)``'s."""
     check_model(model)
 
 

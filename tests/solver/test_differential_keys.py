@@ -45,7 +45,7 @@ from test_differential import same
 
 SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
 #: CI examples per shape (the suite's budget: about 20 s together on the busy 2-core machine)
-KEY_EXAMPLES = {"ways": 40, "lines": 60, "both": 40}
+KEY_EXAMPLES = {"ways": 40, "lines": 60, "both": 40, "free": 60}
 SLOW_KEY_EXAMPLES = 1500
 
 pytestmark = pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")
@@ -166,6 +166,8 @@ def check_key_model(model: dict) -> None:
     event(f"shape: {'ways' if o.ways else 'lines'}{' both ways' if o.both else ''}")
     event(f"features: {sorted(('board' if 'board' in f else f.get('kind')) for f in o.features.values())}")
     event(f"caps: {sorted(model.get('cap', {}))}")
+    event(f"expanding_symbol: {sorted(n for n, f in o.features.items() if 'expanding_symbol' in f) != []}")
+    event(f"reel_wild_multipliers: {any('reel_wild_multipliers' in f for f in o.features.values())}")
     if unbounded(o):
         if model.get("cap"):
             return
@@ -275,6 +277,13 @@ def test_both_ways_keys(model):
     check_key_model(model)
 
 
+@_settings("free")
+@given(key_models(shape="free"))
+def test_free_spin_keys(model):
+    """Free spins (engine wald) with drawn expanding symbols, max_spins, expanding wilds and the caps."""
+    check_key_model(model)
+
+
 # ---------------------------------------------------------------------------- the oracle against the docs' hand counts
 
 def _oracle(symbols, paytable, *, reels=3, rows=1, lines=None, ways=False, both=False, rules=None, **extra):
@@ -331,6 +340,23 @@ def test_oracle_reproduces_the_documented_hand_counts():
         o = _oracle({"cherry": "regular", "V": {"role": "wild", "multiplier": 3}, "blank": "blank"},
                     {"cherry": {"2": 30}}, anywhere_pays={"cherry": {"2": 40}}, rules={"line_win_chosen_on": rule})
         assert o.line_pay(("V", "V", "blank")) == pay
+    # combos.multiplied = false (the Double Strike example): three x2 doubles pay 2000, not 200 x 8
+    o = _oracle({"red7": "regular", "d7": {"role": "wild", "substitutes": ["red7"], "multiplier": 2}},
+                {"red7": {"3": 200}}, combos={"top": {"cells": ["d7", "d7", "d7"], "pay": 2000, "multiplied": False}})
+    assert o.line_pay(("d7", "d7", "d7")) == 2000 and o.line_pay(("red7", "d7", "d7")) == 800
+    # reel_wild_multipliers (the docs' hand count): wins 10, 20, 30, 40, 80, 120 with 6, 3, 3, 2, 1, 1 sixteenths
+    o = _oracle({"a": "regular", "W": "wild"}, {"a": {"3": 10}},
+                features={"fs": {"kind": "free_spins", "reels": "free",
+                                 "trigger": {"symbols": ["a"], "counts": {"3": 1}},
+                                 "reel_wild_multipliers": {"wild": "W", "reels": {"2": {"2": 1, "3": 1},
+                                                                                  "3": {"1": 1, "4": 1}}}}})
+    o.reel_sets["free"] = [["a"], ["a", "W"], ["a", "W"]]
+    tab, cyc = o.free_spin_table("fs", None)
+    got: dict = {}
+    for (x, _), c in tab.items():
+        got[x] = got.get(x, 0) + Fraction(c, cyc)
+    assert got == {10: Fraction(6, 16), 20: Fraction(3, 16), 30: Fraction(3, 16), 40: Fraction(2, 16),
+                   80: Fraction(1, 16), 120: Fraction(1, 16)}
     # A pick board: C, 5, x3: P(0) = 1/2, P(5) = 1/6, P(15) = 1/3
     o = _oracle({"a": "regular"}, {"a": {"3": 1}},
                 features={"chest": {"kind": "pick_bonus", "board": {"collect": 1, "prizes": [[5, 1]],

@@ -317,9 +317,17 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS, ws
     return ws.memo(("gift_pick.feature", feature, count, k), lambda: _feature_moments(game, feature, count, k, ws))
 
 
+def _start_spins(f, count: int) -> int:
+    """Spins a feature starts with for ``count`` trigger symbols: ``trigger.counts`` of the largest listed
+    count not above it (docs/model-format.md, ``trigger.counts``); the gifts picked are ``count``."""
+    from analytic.features.graph.spin_outcomes import award_of
+
+    return award_of(f.trigger.counts, count)
+
+
 def _feature_moments(game: Game, feature: str, count: int, k: int, ws: Workspace) -> dict:
     f = game.features[feature]
-    n0 = f.trigger.counts[count]
+    n0 = _start_spins(f, count)
     classes = classes_of(game, feature, count)
     allc = set()
     for c in f.trigger.counts:  # every count's spin classes at once, walked in parallel
@@ -370,7 +378,7 @@ def feature_law(game: Game, feature: str, count: int, ws: Workspace | None = Non
     ws = workspace_for(game, ws)
 
     def build():
-        n0 = game.features[feature].trigger.counts[count]
+        n0 = _start_spins(game.features[feature], count)
         groups: dict[tuple, dict[int, dict[int, Fraction]]] = {}  # spin law -> multiplier -> {n: p}
         for (extra, mult, reels, syms, exp), p in classes_of(game, feature, count).items():
             g = groups.setdefault((reels, syms, exp), {}).setdefault(mult, {})
@@ -435,7 +443,7 @@ def solve_feature(game: Game, feature: str, count: int, mode: str, *, ws: Worksp
 
 
 def _spins_counts(game: Game, feature: str, count: int) -> tuple[dict, str]:
-    n0 = game.features[feature].trigger.counts[count]
+    n0 = _start_spins(game.features[feature], count)
     law: dict[int, Fraction] = {}
     for (extra, *_), p in classes_of(game, feature, count).items():
         law[n0 + extra] = law.get(n0 + extra, Fraction(0)) + p
@@ -716,7 +724,7 @@ def capped_rtp_exact(game: Game, mode: str | None, cap: Fraction, base=None, ws:
 
         by_law: dict = {}
         for feature, count in wanted:
-            n0 = game.features[feature].trigger.counts[count]
+            n0 = _start_spins(game.features[feature], count)
             classes = classes_of(game, feature, count)
             prefetch_tables(game, feature, {(r, s, e) for (_, _, r, s, e) in classes}, ws)
             den = 1

@@ -397,11 +397,12 @@ def spin_moments(game: Game, feature: str, symbol: str, k: int = K_MOMENTS, ws: 
 
 
 def _spins(game: Game, feature: str, count: int) -> int:
-    f = game.features[feature]
-    counts = f.trigger.counts
-    if count in counts:
-        return counts[count]
-    return counts[min(counts)]
+    """Spins the feature starts with for ``count`` trigger symbols: ``trigger.counts`` of the largest
+    listed count not above it (docs/model-format.md, ``trigger.counts``; a count above the largest
+    listed one takes that one's award, not the smallest's)."""
+    from analytic.features.graph.spin_outcomes import award_of
+
+    return award_of(game.features[feature].trigger.counts, count)
 
 
 def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS, ws: Workspace | None = None) -> dict:

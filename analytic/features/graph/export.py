@@ -95,7 +95,7 @@ GRAPH_ENGINES = ("wald", "revealed_wild_reels", "gift_pick", "pick_bonus", "draw
 
 _WHY_NOT: dict[str, str] = {}
 
-#: Engines whose trigger counts must be listed exactly (their solvers read ``trigger.counts[count]``).
+#: Engines whose graph is exported only for a listed trigger count (``--count`` one of ``trigger.counts``).
 _LISTED_COUNTS = ("revealed_wild_reels", "gift_pick", "drawn_expanding")
 
 #: The most transient states an exported graph may have (checked before it is built): a larger

@@ -408,12 +408,23 @@ def check_game(game) -> None:
       laws hold line wins and expansions only);
     * ``drawn_expanding`` with ``[cap] total_bet_multiple``: the round
       solver caps a game with a feature drawing expanding symbols at each
-      award and a feature with a ladder (both).
+      award and a feature with a ladder (both); it gives no capped law, so
+      a currency cap's ``stakes`` cannot be read off it (``cap.currency``);
+    * ``drawn_expanding``: the per-symbol retrigger's expected award per
+      spin (``N x E[(b - 1)+]``, ``b`` the trigger symbols a window of the
+      feature's reel set shows, the Power Books left out under rule
+      ``golden_symbol_retriggers = false``) is below 1
+      (``features.NAME.retrigger``, :class:`~analytic.errors.UnboundedFeatureError`);
+    * ``revealed_wild_reels`` without retriggers, with the cap applied (rule
+      ``published_max_win = "cap"``, ``[cap] total_bet_multiple``): its exact
+      capped round law has no line-triggered bonuses, so ``[line_triggers]``
+      that a regular mode's reel set can show are refused (``line_triggers``).
 
     Raises
     ------
     ModelError
-        At ``scatter.pays.K``, ``scatter.pays`` or ``cap.total_bet_multiple``,
+        At ``scatter.pays.K``, ``scatter.pays``, ``cap.total_bet_multiple``,
+        ``cap.currency``, ``line_triggers`` or ``features.NAME.retrigger``,
         naming the feature and what would make the model solvable.
     """
     from fractions import Fraction
@@ -445,3 +456,83 @@ def check_game(game) -> None:
                 f"each award and one with a ladder and golden reels; this game has {len(draws)} and {len(ladder)} "
                 f"(features {', '.join(by_engine['drawn_expanding'])}): remove the [cap] (the uncapped figures "
                 "are then exact) or declare both features"))
+        if game.cap.currency is not None and game.cap.stakes:
+            raise ModelError(game.path, "cap.currency", (
+                "the capped RTP at each declared stake needs the law of the capped round win, which engine "
+                f"drawn_expanding's round solver (features {', '.join(by_engine['drawn_expanding'])}) does not "
+                "give (it bounds the capped RTP only); remove cap.currency (or its stakes) to solve the model "
+                "with its total_bet_multiple cap"))
+    for name in by_engine.get("drawn_expanding", ()):
+        _check_per_symbol_award(game, name)
+    _check_revealed_line_triggers(game, by_engine.get("revealed_wild_reels", ()))
+
+
+def _check_per_symbol_award(game, name: str) -> None:
+    """Refuse a per-symbol retrigger whose expected award per spin is at least 1 (the feature never ends,
+    or ends with an infinite expected length), from the feature's reel set alone."""
+    from fractions import Fraction
+
+    from analytic.errors import UnboundedFeatureError
+
+    f = game.features[name]
+    n = f.params["spins_per_symbol"]
+    books = set(f.trigger.symbols)
+    if f.params.get("ladder") and not game.rules.get("golden_symbol_retriggers", True):
+        for g in game.features.values():
+            if g.engine == "drawn_expanding" and g.params.get("ladder"):
+                books -= set(g.params["golden_symbols"])
+    law = {0: 1}  # trigger symbols in the window -> stop combinations (per-reel counts convolved)
+    for strip in game.reel_sets[f.reel_set]:
+        L = len(strip)
+        step: dict = {}
+        for s in range(L):
+            b = sum(strip[(s + r) % L] in books for r in range(game.rows))
+            step[b] = step.get(b, 0) + 1
+        new: dict = {}
+        for b0, c0 in law.items():
+            for b1, c1 in step.items():
+                new[b0 + b1] = new.get(b0 + b1, 0) + c0 * c1
+        law = new
+    cycle = sum(law.values())
+    ea = Fraction(sum(n * (b - 1) * c for b, c in law.items() if b >= 2), cycle)
+    if ea < 1:
+        return
+    got = (f"feature '{name}' awards {ea} (= {float(ea):.6g}) extra spins per spin on average (retrigger "
+           f"per_symbol = {n}: {n} x (b - 1) spins for b >= 2 of {', '.join(sorted(books))} in a window of "
+           f"reel set '{f.reel_set}')")
+    fix = "lower per_symbol or the trigger symbols' frequency so that the average is below 1 (then it is solvable)"
+    if ea > 1:
+        why = "more than 1, so with positive probability it never ends"
+    elif all((n * (b - 1) if b >= 2 else 0) == 1 for b in law):
+        why = "every spin awards exactly one more spin, so it never ends"
+    else:
+        why = ("exactly 1: it ends with probability 1, but its expected length, and so its expected win, is "
+               "infinite (no RTP exists)")
+    raise UnboundedFeatureError(game.path, f"features.{name}.retrigger", f"{got}: {why}; {fix}")
+
+
+def _check_revealed_line_triggers(game, feats) -> None:
+    """Refuse ``[line_triggers]`` beside engine revealed_wild_reels' exact capped round (no retriggers,
+    rule ``published_max_win = "cap"``, a ``total_bet_multiple``) when a regular mode's reel set can show
+    a line trigger (every reel up to its count carries the bonus symbol: some stop combination puts it on
+    each payline's cells)."""
+    from analytic.errors import ModelError
+
+    if not feats or not game.line_triggers or game.cap is None or game.cap.total_bet_multiple is None:
+        return
+    if game.rules.get("published_max_win", "cap") != "cap":
+        return
+    if any(game.features[n].params.get("retrigger") is not None for n in feats):
+        return  # retriggers: the round cap is applied by the generic certified law, which has line triggers
+    for mode in game.modes.values():
+        if mode.buys is not None:
+            continue
+        strips = game.reel_sets[mode.reel_set]
+        for sym, counts in game.line_triggers.items():
+            for k, bonus in counts.items():
+                if all(sym in strips[i] for i in range(k)):
+                    raise ModelError(game.path, "line_triggers", (
+                        f"{sym!r} x {k} starts '{bonus}' on a payline in bet mode {mode.name!r}, and engine "
+                        f"revealed_wild_reels (features.{feats[0]}) caps the round ([cap] total_bet_multiple = "
+                        f"{game.cap.total_bet_multiple}) by its exact law without line-triggered bonuses: remove "
+                        "the [line_triggers] or the [cap], or set rule published_max_win = \"theoretical\""))

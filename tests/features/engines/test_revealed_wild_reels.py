@@ -292,3 +292,47 @@ def test_currency_cap_stakes_from_the_kinds_capped_law():
         c = row["cap_multiple"]
         assert row["capped_rtp"].value == sum((q * min(x, c) for x, q in law.items()), Fraction(0))
         assert row["p_reach_cap"].value == sum((q for x, q in law.items() if x >= c), Fraction(0))
+
+
+UNLISTED_COUNT = """
+[game]
+name = "unlisted count"
+reels = 4
+rows = 1
+
+[symbols]
+ten = "regular"
+jack = "regular"
+book = { role = "wild_scatter" }
+
+[paytable]
+ten = { 2 = 1, 4 = 3 }
+jack = { 2 = 1 }
+
+[paylines]
+lines = [[0, 0, 0, 0]]
+
+[reels]
+base = [["book"], ["ten"], ["book"], ["book"]]
+free = [["book"], ["ten"], ["ten"], ["ten"]]
+
+[features.fs]
+kind = "free_spins"
+reels = "free"
+trigger = { symbols = ["book"], counts = { 1 = 1, 2 = 2 } }
+wild_reels = { revealed_by = "book", multipliers = { 1 = 1 } }
+expanding_symbol = { draw = "at_start", choose_from = ["ten"] }
+"""
+
+
+def test_a_count_above_the_listed_ones_awards_the_largest_below_it():
+    """Found by the differential harness (tests/solver/test_differential_engines.py): 3 books with
+    counts { 1 = 1, 2 = 2 } start 2 spins (the largest listed count below 3), not the smallest count's 1.
+    By hand (one stop combination, total bet 1 line bet): the base line ``book ten book book`` pays
+    ten's 4-run, 3; each free spin ``W ten ten ten`` pays 3 on the line plus the expansion of ten on 4
+    reels, 3 x 1 line: 6; two spins 12; the round 15."""
+    g = load_model_text(UNLISTED_COUNT, path="unlisted.toml")
+    r = solve_round(g, "base")
+    (f,) = r.features
+    assert f.expected_spins.value == 2 and f.average_win.value == 12
+    assert r.rtp.label == "exact" and r.rtp.value == 15

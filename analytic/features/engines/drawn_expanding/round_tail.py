@@ -70,6 +70,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from analytic.features.graph.spin_outcomes import award_of
+
 __all__ = ["RoundTail"]
 
 #: Relative margin of the float sums over the outcomes (as the cap's cut, ``engine._cap_excess``).
@@ -159,7 +161,7 @@ class RoundTail:
                     hi[i, j] = min(1.0, E._tail_bounds(float(B), mom, float(x), m1_lo)[1])
         up = low = None
         if E.REGULAR_CAP_LAW and self.cap is not None:
-            n0 = game.features[f].trigger.counts[n]
+            n0 = award_of(game.features[f].trigger.counts, n)
             up, low = E._regular_cap_bounds(game, f, game.features[f].trigger.counts.values(), ws)[n0]
         if up is not None:
             tb = Fraction(up.tb)
@@ -184,7 +186,7 @@ class RoundTail:
                 vals, inv = np.unique(cs[pos], return_inverse=True)
                 lo[pos] = np.maximum(low.x_tail_vec(vals)[inv.ravel()], 0.0)
         if FIRST_SPINS_LIMIT > 0:  # the first spins' own law: sharper far below the cap
-            u, tail = self._first_spins(f, game.features[f].trigger.counts[n])
+            u, tail = self._first_spins(f, award_of(game.features[f].trigger.counts, n))
             tb = Fraction(game.total_bet)  # (line bets)
             for i, B in enumerate(Bs):
                 for j, x in enumerate(xs):
@@ -251,7 +253,7 @@ class RoundTail:
         from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
 
         law = power_cap_law(self.game, f, ws=self.ws)
-        n0 = self.game.features[f].trigger.counts[n]
+        n0 = award_of(self.game.features[f].trigger.counts, n)
         lo, hi = zip(*(law.tail_bounds(n0, B, xs) for B in Bs))
         return np.array(lo), np.array(hi)
 
