@@ -24,7 +24,7 @@ and every multiplier drawn for each reel showing the Book:
 * the expansion: ``k`` = reels showing ``s`` (not turned wild) plus the wild
   reels; when ``k`` reaches the smallest count of ``s`` paying above 0 the
   spin also pays ``paytable[s][k] x lines x`` the product of every wild
-  reel's multiplier (rule ``wild_reels_expansion = "needs_symbol"``: only
+  reel's multiplier (``k`` above the largest listed count: that count's pay) (rule ``wild_reels_expansion = "needs_symbol"``: only
   when a reel shows ``s`` itself);
 * a retrigger table counts its symbols as they landed (rule
   ``revealed_retrigger_count = "landed"``) or each reel showing one once
@@ -99,7 +99,7 @@ class OracleRevealed(Oracle):
                     lw += best
                 k = sreels + len(wild)
                 if k >= kmin and not (self.needs_symbol and sreels == 0):
-                    lw += epays.get(k, 0) * len(self.lines) * math.prod(drawn)
+                    lw += epays.get(min(k, max(epays)), 0) * len(self.lines) * math.prod(drawn)  # above: the top count
                 out[(Fraction(lw, self.total_bet) + sw, a)] += weight
         res = (out, cyc * W ** self.reels)
         self._laws[key] = res
@@ -117,7 +117,8 @@ class OracleGift(Oracle):
     ``wild_symbol`` makes a regular symbol substitute like the wild (and still pay as itself);
     ``expanding_symbol`` (a named symbol, or ``"drawn"``: one drawn by weight from the feature's
     ``expanding_symbol``) pays, after the line wins, ``paytable[s][n] x lines`` when ``n`` reels (not
-    turned wild) show ``s``, ``n`` at least its smallest count paying above 0.  The spins of one
+    turned wild) show ``s``, ``n`` at least its smallest count paying above 0 (above the largest
+    listed count: that count's pay).  The spins of one
     play are i.i.d.: the feature's law is the mixture over the picks of the spin law's convolution
     power, exact.
     """
@@ -176,7 +177,7 @@ class OracleGift(Oracle):
             if ex is not None:
                 n = sum(1 for i, col in enumerate(w) if i not in wr and ex in col)
                 if kmin is not None and n >= kmin:
-                    lw += self.paytable[ex].get(n, 0) * len(self.lines)
+                    lw += self.paytable[ex].get(min(n, max(self.paytable[ex])), 0) * len(self.lines)
             x = Fraction(lw, self.total_bet)
             law[x] = law.get(x, 0) + 1
         law = {x: Fraction(c, cyc) for x, c in law.items()}

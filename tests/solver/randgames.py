@@ -673,11 +673,6 @@ def gift_models(draw):
     symbols[scat] = "scatter"
     pool = list(symbols)
     paytable = {r: _count_table(draw, reels, st.integers(0, 20), lo=2) for r in regs}
-    for r in regs:
-        # an expansion on more reels than the largest listed count is undocumented and read two ways
-        # (engines wald and gift_pick, solver and simulator alike: that count's pay; engine
-        # revealed_wild_reels: nothing): every table lists all 3 reels, so that it cannot arise
-        paytable[r].setdefault(str(reels), draw(st.integers(0, 20)))
     paying = [r for r in regs if any(v > 0 for v in paytable[r].values())]
     if not paying:
         paytable[regs[0]]["3"] = 10

@@ -297,6 +297,7 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
     dist = walk(spec)
     pays = game.paytable[symbol]
     minc = min(k for k, v in pays.items() if v > 0)
+    kmax = max(pays)  # a count above the largest listed one pays that count (mechanic expanding_symbol)
     needs = game.rules.get("wild_reels_expansion", "pays") == "needs_symbol"
     nlines = len(game.lines)
     mults = list(mw)
@@ -313,7 +314,7 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
             prod = 1
             for m, c in zip(mults, books):
                 prod *= m**c
-            exp = pays.get(k, 0) * nlines * prod
+            exp = pays.get(min(k, kmax), 0) * nlines * prod
         out[(a, lw, exp)] = out.get((a, lw, exp), 0) + cnt
     return out
 

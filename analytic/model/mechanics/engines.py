@@ -464,7 +464,27 @@ def check_game(game) -> None:
                 "with its total_bet_multiple cap"))
     for name in by_engine.get("drawn_expanding", ()):
         _check_per_symbol_award(game, name)
+        _check_expansion_counts(game, name)
     _check_revealed_line_triggers(game, by_engine.get("revealed_wild_reels", ()))
+
+
+def _check_expansion_counts(game, name: str) -> None:
+    """Engine ``drawn_expanding`` pays an expansion on ``n`` reels from ``paytable[s][n]`` as listed: a
+    symbol it may draw whose pays stop below the number of reels is refused at ``paytable.SYMBOL`` (an
+    expansion on more reels than its largest listed count pays that count's pay, docs/model-format.md,
+    mechanic ``expanding_symbol``, which this engine does not read yet)."""
+    from analytic.errors import ModelError
+
+    spec = game.features[name].params.get("expanding_symbol") or {}
+    cands = spec.get("choose_from") or [s.name for s in game.symbols if s.role == "regular"]
+    for s in cands:
+        pays = {k: v for k, v in game.paytable.get(s, {}).items()}
+        if any(v > 0 for v in pays.values()) and max(pays) < game.reels:
+            raise ModelError(game.path, f"paytable.{s}", (
+                f"engine drawn_expanding (features.{name}) may expand {s!r} on up to {game.reels} reels, but its "
+                f"pays stop at {max(pays)}: an expansion on more reels pays the largest listed count's pay "
+                f"(mechanic expanding_symbol), which this engine does not solve; list {s}'s pay for every count "
+                f"up to {game.reels}"))
 
 
 def _check_per_symbol_award(game, name: str) -> None:

@@ -109,17 +109,19 @@ def reel_expansion_pays(tables, names) -> tuple:
     Returns
     -------
     (ndarray of int64, shape (len(names), reels + 1), ndarray of int64, shape (len(names),))
-        ``pay[i, k]``: ``paytable[names[i]][k] * number of paylines`` in ticks
-        when ``k`` reels show the symbol (0 below its smallest paying count);
-        ``kmin[i]``: that smallest paying count.
+        ``pay[i, k]``: ``paytable[names[i]][min(k, K)] * number of paylines`` in
+        ticks when ``k`` reels show the symbol, ``K`` its largest listed count
+        (docs/model-format.md, mechanic ``expanding_symbol``; 0 below its
+        smallest paying count); ``kmin[i]``: that smallest paying count.
     """
     pay = np.zeros((len(names), tables.reels + 1), dtype=np.int64)
     kmin = np.zeros(len(names), dtype=np.int64)
     for i, n in enumerate(names):
         pt = tables.paytable[n]
         kmin[i] = min(k for k, v in pt.items() if v > 0)
+        kmax = max(pt)
         for k in range(kmin[i], tables.reels + 1):
-            pay[i, k] = pt.get(k, 0) * tables.n_lines * tables.denom
+            pay[i, k] = pt.get(min(k, kmax), 0) * tables.n_lines * tables.denom
     return pay, kmin
 
 

@@ -336,3 +336,47 @@ def test_a_count_above_the_listed_ones_awards_the_largest_below_it():
     (f,) = r.features
     assert f.expected_spins.value == 2 and f.average_win.value == 12
     assert r.rtp.label == "exact" and r.rtp.value == 15
+
+
+ABOVE_LISTED = """
+[game]
+name = "expansion above the listed counts"
+reels = 3
+rows = 1
+
+[symbols]
+ten = "regular"
+book = { role = "wild_scatter" }
+
+[paytable]
+ten = { 2 = 1 }
+
+[paylines]
+lines = [[0, 0, 0]]
+
+[reels]
+base = [["book"], ["ten"], ["book"]]
+free = [["ten"], ["ten"], ["ten"]]
+
+[features.fs]
+kind = "free_spins"
+reels = "free"
+trigger = { symbols = ["book"], counts = { 2 = 1 } }
+wild_reels = { revealed_by = "book", multipliers = { 1 = 1 } }
+expanding_symbol = { draw = "at_start", choose_from = ["ten"] }
+"""
+
+
+def test_an_expansion_above_the_largest_listed_count_pays_that_count():
+    """Found by the differential harness: ten pays only 2 of a kind; in the one free spin it shows on all
+    3 reels.  As a normal line win ``ten ten ten`` pays nothing (count 3 not listed; the base line
+    ``book ten book`` likewise), but its expansion on 3 reels pays ten's largest listed count, 1 x 1
+    line (docs/model-format.md, mechanic expanding_symbol; engines wald and gift_pick read it so): the
+    round pays 1 total bet (1 line).  The solver and the simulator (its own evaluation code)."""
+    from analytic.simulator.runner import simulate
+
+    g = load_model_text(ABOVE_LISTED, path="above.toml")
+    r = solve_round(g, "base")
+    assert r.rtp.label == "exact" and r.rtp.value == 1
+    sim = simulate(g, "base", rounds=50, seed=1, progress=False)
+    assert sim.rtp == 1

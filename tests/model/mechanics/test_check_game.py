@@ -85,6 +85,9 @@ CASES = {
     "per-symbol retrigger with the Power Books": (_per_symbol(TINY, "power_free_spins", 7),
                                                   "features.power_free_spins.retrigger", "103/96"),  # 7 x 103/672
     "revealed wild reels capped with a line-triggered bonus": (_line_bonus(), "line_triggers", "'buoy'"),
+    # an expansion on 5 reels of a symbol paying up to 4 of a kind: not read by engine drawn_expanding
+    "drawn expanding candidate whose pays stop below the reels": (
+        TINY.replace("ten = { 3 = 1, 4 = 2, 5 = 4 }", "ten = { 3 = 1, 4 = 2 }"), "paytable.ten", "up to 5"),
 }
 
 
