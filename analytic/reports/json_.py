@@ -29,7 +29,25 @@ __all__ = ["SCHEMA", "to_data", "render_json", "write_json"]
 SCHEMA = "analytic.par_sheet/1"
 
 
+#: Longest exact fraction written out (digits of numerator and denominator together).  A longer one
+#: (today only the spins-played law's far rows: powers of a reel set's cycle over hundreds of spins,
+#: thousands of digits) is written as its float with ``"exact": null`` and the digit counts.
+JSON_FRACTION_DIGITS = 1000
+
+
+def _digits(n: int) -> int:
+    """Decimal digits of ``|n|`` (from its bit length: never converts a huge integer to text)."""
+    n = abs(n)
+    if n < 10**18:
+        return len(str(n))
+    d = int(n.bit_length() * 0.30102999566398120)
+    return d + 1 if n >= 10**d else d
+
+
 def _frac(v: Fraction) -> dict:
+    nd, dd = _digits(v.numerator), _digits(v.denominator)
+    if nd + dd > JSON_FRACTION_DIGITS:
+        return {"exact": None, "float": float(v), "label": "exact", "exact_digits": [nd, dd]}
     return {"exact": f"{v.numerator}/{v.denominator}", "float": float(v), "label": "exact"}
 
 
