@@ -314,6 +314,11 @@ def ladder_table(ex) -> tuple[list[str], list[list[str]]]:
     if ex.label == "exact":
         head = ["win >= x (x total bet)", "P(win >= x)", "1 in", "exact"]
         rows = [[r.label, num(r.low, 6), one_in(r.low), short_frac(r.low)] for r in ex.rows]
+    elif getattr(ex, "kind", "law") == "interval":  # no law: only the two ends mean anything, no centre
+        head = ["win >= x (x total bet)", "lower bound", "upper bound", "1 in (from .. to)"]
+        rows = [[r.label, _sig(r.low), _sig(r.high),
+                 f"{one_in(r.high)} .. {one_in(r.low)[5:]}" if r.low > 0 else f"{one_in(r.high)} or rarer"]
+                for r in ex.rows]
     else:
         head = ["win >= x (x total bet)", "P(win >= x)", "1 in", "lower bound", "upper bound"]
         rows = [[r.label, num((r.low + r.high) / 2, 6), one_in((r.low + r.high) / 2) if r.low > 0
@@ -327,6 +332,9 @@ def max_win_text(ex) -> str:
         return f"Maximum win: {ex.max_note}."
     if ex.max_low == ex.max_high:
         p = f"probability {num(ex.max_low, 6)} ({one_in(ex.max_low)}), exact"
+    elif getattr(ex, "kind", "law") == "interval":
+        p = (f"probability {_sig(ex.max_low)} .. {_sig(ex.max_high)} ({one_in(ex.max_high)} .. "
+             f"{one_in(ex.max_low)[5:]}), certified bounds")
     else:
         p = (f"probability {_sig(ex.max_low)} .. {_sig(ex.max_high)} ({one_in((ex.max_low + ex.max_high) / 2)}), "
              "certified bounds")

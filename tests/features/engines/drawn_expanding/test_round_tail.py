@@ -262,4 +262,7 @@ def test_par_sheet_shows_the_interval_ladder():
         assert lad["rows"][0]["probability"]["label"] == "bounded"
         assert "round_tail" not in md["extra"]
     text = render_markdown(sheet)
-    assert text.count("### Exceedance ladder") == 2 and "| lower bound | upper bound |" in text
+    assert text.count("### Exceedance ladder") == 2
+    # only the two ends: no centre column that would read as a probability the solver does not have
+    assert "| win >= x (x total bet) | lower bound | upper bound | 1 in (from .. to) |" in text
+    assert "| P(win >= x) |" not in text.split("### Exceedance ladder")[1]
