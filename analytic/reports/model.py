@@ -568,6 +568,13 @@ class ParSheet:
 # ---------------------------------------------------------------- builders
 
 
+def _amount(v) -> str:
+    """An amount of money or bets in a sentence: whole numbers with thousands separators (13,100), else
+    as :func:`_show`."""
+    v = Fraction(v)
+    return f"{v.numerator:,}" if v.denominator == 1 else _show(v)
+
+
 def _show(v: Any) -> str:
     if isinstance(v, Fraction):
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
@@ -934,9 +941,9 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
               f" (the win cap of {_show(game.cap.currency)}{cur_txt} applied at that stake)")
     bought = (f" (100 buys' price; a feature buy's sessions stop at {BUY_ROUNDS:,} rounds)"
               if buy and "balance" not in setting else "")
-    note = (f"Sessions of {', '.join(f'{n:,}' for n in rounds)} rounds from a start of {_show(start)} {short}{bought}, "
+    note = (f"Sessions of {', '.join(f'{n:,}' for n in rounds)} rounds from a start of {_amount(start)} {short}{bought}, "
             f"one round at a time at a total bet of {_show(bet)}{cur_txt}{capped}, no stop but ruin (the balance "
-            f"below the price of one round, {_show(price)}{cur_txt}): the final balance (mean; quantile q: the smallest balance x with "
+            f"below the price of one round, {_amount(price)}{cur_txt}): the final balance (mean; quantile q: the smallest balance x with "
             f"P(balance <= x) >= q; the probability of ending above the start) and the risk of ruin within the "
             f"rounds. The balance is the Markov chain whose step is the round's law; {lab}. One chain of "
             f"{max(rounds):,} rounds is read at every horizon; sessions whose balance can no longer fall to the "
