@@ -258,7 +258,8 @@ def _mode(d: _Doc, m: ModeSheet):
     d.table(["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"],
             [[b.label, num(b.probability, 6), one_in(b.probability), pct(b.rtp), pct(b.share, 2)]
              for b in m.distribution.buckets], widths=(4, 2, 2, 2, 2))
-    d.png(plots.distribution_png(m), w=150)
+    if any(b.low is not None for b in m.distribution.buckets):  # a chart of win intervals, not of one
+        d.png(plots.distribution_png(m), w=150)                  # "feature rounds" row of probability 1
     d.h2("Exceedance ladder")
     d.para(m.exceedance_note)
     if m.exceedance is not None:
