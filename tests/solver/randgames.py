@@ -633,12 +633,7 @@ def revealed_models(draw):
             rules["revealed_retrigger_count"] = draw(st.sampled_from(["landed", "reels"]))
     model["features"] = {"fs": f}
     if draw(st.booleans()):
-        counts = list(f["trigger"]["counts"])
-        bc = {k: draw(st.integers(0, 2)) for k in counts}
-        if not any(bc.values()):
-            bc[counts[0]] = 1
-        model["modes"] = {"base": {"cost": 1, "reels": "base"},
-                          "buy": {"cost": draw(st.integers(5, 40)), "buys": "fs", "buy_counts": bc}}
+        model["modes"] = _base_and_buy(draw, f)
     if draw(st.booleans()):
         rules["wild_reels_expansion"] = draw(st.sampled_from(["pays", "needs_symbol"]))
     if draw(st.integers(0, 2)) == 1:
@@ -723,12 +718,18 @@ def gift_models(draw):
     if draw(st.booleans()):
         model["game"]["total_bet"] = draw(st.integers(1, 4))
     if draw(st.booleans()):
-        counts = list(f["trigger"]["counts"])
-        bc = {k: draw(st.integers(0, 2)) for k in counts}
-        if not any(bc.values()):
-            bc[counts[0]] = 1
-        model["modes"] = {"base": {"cost": 1, "reels": "base"},
-                          "buy": {"cost": draw(st.integers(5, 40)), "buys": "fs", "buy_counts": bc}}
+        model["modes"] = _base_and_buy(draw, f)
     if draw(st.integers(0, 2)) == 1:
         model["cap"] = {"total_bet_multiple": draw(st.one_of(st.integers(1, 40), st.sampled_from(["5/2", "15/4"])))}
     return model
+
+
+def _base_and_buy(draw, f) -> dict:
+    """Modes ``base`` and ``buy`` (feature ``fs`` bought at 5-40 bets, a count law over its trigger
+    counts, at least one weight above 0)."""
+    counts = list(f["trigger"]["counts"])
+    bc = {k: draw(st.integers(0, 2)) for k in counts}
+    if not any(bc.values()):
+        bc[counts[0]] = 1
+    return {"base": {"cost": 1, "reels": "base"},
+            "buy": {"cost": draw(st.integers(5, 40)), "buys": "fs", "buy_counts": bc}}
