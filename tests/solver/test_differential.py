@@ -11,10 +11,7 @@ must equal the oracle's fraction; every bounded one must contain it.
 * ``test_capped``: every model has a ``[cap]`` (``total_bet_multiple``); the
   solver's ``mean_win`` / ``second_moment`` / ``rtp`` must be the capped
   figures ``E[min(R, C)]``, ``E[min(R, C)^2]``, ``E[min(R, C)] / cost`` and
-  ``extra["p_reach_cap"]`` must be ``P(R >= C)``.  **This test fails on the
-  code of this branch**: the generic round solver ignores a declared cap
-  outside the seed-game kinds (the fix is on another branch); it must pass
-  after that merge.
+  ``extra["p_reach_cap"]`` must be ``P(R >= C)``.
 
 Examples: ``DIFF_EXAMPLES`` in CI (derandomized, reproducible);
 ``ANALYTIC_SLOW=1`` raises them to ``SLOW_EXAMPLES`` (README, Tests).
