@@ -2,7 +2,7 @@
 
 Mechanic
 --------
-``c`` trigger symbols (scatters anywhere) award ``n0 = counts[c]`` free spins
+``c`` trigger symbols (scatters anywhere) award ``n0 = trigger.award(c)`` free spins
 (no retriggers).  Before they start the player opens ``c`` of the ``G``
 gifts (without replacement).  Each gift holds one effect:
 
@@ -320,9 +320,7 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS, ws
 def _start_spins(f, count: int) -> int:
     """Spins a feature starts with for ``count`` trigger symbols: ``trigger.counts`` of the largest listed
     count not above it (docs/model-format.md, ``trigger.counts``); the gifts picked are ``count``."""
-    from analytic.features.graph.spin_outcomes import award_of
-
-    return award_of(f.trigger.counts, count)
+    return f.trigger.award(count)
 
 
 def _feature_moments(game: Game, feature: str, count: int, k: int, ws: Workspace) -> dict:
