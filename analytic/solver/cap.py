@@ -385,8 +385,9 @@ def tighten_stake_caps(res):
     stake (its own ``extra["currency_cap"]`` rows, ``lower``/``upper`` e.g.
     by moment bounds; :func:`~analytic.solver.round.solve_round` calls this
     only for such rows, not for those :func:`apply_round_cap` and
-    :func:`add_stake_caps` read off the round's law).  When the round's law is known with a total-variation
-    error ``e`` (:func:`analytic.solver.distribution.round_law`),
+    :func:`add_stake_caps` read off the round's law).  When the round's law
+    is known with a total-variation error ``e``
+    (:func:`analytic.solver.distribution.round_law`),
     ``|E[min(R, c)] - sum_w p_w min(w, c)| <= c e`` (``min(R, c)`` lies in
     ``[0, c]``), and likewise ``P(R >= c)`` within ``e``.  Both brackets are
     certified, so their intersection is.
