@@ -162,10 +162,10 @@ def format_table(res) -> str:
     rows = res.extra.get("currency_cap")
     if rows:
         w(f"  RTP under the currency win cap by stake ({len(rows)} stakes; the capped rows only, "
-          f"the others are the RTP above):" if any(r.get("binds", True) for r in rows) else
+          f"the others are the RTP above):" if any(r.get("binds") is not False for r in rows) else
           f"  currency win cap: cannot bind at any of the {len(rows)} declared stakes")
         for r in rows:
-            if r.get("binds", True):
+            if r.get("binds") is not False:  # True, or None: cannot tell
                 f, p = r["capped_rtp"], r.get("p_reach_cap")
                 iv = (f"{float(f.value) * 100:.8f} %" if not f.error else
                       f"{float(f.value - f.error) * 100:.8f} .. {float(f.value + f.error) * 100:.8f} %")

@@ -140,6 +140,28 @@ class Trigger:
     def min_count(self) -> int:
         return min(self.counts)
 
+    def award(self, count: int) -> int:
+        """Award of ``count`` trigger symbols (docs/model-format.md, ``trigger.counts``).
+
+        A listed count awards its own value; a count that is not listed awards
+        what the largest listed count below it awards (``{3 = 10, 5 = 20}``:
+        4 symbols award 10, 6 award 20); below the smallest listed count
+        nothing.  The same rule reads a retrigger table.
+
+        Parameters
+        ----------
+        count : int
+            Trigger symbols counted in the window (any integer).
+
+        Returns
+        -------
+        int
+            Free spins awarded (1 for a bonus without spins); 0 when ``count``
+            is below :attr:`min_count`.
+        """
+        listed = [c for c in self.counts if c <= count]
+        return int(self.counts[max(listed)]) if listed else 0
+
 
 #: The engine of a feature built without one (by hand, not by the loader): Wald's free spins for
 #: kind ``free_spins`` (the generic mechanics), the pick bonus for ``pick_bonus``.

@@ -1185,7 +1185,7 @@ def _retrigger(game: Game, f) -> tuple[Fraction | None, tuple, str]:
         aw = defaultdict(int)
         for k, n in law.items():
             if k >= r.min_count:
-                aw[r.counts[max(c for c in r.counts if c <= k)] if k not in r.counts else r.counts[k]] += n
+                aw[r.award(k)] += n
         note = f"{per} showing {_names(r.symbols)} as landed: " + ", ".join(
             f"{k} -> {a} spins" for k, a in sorted(r.counts.items()))
     awards = tuple(sorted((a, Fraction(n, cyc)) for a, n in aw.items()))

@@ -140,6 +140,14 @@ def lookup_award(counts: Mapping[int, int], n: int) -> int:
     int
         ``counts[n]``; for an unlisted ``n`` the award of the largest key not
         above ``n``; 0 below the smallest key.
+
+    Notes
+    -----
+    The rule of docs/model-format.md (``trigger.counts``) read on its own,
+    not through :meth:`analytic.model.game.Trigger.award`, which every
+    engine uses: the simulator is the engines' independent oracle, so it
+    shares no reading of a rule with them (it also reads plain
+    ``{symbols, counts}`` tables of a feature's params).
     """
     keys = [k for k in counts if k <= n]
     if not keys:

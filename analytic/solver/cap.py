@@ -152,6 +152,23 @@ def _stake_caps(g) -> list[tuple[Fraction, Fraction]]:
     return out
 
 
+def _binds(capped_rtp: Figure, uncapped_rtp) -> bool | None:
+    """Whether a cap ``c`` can bind, from the RTP capped at it and the uncapped RTP (``binds`` of
+    :func:`analytic.features.laws.capped.stake_row`).
+
+    ``E[R] - E[min(R, c)] = E[(R - c)+]`` is positive exactly when ``P(R > c) > 0``: True when the
+    capped RTP's bracket lies below the uncapped one's, False when both are exact and equal, None
+    (cannot tell) when the brackets overlap or the uncapped RTP is not given.  ``uncapped_rtp``: a
+    Figure, a Fraction or None.
+    """
+    if uncapped_rtp is None:
+        return None
+    u = uncapped_rtp if isinstance(uncapped_rtp, Figure) else Figure(Fraction(uncapped_rtp))
+    if capped_rtp.value + capped_rtp.error < u.value - u.error:
+        return True
+    return False if capped_rtp.error == 0 and u.error == 0 else None
+
+
 def _cap_key(g) -> str | None:
     """The key a refused cap is reported at, or None when :func:`apply_round_cap` caps nothing."""
     if g.cap is None:
@@ -304,9 +321,8 @@ def apply_round_cap(res, ws=None):
         rows = []
         for st, c in stakes:
             mfig, _, rfig = figs(c)
-            rows.append({"stake": st, "cap_multiple": c,
-                         "capped_rtp": Figure(mfig.value / res.cost, mfig.label, mfig.error / res.cost),
-                         "p_reach_cap": rfig})
+            cfig = Figure(mfig.value / res.cost, mfig.label, mfig.error / res.cost)
+            rows.append(capped.stake_row(st, c, cfig, _binds(cfig, res.rtp), rfig))
         extra["currency_cap"] = rows
         if head is None:
             extra["currency_cap_note"] = ("the RTP, mean win and variance above are uncapped: a currency cap "
@@ -357,8 +373,8 @@ def add_stake_caps(res):
     rows = []
     for st, c in stakes:
         mean, _m2, reach = _from_points({Fraction(w): Fraction(p) for w, p in pts.items()}, c)
-        rows.append({"stake": st, "cap_multiple": c, "capped_rtp": Figure(mean / res.cost),
-                     "p_reach_cap": Figure(reach)})
+        fig = Figure(mean / res.cost)
+        rows.append(capped.stake_row(st, c, fig, _binds(fig, res.extra.get("uncapped_rtp")), Figure(reach)))
     return replace(res, extra={**res.extra, "currency_cap": rows})
 
 
@@ -366,9 +382,12 @@ def tighten_stake_caps(res):
     """Narrow a round solver's per-stake brackets of the capped RTP with the round's certified law.
 
     A kind's round solver may bracket the RTP under a currency cap at each
-    stake (``extra["currency_cap"]`` rows with ``lower``/``upper``, e.g. by
-    moment bounds).  When the round's law is known with a total-variation
-    error ``e`` (:func:`analytic.solver.distribution.round_law`),
+    stake (its own ``extra["currency_cap"]`` rows, ``lower``/``upper`` e.g.
+    by moment bounds; :func:`~analytic.solver.round.solve_round` calls this
+    only for such rows, not for those :func:`apply_round_cap` and
+    :func:`add_stake_caps` read off the round's law).  When the round's law
+    is known with a total-variation error ``e``
+    (:func:`analytic.solver.distribution.round_law`),
     ``|E[min(R, c)] - sum_w p_w min(w, c)| <= c e`` (``min(R, c)`` lies in
     ``[0, c]``), and likewise ``P(R >= c)`` within ``e``.  Both brackets are
     certified, so their intersection is.
@@ -381,7 +400,7 @@ def tighten_stake_caps(res):
         is unavailable).
     """
     rows = res.extra.get("currency_cap")
-    if not rows or not any(r.get("binds") and "lower" in r for r in rows):
+    if not rows or not any(r.get("binds") for r in rows):
         return res
     law = _certified_law(res)
     if law.points is None:
@@ -389,7 +408,7 @@ def tighten_stake_caps(res):
     err = Fraction(law.error)
     out = []
     for r in rows:
-        if not (r.get("binds") and "lower" in r):
+        if not r.get("binds"):
             out.append(r)
             continue
         c = r["cap_multiple"]
@@ -406,8 +425,8 @@ def tighten_stake_caps(res):
             raise AssertionError(f"disjoint certified brackets of the capped RTP at stake {r['stake']}")
         fig = Figure((lo + hi) / 2, "bounded", (hi - lo) / 2) if lo < hi else Figure(lo)
         lo_p, hi_p = max(reach - err, Fraction(0)), min(reach + err, Fraction(1))
-        out.append({**r, "lower": lo, "upper": hi, "capped_rtp": fig,
-                    "p_reach_cap": Figure((lo_p + hi_p) / 2, "bounded", (hi_p - lo_p) / 2)})
+        out.append(capped.stake_row(r["stake"], c, fig, True, Figure((lo_p + hi_p) / 2, "bounded", (hi_p - lo_p) / 2),
+                                    r.get("max_win")))
     if all(r is q for r, q in zip(rows, out)):
         return res
     return replace(res, extra={**res.extra, "currency_cap": out},

@@ -284,6 +284,7 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
     delegate = round_solver_for(game)
     if delegate is not None:
         res = _with_distribution_hits(delegate(game, m.name, plain=_solve_plain(game, m, feature_cache, ws), ws=ws))
+        own_stake_rows = "currency_cap" in res.extra  # the kind's own per-stake brackets, to tighten below
         if applied_cap(res) is None and res.extra.get("max_win_reading") != "theoretical":
             res = apply_round_cap(res, ws)  # a cap the kind's round solver left alone
         elif applied_cap(res) is not None:
@@ -295,7 +296,8 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
                 "the mean win, second moment, variance, standard deviation and volatility index are those of "
                 "the uncapped round win (this kind's round solver caps the RTP only); the capped variance is "
                 "at most the uncapped one (min(R, C) is 1-Lipschitz)")})
-        res = tighten_stake_caps(res)
+        if own_stake_rows:
+            res = tighten_stake_caps(res)
     else:
         res = apply_round_cap(_solve_plain(game, m, feature_cache, ws), ws)
     return add_cap_deduction(res)

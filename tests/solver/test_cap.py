@@ -298,8 +298,16 @@ def test_currency_cap_per_stake_brute(tmp_path):
         C = Fraction(100) / row["stake"] * tb  # line-bet units
         assert row["cap_multiple"] == Fraction(100) / row["stake"]
         assert row["capped_rtp"].value == Fraction(sum(min(x, C) for x in wins), n * tb)
+        assert row["binds"] == (max(wins) > C)
+        assert row["lower"] == row["upper"] == row["capped_rtp"].value
+        # the row shape of a kind's own rows (gift_pick.currency_cap_report), which the reports read
+        assert list(row) == ["stake", "cap_multiple", "binds", "lower", "upper", "capped_rtp", "p_reach_cap"]
         assert row["p_reach_cap"].value == Fraction(sum(x >= C for x in wins), n)
     assert rows[1]["capped_rtp"].value < rows[0]["capped_rtp"].value
+    assert [row["binds"] for row in rows] == [True, True, False]  # the top win is 100.2 bets (hand count)
+    from analytic.reports.format import currency_cap_rows
+
+    assert [cells[2] for cells in currency_cap_rows(rows)] == ["yes", "yes", "no"]  # the PDF's 'cap can bind'
     assert r.rtp.value == Fraction(sum(wins), n * tb)  # headline uncapped
     assert "capped_rtp" not in r.extra and not [c.name for c in r.components][-1].startswith("cap deduction")
 

@@ -190,6 +190,9 @@ def check_stakes(res, o: Oracle, mode: str, cost: Fraction, where: str) -> None:
         lf = o.law_figures(mode, c)
         same(r["capped_rtp"], _per_cost(lf["capped_mean"], cost), where + f"capped RTP at stake {st}")
         same(r["p_reach_cap"], lf["p_reach_cap"], where + f"P(R >= cap) at stake {st}")
+        if lf["law"].exact and r["binds"] is not None:  # None: the solver's brackets cannot tell
+            assert r["binds"] == any(x > c and p > 0 for x, p in lf["law"].points.items()), \
+                where + f"binds at stake {st}"
 
 
 @_settings(DIFF_EXAMPLES, SLOW_EXAMPLES)

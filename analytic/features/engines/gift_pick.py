@@ -2,7 +2,7 @@
 
 Mechanic
 --------
-``c`` trigger symbols (scatters anywhere) award ``n0 = counts[c]`` free spins
+``c`` trigger symbols (scatters anywhere) award ``n0 = trigger.award(c)`` free spins
 (no retriggers).  Before they start the player opens ``c`` of the ``G``
 gifts (without replacement).  Each gift holds one effect:
 
@@ -62,6 +62,7 @@ from analytic.engine.linewin import CellRole
 from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytable, strip_windows
 from analytic.errors import UnsupportedMechanicError
 from analytic.features.engines.revealed_wild_reels import iid_sum_moments
+from analytic.features.laws.capped import stake_row
 from analytic.features.laws.spins_played import count_law
 from analytic.features.result import FeatureResult, register_solver
 from analytic.model.game import Game, frozen_mapping
@@ -320,9 +321,7 @@ def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS, ws
 def _start_spins(f, count: int) -> int:
     """Spins a feature starts with for ``count`` trigger symbols: ``trigger.counts`` of the largest listed
     count not above it (docs/model-format.md, ``trigger.counts``); the gifts picked are ``count``."""
-    from analytic.features.graph.spin_outcomes import award_of
-
-    return award_of(f.trigger.counts, count)
+    return f.trigger.award(count)
 
 
 def _feature_moments(game: Game, feature: str, count: int, k: int, ws: Workspace) -> dict:
@@ -605,22 +604,17 @@ def currency_cap_report(game: Game, mode: str | None = None, base=None, ws: Work
     out = []
     for s, c in zip(game.cap.stakes, caps):
         if mx <= c:
-            row = {"stake": s, "cap_multiple": c, "binds": False, "lower": rtp, "upper": rtp,
-                   "capped_rtp": Figure(rtp)}
-            if exact is not None and mx < c:
-                row["p_reach_cap"] = Figure(Fraction(0))
-            out.append({**row, "max_win": mx})
+            reach = Figure(Fraction(0)) if exact is not None and mx < c else None
+            out.append(stake_row(s, c, Figure(rtp), False, reach, mx))
             continue
         lo = rtp - _round_tail_bound(terms, c) / m.cost
         if exact is None:
-            out.append({"stake": s, "cap_multiple": c, "binds": True, "lower": lo, "upper": rtp,
-                        "capped_rtp": Figure((lo + rtp) / 2, "bounded", (rtp - lo) / 2), "max_win": mx})
+            out.append(stake_row(s, c, Figure((lo + rtp) / 2, "bounded", (rtp - lo) / 2), True, max_win=mx))
             continue
         mean, reach = exact.capped(0, c)
         if not lo <= mean / m.cost <= rtp:  # the moment bracket is certified: an exact figure outside is a defect
             raise AssertionError(f"exact capped RTP at stake {s} outside its certified bracket")
-        out.append({"stake": s, "cap_multiple": c, "binds": True, "lower": mean / m.cost, "upper": mean / m.cost,
-                    "capped_rtp": Figure(mean / m.cost), "p_reach_cap": Figure(reach), "max_win": mx})
+        out.append(stake_row(s, c, Figure(mean / m.cost), True, Figure(reach), mx))
     return out
 
 

@@ -25,7 +25,7 @@ A spin pays
 Retriggers and scatter pays (generic compositions)
 --------------------------------------------------
 With ``spins.retrigger = { symbols, counts }`` a free spin showing ``k``
-retrigger symbols awards ``counts[k]`` more spins.  The symbols are counted
+retrigger symbols awards ``retrigger.award(k)`` more spins.  The symbols are counted
 as they *landed*, before a Book turns its reel wild (the trigger's count of
 cells anywhere; rule ``revealed_retrigger_count = "reels"`` counts each reel
 showing one once instead).  The drawn symbol is fixed for the whole feature,
@@ -246,8 +246,6 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
         in line-bet units; weights sum to ``cycle * (sum of multiplier
         weights)^(book reels)``.  Award 0 throughout without a retrigger.
     """
-    from analytic.features.graph.spin_outcomes import award_of
-
     f = game.features[feature]
     book = f.params["revealed_by"]
     mw = dict(f.params["multipliers"])
@@ -306,7 +304,7 @@ def _walk_free_spin_table(game: Game, feature: str, symbol: str) -> dict[tuple[i
         sreels = key[0]
         books = key[1:1 + len(mults)]
         vals = dict(zip(extra, key[1 + len(mults):-1]))
-        a = award_of(retrig.counts, vals["retrigger"]) if retrig is not None else 0
+        a = retrig.award(vals["retrigger"]) if retrig is not None else 0
         lw = key[-1] + spays.get(vals.get("scatter", 0), 0)
         k = sreels + sum(books)
         exp = 0
@@ -401,9 +399,7 @@ def _spins(game: Game, feature: str, count: int) -> int:
     """Spins the feature starts with for ``count`` trigger symbols: ``trigger.counts`` of the largest
     listed count not above it (docs/model-format.md, ``trigger.counts``; a count above the largest
     listed one takes that one's award, not the smallest's)."""
-    from analytic.features.graph.spin_outcomes import award_of
-
-    return award_of(game.features[feature].trigger.counts, count)
+    return game.features[feature].trigger.award(count)
 
 
 def feature_moments(game: Game, feature: str, count: int, k: int = K_MOMENTS, ws: Workspace | None = None) -> dict:

@@ -7,7 +7,8 @@ state, the spins are i.i.d., so the Wald closed forms
 expected number of spins from the moments of one spin
 (:func:`analytic.features.graph.spin_outcomes.free_spin_outcomes`).  The drawn
 symbol is a mixture (law of total variance).  The trigger count fixes the
-initial number of spins ``n = trigger.counts[count]``.
+initial number of spins ``n = trigger.award(count)``
+(:meth:`analytic.model.game.Trigger.award`).
 
 The win distribution (retriggers make the number of spins unbounded) is the
 certified grid law of :mod:`analytic.features.laws.retrigger_law` (branching
@@ -32,7 +33,7 @@ if TYPE_CHECKING:  # networkx is imported by the functions that use it (a cold s
 from analytic.features.graph import chain
 from analytic.features.result import FeatureResult, register_solver
 from analytic.features.laws.retrigger_law import mix_laws, retrigger_law, too_wide, zero_probability
-from analytic.features.graph.spin_outcomes import SpinOutcomes, award_of, free_spin_outcomes
+from analytic.features.graph.spin_outcomes import SpinOutcomes, free_spin_outcomes
 from analytic.features.laws.wald import WaldMoments, check_finite, mixture, wald_moments
 from analytic.model.game import Game
 from analytic.figures import Figure
@@ -110,9 +111,7 @@ def initial_spins(spec, count: int) -> int:
     """Spins a ``wald`` feature starts with: ``trigger.counts`` of ``count`` (the largest listed count
     not above it), at most ``max_spins`` (mechanic ``spins``; honoured only without a retrigger, so
     the spins played are exactly these)."""
-    n = award_of(spec.trigger.counts, count) if spec.trigger else 0
-    if n == 0 and spec.trigger is not None and count in spec.trigger.counts:
-        n = spec.trigger.counts[count]
+    n = spec.trigger.award(count) if spec.trigger else 0
     ceiling = spec.params.get("max_spins")
     return n if ceiling is None else min(n, int(ceiling))
 

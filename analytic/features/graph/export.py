@@ -116,10 +116,12 @@ def initial_spins(game: Game, feature: str, count: int) -> int:
     """Spins awarded by ``count`` trigger symbols, as the feature's engine reads them.
 
     ``wald``: as :func:`~analytic.features.engines.wald_spins.solve_free_spins`
-    (the largest listed count not above ``count``, at most ``max_spins``);
-    ``revealed_wild_reels`` and ``gift_pick``: ``trigger.counts[count]``
-    (``count`` listed; for ``gift_pick`` before the gifts' extra spins);
-    ``pick_bonus``: 1 (the bonus is one draw, whatever the count).
+    (:meth:`~analytic.model.game.Trigger.award`: the largest listed count not
+    above ``count``, at most ``max_spins``); ``revealed_wild_reels``,
+    ``gift_pick`` and ``drawn_expanding``: the award of ``count`` only when
+    it is listed (:data:`_LISTED_COUNTS`; for ``gift_pick`` before the
+    gifts' extra spins); ``pick_bonus``: 1 (the bonus is one draw, whatever
+    the count).
 
     Returns
     -------
@@ -127,15 +129,15 @@ def initial_spins(game: Game, feature: str, count: int) -> int:
         0 when ``count`` starts no spins (below the smallest listed count,
         or not listed where the engine needs it listed).
     """
-    from analytic.features.graph.spin_outcomes import award_of
-
     spec = game.features[feature]
     if spec.engine == "pick_bonus":
         return 1
-    counts = spec.trigger.counts if spec.trigger else {}
+    trigger = spec.trigger
+    if trigger is None:
+        return 0
     if spec.engine in _LISTED_COUNTS:
-        return int(counts.get(count, 0))
-    n = award_of(counts, count) if counts else 0
+        return trigger.award(count) if count in trigger.counts else 0
+    n = trigger.award(count)
     ceiling = spec.params.get("max_spins")  # honoured by engine wald without a retrigger
     return n if ceiling is None else min(n, int(ceiling))
 

@@ -60,7 +60,7 @@ from analytic.engine.spin import (CounterDef, build_spin, cell_roles, landed_cou
 from analytic.model.game import Game
 from analytic.engine.base_game import unit_scale
 
-__all__ = ["OutcomeClass", "SpinOutcomes", "award_of", "free_spin_outcomes", "outcomes_from_joint", "drawn_wild_cell"]
+__all__ = ["OutcomeClass", "SpinOutcomes", "free_spin_outcomes", "outcomes_from_joint", "drawn_wild_cell"]
 
 
 @dataclass(frozen=True)
@@ -138,21 +138,6 @@ class SpinOutcomes:
             "EA2": Fraction(sum(c.award ** 2 * c.weight for c in cl), n),
             "EXA": Fraction(sum(c.award * c.win_sum for c in cl), n * u),
         }
-
-
-def award_of(counts: Mapping[int, int] | None, k: int) -> int:
-    """Award of a count table for ``k`` symbols.
-
-    ``counts[k]``; for an unlisted ``k`` the award of the largest key below
-    it; 0 below the smallest key (or without a table).
-    """
-    if not counts:
-        return 0
-    best = 0
-    for c in sorted(counts):
-        if c <= k:
-            best = counts[c]
-    return int(best)
 
 
 _LEAD = "\x00lead:"  # prefix of the reel-1 stand-in cell name (never a symbol name)
@@ -238,14 +223,13 @@ def free_spin_outcomes(game: Game, feature: str, expanding: str | None = None) -
         top = game.reels * game.rows
         for k in range(kmin, top + 1):
             exp_pay[k] = row.get(min(k, kmax), 0) * len(game.lines) * d
-    rcounts = retrig.counts if retrig is not None else None
 
     def one(wins, rls, cds):
         """``(joint, line_sum, scatter_sum, exp_sum, cycle)`` of the spin on windows ``wins``."""
         arr = walk_arrays(build_spin(game, counters=cds, windows=wins, roles=rls, paytable=pt))
-        fast = _joint_int64(arr, d * mult, sc_pay, exp_pay, mult, rcounts)
+        fast = _joint_int64(arr, d * mult, sc_pay, exp_pay, mult, retrig)
         if fast is None:
-            fast = _joint_python(arr.table(), arr.counter_names, d, mult, sc_pay, exp_pay, rcounts)
+            fast = _joint_python(arr.table(), arr.counter_names, d, mult, sc_pay, exp_pay, retrig)
         return (*fast, arr.cycle)
 
     drawn = p.get("reel_wild_multipliers")
@@ -364,7 +348,7 @@ def outcomes_from_joint(joint: Mapping[tuple[int, int], int], cycle: int, units:
     )
 
 
-def _joint_python(table, names, d, mult, sc_pay, exp_pay, rcounts):
+def _joint_python(table, names, d, mult, sc_pay, exp_pay, retrig):
     """``(joint, line_sum, scatter_sum, exp_sum)`` from the walk's table, in Python integers."""
     joint: dict = defaultdict(int)
     line_sum = scatter_sum = exp_sum = 0
@@ -373,7 +357,7 @@ def _joint_python(table, names, d, mult, sc_pay, exp_pay, rcounts):
         lw = key[-1] * d * mult
         sp = sc_pay.get(vals.get("scatter", 0), 0) * mult
         ep = exp_pay.get(vals.get("expanding", 0), 0) * mult
-        a = award_of(rcounts, vals.get("retrigger", 0))
+        a = retrig.award(vals.get("retrigger", 0)) if retrig is not None else 0
         joint[(a, lw + sp + ep)] += cnt
         line_sum += lw * cnt
         scatter_sum += sp * cnt
@@ -381,7 +365,7 @@ def _joint_python(table, names, d, mult, sc_pay, exp_pay, rcounts):
     return dict(joint), line_sum, scatter_sum, exp_sum
 
 
-def _joint_int64(arr: SpinArrays, scale: int, sc_pay, exp_pay, mult: int, rcounts):
+def _joint_int64(arr: SpinArrays, scale: int, sc_pay, exp_pay, mult: int, retrig):
     """:func:`_joint_python` on the walk's arrays (int64), or ``None`` when a win or count may not fit.
 
     The same dict, insertion order included: the rows of one ``(award, win)``
@@ -406,7 +390,7 @@ def _joint_int64(arr: SpinArrays, scale: int, sc_pay, exp_pay, mult: int, rcount
 
     sp = lookup("scatter", lambda i: sc_pay.get(i, 0) * mult)
     ep = lookup("expanding", lambda i: exp_pay.get(i, 0) * mult)
-    a = lookup("retrigger", lambda i: award_of(rcounts, i))
+    a = lookup("retrigger", lambda i: retrig.award(i) if retrig is not None else 0)
     top = int(np.abs(arr.line_win).max())
     if sp is None or ep is None or a is None or top * abs(scale) >= 1 << 60:
         return None

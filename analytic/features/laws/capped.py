@@ -78,6 +78,7 @@ __all__ = [
     "Prefix",
     "round_law",
     "round_capped_mean",
+    "stake_row",
 ]
 
 #: Largest number of grid points below the cap the exact (polynomial) method builds.
@@ -509,3 +510,50 @@ def round_law(classes: Iterable[tuple[int, Fraction, object]], features: Mapping
         law = bl if key is None else convolve(bl, features[key])
         parts.append((sum(wins.values()), law))
     return mixture(parts)
+
+
+def stake_row(stake, cap_multiple, capped_rtp, binds: bool | None, p_reach_cap=None, max_win=None) -> dict:
+    """One row of a currency cap's per-stake table (``RoundResult.extra["currency_cap"]``).
+
+    The one builder of these rows: a kind's round solver
+    (:func:`analytic.features.engines.gift_pick.currency_cap_report`) and the
+    round's cap (:func:`analytic.solver.cap.apply_round_cap`,
+    :func:`analytic.solver.cap.add_stake_caps`) give the reports
+    (:func:`analytic.reports.format.currency_cap_rows`, the stake plot, the
+    ``solve`` text) rows of one shape.
+
+    Parameters
+    ----------
+    stake : Fraction
+        Total stake of a regular round, in currency.
+    cap_multiple : Fraction
+        The cap at that stake in total-bet multiples (``currency / stake``,
+        at most ``total_bet_multiple``).
+    capped_rtp : Figure
+        RTP of the round win capped at ``cap_multiple`` (per unit staked):
+        exact, or the centre of a certified bracket (label ``bounded``).
+    binds : bool or None
+        Whether the cap can bind (the round win can exceed it); None when
+        the figures at hand cannot tell.
+    p_reach_cap : Figure, optional
+        ``P(R >= cap_multiple)``; left out of the row when None.
+    max_win : Fraction, optional
+        Theoretical maximum round win (total-bet multiples); left out of the
+        row when None.
+
+    Returns
+    -------
+    dict
+        Keys in this order: ``stake``, ``cap_multiple``, ``binds``,
+        ``lower`` and ``upper`` (the ends of ``capped_rtp``'s certified
+        bracket, both its value when exact), ``capped_rtp``, then
+        ``p_reach_cap`` and ``max_win`` when given.
+    """
+    row = {"stake": stake, "cap_multiple": cap_multiple, "binds": binds,
+           "lower": capped_rtp.value - capped_rtp.error, "upper": capped_rtp.value + capped_rtp.error,
+           "capped_rtp": capped_rtp}
+    if p_reach_cap is not None:
+        row["p_reach_cap"] = p_reach_cap
+    if max_win is not None:
+        row["max_win"] = max_win
+    return row

@@ -153,6 +153,8 @@ def test_currency_cap_binds_only_above_max_win():
             assert r["lower"] <= r["upper"]
     assert rep[0]["binds"] is False  # stake 1: max win is far below 1000 total bets
     assert rep[1]["binds"] is True  # stake 100: cap is 10 total bets
+    # the row shape the round's own cap gives too (tests/solver/test_cap.py), with the max win
+    assert list(rep[1]) == ["stake", "cap_multiple", "binds", "lower", "upper", "capped_rtp", "p_reach_cap", "max_win"]
 
 
 def test_shipped_model_loads_with_its_cap():

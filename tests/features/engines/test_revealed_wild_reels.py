@@ -292,6 +292,7 @@ def test_currency_cap_stakes_from_the_kinds_capped_law():
         c = row["cap_multiple"]
         assert row["capped_rtp"].value == sum((q * min(x, c) for x, q in law.items()), Fraction(0))
         assert row["p_reach_cap"].value == sum((q for x, q in law.items() if x >= c), Fraction(0))
+        assert row["binds"] == any(x > c and q > 0 for x, q in law.items())
 
 
 UNLISTED_COUNT = """

@@ -137,7 +137,6 @@ from functools import lru_cache, partial
 from typing import Any, Mapping
 
 from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
-from analytic.features.graph.spin_outcomes import award_of
 from analytic.features.laws.spins_played import hitting_law
 from analytic.features.result import (FeatureResult, register_play_check, register_round_prefetch,
                                       register_round_solver, register_solver)
@@ -669,7 +668,7 @@ def feature_moments(game: Game, feature: str, count: int, ws: Workspace | None =
         return S.power_moments(st, starts)
 
     # the start of ``count`` trigger symbols: the largest listed count not above it (docs, trigger.counts)
-    return ws.memo(("drawn_expanding.moments", feature), compute)[award_of(game.features[feature].trigger.counts, count)]
+    return ws.memo(("drawn_expanding.moments", feature), compute)[game.features[feature].trigger.award(count)]
 
 
 def set_means(game: Game, feature: str, ws: Workspace | None = None) -> dict:
@@ -746,9 +745,9 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None,
         method=method,
         details={"mean_interval": (Fraction(max(m.m1_lo, 0)), Fraction(m.m1_hi)),
                  "second_moment_interval": (Fraction(max(m.m2_lo, 0)), Fraction(m.m2_hi)), **m.info},
-        p_zero_max=zero_win_bound(game, feature, ws) ** award_of(spec.trigger.counts, count),
-        p_zero_bounds=_zero_bounds(game, feature, award_of(spec.trigger.counts, count), ws),
-        spins_law_source=partial(hitting_law, award_of(spec.trigger.counts, count), award_weights(game, feature)),
+        p_zero_max=zero_win_bound(game, feature, ws) ** spec.trigger.award(count),
+        p_zero_bounds=_zero_bounds(game, feature, spec.trigger.award(count), ws),
+        spins_law_source=partial(hitting_law, spec.trigger.award(count), award_weights(game, feature)),
     )
 
 
@@ -793,7 +792,7 @@ def spins_law(game: Game, feature: str, count: int, ws: Workspace | None = None)
     (:func:`analytic.features.laws.spins_played.hitting_law`).  ``ws``:
     unused (the award law needs no walk).
     """
-    return hitting_law(award_of(game.features[feature].trigger.counts, count), award_weights(game, feature))
+    return hitting_law(game.features[feature].trigger.award(count), award_weights(game, feature))
 
 
 def _zero_bounds(game: Game, feature: str, spins: int, ws: Workspace):
@@ -1064,7 +1063,7 @@ def buy_power_law(game: Game, mode: str, ws: Workspace | None = None) -> dict:
         if not w:
             continue
         q = Fraction(w, tot)
-        h, capm = law.start[award_of(game.features[m.buys].trigger.counts, n)]
+        h, capm = law.start[game.features[m.buys].trigger.award(n)]
         for i in np.flatnonzero(h > LAW_FLOOR):
             pts[step * int(i)] += q * Fraction(float(h[i]))
         if capm > LAW_FLOOR:
@@ -1168,7 +1167,7 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
             from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
 
             law = power_cap_law(game, pw, ws=ws)  # built once per workspace, only where the feature occurs
-            n0 = award_of(game.features[f].trigger.counts, n)
+            n0 = game.features[f].trigger.award(n)
             e_lo, e_hi, p_lo, p_hi, _ = law.capped(n0, B)
             m1_lo, m1_hi = solve_feature(game, f, n, ws=ws).details["mean_interval"]
             return (max(B + float(m1_hi) - e_lo, 0.0) * (1 + 1e-12), p_hi,
@@ -1181,7 +1180,7 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
                 cache[("regcap", f)] = _regular_cap_bounds(game, f, game.features[f].trigger.counts.values(), ws)
                 if refused is not None:
                     refused.extend(n0 for n0, (up, _lo) in cache[("regcap", f)].items() if up is None)
-            up, low = cache[("regcap", f)][award_of(game.features[f].trigger.counts, n)]
+            up, low = cache[("regcap", f)][game.features[f].trigger.award(n)]
             if up is not None:  # None: too many states, the moment bounds stand alone (the caller is told)
                 e, q = min(e, up.excess(B, C)), min(q, up.p_reach(B, C))
             if low is not None:  # None: too many states, the cut's lower bound stays 0

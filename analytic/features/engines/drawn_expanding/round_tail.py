@@ -70,7 +70,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from analytic.features.graph.spin_outcomes import award_of
 
 __all__ = ["RoundTail"]
 
@@ -161,7 +160,7 @@ class RoundTail:
                     hi[i, j] = min(1.0, E._tail_bounds(float(B), mom, float(x), m1_lo)[1])
         up = low = None
         if E.REGULAR_CAP_LAW and self.cap is not None:
-            n0 = award_of(game.features[f].trigger.counts, n)
+            n0 = game.features[f].trigger.award(n)
             up, low = E._regular_cap_bounds(game, f, game.features[f].trigger.counts.values(), ws)[n0]
         if up is not None:
             tb = Fraction(up.tb)
@@ -186,7 +185,7 @@ class RoundTail:
                 vals, inv = np.unique(cs[pos], return_inverse=True)
                 lo[pos] = np.maximum(low.x_tail_vec(vals)[inv.ravel()], 0.0)
         if FIRST_SPINS_LIMIT > 0:  # the first spins' own law: sharper far below the cap
-            u, tail = self._first_spins(f, award_of(game.features[f].trigger.counts, n))
+            u, tail = self._first_spins(f, game.features[f].trigger.award(n))
             tb = Fraction(game.total_bet)  # (line bets)
             for i, B in enumerate(Bs):
                 for j, x in enumerate(xs):
@@ -253,7 +252,7 @@ class RoundTail:
         from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
 
         law = power_cap_law(self.game, f, ws=self.ws)
-        n0 = award_of(self.game.features[f].trigger.counts, n)
+        n0 = self.game.features[f].trigger.award(n)
         lo, hi = zip(*(law.tail_bounds(n0, B, xs) for B in Bs))
         return np.array(lo), np.array(hi)
 
