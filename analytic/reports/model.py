@@ -933,8 +933,13 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
         return SessionSection(start, bet, unit, "", refused=f"No session figures: {got}.")
     h0 = got.horizons[max(got.horizons)]
     lab = ("exact (every figure an exact fraction)" if h0.method == "exact" else
+           ("bounded: the round has no law, only certified bounds of P(win >= x); the chain is run on two "
+            "round laws bracketing it (the win rounded down to a grid with the lower bounds, up with the upper "
+            "bounds), so every figure is an interval between the two (value +/- half-width; wide where the "
+            "bounds of P(win >= x) are wide), and the plot's risk of ruin is its upper end" if h0.method == "bounded"
+            else
            f"certified: every probability within the session law's total-variation bound (the table's "
-           f"error column), a quantile given as the interval it is certified to lie in")
+           f"error column), a quantile given as the interval it is certified to lie in"))
     short = unit.split(" (")[0]
     cur_txt = "" if unit == "total bets" else f" {short}"
     capped = ("" if unit == "total bets" else
@@ -981,6 +986,8 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
                  f"in the order listed; ruin when the balance no longer pays a round)"
                  + (f"; offered but off in this setting: {', '.join(off)}" if off else "")
                  + (". Exact." if a.method == "exact" else
+                    ". Bounded: each figure an interval between the sessions of the two round laws bracketing "
+                    "the round (value +/- half-width)." if a.method == "bounded" else
                     f". Certified: each probability within {float(a.error):.2g}."))
         table = AutoplayTable(tuple(rows), tuple((_STOP_NAMES[w], f) for w, f in a.reasons.items()),
                               a.rounds_mean, tuple((Fraction(lv), int(v[0]) if isinstance(v, tuple) else int(v),

@@ -50,7 +50,9 @@ convolutions' rounding (direct sums of non-negative terms: ``m u`` of the
 mass for ``m`` terms; FFT: the a-priori bound of
 :mod:`analytic.features.laws.retrigger_law`) and the trimmed tail mass.
 Each probability is then labelled ``bounded`` with error ``E``; a quantile is
-an interval.  The mean final balance is Wald's identity ``B0 + sum_j s_j
+an interval.  ``bounded`` (method): the round has no law, only certified
+bounds of ``P(W >= x)``; the chain is run on two laws bracketing the round and
+every figure is an interval (:mod:`analytic.solver.session_bounds`).  The mean final balance is Wald's identity ``B0 + sum_j s_j
 (mu_j - c) A_j`` (``A_j``: expected rounds played at rung ``j``).
 
 Cost: each round convolves the live balance vector (``K`` grid points) with
@@ -95,8 +97,8 @@ LUMP = 1e-8
 MAX_LAW_GRID = 4_000_000
 
 
-#: Engines whose feature-win law does not exist yet: a game with such a feature is refused before
-#: any solve (the round's law would be missing; a session is never approximated).
+#: Engines whose feature-win law does not exist yet: a game with such a feature has no exact or
+#: certified session (a session is never approximated); see :data:`BOUNDED_ENGINES`.
 NO_LAW_ENGINES = frozenset({"drawn_expanding"})
 #: Of those, engines whose round solver bounds ``P(W >= x)`` at every threshold (``extra["round_tail"]``):
 #: their sessions are bracketed (:mod:`analytic.solver.session_bounds`), labelled ``bounded``.
@@ -913,8 +915,17 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
     ------
     SessionRefused
         The round's law (or, for the ``feature`` stop, its split) is not
-        available (Book of Power's drawn-expanding modes today), or the grid
-        is too fine.
+        available and the round solver gives no bounds of ``P(W >= x)`` to
+        bracket it by; with such bounds (engine ``drawn_expanding``):
+        ``method='exact'``, a bet ladder or a currency cap
+        (:mod:`analytic.solver.session_bounds`); or the grid is too fine.
+
+    Returns
+    -------
+    SessionResult
+        Method ``exact``, ``certified``, or ``bounded`` (a round without a
+        law: every figure an interval between the chains of two laws
+        bracketing the round, :func:`analytic.solver.session_bounds.bounded_session`).
     """
     mode = mode or game.default_mode.name
     if _no_law(game):

@@ -15,6 +15,9 @@ only a feature round's win ``W`` is bounded.  On grid points ``0 = g_0 <
 g_1 < ... < g_m = cap`` (multiples of the exact part's lattice, so the
 balance grid does not get finer):
 
+(The grid: :data:`GRID_POINTS` points about geometric from the lattice of
+the exact part's wins and the price -- at most one total bet -- to the cap.)
+
 * ``W_lo``: ``P(W_lo >= g_i) = L(g_i)`` (``i >= 1``), the rest at 0: below
   ``W`` rounded down to the grid, so ``W_lo <= W`` in the usual stochastic
   order;
@@ -81,7 +84,7 @@ __all__ = ["IntervalLaws", "GRID_POINTS", "grid_points", "interval_laws", "inter
            "bounded_session", "bounded_summary"]
 
 #: Grid points of the feature win by default (geometric from the exact part's lattice to the cap).
-GRID_POINTS = 40
+GRID_POINTS = 24
 
 
 @dataclass(frozen=True)
@@ -225,7 +228,9 @@ def interval_laws(r, n: int = GRID_POINTS) -> IntervalLaws:
     pf = sum(feat.values(), Fraction(0))
     ft = copy.copy(tail)
     ft.outcomes = feat
-    lattice = _fgcd(list(nof) + [Fraction(r.cost)]) or Fraction(1)
+    # the exact part's lattice (and the price), at most one total bet (a buy's price alone would round
+    # every feature win to a multiple of it)
+    lattice = _fgcd(list(nof) + [Fraction(r.cost), Fraction(1)])
     return interval_laws_from_bounds(nof, pf, ft.bounds, grid_points(lattice, cap, n), _unit(r.game))
 
 

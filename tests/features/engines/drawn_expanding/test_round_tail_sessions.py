@@ -107,3 +107,31 @@ def test_bet_ladder_and_exact_method_refused():
         solve_session(r.game, "base", SessionRules(balance=F(6), bet=F(2), bet_ladder=(F(1), F(2))), result=r)
     with pytest.raises(SessionRefused, match="never exact"):
         solve_session(r.game, "base", SessionRules(balance=F(6)), result=r, method="exact")
+
+
+def test_par_sheet_session_section_is_bounded():
+    """The tiny game's sheet: the session section of a mode without a law holds bracketed figures
+    (horizons shortened by tests/conftest.py), labelled bounded, in Markdown and JSON; its widest
+    horizon's risk of ruin meets the enumerated laws' chains."""
+    import json
+
+    from analytic.reports.json_ import render_json
+    from analytic.reports.markdown import render_markdown
+    from analytic.reports.model import build_sheet
+
+    r = _rounds()["base"]
+    sheet = build_sheet(r.game, {"base": r})
+    sec = sheet.modes[0].session
+    assert not sec.refused and sec.horizons and "bounded: the round has no law" in sec.note
+    h = sec.horizons[-1]
+    assert h.method == "bounded" and h.ruin.label == "bounded"
+    nof, lo, hi = _oracle_laws()
+    rules = SessionRules(balance=sec.start, rounds=h.rounds)
+    oa = run_session(nof, lo, F(1), rules, method="certified")
+    ob = run_session(nof, hi, F(1), rules, method="certified")
+    assert _meet(h.ruin, float(oa.ruin.value), float(ob.ruin.value), 1e-9)
+    assert all(lv_lo <= lv_hi for _, lv_lo, lv_hi in h.quantiles)
+    md = render_markdown(sheet)
+    assert "bounded: the round has no law" in md
+    d = json.loads(render_json(sheet))
+    assert d["modes"][0]["session"]["horizons"][-1]["method"] == "bounded"
