@@ -85,6 +85,10 @@ __all__ = ["IntervalLaws", "GRID_POINTS", "grid_points", "interval_laws", "inter
 
 #: Grid points of the feature win by default (geometric from the exact part's lattice to the cap).
 GRID_POINTS = 24
+#: Relative step of the thresholds of the engine's mixture tails
+#: (:attr:`~analytic.features.engines.drawn_expanding.round_tail.RoundTail.snap`): each moved to the
+#: safe side on a geometric grid, so the bounds stay certified, slightly wider, at a fraction of the cost.
+SNAP = 1 / 64
 
 
 @dataclass(frozen=True)
@@ -228,6 +232,8 @@ def interval_laws(r, n: int = GRID_POINTS) -> IntervalLaws:
     pf = sum(feat.values(), Fraction(0))
     ft = copy.copy(tail)
     ft.outcomes = feat
+    if hasattr(ft, "snap"):  # the mixture tails at a geometric grid of relative step SNAP (still certified)
+        ft.snap = SNAP
     # the exact part's lattice (and the price), at most one total bet (a buy's price alone would round
     # every feature win to a multiple of it)
     lattice = _fgcd(list(nof) + [Fraction(r.cost), Fraction(1)])
