@@ -85,6 +85,8 @@ __all__ = ["IntervalLaws", "GRID_POINTS", "grid_points", "interval_laws", "inter
 
 #: Grid points of the feature win by default (geometric from the exact part's lattice to the cap).
 GRID_POINTS = 24
+#: A probability whose bracket is wider than this (half-width) is named in the result's notes ("wide").
+WIDE = 0.01
 #: Relative step of the thresholds of the engine's mixture tails
 #: (:attr:`~analytic.features.engines.drawn_expanding.round_tail.RoundTail.snap`): each moved to the
 #: safe side on a geometric grid, so the bounds stay certified, slightly wider, at a fraction of the cost.
@@ -316,7 +318,7 @@ def bounded_session(rules, laws: IntervalLaws, cost: Fraction, mean_win: Figure,
     Raises
     ------
     SessionRefused
-        A bet ladder below the bet.
+        A bet ladder below the bet (or, a defect, a certified mean win outside the laws' means).
     """
     from analytic.solver.session import SessionRefused, session_law
 
@@ -392,8 +394,12 @@ def _combine(R, a, b, cost, mean_win: Figure, cap, a_laws):
     m_hi = sum((w * p for d in (a_laws[0], a_laws[2]) for w, p in d.items()), Fraction(0))
     mu_lo = max(mean_win.value - mean_win.error, m_lo)
     mu_hi = min(mean_win.value + mean_win.error, m_hi)
-    if mu_lo > mu_hi:  # (cannot happen when both are certified)
-        raise AssertionError(f"the certified mean win {mean_win} and the laws' means [{m_lo}, {m_hi}] are disjoint")
+    if mu_lo > mu_hi:  # (cannot happen when both are certified: a defect, said so rather than a figure)
+        from analytic.solver.session import SessionRefused
+
+        raise SessionRefused(f"the certified mean win [{float(mean_win.value - mean_win.error)}, "
+                             f"{float(mean_win.value + mean_win.error)}] and the bracketing laws' means "
+                             f"[{float(m_lo)}, {float(m_hi)}] are disjoint (a defect: please report it)")
     tl, th = Fraction(t_lo), Fraction(t_hi)
     corners = [R.balance + s * (m - cost) * t for m in (mu_lo, mu_hi) for t in (tl, th)]
     balance_mean = Figure((min(corners) + max(corners)) / 2, "bounded", (max(corners) - min(corners)) / 2)
@@ -456,6 +462,12 @@ def _combine(R, a, b, cost, mean_win: Figure, cap, a_laws):
     elif not R.stop_on_feature:
         notes["return experienced"] = ("not given: the rounds played depend on the feature's win, so total won / "
                                        "total staked is not monotone in the round wins")
+    wide = [name for name, f in [("P(above the start)", above), ("risk of ruin", ruin)]
+            + [(f"P(ends by {w})", f) for w, f in reasons.items()] if float(f.error) > WIDE
+            and not (name == "P(above the start)" and "final balance" in notes)]
+    if wide:
+        notes["wide"] = (f"wide bracket (half-width above {WIDE:g}): {', '.join(wide)} -- the certified bounds of "
+                         f"P(win >= x) of the feature rounds are far apart, not the grid")
     E = max(Ea, Eb)
     # rounds_law: the steps of the upper bound of P(T <= t) (the law of T itself is only bracketed:
     # bracket["rounds_cdf"])

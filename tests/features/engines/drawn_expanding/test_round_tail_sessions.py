@@ -96,6 +96,12 @@ def test_certified_session_meets_the_enumerated_law(setting):
         (a_lo, a_hi), (b_lo, b_hi), (g_lo, g_hi) = oa.rounds_quantiles[q], ob.rounds_quantiles[q], \
             got.rounds_quantiles[q]
         assert g_lo <= max(a_hi, b_hi) and min(a_lo, b_lo) <= g_hi
+    # the command's table says what the figures are, and why some are only trivially bracketed
+    from analytic.cli.session import format_table
+
+    txt = format_table(got, rules)
+    assert "(two chains bracketing a round without a law)" in txt and txt.split()[1] == "bounded"
+    assert all(f"note: {k}" in txt for k in got.notes if k != "return experienced")
     # not vacuous: the reasons' brackets are narrower than the trigger's probability allows
     if SETTINGS[setting].get("stop_on_feature"):
         assert all(f.error < 0.05 for f in got.reasons.values())
