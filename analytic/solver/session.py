@@ -848,6 +848,16 @@ def _no_law(game) -> bool:
     return any(spec.engine in NO_LAW_ENGINES for spec in game.features.values())
 
 
+def bracketed(game, r) -> bool:
+    """Whether the sessions of the solved round ``r`` are bracketed (method ``bounded``): no law, but
+    bounds of ``P(W >= x)`` (:mod:`analytic.solver.session_bounds`)."""
+    from analytic.solver.distribution import round_law
+
+    if not _no_law(game) or not getattr(r, "extra", None) or r.extra.get("round_tail") is None:
+        return False
+    return round_law(r).points is None
+
+
 def _capped_mean(r) -> Figure:
     """The round's mean win with its cap applied (total bets): ``extra["capped_rtp"]`` times the cost
     where the round solver caps the RTP only (its ``mean_win`` uncapped), else ``mean_win``."""

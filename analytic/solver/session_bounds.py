@@ -57,7 +57,9 @@ on the stop rules:
 * the law of the rounds played: ``P(T <= k)`` is the sum of the groups'
   monotone ``P(exit by k)``; its mean and quantiles follow.
 * the mean final balance: Wald's identity ``B0 + s (mu - c) E[T]`` with the
-  certified mean win ``mu`` and ``E[T]``'s bracket.
+  certified mean win ``mu`` and ``E[T]``'s bracket; as the balance never
+  falls below 0, ``E[T] <= B0 / (s (c - mu))`` when ``mu < c`` (and the
+  mean is at least 0).
 * the mean rounds until ruin: ``E[T 1{ruin}] = N R_N - sum_{t < N} R_t``
   (``R_t``: ruin within ``t``, monotone), divided by ``R_N``'s bracket.
 * the return experienced: only when the rounds played do not depend on the
@@ -383,13 +385,7 @@ def _combine(R, a, b, cost, mean_win: Figure, cap, a_laws):
     lo_c[N] = hi_c[N] = 1.0
     t_lo = float(np.sum(1 - hi_c[:N]))
     t_hi = float(np.sum(1 - lo_c[:N]))
-    rounds_mean = _ifig(t_lo, t_hi)
-    rq = {}
-    for q in QUANTILES:
-        rq[q] = (int(np.searchsorted(hi_c, float(q))), int(np.searchsorted(lo_c, float(q))))
-        rq[q] = (min(rq[q][0], N), min(rq[q][1], N))
-    # mean final balance: Wald, B0 + s (mu - c) E[T]; mu within the certified mean and within the two
-    # laws' means (E[W_lo] <= E[W] <= E[W_hi])
+    # the mean win: within the certified mean and within the two laws' means (E[W_lo] <= E[W] <= E[W_hi])
     m_lo = sum((w * p for d in (a_laws[0], a_laws[1]) for w, p in d.items()), Fraction(0))
     m_hi = sum((w * p for d in (a_laws[0], a_laws[2]) for w, p in d.items()), Fraction(0))
     mu_lo = max(mean_win.value - mean_win.error, m_lo)
@@ -400,8 +396,17 @@ def _combine(R, a, b, cost, mean_win: Figure, cap, a_laws):
         raise SessionRefused(f"the certified mean win [{float(mean_win.value - mean_win.error)}, "
                              f"{float(mean_win.value + mean_win.error)}] and the bracketing laws' means "
                              f"[{float(m_lo)}, {float(m_hi)}] are disjoint (a defect: please report it)")
+    if mu_hi < cost:  # Wald and B_T >= 0: E[T] <= B0 / (s (c - mu))
+        t_hi = min(t_hi, float(R.balance / (s * (cost - mu_hi))) * (1 + 1e-12))
+        t_lo = min(t_lo, t_hi)
+    rounds_mean = _ifig(t_lo, t_hi)
+    rq = {}
+    for q in QUANTILES:
+        rq[q] = (int(np.searchsorted(hi_c, float(q))), int(np.searchsorted(lo_c, float(q))))
+        rq[q] = (min(rq[q][0], N), min(rq[q][1], N))
+    # mean final balance: Wald, B0 + s (mu - c) E[T]
     tl, th = Fraction(t_lo), Fraction(t_hi)
-    corners = [R.balance + s * (m - cost) * t for m in (mu_lo, mu_hi) for t in (tl, th)]
+    corners = [max(R.balance + s * (m - cost) * t, Fraction(0)) for m in (mu_lo, mu_hi) for t in (tl, th)]
     balance_mean = Figure((min(corners) + max(corners)) / 2, "bounded", (max(corners) - min(corners)) / 2)
     # ruin
     if "ruin" in individual:
