@@ -48,6 +48,13 @@ feature with ``B = 0``):
   ``q``, else the base win alone (below ``x`` here): ``q`` times the Power
   bounds, as in the cap's cut (``engine._cap_excess``).
 
+With :attr:`RoundTail.snap` set (the sessions' bracketing laws,
+:mod:`analytic.solver.session_bounds`), each mixture threshold ``c`` is
+first moved to the geometric grid ``(1 + snap)^k``, down for the upper bound
+and up for the lower (both fall with ``c``): still certified, a little
+wider, and the mixtures are evaluated at a few hundred points instead of one
+per outcome and threshold.
+
 The round's bounds are the probability-weighted sums of the outcomes'
 (float sums of nonnegative terms: the lower end lowered and the upper end
 raised by ``1e-9``), plus the exact part; then, as ``P(R >= x)`` does not
