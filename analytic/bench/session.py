@@ -83,8 +83,8 @@ def main(argv=None) -> int:
             continue
         dt = time.perf_counter() - t
 
-        def iv(f):
-            return (f"{float(f.value):.6f}" if res.method != "bounded" else
+        def iv(f, method=res.method):
+            return (f"{float(f.value):.6f}" if method != "bounded" else
                     f"[{float(f.value - f.error):.6f}, {float(f.value + f.error):.6f}]")
 
         reasons = ", ".join(f"{k} {iv(v)}" for k, v in res.reasons.items())

@@ -75,7 +75,7 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -340,7 +340,7 @@ def bounded_session(rules, laws: IntervalLaws, cost: Fraction, mean_win: Figure,
 
 
 def _combine(R, a, b, cost, mean_win: Figure, cap, a_laws):
-    from analytic.solver.session import QUANTILES, REASONS, SessionResult, figures
+    from analytic.solver.session import QUANTILES, SessionResult, figures
 
     fa, fb = figures(a), figures(b)
     Ea, Eb = float(a.error), float(b.error)

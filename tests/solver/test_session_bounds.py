@@ -9,7 +9,6 @@ exact one.
 
 from __future__ import annotations
 
-import bisect
 import random
 from collections import defaultdict
 from fractions import Fraction as F
