@@ -99,7 +99,8 @@ def _fig(f) -> str:
 
 
 def format_table(res, rules, sim=None) -> str:
-    rows = [("method", f"{res.method}" + (f" (total-variation bound {res.error:.2e})" if res.error else "")),
+    rows = [("method", f"{res.method}" + (f" (total-variation bound {res.error:.2e})" if res.error else "")
+             + (" (two chains bracketing a round without a law)" if res.method == "bounded" else "")),
             ("final balance: mean", _fig(res.balance_mean)),
             ("P(final balance > start)", _fig(res.p_above_start))]
     for q, v in res.balance_quantiles.items():
@@ -117,8 +118,16 @@ def format_table(res, rules, sim=None) -> str:
     if res.return_quantiles is not None:
         for q in (Fraction(1, 10), Fraction(1, 2), Fraction(9, 10)):
             rows.append((f"  return quantile {float(q):g}", _num(res.return_quantiles[q])))
+    elif res.method == "bounded":
+        rows.append(("return experienced", res.notes.get("return experienced", "not given")))
     else:
         rows.append(("return experienced", "not given with a bet ladder (the stake depends on the path)"))
+    if res.method == "bounded":
+        rows.append(("bracket", "every figure an interval [low, high] (value +/- half-width) from the two laws "
+                                "bracketing the round (docs/sessions.md)"))
+        for k, v in res.notes.items():
+            if k != "return experienced":
+                rows.append((f"  note: {k}", v))
     if sim is not None:
         n = len(sim.reason)
         fb = sim.final_balance().astype(float)

@@ -258,6 +258,8 @@ def prob_text(f: Figure) -> str:
     if f.label == "exact":
         fr = frac(f.value)
         return fr if len(fr) <= 12 else t
+    if f.error >= Fraction(1, 10**6):  # a bracket (a session of a round without a law): its two ends
+        return f"[{float(f.value - f.error):.4g}, {float(f.value + f.error):.4g}]"
     return f"{t} ± {float(f.error):.2g}"
 
 

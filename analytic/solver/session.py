@@ -50,7 +50,9 @@ convolutions' rounding (direct sums of non-negative terms: ``m u`` of the
 mass for ``m`` terms; FFT: the a-priori bound of
 :mod:`analytic.features.laws.retrigger_law`) and the trimmed tail mass.
 Each probability is then labelled ``bounded`` with error ``E``; a quantile is
-an interval.  The mean final balance is Wald's identity ``B0 + sum_j s_j
+an interval.  ``bounded`` (method): the round has no law, only certified
+bounds of ``P(W >= x)``; the chain is run on two laws bracketing the round and
+every figure is an interval (:mod:`analytic.solver.session_bounds`).  The mean final balance is Wald's identity ``B0 + sum_j s_j
 (mu_j - c) A_j`` (``A_j``: expected rounds played at rung ``j``).
 
 Cost: each round convolves the live balance vector (``K`` grid points) with
@@ -95,9 +97,12 @@ LUMP = 1e-8
 MAX_LAW_GRID = 4_000_000
 
 
-#: Engines whose feature-win law does not exist yet: a game with such a feature is refused before
-#: any solve (the round's law would be missing; a session is never approximated).
+#: Engines whose feature-win law does not exist yet: a game with such a feature has no exact or
+#: certified session (a session is never approximated); see :data:`BOUNDED_ENGINES`.
 NO_LAW_ENGINES = frozenset({"drawn_expanding"})
+#: Of those, engines whose round solver bounds ``P(W >= x)`` at every threshold (``extra["round_tail"]``):
+#: their sessions are bracketed (:mod:`analytic.solver.session_bounds`), labelled ``bounded``.
+BOUNDED_ENGINES = frozenset({"drawn_expanding"})
 
 
 class SessionRefused(AnalyticError):
@@ -729,6 +734,13 @@ class SessionResult:
     return_quantiles: dict | None
     return_mean: Figure | None
     law: SessionLaw = field(repr=False)
+    #: Method ``bounded`` (:mod:`analytic.solver.session_bounds`): figure -> why it is only trivially
+    #: bracketed or not given.
+    notes: dict = field(default_factory=dict)
+    #: Method ``bounded``: ``ruin_by_round`` (upper bound of P(ruin within t)), ``rounds_cdf`` (lower and
+    #: upper bounds of P(T <= t)), ``snapshots`` (round count -> SessionResult), ``law_hi`` (the chain
+    #: of the larger law; ``law`` is the smaller's).
+    bracket: dict = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict:
         """Plain JSON-ready figures."""
@@ -747,6 +759,7 @@ class SessionResult:
             "rounds_to_ruin": self.rounds_to_ruin.to_json() if self.rounds_to_ruin else None,
             "return_quantiles": q(self.return_quantiles),
             "return_mean": self.return_mean.to_json() if self.return_mean else None,
+            **({"notes": {k: v for k, v in self.notes.items()}} if self.notes else {}),
         }
 
 
@@ -821,11 +834,55 @@ def _in_force(R: SessionRules, why: str) -> bool:
 
 
 def _refuse_early(game) -> None:
-    """Refuse, before any solve, a game with a feature whose engine gives no law."""
+    """Refuse, before any solve, a game with a feature whose engine gives no law (and no bounds of
+    the round's exceedance probabilities to bracket a session by: see :func:`_no_law`)."""
     for name, spec in game.features.items():
-        if spec.engine in NO_LAW_ENGINES:
+        if spec.engine in NO_LAW_ENGINES and spec.engine not in BOUNDED_ENGINES:
             raise SessionRefused(f"the round's law of this mode is not available: engine '{spec.engine}' "
                                  f"(feature '{name}') gives no law of the feature win yet")
+
+
+def _no_law(game) -> bool:
+    """The game has a feature whose engine gives no law (its sessions are bracketed:
+    :mod:`analytic.solver.session_bounds`)."""
+    return any(spec.engine in NO_LAW_ENGINES for spec in game.features.values())
+
+
+def bracketed(game, r) -> bool:
+    """Whether the sessions of the solved round ``r`` are bracketed (method ``bounded``): no law, but
+    bounds of ``P(W >= x)`` (:mod:`analytic.solver.session_bounds`)."""
+    from analytic.solver.distribution import round_law
+
+    if not _no_law(game) or not getattr(r, "extra", None) or r.extra.get("round_tail") is None:
+        return False
+    return round_law(r).points is None
+
+
+def _capped_mean(r) -> Figure:
+    """The round's mean win with its cap applied (total bets): ``extra["capped_rtp"]`` times the cost
+    where the round solver caps the RTP only (its ``mean_win`` uncapped), else ``mean_win``."""
+    c = r.extra.get("capped_rtp") if r.extra else None
+    if c is None:
+        return r.mean_win
+    return Figure(c.value * r.cost, c.label, c.error * r.cost)
+
+
+def _bounded_laws(game, r):
+    """The two bracketing laws of a round without a law, or SessionRefused."""
+    from analytic.solver.distribution import round_law
+    from analytic.solver.session_bounds import interval_laws
+
+    law = round_law(r)
+    if law.points is not None:
+        return None
+    if r.extra is None or r.extra.get("round_tail") is None:
+        raise SessionRefused(f"the round's law of this mode is not available: {law.reason}")
+    if game.cap is not None and game.cap.currency:
+        raise SessionRefused("a currency win cap with a round bounded only by its exceedance probabilities")
+    try:
+        return interval_laws(r)
+    except ValueError as exc:
+        raise SessionRefused(f"the round's law of this mode is not available, nor bounds to bracket it: {exc}")
 
 
 def _round_law_of(game, mode, rules: SessionRules, result=None):
@@ -868,10 +925,34 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
     ------
     SessionRefused
         The round's law (or, for the ``feature`` stop, its split) is not
-        available (Book of Power's drawn-expanding modes today), or the grid
-        is too fine.
+        available and the round solver gives no bounds of ``P(W >= x)`` to
+        bracket it by; with such bounds (engine ``drawn_expanding``):
+        ``method='exact'``, a bet ladder or a currency cap
+        (:mod:`analytic.solver.session_bounds`); or the grid is too fine.
+
+    Returns
+    -------
+    SessionResult
+        Method ``exact``, ``certified``, or ``bounded`` (a round without a
+        law: every figure an interval between the chains of two laws
+        bracketing the round, :func:`analytic.solver.session_bounds.bounded_session`).
     """
     mode = mode or game.default_mode.name
+    if _no_law(game):
+        from analytic.solver.round import solve_round
+        from analytic.solver.session_bounds import bounded_session
+
+        _refuse_early(game)
+        if method == "exact":
+            raise SessionRefused("the round's law of this mode is not available (engine without a law): its "
+                                 "sessions are bracketed (method 'auto' or 'certified'), never exact")
+        r = result if result is not None else solve_round(game, mode)
+        laws = _bounded_laws(game, r)
+        if laws is not None:
+            from analytic.solver.cap import applied_cap
+
+            return bounded_session(rules, laws, r.cost, _capped_mean(r), cap=applied_cap(r), method="certified")
+        result = r
     nof, feat, err, mean, cost, cap = _round_law_of(game, mode, rules, result)
     law = session_law(rules, nof, feat, cost, law_error=err, mean_win=mean, cap_currency=cap, method=method)
     return figures(law)
@@ -987,6 +1068,21 @@ def summary_results(game, mode: str | None = None, *, result=None, rounds=None, 
         return str(exc)
     r = result if result is not None else solve_round(game, mode)
     rules = SessionRules(balance=bal, bet=Fraction(d["bet"]), rounds=hs[-1])
+    snaps = set(hs[:-1]) | {t for t in CURVE_ROUNDS if t < hs[-1]}
+    if _no_law(game):
+        from analytic.solver.session_bounds import bounded_summary
+
+        try:
+            laws = _bounded_laws(game, r)
+        except SessionRefused as exc:
+            return str(exc)
+        if laws is not None:
+            arules = SessionRules(balance=bal, bet=Fraction(d["bet"]), **autoplay) if autoplay else None
+            main, auto, _ = bounded_summary(r, rules, arules, snaps, laws, _capped_mean(r))
+            cut = dict(main.bracket["snapshots"])
+            cut[hs[-1]] = main
+            return SummaryResults(rules, {t: cut[t] for t in hs}, {t: cut[t] for t in CURVE_ROUNDS if t in cut},
+                                  main.bracket["ruin_by_round"], auto, arules)
     try:
         nof, feat, err, mean, cost, cap = _round_law_of(game, mode, rules, r)
         law = session_law(rules, nof, feat, cost, law_error=err, mean_win=mean, cap_currency=cap, method=method,

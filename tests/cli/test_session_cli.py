@@ -101,7 +101,10 @@ def test_bad_arguments(tmp_path, capsys, argv, msg):
     assert rc == 2 and cap.err.startswith("error:") and msg in cap.err and not cap.out
 
 
-def test_refused_without_round_law(capsys):
-    rc = main(["session", str(MODELS / "book_of_power.toml"), "--balance", "100", "--rounds", "10"])
+def test_refused_exact_without_round_law(capsys):
+    # Book of Power's rounds have no law: their sessions are bracketed, never exact (refused before any solve)
+    rc = main(["session", str(MODELS / "book_of_power.toml"), "--balance", "100", "--rounds", "10",
+               "--method", "exact"])
     cap = capsys.readouterr()
-    assert rc == 1 and "the round's law of this mode is not available" in cap.err and not cap.out
+    assert rc == 1 and "the round's law of this mode is not available" in cap.err and "never exact" in cap.err
+    assert not cap.out

@@ -186,12 +186,18 @@ def test_certified_long_horizon_against_an_independent_chain():
         assert abs(float(got.ruin_by_round[t]) - float(by_t[t])) <= long.error + 1e-15
 
 
-def test_refusals_in_one_line():
-    # no round law (engine drawn_expanding): refused before any solve, the reason in one line
+def test_refusals_in_one_line(monkeypatch):
+    # a round without a law nor bounds to bracket it (engine drawn_expanding): the reason in one line
+    import analytic.solver.session as session
+
+    def refuse(game, r):
+        raise session.SessionRefused("the round's law of this mode is not available: no bounds (a test)")
+
+    monkeypatch.setattr(session, "_bounded_laws", refuse)
     bop = load_model(MODELS / "book_of_power.toml")
     sec = session_section(bop, SimpleNamespace(mode="base", cost=F(1)))
     assert sec.refused.startswith("No session figures: the round's law of this mode is not available")
-    assert "drawn_expanding" in sec.refused and "\n" not in sec.refused
+    assert "no bounds (a test)" in sec.refused and "\n" not in sec.refused
     assert sec.horizons == () and sec.autoplay is None
     # a start below one round's price
     game = _game()

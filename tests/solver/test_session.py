@@ -214,8 +214,12 @@ def test_session_summary_hand_count_and_refusal():
     assert a["reasons"]["feature"]["exact"] == "0/1"
     assert sum(F(v["exact"]) for v in a["reasons"].values()) == 1
     assert s["setting"]["autoplay"]["stop_cash_down"] == DEFAULT_SUMMARY["autoplay"]["stop_cash_down"]
+    # a round without a law (engine drawn_expanding) is bracketed, never exact: refused before any solve
+    from analytic.solver.session import solve_session
+
     bop = load_model(Path(__file__).resolve().parents[2] / "models" / "book_of_power.toml")
-    assert "not available" in session_summary(bop)["refused"]
+    with pytest.raises(SessionRefused, match="never exact"):
+        solve_session(bop, "base", SessionRules(balance=F(100)), method="exact")
 
 
 @pytest.mark.parametrize("setting", [0, 3, 5])

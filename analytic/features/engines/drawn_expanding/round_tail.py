@@ -48,6 +48,13 @@ feature with ``B = 0``):
   ``q``, else the base win alone (below ``x`` here): ``q`` times the Power
   bounds, as in the cap's cut (``engine._cap_excess``).
 
+With :attr:`RoundTail.snap` set (the sessions' bracketing laws,
+:mod:`analytic.solver.session_bounds`), each mixture threshold ``c`` is
+first moved to the geometric grid ``(1 + snap)^k``, down for the upper bound
+and up for the lower (both fall with ``c``): still certified, a little
+wider, and the mixtures are evaluated at a few hundred points instead of one
+per outcome and threshold.
+
 The round's bounds are the probability-weighted sums of the outcomes'
 (float sums of nonnegative terms: the lower end lowered and the upper end
 raised by ``1e-9``), plus the exact part; then, as ``P(R >= x)`` does not
@@ -113,6 +120,12 @@ class RoundTail:
 
     def __init__(self, game, res, cap: Fraction, gamble_q: Fraction | None, ws):
         self.game, self.ws, self.cap, self.gamble_q = game, ws, Fraction(cap), gamble_q
+        #: Relative step of the thresholds handed to the mixture tails (None: each exactly). With a step
+        #: ``r``, each ``c = (x - B) * total bet`` is moved to a point of the geometric grid ``(1 + r)^k``:
+        #: down for the upper bound, up for the lower one (both fall with ``c``, so both stay certified,
+        #: a little wider); the mixture's tails are then evaluated at a few hundred points instead of one
+        #: per outcome and threshold (the sessions' bracketing laws, ``analytic.solver.session_bounds``).
+        self.snap: float | None = None
         self.mode = res.mode
         m = game.modes[res.mode]
         out: dict = {}
@@ -168,7 +181,7 @@ class RoundTail:
                 cs = np.array([[_float_down((x - B) * tb) for x in xs] for B in Bs])
                 pos = cs > 0
                 if pos.any():
-                    vals, inv = np.unique(cs[pos], return_inverse=True)
+                    vals, inv = np.unique(self._snapped(cs[pos], down=True), return_inverse=True)
                     t = up.x_tail_vec(vals)[inv.ravel()] * (1 + 1e-9)
                     h = hi[pos]
                     hi[pos] = np.minimum(h, np.minimum(t, 1.0))
@@ -182,7 +195,7 @@ class RoundTail:
             cs = np.array([[_float_up((x - B) * tb) for x in xs] for B in Bs])
             pos = cs > 0
             if pos.any():
-                vals, inv = np.unique(cs[pos], return_inverse=True)
+                vals, inv = np.unique(self._snapped(cs[pos], down=False), return_inverse=True)
                 lo[pos] = np.maximum(low.x_tail_vec(vals)[inv.ravel()], 0.0)
         if FIRST_SPINS_LIMIT > 0:  # the first spins' own law: sharper far below the cap
             u, tail = self._first_spins(f, game.features[f].trigger.award(n))
@@ -194,6 +207,20 @@ class RoundTail:
                         if k < len(tail):
                             lo[i, j] = max(lo[i, j], float(tail[k]))
         return lo, np.maximum(hi, lo)
+
+    def _snapped(self, cs: np.ndarray, down: bool) -> np.ndarray:
+        """``cs`` (positive floats) moved to the geometric grid of :attr:`snap`: down (``<= cs``) or up
+        (``>= cs``); unchanged when ``snap`` is None."""
+        if self.snap is None:
+            return cs
+        r = math.log1p(self.snap)
+        k = np.floor(np.log(cs) / r) if down else np.ceil(np.log(cs) / r)
+        out = np.exp(k * r)
+        if down:  # (the exponential's rounding: one more step where it overshot)
+            out = np.where(out > cs, np.exp((k - 1) * r), out)
+            return np.minimum(out, cs)
+        out = np.where(out < cs, np.exp((k + 1) * r), out)
+        return np.maximum(out, cs)
 
     def _first_spins(self, f: str, n0: int):
         """Lower bounds of ``P(W >= k u)``, ``k = 0..M``, from the first ``n0`` spins alone: ``(u, tail)``.
