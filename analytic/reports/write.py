@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import uuid
 from typing import Callable
 
 from analytic.reports.model import ParSheet
@@ -85,6 +86,18 @@ def _clean_stale_stages() -> None:
             shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
 
 
+def _remove_stages(prefix: str) -> None:
+    """Remove this call's staging folder (every folder named ``prefix*``), however far it got."""
+    tmp = tempfile.gettempdir()
+    try:
+        names = os.listdir(tmp)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix):
+            shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
+
+
 def _missing_dirs(path: str) -> list[str]:
     """The folders :func:`os.makedirs` would create for ``path``, outermost first."""
     out = []
@@ -127,7 +140,11 @@ def write_reports(sheet: ParSheet, out_dir: str, formats=tuple(FORMATS), stem: s
     writers = [(f, renderer(f)) for f in formats]
     stem = stem or sheet.stem
     _clean_stale_stages()
-    with tempfile.TemporaryDirectory(prefix=f"{STAGE_PREFIX}{os.getpid()}-") as stage:
+    # not TemporaryDirectory: a signal between its mkdtemp and its cleanup's registration would
+    # orphan the folder; the prefix is unique to this call, so ``finally`` finds it in any case
+    prefix = f"{STAGE_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}-"
+    try:
+        stage = tempfile.mkdtemp(prefix=prefix)
         rendered = []
         for fmt, write in writers:
             path = os.path.join(stage, f"{stem}.{FORMATS[fmt]}")
@@ -168,4 +185,6 @@ def write_reports(sheet: ParSheet, out_dir: str, formats=tuple(FORMATS), stem: s
                 except OSError:
                     break
             raise
+    finally:
+        _remove_stages(prefix)
     return [final for _, final in temps]

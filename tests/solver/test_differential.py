@@ -36,7 +36,7 @@ from randgames import models, to_toml
 
 SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
 DIFF_EXAMPLES = 300
-CAP_EXAMPLES = 100
+CAP_EXAMPLES = 40
 CURRENCY_EXAMPLES = 40
 SLOW_EXAMPLES = 3000
 SLOW_CAP_EXAMPLES = 1000

@@ -217,6 +217,8 @@ def _buy_capped_rtp(game, C: int, jmax: int = 5) -> tuple[float, float]:
 
 
 def test_round_interval_holds_brute_force_and_is_narrower(monkeypatch):
+    """Buy mode of the tiny game: the capped RTP interval holds the recursion's; the cut's lower
+    bound (draw_cap_low) makes it two-sided, below the uncapped RTP; the cap law narrows it."""
     from analytic.features.engines.drawn_expanding import engine as bop
 
     C = 40
@@ -224,8 +226,11 @@ def test_round_interval_holds_brute_force_and_is_narrower(monkeypatch):
     lo, hi = _buy_capped_rtp(game, C)
     assert hi - lo < 1e-9
     r = bop.solve_drawn_expanding_round(game, "buy_free_spins", plain=_plain_round(game, "buy_free_spins"))
-    cp = r.extra["capped_rtp"]
+    cp, un = r.extra["capped_rtp"], r.extra["uncapped_rtp"]
     assert float(cp.value - cp.error) - 1e-12 <= hi and lo <= float(cp.value + cp.error) + 1e-12
+    assert cp.value + cp.error < un.value - un.error  # the cut is certainly positive
+    pc = r.extra["p_reach_cap"]
+    assert pc.value - pc.error > 0
     monkeypatch.setattr(bop, "REGULAR_CAP_LAW", False)
     r0 = bop.solve_drawn_expanding_round(game, "buy_free_spins", plain=_plain_round(game, "buy_free_spins"))
     assert cp.error < r0.extra["capped_rtp"].error
