@@ -508,3 +508,51 @@ class OracleDrawn:
                 "p_reach_cap": iv(pc) if C is not None else None,
                 "frequency": dict(freq), "expected_spins": {k: v / freq[k] for k, v in spins.items()},
                 "share": {k: iv(v, u / cost) for k, v in share.items()}}
+
+    def bought_capped_law(self, mode: str):
+        """``(law, running)`` of a buy mode's capped round win ``min(W, C)`` (total-bet multiples):
+        ``law`` {win: p} of the paths that ended or reached the cap, ``running`` the mass still playing
+        below it after the last spin enumerated."""
+        md = self.modes[mode]
+        C = self.cap * self.total_bet
+        bc = {int(k): int(v) for k, v in md["buy_counts"].items()}
+        tot = sum(bc.values())
+        law: dict = defaultdict(Fraction)
+        run = Fraction(0)
+        for n, w in bc.items():
+            if not w:
+                continue
+            ended, running = self.feature_law(md["buys"], self.start_spins(md["buys"], n), C)
+            for W, q in ended.items():
+                law[W / self.total_bet] += Fraction(w, tot) * q
+            run += Fraction(w, tot) * sum(running.values(), Fraction(0))
+        return dict(law), run
+
+    def tail(self, mode: str, xs) -> list:
+        """``[Interval]`` of ``P(R >= x)`` for thresholds ``0 < x <= cap`` (total-bet multiples), and the
+        round wins below the cap the enumeration saw (total-bet multiples, for thresholds at atoms)."""
+        C = self.cap * self.total_bet
+        tb = self.total_bet
+        lo = [Fraction(0)] * len(xs)
+        hi = [Fraction(0)] * len(xs)
+        seen = set()
+        for B, plays, p in self.base_classes(mode):
+            if not plays:
+                outs, run = {B: Fraction(1)}, {}
+            else:
+                (name, n, _), = plays
+                ended, run = self.feature_law(name, self.start_spins(name, n), C)
+                outs = {B + W: q for W, q in ended.items()}
+            for R, q in outs.items():
+                if R < C:
+                    seen.add(R / tb)
+                for i, x in enumerate(xs):
+                    if R >= x * tb:
+                        lo[i] += p * q
+                        hi[i] += p * q
+            for W, q in run.items():  # still playing at W: reaches x or not
+                for i, x in enumerate(xs):
+                    if B + W >= x * tb:
+                        lo[i] += p * q
+                    hi[i] += p * q
+        return [Interval.of(a) if a == b else Interval(float(a), float(b)) for a, b in zip(lo, hi)], seen

@@ -17,7 +17,8 @@ depth kept as certified intervals).  For every bet mode:
   row aside);
 * a refusal names the documented key path: a ``[cap]`` without both a
   feature drawing at each award and one with a ladder
-  (``cap.total_bet_multiple``), a per-symbol retrigger awarding 1 or more
+  (``cap.total_bet_multiple``), a gamble from the ladder feature
+  (``modes.NAME.gamble``), a per-symbol retrigger awarding 1 or more
   spins per spin (``features.NAME.retrigger``), line pays falling with the
   count under the literal reading
   (``rules.scatter_substitutes_for_expanding_in_line_wins``, the modes that
@@ -47,8 +48,8 @@ from randgames import to_toml
 from test_differential import same
 
 SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
-DRAWN_EXAMPLES = 12
-SLOW_DRAWN_EXAMPLES = 400
+DRAWN_EXAMPLES = 8
+SLOW_DRAWN_EXAMPLES = 300
 
 pytestmark = pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")
 
@@ -62,6 +63,9 @@ def expected_load_refusals(raw: dict) -> set:
     kinds = {"ladder" in f for f in feats.values()}
     if "cap" in raw and kinds != {True, False}:
         keys.add("cap.total_bet_multiple")
+    for mname, md in raw.get("modes", {}).items():
+        if "gamble" in md and "ladder" in feats[md["gamble"]["feature"]]:
+            keys.add(f"modes.{mname}.gamble")
     rules = raw.get("rules", {})
     rows = raw["game"]["rows"]
     for name, f in feats.items():
@@ -141,6 +145,26 @@ def check_mode(game, o: OracleDrawn, mode: str, where: str) -> None:
         same(res.extra["p_reach_cap"], want["p_reach_cap"], where + "P(R >= C)")
     else:
         same(res.rtp, want["rtp"], where + "rtp")
+    law = (res.extra or {}).get("certified_law")
+    if law is not None:  # a bought ladder feature's capped law: lower-bound masses, their missing mass
+        want_law, run = o.bought_capped_law(mode)
+        tol = Fraction(1, 10**12)
+        for x, p in law["points"].items():
+            assert p <= want_law.get(x, 0) + run + tol, where + f"capped law at {x}: {p} above the oracle's"
+        if run == 0:
+            tv = sum(abs(want_law.get(x, 0) - law["points"].get(x, 0)) for x in set(want_law) | set(law["points"]))
+            assert tv <= law["error"] + tol, where + f"capped law: total variation {float(tv)}"
+    rt = (res.extra or {}).get("round_tail")
+    if rt is not None:  # certified bounds of P(R >= x) at any threshold up to the cap: at the cap, half
+        # of it and at two round wins the enumeration saw (atoms, where a rounding slip would show)
+        _, seen = o.tail(mode, [o.cap])
+        xs = sorted({o.cap, o.cap / 2, *sorted(x for x in seen if x > 0)[-2:]})
+        got = rt.bounds(xs)
+        want_t, _ = o.tail(mode, xs)
+        for x, (a, b), w in zip(xs, got, want_t):
+            assert a <= Fraction(w.hi) * (1 + Fraction(1, 10**9)) + Fraction(1, 10**12) and \
+                b >= Fraction(w.lo) * (1 - Fraction(1, 10**9)) - Fraction(1, 10**12), (
+                where + f"P(R >= {x}): solver [{float(a)}, {float(b)}], oracle [{w.lo}, {w.hi}]")
     comps = {c.name: c.rtp for c in res.components}
     if res.base is not None:
         same(comps["base line wins"], want["base_line_rtp"], where + "base line RTP")
