@@ -59,6 +59,8 @@ class FeatureFigures:
     sd : float
         Standard deviation of the feature win given it started.
     expected_spins : Figure
+        Expected spins played given it started; exact, or bounded when an engine's figure is
+        (its label and error are kept).
     rtp : Figure
         Its share of the mode's RTP (per unit staked).
     method : str

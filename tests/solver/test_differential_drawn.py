@@ -49,7 +49,7 @@ from test_differential import same
 
 SLOW = os.environ.get("ANALYTIC_SLOW") == "1"
 DRAWN_EXAMPLES = 8
-SLOW_DRAWN_EXAMPLES = 300
+SLOW_DRAWN_EXAMPLES = 1500
 
 pytestmark = pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")
 
