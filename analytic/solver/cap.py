@@ -444,12 +444,23 @@ def add_cap_deduction(res):
     uncapped one (negative; its error is the sum of the errors involved);
     when the uncapped RTP itself differs from the parts (a gamble that
     replaces a feature, ``extra["gamble"]``) a ``gamble`` row takes that
-    difference first.  The centre values then add up to the total exactly.
+    difference first, capped or not.  The centre values then add up to the
+    total exactly.
     """
     from analytic.solver.round import Component
 
-    if applied_cap(res) is None or any(c.name == CAP_DEDUCTION for c in res.components):
+    if any(c.name in (CAP_DEDUCTION, "gamble") for c in res.components):
         return res
+    if applied_cap(res) is None:  # uncapped: a gamble's row only (the uncapped RTP less the parts)
+        if (res.extra or {}).get("gamble") in (None, "never"):
+            return res
+        parts = sum((c.rtp.value for c in res.components), Fraction(0))
+        perr = sum((c.rtp.error for c in res.components), Fraction(0))
+        if res.rtp.value == parts:
+            return res
+        lab = "exact" if res.rtp.label == "exact" and perr == 0 else "bounded"
+        row = Component("gamble", Figure(res.rtp.value - parts, lab, res.rtp.error + perr))
+        return replace(res, components=(*res.components, row))
     comps = list(res.components)
     parts = sum((c.rtp.value for c in comps), Fraction(0))
     perr = sum((c.rtp.error for c in comps), Fraction(0))

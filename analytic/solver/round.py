@@ -59,6 +59,8 @@ class FeatureFigures:
     sd : float
         Standard deviation of the feature win given it started.
     expected_spins : Figure
+        Expected spins played given it started; exact, or bounded when an engine's figure is
+        (its label and error are kept).
     rtp : Figure
         Its share of the mode's RTP (per unit staked).
     method : str
@@ -376,6 +378,7 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
     feat_m2: dict[str, Fraction] = {}
     feat_spins: dict[str, Fraction] = {}
     feat_err: dict[str, Fraction] = {}
+    feat_spins_err: dict[str, Fraction] = {}  # an engine's expected spins may be a certified interval
     methods = {}
     line_bonus = _line_bonus_features(game)
     last: dict = {}  # feature -> (index of its last entry in base.joint, method): the method reported
@@ -405,6 +408,7 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
             feat_mean[name] = feat_mean.get(name, 0) + p * pm
             feat_m2[name] = feat_m2.get(name, 0) + p * p2
             feat_spins[name] = feat_spins.get(name, 0) + p * k * fr.expected_spins.value
+            feat_spins_err[name] = feat_spins_err.get(name, 0) + p * k * fr.expected_spins.error
             feat_err[name] = feat_err.get(name, 0) + p * k * fr.mean.error
             methods[f"feature {name}"] = fr.method
             if at > last.get(name, (-1,))[0]:
@@ -439,7 +443,7 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
                 frequency=Figure(fp),
                 average_win=Figure(avg, fl, feat_err[name] / fp),
                 sd=math.sqrt(max(var, 0)),
-                expected_spins=Figure(feat_spins[name] / fp),
+                expected_spins=_labelled(feat_spins[name] / fp, feat_spins_err[name] / fp),
                 rtp=Figure(feat_mean[name] / m.cost, fl, feat_err[name] / m.cost),
                 method=methods.get(f"feature {name}", ""),
             )
@@ -546,6 +550,11 @@ def _round_hit_frequency(base: BaseResult, cache: dict, line_bonus) -> Figure:
     return _hit_figure(p, err)
 
 
+def _labelled(value: Fraction, error: Fraction) -> Figure:
+    """``value`` exact when ``error`` is 0, else bounded by ``error`` (a figure keeps its engines' label)."""
+    return Figure(value) if error == 0 else Figure(value, "bounded", error)
+
+
 def _hit_figure(upper: Fraction, unknown: Fraction) -> Figure:
     """P(win > 0) known to lie in ``[upper - unknown, upper]``: exact when
     nothing is unknown, else bounded (centre and half width)."""
@@ -557,7 +566,7 @@ def _hit_figure(upper: Fraction, unknown: Fraction) -> Figure:
 def _solve_buy(game: Game, m, cache: dict, shared: dict | None, ws: Workspace) -> RoundResult:
     weights = m.buy_counts
     total = sum(weights.values())
-    s1 = s2 = e1 = e2 = spins = Fraction(0)
+    s1 = s2 = e1 = e2 = spins = spins_err = Fraction(0)
     zero = Fraction(0)
     unknown = Fraction(0)  # mass of counts whose feature gives no P(win = 0)
     exact = True
@@ -571,6 +580,7 @@ def _solve_buy(game: Game, m, cache: dict, shared: dict | None, ws: Workspace) -
         e1 += p * fr.mean.error
         e2 += p * fr.second_moment.error
         spins += p * fr.expected_spins.value
+        spins_err += p * fr.expected_spins.error
         exact &= fr.mean.label == "exact" and fr.second_moment.label == "exact"
         zw = fr.zero_win()
         if zw is None:
@@ -583,7 +593,7 @@ def _solve_buy(game: Game, m, cache: dict, shared: dict | None, ws: Workspace) -
     var = s2 - s1 * s1
     rtp = _scale(mean, 1 / m.cost)
     feats = (
-        FeatureFigures(m.buys, Figure(Fraction(1)), mean, math.sqrt(max(var, 0)), Figure(spins), rtp,
+        FeatureFigures(m.buys, Figure(Fraction(1)), mean, math.sqrt(max(var, 0)), _labelled(spins, spins_err), rtp,
                        next(iter(cache.values())).method if cache else ""),
     )
     return RoundResult(

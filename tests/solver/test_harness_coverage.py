@@ -14,6 +14,9 @@ tables, :data:`UNTABLED_KEYS`) with one of:
   and checked against :class:`oracle_engines.OracleRevealed`
   (``test_differential_engines.py``); ``("gift_models", why)`` likewise with
   :func:`randgames.gift_models` and :class:`oracle_engines.OracleGift`;
+* ``("drawn_models", why)``: drawn by :func:`randgames_drawn.drawn_models`
+  (engine ``drawn_expanding``, the gamble) and checked against
+  :class:`oracle_drawn.OracleDrawn` (``test_differential_drawn.py``);
 * ``("elsewhere", "tests/...py: why")``: not drawn by a random generator;
   the named test file covers it (with an independent oracle or a refusal)
   and the reason says why it is not in the harness.
@@ -32,6 +35,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 
 from randgames import gift_models, key_models, models, revealed_models
+from randgames_drawn import drawn_models
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS / "model"))
@@ -43,7 +47,6 @@ UNTABLED_KEYS = {("paytable", "pays"), ("groups", "members"), ("anywhere_pays", 
                  ("trigger", "requires"), ("design", "reason")}
 
 _INERT = "tests/model/test_documented_keys.py: documented as carrying no figure (the figures stay the same)"
-_DRAWN = "tests/features/engines/drawn_expanding/test_drawn_oracles.py"
 _REVEALED = "engine revealed_wild_reels, fixed counts and retrigger tables (test_differential_engines)"
 
 COVERAGE = {
@@ -56,7 +59,7 @@ COVERAGE = {
     ("game", "published"): ("elsewhere", _INERT),
     ("symbols", "role"): ("models", "every role, short and long form"),
     ("symbols", "tier"): ("elsewhere", _INERT + " (read by no solver)"),
-    ("symbols", "rank"): ("elsewhere", _DRAWN + ": read only by the ladder of engine drawn_expanding"),
+    ("symbols", "rank"): ("drawn_models", "the ladder's order (every ladder game; now and then without a ladder)"),
     ("symbols", "substitutes"): ("models", "wilds and wild scatters"),
     ("symbols", "except"): ("models", "wilds and wild scatters"),
     ("symbols", "multiplier"): ("models", "x1 .. x3"),
@@ -80,9 +83,7 @@ COVERAGE = {
     ("modes", "reels"): ("models", "a second reel set (a power-bet style mode)"),
     ("modes", "description"): ("models", "free text"),
     ("modes", "wild_reels"): ("key_models", "fixed wild reels"),
-    ("modes", "gamble"): ("elsewhere", _DRAWN + ": solved only by engine drawn_expanding's round solver (a "
-                          "feature without a ladder into one with a ladder), whose rounds the harness's "
-                          "enumeration cannot bound"),
+    ("modes", "gamble"): ("drawn_models", "policies always and never, p/q and decimal win probabilities"),
     ("modes", "coins"): ("key_models", "classic games"),
     ("modes", "coin_pays"): ("key_models", "classic games"),
     ("modes", "buys"): ("models", "free spins and pick bonuses, triggered and line-triggered"),
@@ -93,31 +94,30 @@ COVERAGE = {
     ("trigger", "symbols"): ("models", "1 .. 2 symbols"),
     ("trigger", "counts"): ("models", "awards 1 .. 3"),
     ("trigger", "requires"): ("models", "one of the symbols"),
-    ("spins", "retrigger"): ("models", "retrigger tables (per_symbol: engine drawn_expanding, " + _DRAWN + ")"),
+    ("spins", "retrigger"): ("models", "retrigger tables (per_symbol: drawn_models, engine drawn_expanding)"),
     ("spins", "max_spins"): ("key_models", "with and without retriggers"),
     ("multiplier", "multiplier"): ("models", "x1 .. x3"),
     ("scatter_pays", "scatter_pays"): ("models", "true and false"),
     ("expanding_symbol", "choose_from"): ("models", "drawn at the start"),
     ("expanding_symbol", "weights"): ("models", "drawn at the start"),
-    ("expanding_symbol", "draw"): ("elsewhere", _DRAWN + ": at_each_award needs engine drawn_expanding "
-                                   "(per_symbol retriggers, repeat multipliers; rounds not enumerable)"),
-    ("expanding_symbol", "repeat_multiplier"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
+    ("expanding_symbol", "draw"): ("drawn_models", "at_each_award (at_start: revealed_models)"),
+    ("expanding_symbol", "repeat_multiplier"): ("drawn_models", "ceilings 1 .. 4"),
     ("expanding_symbol", "expanding_count"): ("models", "reels and cells"),
     ("expanding_symbol", "expanding_line_win"): ("models", "paid and wild_led_only"),
-    ("expanding_symbol", "expanding_repeat_multiplier"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
+    ("expanding_symbol", "expanding_repeat_multiplier"): ("drawn_models", "count and count_minus_one"),
     ("expanding_symbol", "scatter_substitutes_for_expanding_in_line_wins"): (
-        "elsewhere", "tests/features/engines/drawn_expanding/test_literal_reading.py: engine drawn_expanding"),
+        "drawn_models", "true and false (false with pays falling with the count: refused at solve)"),
     ("wild_symbols", "wild_symbols"): ("elsewhere", "tests/model/test_documented_keys.py: refused on its own "
                                        "(no engine); as gift effects in tests/features/engines/test_gift_pick.py"),
     ("wild_reels", "wild_reels"): ("revealed_models", _REVEALED),
     ("wild_reels", "wild_reels_expansion"): ("revealed_models", _REVEALED),
     ("reel_wild_multipliers", "reel_wild_multipliers"): ("key_models", "shape free: engine wald's spins (also "
                                                            "tests/features/engines/test_reel_wild_multipliers.py)"),
-    ("ladder", "order"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
-    ("golden_reels", "reels"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
-    ("golden_reels", "turned_by"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
-    ("golden_reels", "golden_symbol_retriggers"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
-    ("golden_reels", "golden_immediate"): ("elsewhere", _DRAWN + ": engine drawn_expanding"),
+    ("ladder", "order"): ("drawn_models", "rank_ascending and rank_descending"),
+    ("golden_reels", "reels"): ("drawn_models", "one or two golden-eligible reels"),
+    ("golden_reels", "turned_by"): ("drawn_models", "the Power Book (the trigger's requires)"),
+    ("golden_reels", "golden_symbol_retriggers"): ("drawn_models", "true and false"),
+    ("golden_reels", "golden_immediate"): ("drawn_models", "true and false"),
     ("gift_pick", "wild"): ("gift_models", "engine gift_pick, every fixed effect (test_differential_engines)"),
     ("gift_pick", "gifts"): ("gift_models", "engine gift_pick, every fixed effect (test_differential_engines)"),
     ("revealed_wild_reels", "published_max_win"): ("revealed_models", _REVEALED),
@@ -205,7 +205,7 @@ def test_every_documented_key_is_listed():
 
 def test_elsewhere_files_exist():
     for key, (how, why) in COVERAGE.items():
-        assert how in ("models", "key_models", "revealed_models", "gift_models", "elsewhere"), key
+        assert how in ("models", "key_models", "revealed_models", "gift_models", "drawn_models", "elsewhere"), key
         if how == "elsewhere":
             path = why.split(":")[0]
             assert path.startswith("tests/") and (TESTS.parent / path).is_file(), f"{key}: {path}"
@@ -236,6 +236,7 @@ def test_generated_keys_are_drawn():
         "key_models": _drawn(key_models(), DRAWS) | _drawn(key_models(shape="free"), DRAWS),
         "revealed_models": _drawn(revealed_models(), DRAWS // 3),
         "gift_models": _drawn(gift_models(), DRAWS // 3),
+        "drawn_models": _drawn(drawn_models(), DRAWS // 2),
     }
     never = sorted((how, key) for key, (how, _) in COVERAGE.items() if how != "elsewhere" and key not in got[how])
     assert not never, f"keys listed as drawn by a generator that it never drew: {never}"

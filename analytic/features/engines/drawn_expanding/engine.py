@@ -714,8 +714,9 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None,
     Returns
     -------
     FeatureResult
-        ``mean``, ``second_moment`` and ``expected_spins`` are certified
-        intervals (label ``bounded``): truncation bounded by a dominating
+        ``mean`` and ``second_moment`` are certified intervals (label
+        ``bounded``); ``expected_spins`` is exact (Wald's identity,
+        :func:`expected_spins`).  Intervals: truncation bounded by a dominating
         i.i.d. feature (Wald), floating point by the a-priori / residual
         bounds of :mod:`analytic.features.engines.drawn_expanding.moments`.
         ``p_zero_bounds``: ``P(the feature wins nothing)`` within about
@@ -740,7 +741,7 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None,
         count=count,
         mean=_interval(max(m.m1_lo, 0), m.m1_hi),
         second_moment=_interval(max(m.m2_lo, 0), m.m2_hi),
-        expected_spins=_interval(max(m.s_lo, 0), m.s_hi),
+        expected_spins=Figure(expected_spins(game, feature, count)),
         end_probabilities={"spins exhausted": Figure(Fraction(1))},
         method=method,
         details={"mean_interval": (Fraction(max(m.m1_lo, 0)), Fraction(m.m1_hi)),
@@ -780,6 +781,20 @@ def award_weights(game: Game, feature: str) -> dict[int, int]:
         a = spb * (b - 1) if b >= 2 else 0
         w[a] = w.get(a, 0) + c
     return w
+
+
+def expected_spins(game: Game, feature: str, count: int) -> Fraction:
+    """Exact expected spins played by ``feature`` started with ``count`` books: ``K / (1 - mu)``.
+
+    ``K`` the spins the start awards, ``mu`` one spin's expected award
+    (:func:`award_weights`, exact integers).  The awards are i.i.d. (they
+    depend only on the books a window shows), so Wald's identity gives the
+    mean spin count exactly (docs/derivations.md s.3); the loader refuses
+    ``mu >= 1``.
+    """
+    w = award_weights(game, feature)
+    mu = Fraction(sum(a * c for a, c in w.items()), sum(w.values()))
+    return Fraction(award_of(game.features[feature].trigger.counts, count)) / (1 - mu)
 
 
 def spins_law(game: Game, feature: str, count: int, ws: Workspace | None = None):
@@ -962,6 +977,7 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
         shift = _interval(lo, hi)
         mean = Figure(mean.value + shift.value, "bounded", mean.error + shift.error)
         extra["gamble_probability"] = q
+        res = replace(res, **_gambled_m2_and_hit(game, res, reg, pw, q, ws))
     extra["gamble"] = gamble
     cap = game.cap.total_bet_multiple if game.cap else None
     rtp = Figure(mean.value / m.cost, mean.label, mean.error / m.cost)
@@ -972,7 +988,7 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
             # every regular trigger becomes Power Free Spins (same books) with probability q, else nothing
             gq = gm["win_probability"]
         refused: list = []
-        excess, pcap, excess_lo, pcap_lo = _cap_excess(game, res, float(C), exact_power=True, gamble_q=gq,
+        excess, pcap, excess_lo, pcap_lo = _cap_excess(game, res, float(C), exact_power=True, gamble_q=gq, Cx=C,
                                                        refused=refused, ws=ws)
         from analytic.features.engines.drawn_expanding.draw_cap import precision_preset
 
@@ -1022,6 +1038,70 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
 
             extra["round_tail"] = RoundTail(game, res, C, gq, ws)
     return replace(res, mean_win=mean, rtp=rtp, extra=extra)
+
+
+def _shifted(fig: Figure, lo: Fraction, hi: Fraction) -> Figure:
+    """``fig`` plus a shift known to lie in ``[lo, hi]``: exact only when both are."""
+    if fig.label == "exact" and lo == hi:
+        return Figure(fig.value + lo)
+    return Figure(fig.value + (lo + hi) / 2, "bounded", fig.error + (hi - lo) / 2)
+
+
+def _gambled_m2_and_hit(game: Game, res, reg: str, pw: str, q: Fraction, ws: Workspace) -> dict:
+    """The round's second moment and hit frequency under gamble "always" (``res``: the plain round).
+
+    A base spin of win ``b`` starting ``reg`` with ``n`` books plays, with
+    probability ``q``, ``pw`` with ``n`` books, else no feature.  Per such
+    class (``M`` the mean of its line-triggered bonuses, ``z_o`` their
+    chance of winning nothing) the second moment changes by ``q E[P^2] -
+    E[G^2] + 2 (b + M) (q E[P] - E[G])`` (``G``, ``P`` the two features'
+    wins), and a class with ``b = 0`` changes ``P(R > 0)`` by ``z_o (z_G - 1
+    + q (1 - z_P))``.  Every term from the features' certified intervals
+    (means, second moments, ``P(win = 0)``), so the shifts are intervals.
+
+    Returns
+    -------
+    dict
+        ``{"second_moment": Figure, "hit_frequency": Figure}``.
+    """
+    base = res.base
+    u = Fraction(1, base.units)
+    line_bonus = []
+    for counts in game.line_triggers.values():
+        for f in counts.values():
+            if f not in line_bonus:
+                line_bonus.append(f)
+    m_lo = m_hi = h_lo = h_hi = Fraction(0)
+    for (f, n, lt, win), cnt in base.joint.items():
+        if f != reg:
+            continue
+        p = Fraction(cnt, base.cycle)
+        g, pf = solve_feature(game, reg, n, ws=ws), solve_feature(game, pw, n, ws=ws)
+        (g1a, g1b), (g2a, g2b) = g.details["mean_interval"], g.details["second_moment_interval"]
+        (p1a, p1b), (p2a, p2b) = pf.details["mean_interval"], pf.details["second_moment_interval"]
+        Ma = Mb = Fraction(0)
+        za = zb = Fraction(1)
+        for b in line_bonus if lt else ():
+            fr = res.feature_results[(b, 0)]
+            Ma += lt * (fr.mean.value - fr.mean.error)
+            Mb += lt * (fr.mean.value + fr.mean.error)
+            zw = fr.zero_win()
+            z0, ze = zw if zw is not None else (Fraction(0), Fraction(1))
+            za *= z0**lt
+            zb *= min(z0 + ze, Fraction(1)) ** lt
+        b = win * u
+        m_lo += p * (q * p2a - g2b + 2 * (b + Ma) * q * p1a - 2 * (b + Mb) * g1b)
+        m_hi += p * (q * p2b - g2a + 2 * (b + Mb) * q * p1b - 2 * (b + Ma) * g1a)
+        if win == 0:
+            zg, zp = g.zero_win(), pf.zero_win()
+            zga, zgb = (zg[0], zg[0] + zg[1]) if zg is not None else (Fraction(0), Fraction(1))
+            zpa, zpb = (zp[0], zp[0] + zp[1]) if zp is not None else (Fraction(0), Fraction(1))
+            # z_o (z_G - 1 + q (1 - z_P)): z_o >= 0 times a term of either sign
+            t_lo, t_hi = zga - 1 + q * (1 - zpb), zgb - 1 + q * (1 - zpa)
+            h_lo += p * min(za * t_lo, zb * t_lo)
+            h_hi += p * max(za * t_hi, zb * t_hi)
+    return {"second_moment": _shifted(res.second_moment, m_lo, m_hi),
+            "hit_frequency": _shifted(res.hit_frequency, h_lo, h_hi)}
 
 
 #: Entries of the Power feature's capped law at or below this probability are left out (into the error).
@@ -1127,7 +1207,7 @@ def _tail_bounds(B: float, mom: list[float], C: float, m1_lo: float = 0.0) -> tu
 
 
 def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: Fraction | None = None,
-                refused: list | None = None, ws: Workspace | None = None):
+                refused: list | None = None, ws: Workspace | None = None, Cx: Fraction | None = None):
     """Bounds of the round's ``E[(R - C)+]`` and ``P(R >= C)`` (total-bet multiples).
 
     Returns ``(excess_hi, pcap_hi)``, or with ``exact_power``
@@ -1140,7 +1220,8 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
     and the base win alone otherwise, so no regular feature is played.
     ``refused`` (a list, optional) collects the start spin counts for which
     the comonotone mixture refused (too many states) and the moment bounds
-    stood alone.  ``ws``: the solve's workspace for ``game`` (None: a fresh one).
+    stood alone.  ``ws``: the solve's workspace for ``game`` (None: a fresh one).  ``Cx``: the cap
+    exactly (default ``Fraction(C)``); a base win is compared with it exactly.
     """
     ws = workspace_for(game, ws)
     m = game.modes[res.mode]
@@ -1154,21 +1235,27 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
             cache[(f, n)] = _feature_upper_moments(game, f, n, ws)
         return cache[(f, n)]
 
-    def alone(B):
-        return (B - C, 1.0, B - C, 1.0) if B >= C else (0.0, 0.0, 0.0, 0.0)
+    Cx = Fraction(C) if Cx is None else Cx
 
-    def one(f, n, B):
-        """(excess_hi, p_hi, excess_lo, p_lo) of one outcome."""
+    def alone(Bx):
+        B = float(Bx)
+        return (B - C, 1.0, B - C, 1.0) if Bx >= Cx else (0.0, 0.0, 0.0, 0.0)
+
+    def one(f, n, Bx):
+        """(excess_hi, p_hi, excess_lo, p_lo) of one outcome (``Bx`` the base win, exact)."""
+        B = float(Bx)
         if gamble_q is not None and f == reg:
             q = float(gamble_q)
-            won, lost = one(pw, n, B), alone(B)
+            won, lost = one(pw, n, Bx), alone(Bx)
             return tuple(q * x + (1 - q) * y for x, y in zip(won, lost))
         if pw is not None and f == pw:
             from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
 
             law = power_cap_law(game, pw, ws=ws)  # built once per workspace, only where the feature occurs
             n0 = game.features[f].trigger.award(n)
-            e_lo, e_hi, p_lo, p_hi, _ = law.capped(n0, B)
+            # the base win exactly: the law's cells at or above C - B are decided in Fractions (a float B
+            # just below a grid point would leave out the atom at C - B)
+            e_lo, e_hi, p_lo, p_hi, _ = law.capped(n0, Bx)
             m1_lo, m1_hi = solve_feature(game, f, n, ws=ws).details["mean_interval"]
             return (max(B + float(m1_hi) - e_lo, 0.0) * (1 + 1e-12), p_hi,
                     max(B + float(m1_lo) - e_hi, 0.0) * (1 - 1e-12), p_lo)
@@ -1192,7 +1279,7 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
         tot = sum(m.buy_counts.values())
         for n, w in m.buy_counts.items():
             if w:
-                for i, v in enumerate(one(m.buys, n, 0.0)):
+                for i, v in enumerate(one(m.buys, n, Fraction(0))):
                     acc[i] += w / tot * v
     else:
         b = res.base
@@ -1200,7 +1287,7 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
         for (feat, n, _lt, win), cnt in b.joint.items():
             grouped[(feat, n, win)] = grouped.get((feat, n, win), 0) + cnt
         for (feat, n, win), cnt in grouped.items():
-            B = win / b.units
+            B = Fraction(win, b.units)
             p = cnt / b.cycle
             if feat is None:
                 for i, v in enumerate(alone(B)):

@@ -362,11 +362,15 @@ class PowerCapLaw:
         return np.array(lo), np.array(hi)
 
     def capped(self, K0: int, B: float = 0.0):
-        """``(E_lo, E_hi, P_lo, P_hi)`` of ``min(B + F, C)`` and ``1{B + F >= C}``, total-bet multiples."""
+        """``(E_lo, E_hi, P_lo, P_hi)`` of ``min(B + F, C)`` and ``1{B + F >= C}``, total-bet multiples.
+
+        ``B``: the base win, a Fraction (or a float, taken exactly as the binary number it is: pass
+        the exact base win, or a float just below ``C - i u / tb`` leaves out that cell's mass).
+        """
         h, capm = self.start[K0]
         C = float(self.C)
-        w = B + self._idx * (self.u / self.tb)
-        # the cells at or above the cap, decided exactly: i u / tb >= C - B (B a float, taken exactly)
+        w = float(B) + self._idx * (self.u / self.tb)
+        # the cells at or above the cap, decided exactly: i u / tb >= C - B
         first = math.ceil((self.C - Fraction(B)) * self.tb / self.u)
         reach_cap = self._idx >= first
         val = np.minimum(w, C)
