@@ -134,7 +134,6 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import lru_cache, partial
-from typing import Any, Mapping
 
 from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
 from analytic.features.laws.spins_played import hitting_law
@@ -794,7 +793,7 @@ def expected_spins(game: Game, feature: str, count: int) -> Fraction:
     """
     w = award_weights(game, feature)
     mu = Fraction(sum(a * c for a, c in w.items()), sum(w.values()))
-    return Fraction(award_of(game.features[feature].trigger.counts, count)) / (1 - mu)
+    return Fraction(game.features[feature].trigger.award(count)) / (1 - mu)
 
 
 def spins_law(game: Game, feature: str, count: int, ws: Workspace | None = None):
