@@ -26,14 +26,18 @@ merges equal packed keys through a hash table (no sort, nothing of size
 states x outcomes).  Hash collisions never merge unequal entries: a hash
 only finds candidates, which are compared in full.
 
-Compiled with numba on first use and cached on disk; the module is imported
+Compiled with numba on first use and cached on disk (numba loaded by
+:func:`analytic.engine.jit.load`, without its BLAS check); the module is imported
 only when a reel's work is large enough to repay the import.
 """
 
 from __future__ import annotations
 
-import numba as _nb
 import numpy as np
+
+from analytic.engine.jit import load as _load_numba
+
+_nb = _load_numba()  # numba without its BLAS check (analytic.engine.jit): nothing here calls a BLAS
 
 __all__ = ["line_step", "reel_outcomes", "cross_merge"]
 
