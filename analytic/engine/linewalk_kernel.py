@@ -39,7 +39,7 @@ from analytic.engine.jit import load as _load_numba
 
 _nb = _load_numba()  # numba without its BLAS check (analytic.engine.jit): nothing here calls a BLAS
 
-__all__ = ["line_step", "reel_outcomes", "cross_merge"]
+__all__ = ["line_step", "reel_outcomes", "cross_merge", "pack_fused", "unpack_keys"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
@@ -392,6 +392,141 @@ def _cross_merge(s_jid, s_key, s_w, o_off, o_key, o_w):  # pragma: no cover - co
                     break
                 sl = (sl + np.uint64(1)) & mask
     return keys[:m].copy(), ws[:m].copy()
+
+
+@_nb.njit(cache=True, nogil=True)
+def _bits(v):  # pragma: no cover - compiled
+    b = 0
+    while v > 0:
+        v >>= 1
+        b += 1
+    return b
+
+
+@_nb.njit(cache=True, nogil=True)
+def _pack_fused(o_next, o_cls, inc_u, o_trg, o_pay, s_cnt, s_acc):  # pragma: no cover - compiled
+    no = o_next.shape[0]
+    ns = s_acc.shape[0]
+    nc = inc_u.shape[1]
+    nf = nc + 3  # fields: next joint id, counters..., triggers, pay
+    widths = np.zeros(nf, dtype=np.int64)
+    s_key = np.zeros(ns, dtype=np.int64)
+    o_key = np.zeros(no, dtype=np.int64)
+    if no == 0 or ns == 0:
+        return False, s_key, o_key, widths
+    omax = np.zeros(nf, dtype=np.int64)
+    smax = np.zeros(nf, dtype=np.int64)
+    low = 0
+    used = np.zeros(inc_u.shape[0], dtype=np.bool_)
+    for o in range(no):
+        v = o_next[o]
+        low = min(low, v)
+        omax[0] = max(omax[0], v)
+        used[o_cls[o]] = True
+        v = o_trg[o]
+        low = min(low, v)
+        omax[nc + 1] = max(omax[nc + 1], v)
+        v = o_pay[o]
+        low = min(low, v)
+        omax[nc + 2] = max(omax[nc + 2], v)
+    for c in range(inc_u.shape[0]):
+        if used[c]:
+            for i in range(nc):
+                v = inc_u[c, i]
+                low = min(low, v)
+                omax[1 + i] = max(omax[1 + i], v)
+    for r in range(ns):
+        for i in range(nc + 1):
+            v = s_cnt[r, i]
+            low = min(low, v)
+            smax[1 + i] = max(smax[1 + i], v)
+        v = s_acc[r]
+        low = min(low, v)
+        smax[nc + 2] = max(smax[nc + 2], v)
+    if low < 0:
+        return False, s_key, o_key, widths
+    total = 0
+    for f in range(nf):
+        widths[f] = _bits(omax[f] + smax[f])
+        total += widths[f]
+    if total > 62:
+        return False, s_key, o_key, widths
+    shifts = np.zeros(nf, dtype=np.int64)
+    for f in range(1, nf):
+        shifts[f] = shifts[f - 1] + widths[f - 1]
+    for o in range(no):
+        k = o_next[o] << shifts[0]
+        c = o_cls[o]
+        for i in range(nc):
+            k |= inc_u[c, i] << shifts[1 + i]
+        k |= o_trg[o] << shifts[nc + 1]
+        k |= o_pay[o] << shifts[nc + 2]
+        o_key[o] = k
+    for r in range(ns):
+        k = 0
+        for i in range(nc + 1):
+            k |= s_cnt[r, i] << shifts[1 + i]
+        k |= s_acc[r] << shifts[nc + 2]
+        s_key[r] = k
+    return True, s_key, o_key, widths
+
+
+@_nb.njit(cache=True, nogil=True)
+def _unpack_keys(keys, widths, ncol):  # pragma: no cover - compiled
+    n = keys.shape[0]
+    nf = widths.shape[0]
+    shifts = np.zeros(nf, dtype=np.int64)
+    masks = np.zeros(nf, dtype=np.int64)
+    for f in range(nf):
+        if f:
+            shifts[f] = shifts[f - 1] + widths[f - 1]
+        masks[f] = (np.int64(1) << widths[f]) - 1
+    jid = np.empty(n, dtype=np.int64)
+    cnt = np.empty((n, ncol), dtype=np.int64)
+    pay = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        k = keys[r]
+        jid[r] = (k >> shifts[0]) & masks[0]
+        for i in range(ncol):
+            cnt[r, i] = (k >> shifts[1 + i]) & masks[1 + i]
+        pay[r] = (k >> shifts[nf - 1]) & masks[nf - 1]
+    return jid, cnt, pay
+
+
+def pack_fused(o_next: np.ndarray, o_cls: np.ndarray, inc_u: np.ndarray, o_trg: np.ndarray, o_pay: np.ndarray,
+               s_cnt: np.ndarray, s_acc: np.ndarray):
+    """The packed int64 keys of :func:`analytic.engine.linewalk._pack_crossing`, in one compiled pass.
+
+    The outcomes' counter increments are given by class (``inc_u[o_cls]``,
+    as :func:`reel_outcomes` returns them) and their triggers apart, so the
+    ``(outcomes, counters + 1)`` increment array is never built.  Fields,
+    from the lowest bits up: next joint id, counters..., line triggers,
+    settled pay, each as wide as the bit length of the largest state value
+    plus the largest outcome value (the widths of ``_pack_crossing``).
+
+    Parameters
+    ----------
+    o_next, o_cls, o_trg, o_pay : ndarray of int64, shape (outcomes,)
+    inc_u : ndarray of int64, shape (classes, counters)
+    s_cnt : ndarray of int64, shape (states, counters + 1)
+        Counters, then line triggers, of each state.
+    s_acc : ndarray of int64, shape (states,)
+        Settled pay of each state.
+
+    Returns
+    -------
+    (s_key, o_key, widths) or None
+        ``widths`` a list of ``counters + 3`` ints; None when a value is
+        negative, an array is empty, or the fields exceed 62 bits.
+    """
+    ok, s_key, o_key, widths = _pack_fused(*(np.ascontiguousarray(a, dtype=np.int64) for a in (
+        o_next, o_cls, inc_u, o_trg, o_pay, s_cnt, s_acc)))
+    return (s_key, o_key, widths.tolist()) if ok else None
+
+
+def unpack_keys(keys: np.ndarray, widths, ncol: int):
+    """:func:`analytic.engine.linewalk._unpack` in one compiled pass: ``(jid, counters (n, ncol), pay)``."""
+    return _unpack_keys(np.ascontiguousarray(keys, dtype=np.int64), np.asarray(widths, dtype=np.int64), int(ncol))
 
 
 def line_step(jt: np.ndarray, roles: np.ndarray, t_next: np.ndarray, t_pay: np.ndarray, t_trg: np.ndarray,

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 import analytic.engine.linewalk as lw
 from analytic.engine.brute import brute_force
 from analytic.engine.linewalk import walk, walk_arrays
-from analytic.engine.linewalk_kernel import cross_merge, line_step, reel_outcomes
+from analytic.engine.linewalk_kernel import cross_merge, line_step, pack_fused, reel_outcomes, unpack_keys
 from analytic.engine.spin import build_spin
 from test_walk_vs_brute import games
 
@@ -159,7 +159,7 @@ def test_fused_walk_changing_form_between_reels(gc):
     game, counters = gc
     spec = build_spin(game, "base", counters)
     calls = [0]
-    real = lw._pack_crossing
+    real = lw._pack_fused
 
     def every_other(*a):
         calls[0] += 1
@@ -169,7 +169,36 @@ def test_fused_walk_changing_form_between_reels(gc):
         slow = walk_arrays(spec)
     for first in (0, 1):
         calls[0] = first
-        with mock.patch.object(lw, "_KERNEL_MIN_WORK", 0), mock.patch.object(lw, "_pack_crossing", every_other):
+        with mock.patch.object(lw, "_KERNEL_MIN_WORK", 0), mock.patch.object(lw, "_pack_fused", every_other):
             mixed = walk_arrays(spec)
         for a, b in [(mixed.counters, slow.counters), (mixed.line_win, slow.line_win), (mixed.count, slow.count)]:
             assert a.dtype == b.dtype and a.shape == b.shape and a.tolist() == b.tolist()
+
+
+def test_pack_fused_and_unpack_keys_against_the_numpy_packing():
+    """The compiled packing (increments by class, triggers apart) gives _pack_crossing's keys and widths,
+    refuses what it refuses (negative values, more than 62 bits), and unpack_keys inverts it like _unpack."""
+    rng = np.random.default_rng(5)
+    for ns, no, ncls, nc, top in [(1, 1, 1, 0, 3), (40, 300, 5, 2, 1000), (2000, 5000, 30, 3, 1 << 20),
+                                  (10, 10, 2, 1, 1 << 40)]:
+        s_cnt = rng.integers(0, 7, (ns, nc + 1), dtype=np.int64)
+        s_acc = rng.integers(0, top, ns, dtype=np.int64)
+        inc_u = rng.integers(0, 4, (ncls, nc), dtype=np.int64)
+        o_cls = rng.integers(0, max(1, ncls - 1), no, dtype=np.int64)  # the last class unused
+        o_next = rng.integers(0, 500, no, dtype=np.int64)
+        o_trg = rng.integers(0, 3, no, dtype=np.int64)
+        o_pay = rng.integers(0, top, no, dtype=np.int64)
+        o_inc = np.column_stack([inc_u[o_cls], o_trg])
+        want = lw._pack_crossing(o_next, s_cnt, s_acc, o_inc, o_pay)
+        got = pack_fused(o_next, o_cls, inc_u, o_trg, o_pay, s_cnt, s_acc)
+        if want is None:
+            assert got is None
+            continue
+        assert got[2] == want[2] and got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+        keys = (got[0][:, None] + got[1][None, :]).ravel()
+        for a, b in zip(unpack_keys(keys, got[2], nc + 1), lw._unpack(keys, want[2], nc + 1)):
+            assert a.tolist() == b.tolist()
+    s_cnt, s_acc = np.zeros((2, 1), dtype=np.int64), np.array([0, 1 << 61], dtype=np.int64)
+    one = np.ones(1, dtype=np.int64)
+    assert pack_fused(one, 0 * one, np.zeros((1, 0), dtype=np.int64), one, one << 61, s_cnt, s_acc) is None
+    assert pack_fused(-one, 0 * one, np.zeros((1, 0), dtype=np.int64), one, one, s_cnt, s_acc[:1]) is None
