@@ -162,10 +162,25 @@ _LOW = np.int64(0xFFFFFFFF)
 
 
 @_nb.njit(cache=True, nogil=True)
-def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, incc, wts):  # pragma: no cover
+def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, incc, wts, roles_here,
+                   by_class):  # pragma: no cover
     nj = j_off.shape[0] - 1
     nw, nrows = cells.shape
     nrole = t_pay.shape[1]
+    nrh = roles_here.shape[0]
+    # by_class (not last): per joint id, the roles of each row are grouped into classes that step
+    # the row's live lines to the same next states; windows with the same class in every row lead
+    # to the same next joint state, which is then looked up once (a small table per joint id)
+    cls = np.zeros((nrows, nrole), dtype=np.int64)
+    sig = np.zeros((nrows, nrole), dtype=np.uint64)
+    ksize = 16
+    while ksize < 2 * nw:
+        ksize *= 2
+    kmask = np.uint64(ksize - 1)
+    ktab_key = np.full(ksize, -1, dtype=np.int64)
+    ktab_val = np.empty(ksize, dtype=np.int64)
+    kused = np.empty(nw, dtype=np.int64)
+    rstart = np.zeros(nrows + 1, dtype=np.int64)
     # the distinct outcomes (next joint id, pay, triggers, counter class) of each joint id, CSR
     ocap = 64
     while ocap < 4 * nj:
@@ -197,6 +212,7 @@ def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, i
     for j in range(nj):
         longest = max(longest, j_off[j + 1] - j_off[j])
     sbuf = np.empty(longest, dtype=np.int64)
+    rbuf = np.empty(longest, dtype=np.int64)  # a joint id's live entries grouped by row
     # last reel: pay and triggers per (row, role) summed over the live lines of a joint id
     agg_p = np.zeros((nrows, nrole), dtype=np.int64)
     agg_t = np.zeros((nrows, nrole), dtype=np.int64)
@@ -237,12 +253,78 @@ def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, i
                         t += t_trg[s, ro]
                     wp[w] = p
                     wt[w] = t
+        nkused = 0
+        if by_class and not last:
+            agg_p[:, :] = 0
+            agg_t[:, :] = 0
+            sig[:, :] = np.uint64(1469598103934665603)
+            rstart[:] = 0
+            for q in range(e0, e1):
+                rstart[line_rows[j_ent[q] >> 32] + 1] += 1
+            for rr in range(nrows):
+                rstart[rr + 1] += rstart[rr]
+            for q in range(e0, e1):  # entries by row (line order kept within a row); rstart shifted by one row
+                rr = line_rows[j_ent[q] >> 32]
+                rbuf[rstart[rr]] = j_ent[q]
+                rstart[rr] += 1
+            for rr in range(nrows - 1, 0, -1):
+                rstart[rr] = rstart[rr - 1]
+            rstart[0] = 0
+            for rr in range(nrows):
+                for q in range(rstart[rr], rstart[rr + 1]):
+                    li = rbuf[q] >> 32
+                    s = rbuf[q] & _LOW
+                    for ix in range(nrh):
+                        ro = roles_here[ix]
+                        agg_p[rr, ro] += t_pay[s, ro]
+                        agg_t[rr, ro] += t_trg[s, ro]
+                        ns = t_next[s, ro]
+                        if ns != 0:
+                            sig[rr, ro] = (sig[rr, ro] ^ np.uint64((li << 32) | ns)) * _MIX
+                for ix in range(nrh):
+                    ro = roles_here[ix]
+                    c = ro
+                    for iy in range(ix):
+                        r2 = roles_here[iy]
+                        if cls[rr, r2] == r2 and sig[rr, r2] == sig[rr, ro]:
+                            same = True  # a hash only finds candidates: compare the next states in full
+                            for q in range(rstart[rr], rstart[rr + 1]):
+                                s = rbuf[q] & _LOW
+                                if t_next[s, ro] != t_next[s, r2]:
+                                    same = False
+                                    break
+                            if same:
+                                c = r2
+                                break
+                    cls[rr, ro] = c
         nused = 0
         for w in range(nw):
             found = 0
+            hit = -1
+            key = 0
+            ksl = np.uint64(0)
+            if by_class and not last:
+                p = 0
+                t = 0
+                for rr in range(nrows):
+                    ro = cells[w, rr]
+                    key = key * nrole + cls[rr, ro]
+                    p += agg_p[rr, ro]
+                    t += agg_t[rr, ro]
+                ksl = _fmix(np.uint64(key)) & kmask
+                while True:
+                    kk = ktab_key[ksl]
+                    if kk < 0:
+                        break
+                    if kk == key:
+                        hit = ktab_val[ksl]
+                        break
+                    ksl = (ksl + np.uint64(1)) & kmask
             if last:
                 p = wp[w]
                 t = wt[w]
+            elif hit >= 0:
+                found = hit
             else:
                 p = 0
                 t = 0
@@ -299,6 +381,11 @@ def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, i
                         hsize *= 2
                         table = _rehash(hashes, n, hsize)
                         mask = np.uint64(hsize - 1)
+                if by_class:
+                    ktab_key[ksl] = key
+                    ktab_val[ksl] = found
+                    kused[nkused] = ksl
+                    nkused += 1
             # merge the window into the outcomes of joint id j
             c = incc[w]
             g = np.uint64(found) * _MIX
@@ -332,6 +419,8 @@ def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, i
                 sl = (sl + np.uint64(1)) & lmask
         for q in range(nused):
             ltab[used[q]] = -1
+        for q in range(nkused):
+            ktab_key[kused[q]] = -1
         o_off[j + 1] = no
     return (o_off, o_next[:no].copy(), o_pay[:no].copy(), o_trg[:no].copy(), o_inc[:no].copy(),
             o_w[:no].copy(), r_off[:n + 1].copy(), r_ent[:r_off[n]].copy())
@@ -563,7 +652,7 @@ def line_step(jt: np.ndarray, roles: np.ndarray, t_next: np.ndarray, t_pay: np.n
 
 def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_rows: np.ndarray,
                   t_next: np.ndarray, t_pay: np.ndarray, t_trg: np.ndarray, last: bool, incc: np.ndarray,
-                  wts: np.ndarray):
+                  wts: np.ndarray, by_class: bool | None = None):
     """One reel of the joint walk: the distinct outcomes of every joint id, and the next joint states.
 
     A joint id is stored as the list of its live lines (a settled line, in
@@ -617,9 +706,13 @@ def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_
     t_next, t_pay, t_trg = (np.ascontiguousarray(t, dtype=np.int64) for t in (t_next, t_pay, t_trg))
     if t_next[0].any() or t_pay[0].any() or t_trg[0].any():
         raise ValueError("reel_outcomes: state 0 must be settled (its table rows zero)")
+    cells = np.ascontiguousarray(cells, dtype=np.int64)
+    roles_here = np.flatnonzero(np.bincount(cells.ravel(), minlength=t_pay.shape[1])).astype(np.int64)
+    if by_class is None:  # the class keys (mixed radix over the rows) must fit in int64
+        by_class = t_pay.shape[1] ** max(cells.shape[1], 1) < 1 << 62
     return _reel_outcomes(*(np.ascontiguousarray(a, dtype=np.int64) for a in (j_off, j_ent, cells, line_rows)),
                           t_next, t_pay, t_trg, bool(last), np.ascontiguousarray(incc, dtype=np.int64),
-                          np.ascontiguousarray(wts, dtype=np.int64))
+                          np.ascontiguousarray(wts, dtype=np.int64), roles_here, bool(by_class) and not last)
 
 
 def cross_merge(s_jid: np.ndarray, s_key: np.ndarray, s_w: np.ndarray, off: np.ndarray, o_key: np.ndarray,

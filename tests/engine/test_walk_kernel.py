@@ -11,7 +11,7 @@
   (hash collisions and table growth exercised by many distinct rows),
   with and without settled lines (state 0) that it skips;
 * the fused reel kernels (:func:`reel_outcomes`: outcomes per joint id from
-  lists of live lines; :func:`cross_merge`: the crossing merged through a
+  lists of live lines, with and without the roles' classes per row; :func:`cross_merge`: the crossing merged through a
   hash) against plain Python references, and the walk with the fused path
   refused on some reels (packed fields too wide) so that it changes form
   between reels, against the numpy step.
@@ -96,14 +96,16 @@ def test_reel_outcomes_against_python_reference():
         t_next[0] = t_pay[0] = t_trg[0] = 0
         if nr > 3:  # few distinct pays: many windows merge into one outcome
             t_pay %= 3
+        if nw > 30:  # few distinct next states: a row's roles fall into few classes (by_class)
+            t_next %= 3
         incc = rng.integers(0, ninc, nw, dtype=np.int64)
         wts = rng.integers(1, 9, nw, dtype=np.int64)
         rows = _sparse_rows(jt)
         j_off = np.r_[0, np.cumsum([len(r) for r in rows])].astype(np.int64)
         j_ent = np.array([e for r in rows for e in r], dtype=np.int64)
-        for last in (False, True):
+        for last, by_class in [(False, True), (False, False), (True, None)]:
             off, nxt, pay, trg, inc, w, r_off, r_ent = reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay,
-                                                                     t_trg, last, incc, wts)
+                                                                     t_trg, last, incc, wts, by_class)
             ids: dict[tuple, int] = {}
             for j in range(nj):
                 want: dict[tuple, int] = {}
