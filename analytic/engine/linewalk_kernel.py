@@ -20,7 +20,11 @@ The fused reel of the walk (:func:`analytic.engine.linewalk._fused_reel`)
 uses two more kernels: :func:`reel_outcomes` takes joint states as lists of
 live lines (memory and work follow the live lines, not the paylines) and
 returns the distinct outcomes of each joint id (windows merged in a small
-hash per joint id, so no ``(joint ids, windows)`` arrays), and
+hash per joint id, so no ``(joint ids, windows)`` arrays; before the last
+reel each row's roles are first grouped into classes that step that row's
+live lines to the same next states, and windows with the same class in every
+row share one look-up of their next joint state), :func:`pack_fused` and
+:func:`unpack_keys` pack and unpack the crossing's int64 keys, and
 :func:`cross_merge` crosses the partial states with those outcomes and
 merges equal packed keys through a hash table (no sort, nothing of size
 states x outcomes).  Hash collisions never merge unequal entries: a hash
@@ -664,7 +668,12 @@ def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_
     per (row, role) when that is less work.  The windows of one joint id
     that lead to the same (next joint id, settled pay, triggers, counter
     class) are merged at once, their weights summed, so nothing of size
-    joint ids x windows is kept.
+    joint ids x windows is kept.  With ``by_class`` (before the last reel),
+    the roles of each row are first grouped, per joint id, into classes
+    that step the row's live lines to the same next states (found by a hash,
+    confirmed line by line); windows with the same class in every row have
+    the same next joint state, looked up once.  Numbering and outcomes are
+    the same either way.
 
     Parameters
     ----------
@@ -685,6 +694,9 @@ def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_
         class).
     wts : ndarray of int64, shape (windows,)
         Weight (number of stops) of each window.
+    by_class : bool, optional
+        Group the roles into classes per row (ignored on the last reel);
+        None: when the class keys (mixed radix over the rows) fit in int64.
 
     Returns
     -------
