@@ -103,25 +103,33 @@ def test_reel_outcomes_against_python_reference():
         rows = _sparse_rows(jt)
         j_off = np.r_[0, np.cumsum([len(r) for r in rows])].astype(np.int64)
         j_ent = np.array([e for r in rows for e in r], dtype=np.int64)
-        for last, by_class in [(False, True), (False, False), (True, None)]:
-            off, nxt, pay, trg, inc, w, r_off, r_ent = reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay,
-                                                                     t_trg, last, incc, wts, by_class)
+        refs = {}
+        for last in (False, True):  # the Python reference: per joint id, its outcomes; the next states' ids
             ids: dict[tuple, int] = {}
+            wants = []
+            tl, pl, gl = t_next.tolist(), t_pay.tolist(), t_trg.tolist()
             for j in range(nj):
                 want: dict[tuple, int] = {}
+                st = jt[j].tolist()
                 for wi in range(nw):
-                    st = jt[j].tolist()
                     rl = [int(cells[wi, line_rows[li]]) for li in range(nl)]
-                    p = sum(int(t_pay[s, r]) for s, r in zip(st, rl))
-                    t = sum(int(t_trg[s, r]) for s, r in zip(st, rl))
+                    p = sum(pl[s][r] for s, r in zip(st, rl))
+                    t = sum(gl[s][r] for s, r in zip(st, rl))
                     nx = 0
                     if not last:
-                        row = tuple(int(t_next[s, r]) for s, r in zip(st, rl))
+                        row = tuple(tl[s][r] for s, r in zip(st, rl))
                         nx = ids.setdefault(row, len(ids))
                     key = (nx, p, t, int(incc[wi]))
                     want[key] = want.get(key, 0) + int(wts[wi])
+                wants.append(want)
+            refs[last] = ids, wants
+        for last, by_class in [(False, True), (False, False), (True, None)]:
+            off, nxt, pay, trg, inc, w, r_off, r_ent = reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay,
+                                                                     t_trg, last, incc, wts, by_class)
+            ids, wants = refs[last]
+            for j in range(nj):
                 got = {(int(nxt[o]), int(pay[o]), int(trg[o]), int(inc[o])): int(w[o]) for o in range(off[j], off[j + 1])}
-                assert off[j + 1] - off[j] == len(got) and got == want
+                assert off[j + 1] - off[j] == len(got) and got == wants[j]
             if last:
                 assert r_off.tolist() == [0] and len(r_ent) == 0
             else:
@@ -197,7 +205,7 @@ def test_pack_fused_and_unpack_keys_against_the_numpy_packing():
             assert got is None
             continue
         assert got[2] == want[2] and got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
-        keys = (got[0][:, None] + got[1][None, :]).ravel()
+        keys = (got[0][:50, None] + got[1][None, :200]).ravel()  # crossed keys, as cross_merge sums them
         for a, b in zip(unpack_keys(keys, got[2], nc + 1), lw._unpack(keys, want[2], nc + 1)):
             assert a.tolist() == b.tolist()
     s_cnt, s_acc = np.zeros((2, 1), dtype=np.int64), np.array([0, 1 << 61], dtype=np.int64)
