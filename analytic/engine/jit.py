@@ -16,7 +16,10 @@ everything else in the process (nothing is left in ``sys.modules``).
 This changes what numba can compile in this process, never a figure: a
 kernel either compiles and runs the same integer or IEEE operations, or
 fails to compile.  If ``scipy.linalg`` is already imported (or the registry
-already loaded) nothing is done.
+already loaded) nothing is done.  While the registry is imported (once per
+process), an import of ``scipy.linalg`` by another thread would fail; the
+package imports the kernel modules before any of its own threads could do
+that (the walks' threads import nothing from scipy).
 """
 
 from __future__ import annotations
