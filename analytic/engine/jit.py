@@ -18,8 +18,9 @@ kernel either compiles and runs the same integer or IEEE operations, or
 fails to compile.  If ``scipy.linalg`` is already imported (or the registry
 already loaded) nothing is done.  While the registry is imported (once per
 process), an import of ``scipy.linalg`` by another thread would fail; the
-package imports the kernel modules before any of its own threads could do
-that (the walks' threads import nothing from scipy).
+package's own threads that may load a kernel (the free spins' state walks,
+:func:`analytic.features.engines.wald_spins.state_outcomes`) import nothing
+from scipy.
 """
 
 from __future__ import annotations
