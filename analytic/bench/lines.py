@@ -8,8 +8,10 @@ round with its expanding-symbol free spins
 (:func:`analytic.solver.round.solve_round`).  Each row runs in a fresh
 process (``--row LINES base|free``); the table shows the median over
 ``--runs`` runs of the solve's in-process wall time (model building and
-imports excluded) and the process's peak resident memory (imports included,
-the operating system's own accounting of the finished child).
+imports excluded), the whole process's CPU time and its peak resident memory
+(imports included, the operating system's own accounting of the finished
+child).  ``--workers N`` walks the free spins' expanding-symbol states in
+``N`` threads (:func:`analytic.features.engines.wald_spins.state_outcomes`).
 
 The models are written here, deterministically (strips laid out from symbol
 weights, the first paylines of a fixed enumeration); nothing is read from
@@ -92,8 +94,9 @@ def model_text(lines: int, stops: int = STOPS) -> str:
     return "\n".join(out)
 
 
-def _row(lines: int, kind: str) -> None:
+def _row(lines: int, kind: str, workers: int = 1) -> None:
     from analytic.model.loader import load_model_text
+    from analytic.workspace import Workspace
 
     game = load_model_text(model_text(lines), f"<bench {lines} lines>")
     t = time.perf_counter()
@@ -105,23 +108,24 @@ def _row(lines: int, kind: str) -> None:
     else:
         from analytic.solver.round import solve_round
 
-        r = solve_round(game)
+        r = solve_round(game, workspace=Workspace(game, workers=workers))
         rtp = r.rtp.value
     el = time.perf_counter() - t
-    print(f"{el:.6f} {rtp}")
+    cpu = time.process_time()
+    print(f"{el:.6f} {cpu:.6f} {rtp}")
 
 
-def _run_child(lines: int, kind: str) -> tuple[float, float, str]:
-    p = subprocess.Popen([sys.executable, "-m", "analytic.bench.lines", "--row", str(lines), kind],
-                         stdout=subprocess.PIPE, text=True)
+def _run_child(lines: int, kind: str, workers: int = 1) -> tuple[float, float, str]:
+    p = subprocess.Popen([sys.executable, "-m", "analytic.bench.lines", "--row", str(lines), kind,
+                          "--workers", str(workers)], stdout=subprocess.PIPE, text=True)
     out = p.stdout.read()
     p.stdout.close()
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode:
         raise SystemExit(f"benchmark row {lines} {kind} failed (exit {p.returncode})")
-    el, rtp = out.split(None, 1)
-    return float(el), ru.ru_maxrss / 1024, rtp.strip()
+    el, _cpu, rtp = out.split(None, 2)
+    return float(el), ru.ru_maxrss / 1024, rtp.strip(), ru.ru_utime + ru.ru_stime
 
 
 def main(argv=None) -> int:
@@ -129,21 +133,26 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="runs per row (median shown; default 3)")
     ap.add_argument("--lines", type=int, nargs="*", default=list(LINE_COUNTS), help="payline counts")
     ap.add_argument("--kinds", nargs="*", default=["base", "free"], choices=["base", "free"])
+    ap.add_argument("--workers", type=int, default=1,
+                    help="threads for the free spins' independent state walks (default 1)")
     ap.add_argument("--row", nargs=2, metavar=("LINES", "KIND"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.row:
-        _row(int(args.row[0]), args.row[1])
+        _row(int(args.row[0]), args.row[1], args.workers)
         return 0
-    print(f"{STOPS}-stop 5x3 game, Book of Ra-like paytable; median of {args.runs} runs, one process each")
-    print("time: the solve in-process; peak: the process's peak resident memory (imports included)")
-    print(f"{'lines':>5} {'game':>22} {'time s':>8} {'peak MiB':>9}  RTP")
+    print(f"{STOPS}-stop 5x3 game, Book of Ra-like paytable; median of {args.runs} runs, one process each, "
+          f"{args.workers} worker thread(s)")
+    print("time: the solve in-process (wall); cpu: the whole process's CPU time (imports included); "
+          "peak: the process's peak resident memory (imports included)")
+    print(f"{'lines':>5} {'game':>22} {'time s':>8} {'cpu s':>7} {'peak MiB':>9}  RTP")
     for n in args.lines:
         for kind in args.kinds:
-            rs = [_run_child(n, kind) for _ in range(args.runs)]
+            rs = [_run_child(n, kind, args.workers) for _ in range(args.runs)]
             el = statistics.median(r[0] for r in rs)
             pk = statistics.median(r[1] for r in rs)
+            cpu = statistics.median(r[3] for r in rs)
             label = "base game" if kind == "base" else "with free spins"
-            print(f"{n:>5} {label:>22} {el:>8.2f} {pk:>9.0f}  {rs[0][2]}", flush=True)
+            print(f"{n:>5} {label:>22} {el:>8.2f} {cpu:>7.2f} {pk:>9.0f}  {rs[0][2]}", flush=True)
     return 0
 
 

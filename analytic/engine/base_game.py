@@ -294,17 +294,20 @@ def solve_base(game: Game, mode: str | None = None, *, reel_set: str | None = No
     trigger_counts: dict = defaultdict(int)
     line_trig: dict = defaultdict(int)
     line_total = scatter_total = 0
+    by_counters: dict = {}  # counter values -> (scatter count, feature, trigger count, line triggers)
     for key, cnt in dist.table.items():
-        vals = dict(zip(names, key[:-1]))
+        ck = key[:-1]
+        cv = by_counters.get(ck)
+        if cv is None:  # many rows share their counters (they differ in the line win)
+            vals = dict(zip(names, ck))
+            cv = by_counters[ck] = (vals.get("scatter", 0), *trigger_outcome(game, vals), vals["line_triggers"])
+        sc, feat, n, lt = cv
         lw = key[-1] * d
-        sc = vals.get("scatter", 0)
         sp = sc_pay.get(sc, 0)
         win = lw + sp
         if spin_cap is not None and win > spin_cap:
             cap_total += (spin_cap - win) * cnt
             win = spin_cap
-        feat, n = trigger_outcome(game, vals)
-        lt = vals["line_triggers"]
         joint[(feat, n, lt, win)] += cnt
         distribution[win] += cnt
         scatter_counts[sc] += cnt

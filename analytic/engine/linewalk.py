@@ -440,12 +440,21 @@ def _dense(jt, nlines: int) -> np.ndarray:
     return out
 
 
+def _pack_fused(o_next, o_cls, inc_u, o_trg, o_pay, s_cnt, s_acc):
+    """:func:`_pack_crossing`'s keys for the fused reel, compiled
+    (:func:`analytic.engine.linewalk_kernel.pack_fused`), or ``None`` when they do not fit."""
+    from analytic.engine.linewalk_kernel import pack_fused
+
+    return pack_fused(o_next, o_cls, inc_u, o_trg, o_pay, s_cnt, s_acc)
+
+
 def _fused_reel(jt, cells, lines, k, t_next, t_pay, t_trg, last, inc, wts, s_jid, s_cnt, s_acc, s_w):
     """One reel stepped, crossed and merged by the compiled kernels (int64 pays and counts).
 
     :func:`analytic.engine.linewalk_kernel.reel_outcomes` gives the distinct
     outcomes of every joint id (joint ids kept as lists of live lines,
-    :func:`_sparse`), :func:`_pack_crossing` their packed keys,
+    :func:`_sparse`), :func:`_pack_fused` their packed keys (those of
+    :func:`_pack_crossing`),
     :func:`analytic.engine.linewalk_kernel.cross_merge` the distinct crossed
     states through a hash table (no sort, nothing of size states x outcomes
     kept).  The states come out in hash order, which nothing downstream
@@ -455,7 +464,7 @@ def _fused_reel(jt, cells, lines, k, t_next, t_pay, t_trg, last, inc, wts, s_jid
     s_cnt, s_acc, s_w)``, or ``None`` when the packed fields exceed 62 bits
     (the caller's column path takes the reel).
     """
-    from analytic.engine.linewalk_kernel import cross_merge, reel_outcomes
+    from analytic.engine.linewalk_kernel import cross_merge, reel_outcomes, unpack_keys
 
     line_rows = np.array([line[k] for line in lines], dtype=np.int64)
     if inc.shape[1]:
@@ -465,8 +474,8 @@ def _fused_reel(jt, cells, lines, k, t_next, t_pay, t_trg, last, inc, wts, s_jid
     j_off, j_ent = _sparse(jt)
     off, o_next, o_pay, o_trg, o_cls, o_w, r_off, r_ent = reel_outcomes(
         j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, incc.ravel(), wts)
-    o_inc = np.column_stack([inc_u[o_cls], o_trg]) if inc_u.shape[1] else o_trg[:, None]
-    packed = _pack_crossing(o_next, s_cnt, s_acc, o_inc, o_pay)
+    # the packed keys of _pack_crossing (same widths), without the (outcomes, counters) increments array
+    packed = _pack_fused(o_next, o_cls, inc_u, o_trg, o_pay, s_cnt, s_acc)
     if packed is None:
         return None
     s_key, o_key, widths = packed
@@ -474,7 +483,7 @@ def _fused_reel(jt, cells, lines, k, t_next, t_pay, t_trg, last, inc, wts, s_jid
     if last:
         order = np.argsort(keys)
         keys, w = keys[order], w[order]
-    s_jid, s_cnt, s_acc = _unpack(keys, widths, o_inc.shape[1])
+    s_jid, s_cnt, s_acc = unpack_keys(keys, widths, inc_u.shape[1] + 1)
     return (r_off, r_ent), s_jid, s_cnt, s_acc, w
 
 

@@ -20,22 +20,30 @@ The fused reel of the walk (:func:`analytic.engine.linewalk._fused_reel`)
 uses two more kernels: :func:`reel_outcomes` takes joint states as lists of
 live lines (memory and work follow the live lines, not the paylines) and
 returns the distinct outcomes of each joint id (windows merged in a small
-hash per joint id, so no ``(joint ids, windows)`` arrays), and
+hash per joint id, so no ``(joint ids, windows)`` arrays; before the last
+reel each row's roles are first grouped into classes that step that row's
+live lines to the same next states, and windows with the same class in every
+row share one look-up of their next joint state), :func:`pack_fused` and
+:func:`unpack_keys` pack and unpack the crossing's int64 keys, and
 :func:`cross_merge` crosses the partial states with those outcomes and
 merges equal packed keys through a hash table (no sort, nothing of size
 states x outcomes).  Hash collisions never merge unequal entries: a hash
 only finds candidates, which are compared in full.
 
-Compiled with numba on first use and cached on disk; the module is imported
+Compiled with numba on first use and cached on disk (numba loaded by
+:func:`analytic.engine.jit.load`, without its BLAS check); the module is imported
 only when a reel's work is large enough to repay the import.
 """
 
 from __future__ import annotations
 
-import numba as _nb
 import numpy as np
 
-__all__ = ["line_step", "reel_outcomes", "cross_merge"]
+from analytic.engine.jit import load as _load_numba
+
+_nb = _load_numba()  # numba without its BLAS check (analytic.engine.jit): nothing here calls a BLAS
+
+__all__ = ["line_step", "reel_outcomes", "cross_merge", "pack_fused", "unpack_keys"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
@@ -158,10 +166,25 @@ _LOW = np.int64(0xFFFFFFFF)
 
 
 @_nb.njit(cache=True, nogil=True)
-def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, incc, wts):  # pragma: no cover
+def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, incc, wts, roles_here,
+                   by_class):  # pragma: no cover
     nj = j_off.shape[0] - 1
     nw, nrows = cells.shape
     nrole = t_pay.shape[1]
+    nrh = roles_here.shape[0]
+    # by_class (not last): per joint id, the roles of each row are grouped into classes that step
+    # the row's live lines to the same next states; windows with the same class in every row lead
+    # to the same next joint state, which is then looked up once (a small table per joint id)
+    cls = np.zeros((nrows, nrole), dtype=np.int64)
+    sig = np.zeros((nrows, nrole), dtype=np.uint64)
+    ksize = 16
+    while ksize < 2 * nw:
+        ksize *= 2
+    kmask = np.uint64(ksize - 1)
+    ktab_key = np.full(ksize, -1, dtype=np.int64)
+    ktab_val = np.empty(ksize, dtype=np.int64)
+    kused = np.empty(nw, dtype=np.int64)
+    rstart = np.zeros(nrows + 1, dtype=np.int64)
     # the distinct outcomes (next joint id, pay, triggers, counter class) of each joint id, CSR
     ocap = 64
     while ocap < 4 * nj:
@@ -193,6 +216,7 @@ def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, i
     for j in range(nj):
         longest = max(longest, j_off[j + 1] - j_off[j])
     sbuf = np.empty(longest, dtype=np.int64)
+    rbuf = np.empty(longest, dtype=np.int64)  # a joint id's live entries grouped by row
     # last reel: pay and triggers per (row, role) summed over the live lines of a joint id
     agg_p = np.zeros((nrows, nrole), dtype=np.int64)
     agg_t = np.zeros((nrows, nrole), dtype=np.int64)
@@ -233,12 +257,78 @@ def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, i
                         t += t_trg[s, ro]
                     wp[w] = p
                     wt[w] = t
+        nkused = 0
+        if by_class and not last:
+            agg_p[:, :] = 0
+            agg_t[:, :] = 0
+            sig[:, :] = np.uint64(1469598103934665603)
+            rstart[:] = 0
+            for q in range(e0, e1):
+                rstart[line_rows[j_ent[q] >> 32] + 1] += 1
+            for rr in range(nrows):
+                rstart[rr + 1] += rstart[rr]
+            for q in range(e0, e1):  # entries by row (line order kept within a row); rstart shifted by one row
+                rr = line_rows[j_ent[q] >> 32]
+                rbuf[rstart[rr]] = j_ent[q]
+                rstart[rr] += 1
+            for rr in range(nrows - 1, 0, -1):
+                rstart[rr] = rstart[rr - 1]
+            rstart[0] = 0
+            for rr in range(nrows):
+                for q in range(rstart[rr], rstart[rr + 1]):
+                    li = rbuf[q] >> 32
+                    s = rbuf[q] & _LOW
+                    for ix in range(nrh):
+                        ro = roles_here[ix]
+                        agg_p[rr, ro] += t_pay[s, ro]
+                        agg_t[rr, ro] += t_trg[s, ro]
+                        ns = t_next[s, ro]
+                        if ns != 0:
+                            sig[rr, ro] = (sig[rr, ro] ^ np.uint64((li << 32) | ns)) * _MIX
+                for ix in range(nrh):
+                    ro = roles_here[ix]
+                    c = ro
+                    for iy in range(ix):
+                        r2 = roles_here[iy]
+                        if cls[rr, r2] == r2 and sig[rr, r2] == sig[rr, ro]:
+                            same = True  # a hash only finds candidates: compare the next states in full
+                            for q in range(rstart[rr], rstart[rr + 1]):
+                                s = rbuf[q] & _LOW
+                                if t_next[s, ro] != t_next[s, r2]:
+                                    same = False
+                                    break
+                            if same:
+                                c = r2
+                                break
+                    cls[rr, ro] = c
         nused = 0
         for w in range(nw):
             found = 0
+            hit = -1
+            key = 0
+            ksl = np.uint64(0)
+            if by_class and not last:
+                p = 0
+                t = 0
+                for rr in range(nrows):
+                    ro = cells[w, rr]
+                    key = key * nrole + cls[rr, ro]
+                    p += agg_p[rr, ro]
+                    t += agg_t[rr, ro]
+                ksl = _fmix(np.uint64(key)) & kmask
+                while True:
+                    kk = ktab_key[ksl]
+                    if kk < 0:
+                        break
+                    if kk == key:
+                        hit = ktab_val[ksl]
+                        break
+                    ksl = (ksl + np.uint64(1)) & kmask
             if last:
                 p = wp[w]
                 t = wt[w]
+            elif hit >= 0:
+                found = hit
             else:
                 p = 0
                 t = 0
@@ -295,6 +385,11 @@ def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, i
                         hsize *= 2
                         table = _rehash(hashes, n, hsize)
                         mask = np.uint64(hsize - 1)
+                if by_class:
+                    ktab_key[ksl] = key
+                    ktab_val[ksl] = found
+                    kused[nkused] = ksl
+                    nkused += 1
             # merge the window into the outcomes of joint id j
             c = incc[w]
             g = np.uint64(found) * _MIX
@@ -328,6 +423,8 @@ def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, i
                 sl = (sl + np.uint64(1)) & lmask
         for q in range(nused):
             ltab[used[q]] = -1
+        for q in range(nkused):
+            ktab_key[kused[q]] = -1
         o_off[j + 1] = no
     return (o_off, o_next[:no].copy(), o_pay[:no].copy(), o_trg[:no].copy(), o_inc[:no].copy(),
             o_w[:no].copy(), r_off[:n + 1].copy(), r_ent[:r_off[n]].copy())
@@ -390,6 +487,141 @@ def _cross_merge(s_jid, s_key, s_w, o_off, o_key, o_w):  # pragma: no cover - co
     return keys[:m].copy(), ws[:m].copy()
 
 
+@_nb.njit(cache=True, nogil=True)
+def _bits(v):  # pragma: no cover - compiled
+    b = 0
+    while v > 0:
+        v >>= 1
+        b += 1
+    return b
+
+
+@_nb.njit(cache=True, nogil=True)
+def _pack_fused(o_next, o_cls, inc_u, o_trg, o_pay, s_cnt, s_acc):  # pragma: no cover - compiled
+    no = o_next.shape[0]
+    ns = s_acc.shape[0]
+    nc = inc_u.shape[1]
+    nf = nc + 3  # fields: next joint id, counters..., triggers, pay
+    widths = np.zeros(nf, dtype=np.int64)
+    s_key = np.zeros(ns, dtype=np.int64)
+    o_key = np.zeros(no, dtype=np.int64)
+    if no == 0 or ns == 0:
+        return False, s_key, o_key, widths
+    omax = np.zeros(nf, dtype=np.int64)
+    smax = np.zeros(nf, dtype=np.int64)
+    low = 0
+    used = np.zeros(inc_u.shape[0], dtype=np.bool_)
+    for o in range(no):
+        v = o_next[o]
+        low = min(low, v)
+        omax[0] = max(omax[0], v)
+        used[o_cls[o]] = True
+        v = o_trg[o]
+        low = min(low, v)
+        omax[nc + 1] = max(omax[nc + 1], v)
+        v = o_pay[o]
+        low = min(low, v)
+        omax[nc + 2] = max(omax[nc + 2], v)
+    for c in range(inc_u.shape[0]):
+        if used[c]:
+            for i in range(nc):
+                v = inc_u[c, i]
+                low = min(low, v)
+                omax[1 + i] = max(omax[1 + i], v)
+    for r in range(ns):
+        for i in range(nc + 1):
+            v = s_cnt[r, i]
+            low = min(low, v)
+            smax[1 + i] = max(smax[1 + i], v)
+        v = s_acc[r]
+        low = min(low, v)
+        smax[nc + 2] = max(smax[nc + 2], v)
+    if low < 0:
+        return False, s_key, o_key, widths
+    total = 0
+    for f in range(nf):
+        widths[f] = _bits(omax[f] + smax[f])
+        total += widths[f]
+    if total > 62:
+        return False, s_key, o_key, widths
+    shifts = np.zeros(nf, dtype=np.int64)
+    for f in range(1, nf):
+        shifts[f] = shifts[f - 1] + widths[f - 1]
+    for o in range(no):
+        k = o_next[o] << shifts[0]
+        c = o_cls[o]
+        for i in range(nc):
+            k |= inc_u[c, i] << shifts[1 + i]
+        k |= o_trg[o] << shifts[nc + 1]
+        k |= o_pay[o] << shifts[nc + 2]
+        o_key[o] = k
+    for r in range(ns):
+        k = 0
+        for i in range(nc + 1):
+            k |= s_cnt[r, i] << shifts[1 + i]
+        k |= s_acc[r] << shifts[nc + 2]
+        s_key[r] = k
+    return True, s_key, o_key, widths
+
+
+@_nb.njit(cache=True, nogil=True)
+def _unpack_keys(keys, widths, ncol):  # pragma: no cover - compiled
+    n = keys.shape[0]
+    nf = widths.shape[0]
+    shifts = np.zeros(nf, dtype=np.int64)
+    masks = np.zeros(nf, dtype=np.int64)
+    for f in range(nf):
+        if f:
+            shifts[f] = shifts[f - 1] + widths[f - 1]
+        masks[f] = (np.int64(1) << widths[f]) - 1
+    jid = np.empty(n, dtype=np.int64)
+    cnt = np.empty((n, ncol), dtype=np.int64)
+    pay = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        k = keys[r]
+        jid[r] = (k >> shifts[0]) & masks[0]
+        for i in range(ncol):
+            cnt[r, i] = (k >> shifts[1 + i]) & masks[1 + i]
+        pay[r] = (k >> shifts[nf - 1]) & masks[nf - 1]
+    return jid, cnt, pay
+
+
+def pack_fused(o_next: np.ndarray, o_cls: np.ndarray, inc_u: np.ndarray, o_trg: np.ndarray, o_pay: np.ndarray,
+               s_cnt: np.ndarray, s_acc: np.ndarray):
+    """The packed int64 keys of :func:`analytic.engine.linewalk._pack_crossing`, in one compiled pass.
+
+    The outcomes' counter increments are given by class (``inc_u[o_cls]``,
+    as :func:`reel_outcomes` returns them) and their triggers apart, so the
+    ``(outcomes, counters + 1)`` increment array is never built.  Fields,
+    from the lowest bits up: next joint id, counters..., line triggers,
+    settled pay, each as wide as the bit length of the largest state value
+    plus the largest outcome value (the widths of ``_pack_crossing``).
+
+    Parameters
+    ----------
+    o_next, o_cls, o_trg, o_pay : ndarray of int64, shape (outcomes,)
+    inc_u : ndarray of int64, shape (classes, counters)
+    s_cnt : ndarray of int64, shape (states, counters + 1)
+        Counters, then line triggers, of each state.
+    s_acc : ndarray of int64, shape (states,)
+        Settled pay of each state.
+
+    Returns
+    -------
+    (s_key, o_key, widths) or None
+        ``widths`` a list of ``counters + 3`` ints; None when a value is
+        negative, an array is empty, or the fields exceed 62 bits.
+    """
+    ok, s_key, o_key, widths = _pack_fused(*(np.ascontiguousarray(a, dtype=np.int64) for a in (
+        o_next, o_cls, inc_u, o_trg, o_pay, s_cnt, s_acc)))
+    return (s_key, o_key, widths.tolist()) if ok else None
+
+
+def unpack_keys(keys: np.ndarray, widths, ncol: int):
+    """:func:`analytic.engine.linewalk._unpack` in one compiled pass: ``(jid, counters (n, ncol), pay)``."""
+    return _unpack_keys(np.ascontiguousarray(keys, dtype=np.int64), np.asarray(widths, dtype=np.int64), int(ncol))
+
+
 def line_step(jt: np.ndarray, roles: np.ndarray, t_next: np.ndarray, t_pay: np.ndarray, t_trg: np.ndarray,
               last: bool):
     """One reel of the joint walk for every (joint id, window) pair.
@@ -424,7 +656,7 @@ def line_step(jt: np.ndarray, roles: np.ndarray, t_next: np.ndarray, t_pay: np.n
 
 def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_rows: np.ndarray,
                   t_next: np.ndarray, t_pay: np.ndarray, t_trg: np.ndarray, last: bool, incc: np.ndarray,
-                  wts: np.ndarray):
+                  wts: np.ndarray, by_class: bool | None = None):
     """One reel of the joint walk: the distinct outcomes of every joint id, and the next joint states.
 
     A joint id is stored as the list of its live lines (a settled line, in
@@ -436,7 +668,12 @@ def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_
     per (row, role) when that is less work.  The windows of one joint id
     that lead to the same (next joint id, settled pay, triggers, counter
     class) are merged at once, their weights summed, so nothing of size
-    joint ids x windows is kept.
+    joint ids x windows is kept.  With ``by_class`` (before the last reel),
+    the roles of each row are first grouped, per joint id, into classes
+    that step the row's live lines to the same next states (found by a hash,
+    confirmed line by line); windows with the same class in every row have
+    the same next joint state, looked up once.  Numbering and outcomes are
+    the same either way.
 
     Parameters
     ----------
@@ -457,6 +694,9 @@ def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_
         class).
     wts : ndarray of int64, shape (windows,)
         Weight (number of stops) of each window.
+    by_class : bool, optional
+        Group the roles into classes per row (ignored on the last reel);
+        None: when the class keys (mixed radix over the rows) fit in int64.
 
     Returns
     -------
@@ -478,9 +718,13 @@ def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_
     t_next, t_pay, t_trg = (np.ascontiguousarray(t, dtype=np.int64) for t in (t_next, t_pay, t_trg))
     if t_next[0].any() or t_pay[0].any() or t_trg[0].any():
         raise ValueError("reel_outcomes: state 0 must be settled (its table rows zero)")
+    cells = np.ascontiguousarray(cells, dtype=np.int64)
+    roles_here = np.flatnonzero(np.bincount(cells.ravel(), minlength=t_pay.shape[1])).astype(np.int64)
+    if by_class is None:  # the class keys (mixed radix over the rows) must fit in int64
+        by_class = t_pay.shape[1] ** max(cells.shape[1], 1) < 1 << 62
     return _reel_outcomes(*(np.ascontiguousarray(a, dtype=np.int64) for a in (j_off, j_ent, cells, line_rows)),
                           t_next, t_pay, t_trg, bool(last), np.ascontiguousarray(incc, dtype=np.int64),
-                          np.ascontiguousarray(wts, dtype=np.int64))
+                          np.ascontiguousarray(wts, dtype=np.int64), roles_here, bool(by_class) and not last)
 
 
 def cross_merge(s_jid: np.ndarray, s_key: np.ndarray, s_w: np.ndarray, off: np.ndarray, o_key: np.ndarray,

@@ -11,7 +11,7 @@
   (hash collisions and table growth exercised by many distinct rows),
   with and without settled lines (state 0) that it skips;
 * the fused reel kernels (:func:`reel_outcomes`: outcomes per joint id from
-  lists of live lines; :func:`cross_merge`: the crossing merged through a
+  lists of live lines, with and without the roles' classes per row; :func:`cross_merge`: the crossing merged through a
   hash) against plain Python references, and the walk with the fused path
   refused on some reels (packed fields too wide) so that it changes form
   between reels, against the numpy step.
@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 import analytic.engine.linewalk as lw
 from analytic.engine.brute import brute_force
 from analytic.engine.linewalk import walk, walk_arrays
-from analytic.engine.linewalk_kernel import cross_merge, line_step, reel_outcomes
+from analytic.engine.linewalk_kernel import cross_merge, line_step, pack_fused, reel_outcomes, unpack_keys
 from analytic.engine.spin import build_spin
 from test_walk_vs_brute import games
 
@@ -96,30 +96,40 @@ def test_reel_outcomes_against_python_reference():
         t_next[0] = t_pay[0] = t_trg[0] = 0
         if nr > 3:  # few distinct pays: many windows merge into one outcome
             t_pay %= 3
+        if nw > 30:  # few distinct next states: a row's roles fall into few classes (by_class)
+            t_next %= 3
         incc = rng.integers(0, ninc, nw, dtype=np.int64)
         wts = rng.integers(1, 9, nw, dtype=np.int64)
         rows = _sparse_rows(jt)
         j_off = np.r_[0, np.cumsum([len(r) for r in rows])].astype(np.int64)
         j_ent = np.array([e for r in rows for e in r], dtype=np.int64)
-        for last in (False, True):
-            off, nxt, pay, trg, inc, w, r_off, r_ent = reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay,
-                                                                     t_trg, last, incc, wts)
+        refs = {}
+        for last in (False, True):  # the Python reference: per joint id, its outcomes; the next states' ids
             ids: dict[tuple, int] = {}
+            wants = []
+            tl, pl, gl = t_next.tolist(), t_pay.tolist(), t_trg.tolist()
             for j in range(nj):
                 want: dict[tuple, int] = {}
+                st = jt[j].tolist()
                 for wi in range(nw):
-                    st = jt[j].tolist()
                     rl = [int(cells[wi, line_rows[li]]) for li in range(nl)]
-                    p = sum(int(t_pay[s, r]) for s, r in zip(st, rl))
-                    t = sum(int(t_trg[s, r]) for s, r in zip(st, rl))
+                    p = sum(pl[s][r] for s, r in zip(st, rl))
+                    t = sum(gl[s][r] for s, r in zip(st, rl))
                     nx = 0
                     if not last:
-                        row = tuple(int(t_next[s, r]) for s, r in zip(st, rl))
+                        row = tuple(tl[s][r] for s, r in zip(st, rl))
                         nx = ids.setdefault(row, len(ids))
                     key = (nx, p, t, int(incc[wi]))
                     want[key] = want.get(key, 0) + int(wts[wi])
+                wants.append(want)
+            refs[last] = ids, wants
+        for last, by_class in [(False, True), (False, False), (True, None)]:
+            off, nxt, pay, trg, inc, w, r_off, r_ent = reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay,
+                                                                     t_trg, last, incc, wts, by_class)
+            ids, wants = refs[last]
+            for j in range(nj):
                 got = {(int(nxt[o]), int(pay[o]), int(trg[o]), int(inc[o])): int(w[o]) for o in range(off[j], off[j + 1])}
-                assert off[j + 1] - off[j] == len(got) and got == want
+                assert off[j + 1] - off[j] == len(got) and got == wants[j]
             if last:
                 assert r_off.tolist() == [0] and len(r_ent) == 0
             else:
@@ -159,7 +169,7 @@ def test_fused_walk_changing_form_between_reels(gc):
     game, counters = gc
     spec = build_spin(game, "base", counters)
     calls = [0]
-    real = lw._pack_crossing
+    real = lw._pack_fused
 
     def every_other(*a):
         calls[0] += 1
@@ -169,7 +179,36 @@ def test_fused_walk_changing_form_between_reels(gc):
         slow = walk_arrays(spec)
     for first in (0, 1):
         calls[0] = first
-        with mock.patch.object(lw, "_KERNEL_MIN_WORK", 0), mock.patch.object(lw, "_pack_crossing", every_other):
+        with mock.patch.object(lw, "_KERNEL_MIN_WORK", 0), mock.patch.object(lw, "_pack_fused", every_other):
             mixed = walk_arrays(spec)
         for a, b in [(mixed.counters, slow.counters), (mixed.line_win, slow.line_win), (mixed.count, slow.count)]:
             assert a.dtype == b.dtype and a.shape == b.shape and a.tolist() == b.tolist()
+
+
+def test_pack_fused_and_unpack_keys_against_the_numpy_packing():
+    """The compiled packing (increments by class, triggers apart) gives _pack_crossing's keys and widths,
+    refuses what it refuses (negative values, more than 62 bits), and unpack_keys inverts it like _unpack."""
+    rng = np.random.default_rng(5)
+    for ns, no, ncls, nc, top in [(1, 1, 1, 0, 3), (40, 300, 5, 2, 1000), (2000, 5000, 30, 3, 1 << 20),
+                                  (10, 10, 2, 1, 1 << 40)]:
+        s_cnt = rng.integers(0, 7, (ns, nc + 1), dtype=np.int64)
+        s_acc = rng.integers(0, top, ns, dtype=np.int64)
+        inc_u = rng.integers(0, 4, (ncls, nc), dtype=np.int64)
+        o_cls = rng.integers(0, max(1, ncls - 1), no, dtype=np.int64)  # the last class unused
+        o_next = rng.integers(0, 500, no, dtype=np.int64)
+        o_trg = rng.integers(0, 3, no, dtype=np.int64)
+        o_pay = rng.integers(0, top, no, dtype=np.int64)
+        o_inc = np.column_stack([inc_u[o_cls], o_trg])
+        want = lw._pack_crossing(o_next, s_cnt, s_acc, o_inc, o_pay)
+        got = pack_fused(o_next, o_cls, inc_u, o_trg, o_pay, s_cnt, s_acc)
+        if want is None:
+            assert got is None
+            continue
+        assert got[2] == want[2] and got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+        keys = (got[0][:50, None] + got[1][None, :200]).ravel()  # crossed keys, as cross_merge sums them
+        for a, b in zip(unpack_keys(keys, got[2], nc + 1), lw._unpack(keys, want[2], nc + 1)):
+            assert a.tolist() == b.tolist()
+    s_cnt, s_acc = np.zeros((2, 1), dtype=np.int64), np.array([0, 1 << 61], dtype=np.int64)
+    one = np.ones(1, dtype=np.int64)
+    assert pack_fused(one, 0 * one, np.zeros((1, 0), dtype=np.int64), one, one << 61, s_cnt, s_acc) is None
+    assert pack_fused(-one, 0 * one, np.zeros((1, 0), dtype=np.int64), one, one, s_cnt, s_acc[:1]) is None

@@ -47,15 +47,28 @@ def state_outcomes(game: Game, feature: str, ws: Workspace | None = None
     """One-spin outcomes per feature state: ``[(weight, expanding symbol or None, SpinOutcomes)]``.
 
     Kept in the workspace ``ws`` (:class:`analytic.workspace.Workspace`
-    of ``game``; None: a fresh one, nothing kept).
+    of ``game``; None: a fresh one, nothing kept).  The states' walks are
+    independent: with ``ws.workers`` above 1 they run in that many threads
+    (the compiled walk releases the GIL, :mod:`analytic.engine.linewalk_kernel`);
+    the list is the same, in the same order, whatever the number of threads.
     """
+    ws = workspace_for(game, ws)
+
     def compute():
         p = game.features[feature].params
         e = p.get("expanding_symbol")
         states = list(zip(e["weights"], e["choose_from"])) if e else [(1, None)]
-        return [(w, s, free_spin_outcomes(game, feature, s)) for w, s in states]
+        threads = min(ws.workers, len(states))
+        if threads > 1:
+            from concurrent.futures import ThreadPoolExecutor
 
-    return workspace_for(game, ws).memo(("free_spins.states", feature), compute)
+            with ThreadPoolExecutor(threads) as pool:
+                outs = list(pool.map(lambda s: free_spin_outcomes(game, feature, s), [s for _, s in states]))
+        else:
+            outs = [free_spin_outcomes(game, feature, s) for _, s in states]
+        return [(w, s, o) for (w, s), o in zip(states, outs)]
+
+    return ws.memo(("free_spins.states", feature), compute)
 
 
 def award_laws(states: list[tuple[int, str | None, SpinOutcomes]]) -> tuple[tuple[int, tuple], ...]:

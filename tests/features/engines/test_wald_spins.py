@@ -74,3 +74,15 @@ def test_pick_bonus_law():
     assert sum(fr.distribution.values()) == 1
     assert fr.second_moment.value == sum(x * x * p for x, p in fr.distribution.items())
     assert min(fr.distribution) == 1 and max(fr.distribution) == 12
+
+
+def test_state_walks_in_threads_give_the_same_list():
+    """Expanding-symbol states walked in two threads: the same outcomes, in the same order, as one by one."""
+    from analytic.bench.lines import model_text
+    from analytic.workspace import Workspace
+
+    g = load_model_text(model_text(10, stops=16), "bench.toml")
+    one = state_outcomes(g, "free_spins", Workspace(g, workers=1))
+    two = state_outcomes(g, "free_spins", Workspace(g, workers=2))
+    assert tuple(s for _, s, _ in one) == tuple(g.features["free_spins"].params["expanding_symbol"]["choose_from"])
+    assert one == two

@@ -42,7 +42,9 @@ def spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new):
 
 
 try:  # pragma: no branch
-    import numba as _nb
+    from analytic.engine.jit import load as _load_numba
+
+    _nb = _load_numba()  # numba without its BLAS check (analytic.engine.jit): nothing here calls a BLAS
 except ImportError:  # pragma: no cover - numba is a dependency; the numpy step stands in
     _nb = None
 
