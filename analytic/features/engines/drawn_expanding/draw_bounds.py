@@ -15,6 +15,11 @@ arguments and send back only the bounds; each worker keeps one BLAS thread,
 via ``threadpoolctl``, so that the workers do not oversubscribe the cores).
 The number of workers is the workspace's ``workers`` (``1``: in this
 process, no pool); it changes the speed only (the work is cut the same way).
+Under the literal reading the upper bounds are those of one bounding game and
+the lower bounds those of the other: :func:`regular_cap_bounds_together` puts
+both games' jobs in one pool (each worker inherits both workspaces), so the
+upper bounds' single job and the lower bounds run side by side while this
+process does the caller's other work.
 """
 
 from __future__ import annotations
