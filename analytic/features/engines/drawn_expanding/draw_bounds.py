@@ -15,16 +15,21 @@ arguments and send back only the bounds; each worker keeps one BLAS thread,
 via ``threadpoolctl``, so that the workers do not oversubscribe the cores).
 The number of workers is the workspace's ``workers`` (``1``: in this
 process, no pool); it changes the speed only (the work is cut the same way).
+Under the literal reading the upper bounds are those of one bounding game and
+the lower bounds those of the other: :func:`regular_cap_bounds_together` puts
+both games' jobs in one pool (each worker inherits both workspaces), so the
+upper bounds' single job and the lower bounds run side by side while this
+process does the caller's other work.
 """
 
 from __future__ import annotations
 
 import time
 
-__all__ = ["regular_cap_bounds", "workers", "JOB_SECONDS"]
+__all__ = ["regular_cap_bounds", "regular_cap_bounds_together", "workers", "JOB_SECONDS"]
 
 #: Workspace key of the seconds each solve of the last :func:`regular_cap_bounds` call took:
-#: ``{(kind, n0, levels): seconds}`` (for the benchmark's breakdown).
+#: ``{(kind, n0, levels): (wall, cpu)}`` (for the benchmark's breakdown).
 JOB_SECONDS = "drawn_expanding.regbounds.seconds"
 #: In a worker process only: the workspace it was started with (the pool's initializer argument,
 #: inherited through ``fork``, never pickled); never set in the parent process.
@@ -32,13 +37,13 @@ _WORKER_WS: list = []
 _LIMITS = None
 
 
-def _init_worker(ws) -> None:
-    """Worker initializer: the workspace to solve in, and one BLAS thread per worker (the workers
-    already fill the cores)."""
+def _init_worker(spaces) -> None:
+    """Worker initializer: the workspaces to solve in (a tuple: a job names its workspace by
+    index), and one BLAS thread per worker (the workers already fill the cores)."""
     global _LIMITS
     from threadpoolctl import threadpool_limits
 
-    _WORKER_WS[:] = [ws]
+    _WORKER_WS[:] = list(spaces)
     _LIMITS = threadpool_limits(limits=1)
 
 
@@ -55,8 +60,8 @@ def workers(jobs: int, requested: int = 1) -> int:
     return max(1, min(requested, jobs))
 
 
-def _solve_in_worker(job):
-    return _solve(job, _WORKER_WS[0])
+def _solve_in_worker(side, job):
+    return _solve(job, _WORKER_WS[side])
 
 
 def _solve(job, ws):
@@ -75,7 +80,7 @@ def _solve(job, ws):
 
     game = ws.game
     kind, feature, n0, levels, eps = job
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         if kind == "lower":
             res = regular_cap_lower(game, feature, n0, ws=ws)
@@ -93,7 +98,7 @@ def _solve(job, ws):
                     res[n] = None
         finally:
             ws.discard(RUN_TABLES)  # (about a gigabyte on the shipped model)
-    return job, res, time.perf_counter() - t0
+    return job, res, (time.perf_counter() - t0, time.process_time() - c0)
 
 
 def regular_cap_bounds(game, feature: str, starts, meanwhile=None, ws=None, kinds=("upper", "lower")) -> dict:
@@ -112,14 +117,20 @@ def regular_cap_bounds(game, feature: str, starts, meanwhile=None, ws=None, kind
     does while the workers solve (its result is dropped; it should fill the
     workspace), e.g. the Power Free Spins' capped law when every mode is solved.
     ``kinds``: the bounds solved (``"upper"``, ``"lower"``); one left out is
-    None in the result.
+    None in the result.  (Several games' bounds in one pool:
+    :func:`regular_cap_bounds_together`.)
     """
-    from analytic.features.engines.drawn_expanding import draw_cap as rc
     from analytic.workspace import workspace_for
 
     ws = workspace_for(game, ws)
+    return regular_cap_bounds_together([(feature, starts, ws, kinds)], meanwhile=meanwhile)[0]
+
+
+def _jobs(feature: str, starts, ws, kinds) -> list:
+    """The solves still missing in ``ws`` for ``starts`` (longest first): upper runs, then lower bounds."""
+    from analytic.features.engines.drawn_expanding import draw_cap as rc
+
     _name, eps, levels = rc.precision_preset(ws.precision)
-    starts = sorted(set(int(n) for n in starts), reverse=True)  # longest solves first
     # the levels of a start share chain runs of LEVEL_RUN levels (a cut that does not depend on the
     # number of workers, so neither do the figures)
     # the starts of a run are solved in one job, longest first (they share the run's per-id tables)
@@ -129,13 +140,41 @@ def regular_cap_bounds(game, feature: str, starts, meanwhile=None, ws=None, kind
         if missing and "upper" in kinds else []
     if "lower" in kinds:
         jobs += [("lower", feature, n0, None, None) for n0 in starts if ("lower", n0) not in done]
-    if jobs:
-        from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+    return jobs
 
-        rc.line_expansion_rows(spin_stats(game, feature, ws))  # built once here, inherited by the workers
-        nw = workers(len(jobs), ws.workers)
+
+def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
+    """:func:`regular_cap_bounds` of several tasks in one pool of worker processes.
+
+    ``tasks``: ``(feature, starts, ws, kinds)`` each, ``ws`` the workspace of
+    the game solved (e.g. the two bounding games of the literal reading,
+    :func:`~analytic.features.engines.drawn_expanding.line_sets.bounding_workspace`:
+    the upper bounds on one, the lower bounds on the other).  Every job of
+    every task is solved exactly as :func:`regular_cap_bounds` solves it
+    alone (the same cut into jobs, each job in one process, in the same
+    order), so the figures are the same; only the wall time changes: the
+    jobs share the pool (``workers`` of the first task's workspace, at most
+    the jobs), while this process runs ``meanwhile``.  With one worker every
+    job runs here, then ``meanwhile``.  Returns one ``{n0: (upper, lower)}``
+    per task; each workspace keeps its solves and, under
+    :data:`JOB_SECONDS`, ``{(kind, n0, levels): (wall, cpu) seconds}`` of this call's.
+    """
+    from analytic.features.engines.drawn_expanding import draw_cap as rc
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+
+    tasks = [(f, sorted(set(int(n) for n in starts), reverse=True), ws, tuple(kinds))  # longest solves first
+             for f, starts, ws, kinds in tasks]
+    spaces = tuple(ws for _f, _s, ws, _k in tasks)
+    jobs = [(side, job) for side, (f, starts, ws, kinds) in enumerate(tasks) for job in _jobs(f, starts, ws, kinds)]
+    # the longest job first: the upper bounds' runs (one job of several starts) before the lower bounds
+    jobs.sort(key=lambda sj: sj[1][0] != "upper")
+    if jobs:
+        for side in sorted(set(side for side, _job in jobs)):
+            f, _s, ws, _k = tasks[side]
+            rc.line_expansion_rows(spin_stats(ws.game, f, ws))  # built once here, inherited by the workers
+        nw = workers(len(jobs), spaces[0].workers)
         if nw == 1:
-            results = [_solve(job, ws) for job in jobs]
+            results = [(side, _solve(job, spaces[side])) for side, job in jobs]
             if meanwhile is not None:
                 meanwhile()
         else:
@@ -143,27 +182,35 @@ def regular_cap_bounds(game, feature: str, starts, meanwhile=None, ws=None, kind
             from concurrent.futures import ProcessPoolExecutor
 
             with ProcessPoolExecutor(nw, mp_context=multiprocessing.get_context("fork"),
-                                     initializer=_init_worker, initargs=(ws,)) as pool:
-                futures = [pool.submit(_solve_in_worker, job) for job in jobs]  # the workers fork here
+                                     initializer=_init_worker, initargs=(spaces,)) as pool:
+                futures = [(side, pool.submit(_solve_in_worker, side, job)) for side, job in jobs]  # fork here
                 if meanwhile is not None:
                     meanwhile()
-                results = [f.result() for f in futures]
-        seconds = {}
-        for job, res, sec in results:
-            kind, _f, n0, chunk, _e = job
-            seconds[(kind, n0, chunk)] = sec
+                results = [(side, f.result()) for side, f in futures]
+        seconds: dict = {side: {} for side in range(len(tasks))}
+        for side, (job, res, sec) in results:
+            kind, feature, n0, chunk, eps = job
+            done = spaces[side].memo(("drawn_expanding.regbounds", feature), dict)
+            seconds[side][(kind, n0, chunk)] = sec
             if kind == "lower":
                 done[("lower", n0)] = res
             else:  # one entry per start and level
                 for n, bounds in res.items():
                     for i, lv in enumerate(chunk):
                         done[("upper", n, lv, eps)] = None if bounds is None else bounds[i]
-        ws.put(JOB_SECONDS, seconds)
-    out = {}
-    for n0 in starts:
-        upper = None
-        if "upper" in kinds:
-            parts = [done[("upper", n0, lv, eps)] for lv in levels]
-            upper = None if any(b is None for b in parts) else rc.combine_levels(levels, parts)
-        out[n0] = (upper, done[("lower", n0)] if "lower" in kinds else None)
-    return out
+        for side, sec in seconds.items():
+            if sec:
+                spaces[side].put(JOB_SECONDS, sec)
+    outs = []
+    for feature, starts, ws, kinds in tasks:
+        _name, eps, levels = rc.precision_preset(ws.precision)
+        done = ws.memo(("drawn_expanding.regbounds", feature), dict)
+        out = {}
+        for n0 in starts:
+            upper = None
+            if "upper" in kinds:
+                parts = [done[("upper", n0, lv, eps)] for lv in levels]
+                upper = None if any(b is None for b in parts) else rc.combine_levels(levels, parts)
+            out[n0] = (upper, done[("lower", n0)] if "lower" in kinds else None)
+        outs.append(out)
+    return outs

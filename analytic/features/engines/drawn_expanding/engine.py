@@ -1248,13 +1248,10 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
             won, lost = one(pw, n, Bx), alone(Bx)
             return tuple(q * x + (1 - q) * y for x, y in zip(won, lost))
         if pw is not None and f == pw:
-            from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
-
-            law = power_cap_law(game, pw, ws=ws)  # built once per workspace, only where the feature occurs
             n0 = game.features[f].trigger.award(n)
             # the base win exactly: the law's cells at or above C - B are decided in Fractions (a float B
             # just below a grid point would leave out the atom at C - B)
-            e_lo, e_hi, p_lo, p_hi, _ = law.capped(n0, Bx)
+            e_lo, e_hi, p_lo, p_hi, _ = power_capped[(n0, Bx)]
             m1_lo, m1_hi = solve_feature(game, f, n, ws=ws).details["mean_interval"]
             return (max(B + float(m1_hi) - e_lo, 0.0) * (1 + 1e-12), p_hi,
                     max(B + float(m1_lo) - e_hi, 0.0) * (1 - 1e-12), p_lo)
@@ -1272,6 +1269,27 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
             if low is not None:  # None: too many states, the cut's lower bound stays 0
                 e_lo, q_lo = low.excess(B, C), low.p_reach(B, C)
         return e, q, e_lo, q_lo
+
+    # the Power law's capped figures of every outcome that needs them, first: one BLAS thread for
+    # all of them (PowerCapLaw.capped's dot products, in fixed halves: no thread woken per call, and
+    # the same sums on any machine)
+    power_capped: dict = {}
+    if pw is not None:
+        if res.base is None:
+            outcomes = [(m.buys, n, Fraction(0)) for n, w in m.buy_counts.items() if w]
+        else:
+            outcomes = [(feat, n, Fraction(win, res.base.units)) for (feat, n, _lt, win) in res.base.joint]
+        ptrigger = game.features[pw].trigger
+        need = sorted(set((ptrigger.award(n), Bx) for f, n, Bx in outcomes
+                          if f == pw or (gamble_q is not None and f == reg)))
+        if need:
+            from threadpoolctl import threadpool_limits
+
+            from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
+
+            law = power_cap_law(game, pw, ws=ws)  # built once per workspace, only where the feature occurs
+            with threadpool_limits(limits=1, user_api="blas"):
+                power_capped = {key: law.capped(*key) for key in need}
 
     acc = [0.0, 0.0, 0.0, 0.0]
     if res.base is None:
@@ -1331,14 +1349,16 @@ def _regular_cap_bounds(game: Game, feature: str, starts, ws: Workspace, meanwhi
     (:mod:`~analytic.features.engines.drawn_expanding.line_sets`: ``W_lower <= W <=
     W_upper`` path by path, and ``(B + w - C)+``, ``1{B + w >= C}`` grow with ``w``).
     """
-    from analytic.features.engines.drawn_expanding.draw_bounds import regular_cap_bounds
+    from analytic.features.engines.drawn_expanding.draw_bounds import regular_cap_bounds, regular_cap_bounds_together
     from analytic.features.engines.drawn_expanding.line_sets import bounding_workspace, literal_draws
 
     if not literal_draws(game, feature):
         return regular_cap_bounds(game, feature, starts, meanwhile=meanwhile, ws=ws)
     wu, wl = bounding_workspace(ws, feature, "upper"), bounding_workspace(ws, feature, "lower")
-    up = regular_cap_bounds(wu.game, feature, starts, meanwhile=meanwhile, ws=wu, kinds=("upper",))
-    low = regular_cap_bounds(wl.game, feature, starts, ws=wl, kinds=("lower",))
+    # both games' solves in one pool (the upper bounds' run beside the lower bounds), this process
+    # meanwhile on ``meanwhile``: every job is solved as it would be alone, so the figures are the same
+    up, low = regular_cap_bounds_together([(feature, starts, wu, ("upper",)), (feature, starts, wl, ("lower",))],
+                                          meanwhile=meanwhile)
     return {n0: (up[n0][0], low[n0][1]) for n0 in up}
 
 

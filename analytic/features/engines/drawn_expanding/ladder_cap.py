@@ -62,7 +62,7 @@ import numpy as np
 
 from analytic.features.engines.drawn_expanding.draw_cap import _gamma
 
-__all__ = ["PowerCapLaw", "power_cap_law"]
+__all__ = ["PowerCapLaw", "power_cap_law", "dot_halves"]
 
 U = 2.0 ** -53
 #: States reached with less probability are not solved.  On the shipped model 1e-13 / 1e-12 / 1e-11
@@ -80,6 +80,21 @@ J_AWARDS = 12
 
 #: Largest number of spins left kept by default (or three times the largest start, if larger).
 KMAX = 110
+
+
+def dot_halves(a: np.ndarray, b: np.ndarray) -> float:
+    """The float dot product of two 1-D arrays as the sum of two: the first ``ceil(n / 2)`` entries, and the rest.
+
+    Each half is one BLAS dot (one sequential sum when BLAS runs one
+    thread); the split is fixed, so the result depends neither on the
+    machine's cores nor on the BLAS thread count it would otherwise choose
+    (with two threads, OpenBLAS's own split of a long dot is this one, so the
+    figures are those of a 2-core machine).  A float sum in any order is
+    within ``gamma_n`` of the exact sum (Higham s.3.1), the bound the callers
+    already allow for.
+    """
+    m = (len(a) + 1) // 2
+    return float(a[:m] @ b[:m]) + float(a[m:] @ b[m:])
 
 
 def power_cap_law(game, feature: str, Kmax: int | None = None, J: int = J_AWARDS, ws=None) -> "PowerCapLaw":
@@ -332,6 +347,7 @@ class PowerCapLaw:
             self.start[K0] = (h, c)
         del self._starts
         self._idx = idx
+        self._sum_tables: dict = {}  # per start: its suffix sums and total (:meth:`_sums`)
 
     def tail_bounds(self, K0: int, B, xs) -> tuple[np.ndarray, np.ndarray]:
         """Bounds ``(P_lo, P_hi)`` of ``P(B + F >= x)`` for each threshold ``x`` of ``xs`` (total-bet multiples).
@@ -348,8 +364,8 @@ class PowerCapLaw:
         h, capm = self.start[K0]
         rel = self.rel
         B = Fraction(B)
-        suffix = np.concatenate([np.cumsum(h[::-1])[::-1], [0.0]])  # suffix[i] = sum h[i:]
-        lost = max(1.0 - (float(h.sum()) + capm) * (1 - rel), 0.0)
+        suffix, hsum = self._sums(K0)  # suffix[i] = sum h[i:]
+        lost = max(1.0 - (hsum + capm) * (1 - rel), 0.0)
         lo, hi = [], []
         for x in xs:
             x = Fraction(x)
@@ -366,16 +382,33 @@ class PowerCapLaw:
 
         ``B``: the base win, a Fraction (or a float, taken exactly as the binary number it is: pass
         the exact base win, or a float just below ``C - i u / tb`` leaves out that cell's mass).
+
+        The sum ``sum_i h_i min(B + i u, C)`` is taken as two float dot
+        products, of the first ``ceil(N / 2)`` cells and of the rest, added
+        (:func:`dot_halves`); called with BLAS at one thread (as
+        :func:`~analytic.features.engines.drawn_expanding.engine.solve_drawn_expanding_round`
+        does), each half is one sequential dot, so the figures do not depend
+        on the machine's cores and no BLAS thread is woken per call.  Any
+        order of the float sum is within ``rel`` of the exact sum (Higham
+        s.3.1), so the certificate is the same.
         """
         h, capm = self.start[K0]
         C = float(self.C)
         w = float(B) + self._idx * (self.u / self.tb)
         # the cells at or above the cap, decided exactly: i u / tb >= C - B
         first = math.ceil((self.C - Fraction(B)) * self.tb / self.u)
-        reach_cap = self._idx >= first
         val = np.minimum(w, C)
         rel = self.rel
-        S = (float(h @ val) + capm * C) * (1 - rel)
-        P = (float(h[reach_cap].sum()) + capm) * (1 - rel)
-        lost = max(1.0 - (float(h.sum()) + capm) * (1 - rel), 0.0)
+        hsum = self._sums(K0)[1]
+        S = (dot_halves(h, val) + capm * C) * (1 - rel)
+        P = (float(h[max(first, 0):].sum()) + capm) * (1 - rel)  # (the cells i >= first, in order)
+        lost = max(1.0 - (hsum + capm) * (1 - rel), 0.0)
         return S, (S + lost * C) * (1 + rel) + 1e-300, P, min(P + lost * (1 + rel), 1.0), lost
+
+    def _sums(self, K0: int):
+        """``(suffix, h.sum())`` of the start law ``K0``: ``suffix[i] = sum h[i:]`` (with a final 0), kept per start."""
+        got = self._sum_tables.get(K0)
+        if got is None:
+            h = self.start[K0][0]
+            got = self._sum_tables[K0] = (np.concatenate([np.cumsum(h[::-1])[::-1], [0.0]]), float(h.sum()))
+        return got

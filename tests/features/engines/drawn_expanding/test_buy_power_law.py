@@ -105,3 +105,24 @@ def test_buy_power_round_law_against_brute_force():
     assert [(r.low, r.high) for r in ms.exceedance.rows] == [(r.low, r.high) for r in ex.rows]
     md = render_markdown(sheet)
     assert "distribution not available" not in md and "### Exceedance ladder" in md
+
+
+def test_dot_halves_within_the_float_sum_bound_of_the_exact_dot():
+    """Oracle: the exact rational dot product; the halves' float sum is within gamma_n of it (Higham s.3.1)."""
+    import random
+    from fractions import Fraction
+
+    import numpy as np
+
+    from analytic.features.engines.drawn_expanding.draw_cap import _gamma
+    from analytic.features.engines.drawn_expanding.ladder_cap import dot_halves
+
+    rng = random.Random(7)
+    for n in (1, 2, 7, 30001):
+        a = np.array([rng.random() * 10 ** -rng.randint(0, 12) for _ in range(n)])
+        b = np.array([rng.random() * 15000 for _ in range(n)])
+        exact = sum((Fraction(x) * Fraction(y) for x, y in zip(a, b)), Fraction(0))
+        got = dot_halves(a, b)
+        assert abs(Fraction(got) - exact) <= Fraction(_gamma(n + 1)) * exact
+        m = (n + 1) // 2
+        assert got == float(a[:m] @ b[:m]) + float(a[m:] @ b[m:])  # the fixed split, whatever the cores

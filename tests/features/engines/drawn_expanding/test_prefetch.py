@@ -62,3 +62,29 @@ def test_solve_rounds_prefetches_when_the_modes_need_both_laws(monkeypatch):
                         {"drawn_expanding": lambda g, ms, ws: (asked.append(ms), prefetch_modes(g, ms, ws=ws))})
     solve_rounds(game, ["buy_power_free_spins"])  # (a single mode may need both, as the Power Bet does)
     assert asked == [["buy_power_free_spins"]]
+
+
+def test_two_games_in_one_pool_solve_as_each_alone():
+    """The literal reading's two bounding games in one pool: the same bounds as each game's own solve."""
+    from analytic.features.engines.drawn_expanding.draw_bounds import (JOB_SECONDS, regular_cap_bounds,
+                                                                       regular_cap_bounds_together)
+    from analytic.features.engines.drawn_expanding.line_sets import bounding_game
+    from analytic.workspace import Workspace
+
+    game = tiny(40, literal=True)
+    up_game, low_game = bounding_game(game, "free_spins", "upper"), bounding_game(game, "free_spins", "lower")
+    alone_up = regular_cap_bounds(up_game, "free_spins", [2, 3], ws=Workspace(up_game), kinds=("upper",))
+    alone_low = regular_cap_bounds(low_game, "free_spins", [2, 3], ws=Workspace(low_game), kinds=("lower",))
+    wu, wl = Workspace(up_game, workers=2), Workspace(low_game, workers=2)
+    calls = []
+    up, low = regular_cap_bounds_together([("free_spins", [2, 3], wu, ("upper",)), ("free_spins", [3, 2], wl, ("lower",))],
+                                          meanwhile=lambda: calls.append(1))
+    assert calls == [1]
+    for n0 in (2, 3):
+        assert up[n0][1] is None and low[n0][0] is None
+        a, b = alone_up[n0][0], up[n0][0]
+        assert a.excess(0.0, 40.0) == b.excess(0.0, 40.0) and a.p_reach(5.0, 40.0) == b.p_reach(5.0, 40.0)
+        a, b = alone_low[n0][1], low[n0][1]
+        assert a.excess(0.0, 40.0) == b.excess(0.0, 40.0) and a.p_reach(5.0, 40.0) == b.p_reach(5.0, 40.0)
+        assert 0 <= b.excess(0.0, 40.0) <= up[n0][0].excess(0.0, 40.0)  # lower bound of one game below the other's upper
+    assert {k[0] for k in wu.get(JOB_SECONDS)} == {"upper"} and {k[0] for k in wl.get(JOB_SECONDS)} == {"lower"}
