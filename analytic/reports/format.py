@@ -258,8 +258,10 @@ def prob_text(f: Figure) -> str:
     if f.label == "exact":
         fr = frac(f.value)
         return fr if len(fr) <= 12 else t
-    if f.error >= Fraction(1, 10**6):  # a bracket (a session of a round without a law): its two ends
-        return f"[{float(f.value - f.error):.4g}, {float(f.value + f.error):.4g}]"
+    if f.error >= Fraction(1, 10**6):  # a bracket (a session of a round without a law): its two ends,
+        # within [0, 1] (a probability's interval is cut there)
+        lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
+        return f"[{float(lo):.4g}, {float(hi):.4g}]"
     return f"{t} ± {float(f.error):.2g}"
 
 

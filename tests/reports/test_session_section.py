@@ -289,3 +289,17 @@ def test_feature_buy_sessions_start_at_100_buys(monkeypatch):
     # the base mode keeps its start of 100 bets and every horizon
     base = session_section(game, solve_round(game, "base"))
     assert base.start == 100 and [h.rounds for h in base.horizons] == [10, 20, BUY_ROUNDS + 1]
+
+
+def test_a_bracketed_probability_is_printed_inside_0_and_1():
+    """A session probability certified as ``0 +/- e`` (or ``1 +/- e``) is the interval [0, e] ([1 - e, 1]):
+    a probability's bracket never shows a negative end or one above 1 (hand-made figures)."""
+    from fractions import Fraction
+
+    from analytic.figures import Figure
+    from analytic.reports.format import prob_text
+
+    e = Fraction(11, 10**7)
+    assert prob_text(Figure(Fraction(0), "bounded", e)) == "[0, 1.1e-06]"
+    assert prob_text(Figure(Fraction(999, 1000), "bounded", Fraction(1, 100))) == "[0.989, 1]"
+    assert prob_text(Figure(Fraction(1, 2), "bounded", Fraction(1, 10))) == "[0.4, 0.6]"
