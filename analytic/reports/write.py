@@ -71,31 +71,28 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _clean_stale_stages() -> None:
-    """Remove staging folders left by killed runs (their process is gone)."""
+def _stages(prefix: str) -> list[str]:
+    """Paths of the temporary directory's entries named ``prefix*`` (none if it cannot be listed)."""
     tmp = tempfile.gettempdir()
     try:
         names = os.listdir(tmp)
     except OSError:
-        return
-    for name in names:
-        if not name.startswith(STAGE_PREFIX):
-            continue
-        pid = name[len(STAGE_PREFIX):].split("-", 1)[0]
+        return []
+    return [os.path.join(tmp, n) for n in names if n.startswith(prefix)]
+
+
+def _clean_stale_stages() -> None:
+    """Remove staging folders left by killed runs (their process is gone)."""
+    for path in _stages(STAGE_PREFIX):
+        pid = os.path.basename(path)[len(STAGE_PREFIX):].split("-", 1)[0]
         if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
-            shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _remove_stages(prefix: str) -> None:
     """Remove this call's staging folder (every folder named ``prefix*``), however far it got."""
-    tmp = tempfile.gettempdir()
-    try:
-        names = os.listdir(tmp)
-    except OSError:
-        return
-    for name in names:
-        if name.startswith(prefix):
-            shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
+    for path in _stages(prefix):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _missing_dirs(path: str) -> list[str]:
