@@ -120,8 +120,12 @@ def format_table(res, rules, sim=None) -> str:
             rows.append((f"  return quantile {float(q):g}", _num(res.return_quantiles[q])))
     elif res.method == "bounded":
         rows.append(("return experienced", res.notes.get("return experienced", "not given")))
-    else:
+    elif getattr(res.law, "returns", None) is None:
         rows.append(("return experienced", "not given with a bet ladder (the stake depends on the path)"))
+    else:
+        # no session played a round (a start below one round's price), or too little mass played one
+        rows.append(("return experienced", "not given: no session played a round (or too few, within the "
+                                           "certified error)"))
     if res.method == "bounded":
         rows.append(("bracket", "every figure an interval [low, high] (value +/- half-width) from the two laws "
                                 "bracketing the round (docs/sessions.md)"))

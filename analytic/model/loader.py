@@ -439,7 +439,8 @@ def _symbols(ctx: _Ctx, value: Any) -> tuple[Symbol, ...]:
     for name, spec in t.items():
         key = ctx.join("symbols", name)
         if not _NAME.fullmatch(name):
-            ctx.fail(key, f"symbol name {name!r} may use only letters, digits, '_' and '-'")
+            ctx.fail(key, f"symbol name {name!r} may use only letters, digits, '_' and '-', "
+                          "and may not start with '-'")
         if isinstance(spec, str):
             spec = {"role": spec}
         spec = ctx.table(spec, key, _SYMBOL_KEYS, required=("role",))
@@ -541,7 +542,8 @@ def _groups(ctx: _Ctx, value: Any) -> dict[str, frozenset[str]]:
     for name, members in t.items():
         key = ctx.join("groups", name)
         if not _NAME.fullmatch(name):
-            ctx.fail(key, f"group name {name!r} may use only letters, digits, '_' and '-'")
+            ctx.fail(key, f"group name {name!r} may use only letters, digits, '_' and '-', "
+                          "and may not start with '-'")
         if name in ctx.symbols:
             ctx.fail(key, f"{name!r} is already a symbol name (a group needs a name of its own)")
         names = ctx.str_list(members, key, nonempty=True)

@@ -429,8 +429,11 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
                 continue
             lo, hi = min(ks), max(ks)
             if hi - lo + 1 > MAX_LAW_GRID:
+                own = _fgcd(changes + prices) or Fraction(1)
                 raise SessionRefused(f"the round's law spans {hi - lo + 1} points of the balance grid "
-                                     f"{G} (limit {MAX_LAW_GRID})")
+                                     f"{G} (limit {MAX_LAW_GRID})"
+                                     + (f": the amounts (balance, stop amounts) are not multiples of the "
+                                        f"round's own grid {own}; give them as multiples of it" if G < own else ""))
             row[why] = (lo, ks)
         kparts.append(row)
     width = max((max(ks) - lo + 1 for row in kparts for lo, ks in row.values()), default=1)

@@ -108,3 +108,22 @@ def test_refused_exact_without_round_law(capsys):
     cap = capsys.readouterr()
     assert rc == 1 and "the round's law of this mode is not available" in cap.err and "never exact" in cap.err
     assert not cap.out
+
+
+def test_return_not_given_without_a_round_says_why(tmp_path, capsys):
+    # a start below one round's price plays no round: no return, and no bet ladder blamed for it
+    rc, cap = _run(tmp_path, capsys, "--balance", "1/2", "--rounds", "3")
+    assert rc == 0, cap.err
+    line = next(ln for ln in cap.out.splitlines() if ln.startswith("return experienced"))
+    assert "bet ladder" not in line and "no session played a round" in line
+    rc, cap = _run(tmp_path, capsys, "--balance", "3", "--bet", "2", "--bet-ladder", "1,2", "--rounds", "2")
+    line = next(ln for ln in cap.out.splitlines() if ln.startswith("return experienced"))
+    assert "bet ladder" in line
+
+
+def test_too_fine_grid_names_the_amounts(tmp_path, capsys):
+    # the tiny round moves the balance by -1 or +2: its own grid is 1; a cash-up amount of 1/999999937
+    # makes the balance grid that fine, and the refusal says which amounts and which grid to use
+    rc, cap = _run(tmp_path, capsys, "--balance", "1", "--rounds", "2", "--stop-cash-up", "1/999999937")
+    assert rc == 1 and not cap.out
+    assert "the round's own grid 1;" in cap.err and "stop amounts" in cap.err

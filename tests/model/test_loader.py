@@ -51,6 +51,9 @@ BROKEN = [
     ("symbol-role", [('blank = "blank"', 'blank = "blnk"')], "symbols.blank.role",
      "got 'blnk'; allowed: regular, wild, scatter, wild_scatter, bonus, blank"),
     ("symbol-name", [('blank = "blank"', '"bl ank" = "blank"')], "symbols.bl ank", "only letters"),
+    # a leading '-' (a name that would start like a formula in a spreadsheet) is refused, and the message says so
+    ("symbol-name-leading-dash", [('blank = "blank"', '"-blank" = "blank"')], "symbols.-blank",
+     "may not start with '-'"),
     ("symbol-unknown-key", [('book = { role = "wild_scatter" }', 'book = { role = "wild_scatter", colour = 1 }')],
      "symbols.book.colour", "unknown key 'colour'; allowed: role, tier"),
     ("symbol-no-role", [('book = { role = "wild_scatter" }', "book = { multiplier = 2 }")],
