@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 __all__ = [
+    "window_count_law",
     "ROLES",
     "Symbol",
     "ScatterPay",
@@ -419,6 +420,39 @@ class Game:
         for strip in self.reel_sets[reel_set]:
             n *= len(strip)
         return n
+
+
+def window_count_law(strips, rows: int, symbols) -> dict[int, int]:
+    """Law of how many window cells show one of ``symbols``, over a reel set's full cycle.
+
+    Parameters
+    ----------
+    strips : sequence of sequence of str
+        The reel set's strips, one per reel (a window of ``rows`` consecutive stops, wrapping).
+    rows : int
+        Cells per reel in the window.
+    symbols : collection of str
+        The symbols counted.
+
+    Returns
+    -------
+    dict of int to int
+        Cells showing ``symbols`` -> stop combinations (exact integers; they sum to the cycle).
+        Each reel's per-stop count law is convolved over the reels (docs/derivations.md s.1).
+    """
+    law = {0: 1}
+    for strip in strips:
+        n = len(strip)
+        step: dict[int, int] = {}
+        for s in range(n):
+            b = sum(strip[(s + r) % n] in symbols for r in range(rows))
+            step[b] = step.get(b, 0) + 1
+        new: dict[int, int] = {}
+        for b0, c0 in law.items():
+            for b1, c1 in step.items():
+                new[b0 + b1] = new.get(b0 + b1, 0) + c0 * c1
+        law = new
+    return law
 
 
 def coin_game(game: Game, mode: str | None = None) -> Game:

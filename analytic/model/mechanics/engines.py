@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, NamedTuple
 
-from analytic.model.game import frozen_mapping
+from analytic.model.game import frozen_mapping, window_count_law
 
 __all__ = ["Engine", "ENGINES", "register_engine", "select_engine", "check_rules", "check_game"]
 
@@ -501,18 +501,7 @@ def _check_per_symbol_award(game, name: str) -> None:
         for g in game.features.values():
             if g.engine == "drawn_expanding" and g.params.get("ladder"):
                 books -= set(g.params["golden_symbols"])
-    law = {0: 1}  # trigger symbols in the window -> stop combinations (per-reel counts convolved)
-    for strip in game.reel_sets[f.reel_set]:
-        L = len(strip)
-        step: dict = {}
-        for s in range(L):
-            b = sum(strip[(s + r) % L] in books for r in range(game.rows))
-            step[b] = step.get(b, 0) + 1
-        new: dict = {}
-        for b0, c0 in law.items():
-            for b1, c1 in step.items():
-                new[b0 + b1] = new.get(b0 + b1, 0) + c0 * c1
-        law = new
+    law = window_count_law(game.reel_sets[f.reel_set], game.rows, books)  # trigger symbols in view -> combinations
     cycle = sum(law.values())
     ea = Fraction(sum(n * (b - 1) * c for b, c in law.items() if b >= 2), cycle)
     if ea < 1:

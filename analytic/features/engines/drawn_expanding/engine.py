@@ -139,7 +139,7 @@ from analytic.errors import UnboundedFeatureError, UnsupportedMechanicError
 from analytic.features.laws.spins_played import hitting_law
 from analytic.features.result import (FeatureResult, register_play_check, register_round_prefetch,
                                       register_round_solver, register_solver)
-from analytic.model.game import Game
+from analytic.model.game import Game, window_count_law
 from analytic.figures import Figure
 from analytic.workspace import Workspace, workspace_for
 
@@ -761,19 +761,7 @@ def award_weights(game: Game, feature: str) -> dict[int, int]:
     """
     spec = game.features[feature]
     books = book_symbols(game, feature)
-    rows = game.rows
-    dist = {0: 1}
-    for strip in game.reel_sets[spec.reel_set]:
-        n = len(strip)
-        step: dict[int, int] = {}
-        for st in range(n):
-            b = sum(strip[(st + r) % n] in books for r in range(rows))
-            step[b] = step.get(b, 0) + 1
-        nd: dict[int, int] = {}
-        for b0, c0 in dist.items():
-            for b1, c1 in step.items():
-                nd[b0 + b1] = nd.get(b0 + b1, 0) + c0 * c1
-        dist = nd
+    dist = window_count_law(game.reel_sets[spec.reel_set], game.rows, books)
     spb = spec.params["spins_per_symbol"]
     w: dict[int, int] = {}
     for b, c in dist.items():
