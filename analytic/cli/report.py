@@ -43,8 +43,14 @@ def run(args) -> int:
         from analytic.cli.args import UsageError  # one line, escaped, exit 2 (cli.main)
 
         raise UsageError(f"--formats: unknown {', '.join(bad) or '(empty)'}; known: {', '.join(FORMATS)}")
-    from analytic.cli.args import check_out_dir
-    from analytic.reports.write import partial_name
+    from analytic.cli.args import UsageError, check_out_dir
+    from analytic.reports.write import MissingRenderer, partial_name, renderer
+
+    for f in formats:  # before any solve: a writer whose package is missing
+        try:
+            renderer(f)
+        except MissingRenderer as exc:
+            raise UsageError(f"--formats: {exc}") from None
 
     stem = os.path.splitext(os.path.basename(args.model))[0]
     names = [n for f in formats for n in (f"{stem}.{FORMATS[f]}", partial_name(stem, FORMATS[f]))]

@@ -25,24 +25,43 @@ from typing import Callable
 
 from analytic.reports.model import ParSheet
 
-__all__ = ["FORMATS", "renderer", "write_reports"]
+__all__ = ["FORMATS", "MissingRenderer", "renderer", "write_reports"]
 
 #: Format name -> file extension, in writing order.
 FORMATS = {"md": "md", "json": "json", "xlsx": "xlsx", "pdf": "pdf"}
 
 
+class MissingRenderer(ImportError):
+    """A format's writer needs a package that is not installed (message: the format, the package, the extra)."""
+
+
 def renderer(fmt: str) -> Callable[[ParSheet, str], None]:
-    """The ``write(sheet, path)`` function of a format (imported lazily)."""
-    if fmt == "md":
-        from analytic.reports.markdown import write_markdown as w
-    elif fmt == "json":
-        from analytic.reports.json_ import write_json as w
-    elif fmt == "xlsx":
-        from analytic.reports.xlsx import write_xlsx as w
-    elif fmt == "pdf":
-        from analytic.reports.pdf import write_pdf as w
-    else:
-        raise ValueError(f"unknown report format {fmt!r}; known: {', '.join(FORMATS)}")
+    """The ``write(sheet, path)`` function of a format (imported lazily).
+
+    Raises
+    ------
+    ValueError
+        An unknown format.
+    MissingRenderer
+        The format's writer needs a package that is not installed (``xlsx``:
+        openpyxl; ``pdf``: fpdf2 and matplotlib; all in the ``report`` extra).
+    """
+    try:
+        if fmt == "md":
+            from analytic.reports.markdown import write_markdown as w
+        elif fmt == "json":
+            from analytic.reports.json_ import write_json as w
+        elif fmt == "xlsx":
+            from analytic.reports.xlsx import write_xlsx as w
+        elif fmt == "pdf":
+            from analytic.reports.pdf import write_pdf as w
+        else:
+            raise ValueError(f"unknown report format {fmt!r}; known: {', '.join(FORMATS)}")
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] == "analytic":
+            raise
+        raise MissingRenderer(f"the {fmt} format needs the Python package {exc.name.split('.')[0]!r}, which is "
+                              f"not installed (pip install 'analytic[report]')") from None
     return w
 
 

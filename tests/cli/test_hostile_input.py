@@ -912,3 +912,27 @@ def test_a_folder_in_the_way_leaves_the_earlier_sheets_alone(tmp_path, capsys):
     assert main(["report", str(tmp_path / "m.toml"), "--out", str(tmp_path / "o"), "--formats", "md,json"]) == 2
     assert (tmp_path / "o" / "m.md").read_text() == "earlier sheet"
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["m.json", "m.md"]
+
+
+@pytest.mark.parametrize("fmt,package", [("pdf", "fpdf"), ("xlsx", "openpyxl")])
+def test_missing_report_package_is_refused_before_the_solve(fmt, package, tmp_path, capsys, monkeypatch):
+    """A format whose writer's package is not installed (no ``report`` extra) is one error line, exit 2,
+    before any solve (the solve is made to fail loudly if it is reached) and with nothing written."""
+    import analytic.solver.round as round_
+
+    for name in [m for m in sys.modules if m == f"analytic.reports.{fmt}" or m.split(".")[0] == package]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, package, None)  # `import package` now raises ModuleNotFoundError
+
+    def reached(*a, **k):
+        raise AssertionError("the solve ran before the missing package was reported")
+
+    monkeypatch.setattr(round_, "solve_game", reached)
+    (tmp_path / "m.toml").write_text(TINY)
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path / "m.toml"), "--out", str(out), "--formats", f"md,{fmt}"]) == 2
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "--formats" in lines[0], err
+    assert repr(package) in lines[0] and "analytic[report]" in lines[0], lines[0]
+    assert not out.exists()
