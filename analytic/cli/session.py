@@ -84,13 +84,39 @@ def _rules(args):
                             stop_single_win_above=args.stop_single_win_above, stop_cash_up=args.stop_cash_up,
                             stop_cash_down=args.stop_cash_down, bet_ladder=args.bet_ladder)
     except SessionRefused as exc:
-        raise args_.UsageError(f"--{exc}") from None
+        raise _usage(args, exc) from None
+
+
+#: The command-line option of each setting a refusal may name (:attr:`SessionRefused.option`).
+_OPTIONS = {"balance": "--balance", "bet": "--bet", "rounds": "--rounds", "stop_on_any_win": "--stop-on-any-win",
+            "stop_on_feature": "--stop-on-feature", "stop_single_win_above": "--stop-single-win-above",
+            "stop_cash_up": "--stop-cash-up", "stop_cash_down": "--stop-cash-down", "bet_ladder": "--bet-ladder",
+            "method": "--method"}
+
+
+def _usage(args, exc):
+    """A refusal at the input's fault (the option or the model key it names) as the one-line usage error
+    ``MODEL: WHERE: reason`` (exit 2); any other refusal unchanged (exit 1)."""
+    where = _OPTIONS.get(exc.option, exc.option) if exc.option else exc.key
+    if not where:
+        return exc
+    return args_.UsageError(f"{args.model}: {where}: {exc.reason}")
+
+
+def _no_feature_stop(args, game, mode: str) -> args_.UsageError:
+    why = ("the game has no feature" if not game.features else
+           "its base spin meets no feature's trigger and it buys none")
+    return args_.UsageError(f"{args.model}: --stop-on-feature: bet mode {mode!r} can start no feature ({why}), so "
+                            f"this stop can never end a session; leave it out")
 
 
 def _num(x) -> str:
+    """A quantile: its value (10 significant digits), or ``[low, high]`` when only the interval is
+    certified; an interval whose two ends print alike is one value."""
     if isinstance(x, tuple):
-        return f"[{float(x[0]):,.4f}, {float(x[1]):,.4f}]"
-    return f"{float(x):,.4f}"
+        lo, hi = _num(x[0]), _num(x[1])
+        return lo if lo == hi else f"[{lo}, {hi}]"
+    return f"{float(x):,.10g}"
 
 
 def _fig(f) -> str:
@@ -147,14 +173,34 @@ def format_table(res, rules, sim=None) -> str:
 
 def run(args) -> int:
     from analytic.model.loader import load_model
-    from analytic.solver.session import solve_session
+    from analytic.solver.session import SessionRefused, check_session, features_started, solve_session
 
     rules = _rules(args)
     game = load_model(args.model)
     mode = args.mode or game.default_mode.name
     if mode not in game.modes:
         raise args_.UsageError(f"{args.model}: modes: unknown bet mode {mode!r} (known: {', '.join(game.modes)})")
-    res = solve_session(game, mode, rules, method=args.method)
+    # what the model and the options decide alone: refused before the round's solve (which can take minutes)
+    if rules.stop_on_feature and not game.features:
+        raise _no_feature_stop(args, game, mode)
+    try:
+        from analytic.solver.round import check_round
+
+        check_round(game, mode)
+        check_session(game, mode, rules, args.method)
+    except SessionRefused as exc:
+        raise _usage(args, exc) from None
+    result = None
+    if rules.stop_on_feature and game.modes[mode].buys is None:
+        from analytic.solver.round import solve_round
+
+        result = solve_round(game, mode)
+        if not features_started(game, mode, result.base):
+            raise _no_feature_stop(args, game, mode)
+    try:
+        res = solve_session(game, mode, rules, method=args.method, result=result)
+    except SessionRefused as exc:
+        raise _usage(args, exc) from None
     sim = None
     if args.simulate:
         from analytic.simulator.session import simulate_sessions
