@@ -8,8 +8,18 @@ rounds until ruin, and the return experienced (total won / total staked).
 Amounts are in the unit of ``--bet`` (default 1: total bets); a model with a
 win cap in currency reads them in that currency.  With ``--simulate K`` the
 independent simulator also plays ``K`` sessions and prints its figures
-beside.  Exit 1 (``error: ...``) when the round's law of the mode is not
-available (refused, never approximated).
+beside.
+
+Refusals (never approximated): what the model and the options decide alone
+-- a mode whose round has neither a law nor bounds of ``P(win >= x)``,
+``--method exact`` or a bet ladder on a mode whose round is only bracketed,
+``--stop-on-feature`` on a mode that can start no feature -- is one line
+``error: MODEL: WHERE: reason``, exit 2, before the round's solve
+(:func:`analytic.solver.session.check_session`); a refusal known only after
+the solve and due to the input (a balance grid made too fine by the amounts,
+``--method exact`` on a certified law, the feature stop on a mode starting no
+feature) likewise names the option, exit 2; exit 1 when the solver cannot
+(a round law too large to combine).
 """
 
 from __future__ import annotations
@@ -47,12 +57,17 @@ def _ladder(text: str) -> tuple:
 
 def add_parser(sub):
     p = sub.add_parser("session", help="session / autoplay figures from the round's law",
-                       description="Exact (or certified) figures of a session of N rounds with the "
-                                   "advanced-autoplay stop rules and a bet ladder.  Amounts in the unit of "
-                                   "--bet (default 1 = total bets; a model with a currency cap: its currency).")
+                       description="Exact (or certified) figures of a session of at most N rounds of one bet "
+                                   "mode with the advanced-autoplay stop rules and a bet ladder, from the round's "
+                                   "law (the mode's round is solved first: seconds to minutes).  Amounts (balance, "
+                                   "stop amounts) are in the unit of --bet (default 1 = total bets; a model with a "
+                                   "currency cap: its currency); a round costs the mode's cost times the bet.  "
+                                   "Settings the mode cannot honour are refused before the solve (exit 2).  "
+                                   "See docs/sessions.md.")
     p.add_argument("model", help="model file (TOML)")
-    p.add_argument("--mode", default=None, help="bet mode (default: the first)")
-    p.add_argument("--balance", type=_balance, required=True, help="starting balance")
+    p.add_argument("--mode", default=None, help="bet mode (default: the model's first)")
+    p.add_argument("--balance", type=_balance, required=True,
+                   help="starting balance (unit of --bet; the session ends by ruin when it no longer pays a round)")
     p.add_argument("--bet", type=_amount, default=Fraction(1), help="selected total bet (default 1)")
     p.add_argument("--rounds", type=args_.int_type(1, 10**6, "rounds"), required=True,
                    help="at most this many rounds (1 .. 1,000,000)")
@@ -67,11 +82,15 @@ def add_parser(sub):
     p.add_argument("--bet-ladder", type=_ladder, default=(), metavar="S1,S2,...",
                    help="bets the bet is lowered to when the balance falls below it (must hold --bet)")
     p.add_argument("--method", choices=("auto", "exact", "certified"), default="auto",
-                   help="exact (Fractions), certified (float64 with a total-variation bound) or auto")
+                   help="exact (Fractions; slow beyond a few dozen rounds of a large law), certified (float64 with "
+                        "a total-variation bound) or auto (exact when small, else certified); a round without a "
+                        "law, only bounds of P(win >= x), is bracketed (method 'bounded', every figure an "
+                        "interval) under auto or certified")
     p.add_argument("--simulate", type=args_.int_type(1, 10**7, "sessions"), default=None, metavar="K",
                    help="also play K sessions with the simulator and print its figures beside")
     p.add_argument("--seed", type=args_.seed, default=0, help="seed of --simulate (default 0)")
-    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="a table of figures (default) or JSON (schema analytic.session/1)")
     return p
 
 
@@ -124,9 +143,23 @@ def _fig(f) -> str:
     return s + (f"  +/- {float(f.error):.2e}" if f.label != "exact" else "  (exact)")
 
 
-def format_table(res, rules, sim=None) -> str:
-    rows = [("method", f"{res.method}" + (f" (total-variation bound {res.error:.2e})" if res.error else "")
-             + (" (two chains bracketing a round without a law)" if res.method == "bounded" else "")),
+def _setting(rules, mode, cost) -> str:
+    """One line of what is computed: the mode, the start, the bet and a round's price, the stops."""
+    stops = [name for name, on in (("any win", rules.stop_on_any_win), ("a feature", rules.stop_on_feature))
+             if on]
+    stops += [f"{name} {_num(v)}" for name, v in (("single win >=", rules.stop_single_win_above),
+                                                   ("cash up", rules.stop_cash_up),
+                                                   ("cash down", rules.stop_cash_down)) if v is not None]
+    ladder = (f", lowered to {' then '.join(_num(x) for x in reversed(rules.levels[:-1]))} as the balance falls"
+              if len(rules.levels) > 1 else "")
+    return (f"mode '{mode}': start {_num(rules.balance)}, at most {rules.rounds:,} rounds at bet {_num(rules.bet)} "
+            f"(a round costs {_num(cost * rules.bet)}){ladder}; stops: {', '.join(stops + ['ruin'])}")
+
+
+def format_table(res, rules, sim=None, mode=None) -> str:
+    rows = [("session", _setting(rules, mode, res.law.cost))] if mode is not None else []
+    rows += [("method", f"{res.method}" + (f" (total-variation bound {res.error:.2e})" if res.error else "")
+              + (" (two chains bracketing a round without a law)" if res.method == "bounded" else "")),
             ("final balance: mean", _fig(res.balance_mean)),
             ("P(final balance > start)", _fig(res.p_above_start))]
     for q, v in res.balance_quantiles.items():
@@ -220,5 +253,5 @@ def run(args) -> int:
                               "rounds_mean": float(sim.rounds.mean())}
         print(json.dumps(d, indent=2))
     else:
-        print(format_table(res, rules, sim))
+        print(format_table(res, rules, sim, mode))
     return 0

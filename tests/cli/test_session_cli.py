@@ -204,3 +204,20 @@ def test_too_fine_grid_names_the_amounts(tmp_path, capsys):
     # the start likewise
     rc, cap = _run(tmp_path, capsys, "--balance", "1/999999937", "--rounds", "2")
     assert rc == 2 and cap.err.startswith(f"error: {tmp_path / 'tiny.toml'}: --balance: "), cap.err
+
+
+def test_table_says_the_setting_and_prints_a_point_interval_as_one_value(tmp_path, capsys):
+    # certified chain of the hand-counted session (start 1, two rounds): its balance quantiles are certified
+    # intervals: 0 below 0.75 (ruin 3/4), 5 from 0.95 (P(5) = 1/16) -- one grid point each, printed as one value;
+    # at 0.75 itself the cumulative law meets the level, so within the error the quantile is 0 or 2
+    rc, cap = _run(tmp_path, capsys, "--balance", "1", "--rounds", "2", "--method", "certified")
+    assert rc == 0, cap.err
+    lines = cap.out.splitlines()
+    assert lines[0].split(None, 1) == ["session", "mode 'base': start 1, at most 2 rounds at bet 1 (a round costs 1); "
+                                                  "stops: ruin"]
+    q = {ln.split()[2]: ln.split(None, 3)[3] for ln in lines if ln.lstrip().startswith("balance quantile")}
+    assert q["0.5"] == "0" and q["0.75"] == "[0, 2]" and q["0.99"] == "5", q
+    # a bet ladder and the stops in force are said too; the price is the mode's cost times the bet
+    rc, cap = _run(tmp_path, capsys, "--balance", "3", "--bet", "2", "--bet-ladder", "1,2", "--rounds", "2",
+                   "--stop-cash-down", "2")
+    assert "at bet 2 (a round costs 2), lowered to 1 as the balance falls; stops: cash down 2, ruin" in cap.out
