@@ -113,12 +113,14 @@ _OPTIONS = {"balance": "--balance", "bet": "--bet", "rounds": "--rounds", "stop_
             "method": "--method"}
 
 
-def _usage(args, exc):
+def _usage(args, exc, mode=None):
     """A refusal at the input's fault (the option or the model key it names) as the one-line usage error
-    ``MODEL: WHERE: reason`` (exit 2); any other refusal unchanged (exit 1)."""
+    ``MODEL: WHERE: reason`` (exit 2); any other (a limit of the solver) ``MODEL: mode 'M': reason``, exit 1."""
     where = _OPTIONS.get(exc.option, exc.option) if exc.option else exc.key
     if not where:
-        return exc
+        from analytic.solver.session import SessionRefused
+
+        return SessionRefused(f"{args.model}: mode {mode!r}: {exc.reason}" if mode else f"{args.model}: {exc.reason}")
     return args_.UsageError(f"{args.model}: {where}: {exc.reason}")
 
 
@@ -233,7 +235,7 @@ def run(args) -> int:
     try:
         res = solve_session(game, mode, rules, method=args.method, result=result)
     except SessionRefused as exc:
-        raise _usage(args, exc) from None
+        raise _usage(args, exc, mode) from None
     sim = None
     if args.simulate:
         from analytic.simulator.session import simulate_sessions

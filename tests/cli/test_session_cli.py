@@ -221,3 +221,13 @@ def test_table_says_the_setting_and_prints_a_point_interval_as_one_value(tmp_pat
     rc, cap = _run(tmp_path, capsys, "--balance", "3", "--bet", "2", "--bet-ladder", "1,2", "--rounds", "2",
                    "--stop-cash-down", "2")
     assert "at bet 2 (a round costs 2), lowered to 1 as the balance falls; stops: cash down 2, ruin" in cap.out
+
+
+def test_a_limit_of_the_solver_is_exit_1_naming_the_model_and_the_mode(capsys):
+    # Lobstermania's bonus laws are too many to combine exactly: not the input's fault (exit 1), but the
+    # line still says which model and which mode
+    path = Path(__file__).resolve().parents[1] / "cases" / "lobstermania_850.toml"
+    rc = main(["session", str(path), "--balance", "100", "--rounds", "10"])
+    cap = capsys.readouterr()
+    assert rc == 1 and not cap.out and len(cap.err.splitlines()) == 1
+    assert cap.err.startswith(f"error: {path}: mode 'base': the round's law of this mode is not available")
