@@ -183,6 +183,8 @@ def format_table(res, rules, sim=None, mode=None) -> str:
         rows.append(("return experienced", res.notes.get("return experienced", "not given")))
     elif getattr(res.law, "returns", None) is None:
         rows.append(("return experienced", "not given with a bet ladder (the stake depends on the path)"))
+    elif res.method == "exact":  # no session played a round: a start below one round's price
+        rows.append(("return experienced", "not given: no session played a round (the start does not pay one)"))
     else:
         # no session played a round (a start below one round's price), or too little mass played one
         rows.append(("return experienced", "not given: no session played a round (or too few, within the "
