@@ -673,7 +673,8 @@ def _refuse_fine_grid(rules: SessionRules, per_level, prices, G: Fraction, point
     own = _fgcd([x for d in per_level[-1].values() for x in d] + [prices[-1]]) or Fraction(1)
     why = f"the round's law spans {points} points of the balance grid {G} (limit {MAX_LAW_GRID})"
     if G >= own:
-        raise SessionRefused(why + ": the round's own grid at this bet; a session of this mode is not solved")
+        raise SessionRefused(why + ": that is the round's own grid at this bet, so no amount makes it coarser; "
+                                   "a session of this mode is not solved")
     culprits = []
     if ((rules.balance - prices[-1]) / own).denominator != 1:
         culprits.append("balance")
@@ -682,11 +683,11 @@ def _refuse_fine_grid(rules: SessionRules, per_level, prices, G: Fraction, point
         if v is not None and (v / own).denominator != 1:
             culprits.append(k)
     if len(rules.levels) > 1 and any((x / own).denominator != 1 for parts in per_level[:-1]
-                                     for d in parts.values() for x in d):
+                                     for d in parts.values() for x in list(d) + prices[:-1]):
         culprits.append("bet_ladder")
-    names = ", ".join(k.replace("_", "-") for k in culprits) or "the amounts"
-    raise SessionRefused(why + f": the amounts ({names}; balance, stop amounts, bet ladder) are not multiples of "
-                               f"the round's own grid {own}; give them as multiples of it",
+    names = ", ".join(k.replace("_", "-") for k in culprits) or "balance, stop amounts, bet ladder"
+    raise SessionRefused(why + f": the amounts ({names}) are not multiples of the round's own grid {own}; give "
+                               f"the balance, stop amounts and bet ladder as multiples of it",
                          option=culprits[0] if culprits else "balance")
 
 
