@@ -283,7 +283,9 @@ def session_rows(sec, levels) -> tuple[list[str], list[list[str]]]:
     rows = []
     for h in sec.horizons:
         q = {lv: (lo, hi) for lv, lo, hi in h.quantiles}
-        lab = "exact" if h.method == "exact" else f"certified ± {float(h.error):.2g}"
+        # a bracketed horizon (two chains, each certified within its error) is an interval, not a certified value
+        lab = ("exact" if h.method == "exact" else "bounded (bracket)" if h.method == "bounded"
+               else f"certified ± {float(h.error):.2g}")
         rows.append([f"{h.rounds:,}", fig_num(h.balance_mean, 2)] + [quantile_text(*q[lv]) for lv in levels]
                     + [prob_text(h.p_above_start), prob_text(h.ruin),
                        _to_ruin(h), lab])

@@ -323,3 +323,21 @@ def test_an_interval_whose_ends_print_alike_is_never_shown_as_two_equal_ends():
     assert _one_in_range(Fraction(1749263303, 10**10), Fraction(1749406641, 10**10)) == "1 in 5.72"
     assert _one_in_range(Fraction(1, 10), Fraction(1, 5)) == "1 in 5.00 .. 10.00"
     assert _one_in_range(Fraction(0), Fraction(1, 5)) == "1 in 5.00 or rarer"
+
+
+def test_a_bracketed_horizon_is_labelled_bounded_not_certified():
+    """The horizons table's label of a bracketed session (method ``bounded``) says so; a certified one
+    keeps its error (hand-made horizons)."""
+    from fractions import Fraction
+    from types import SimpleNamespace
+
+    from analytic.figures import Figure
+    from analytic.reports.format import session_rows
+
+    fig = Figure(Fraction(1, 2), "bounded", Fraction(1, 10))
+    rows = [SimpleNamespace(rounds=10, method=m, error=Fraction(1, 10**6), balance_mean=fig,
+                            quantiles=((Fraction(1, 2), Fraction(3), Fraction(3)),), p_above_start=fig, ruin=fig,
+                            rounds_to_ruin=None) for m in ("bounded", "certified")]
+    _, out = session_rows(SimpleNamespace(horizons=rows), (Fraction(1, 2),))
+    assert out[0][-1] == "bounded (bracket)" and out[1][-1] == "certified ± 1e-06"
+    assert out[0][2] == "3"  # the quantile interval [3, 3]: one value
