@@ -946,7 +946,8 @@ def round_law_kind(game, mode: str) -> tuple:
     -------
     (str, str or None, str or None)
         ``(kind, key, reason)``; kind ``"law"`` (the engines give a law, exact or certified:
-        known after the solve, which may still find the features' laws too large to combine), ``"grid"`` (a certified law, never exact), ``"bracketed"`` (no law, bounds of
+        known after the solve, which may still find the features' laws too large to combine),
+        ``"grid"`` (a certified law, never exact), ``"bracketed"`` (no law, bounds of
         ``P(W >= x)``: method ``bounded``) or ``"none"`` (neither: every session refused, ``key``
         and ``reason`` say why and what would make it solvable).
     """

@@ -167,7 +167,8 @@ def test_stop_on_feature_on_a_mode_that_starts_none_is_refused(tmp_path, capsys)
     text += ('\n[modes.free]\ncost = 1\nreels = "free"\n'
              '\n[features.fs]\nkind = "free_spins"\nreels = "free"\n'
              'trigger = { symbols = ["s"], counts = { 2 = 1 } }\n')
-    text = text.replace('base = [["a", "b"], ["a", "b"]]', 'base = [["a", "b"], ["a", "b"]]\nfree = [["a", "s"], ["a", "s"]]')
+    text = text.replace('base = [["a", "b"], ["a", "b"]]',
+                        'base = [["a", "b"], ["a", "b"]]\nfree = [["a", "s"], ["a", "s"]]')
     m = tmp_path / "feat.toml"
     m.write_text(text, encoding="utf-8")
     rc = main(["session", str(m), "--balance", "5", "--rounds", "3", "--stop-on-feature"])

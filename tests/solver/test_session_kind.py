@@ -40,6 +40,7 @@ def agrees(game, mode: str, r) -> None:
         assert law.points is not None or "too large" in law.reason, (mode, law.reason)
 
 
+@pytest.mark.filterwarnings("ignore::analytic.errors.ModelWarning")  # a published game's unpaid symbol
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_kind_agrees_with_the_solved_round_of_the_test_games(path):
     game = load_model(path)
