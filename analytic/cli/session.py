@@ -8,8 +8,18 @@ rounds until ruin, and the return experienced (total won / total staked).
 Amounts are in the unit of ``--bet`` (default 1: total bets); a model with a
 win cap in currency reads them in that currency.  With ``--simulate K`` the
 independent simulator also plays ``K`` sessions and prints its figures
-beside.  Exit 1 (``error: ...``) when the round's law of the mode is not
-available (refused, never approximated).
+beside.
+
+Refusals (never approximated): what the model and the options decide alone
+-- a mode whose round has neither a law nor bounds of ``P(win >= x)``,
+``--method exact`` or a bet ladder on a mode whose round is only bracketed,
+``--stop-on-feature`` on a mode that can start no feature -- is one line
+``error: MODEL: WHERE: reason``, exit 2, before the round's solve
+(:func:`analytic.solver.session.check_session`); a refusal known only after
+the solve and due to the input (a balance grid made too fine by the amounts,
+``--method exact`` on a certified law, the feature stop on a mode starting no
+feature) likewise names the option, exit 2; exit 1 when the solver cannot
+(a round law too large to combine).
 """
 
 from __future__ import annotations
@@ -47,12 +57,17 @@ def _ladder(text: str) -> tuple:
 
 def add_parser(sub):
     p = sub.add_parser("session", help="session / autoplay figures from the round's law",
-                       description="Exact (or certified) figures of a session of N rounds with the "
-                                   "advanced-autoplay stop rules and a bet ladder.  Amounts in the unit of "
-                                   "--bet (default 1 = total bets; a model with a currency cap: its currency).")
+                       description="Exact (or certified) figures of a session of at most N rounds of one bet "
+                                   "mode with the advanced-autoplay stop rules and a bet ladder, from the round's "
+                                   "law (the mode's round is solved first: seconds to minutes).  Amounts (balance, "
+                                   "stop amounts) are in the unit of --bet (default 1 = total bets; a model with a "
+                                   "currency cap: its currency); a round costs the mode's cost times the bet.  "
+                                   "Settings the mode cannot honour are refused before the solve (exit 2).  "
+                                   "See docs/sessions.md.")
     p.add_argument("model", help="model file (TOML)")
-    p.add_argument("--mode", default=None, help="bet mode (default: the first)")
-    p.add_argument("--balance", type=_balance, required=True, help="starting balance")
+    p.add_argument("--mode", default=None, help="bet mode (default: the model's first)")
+    p.add_argument("--balance", type=_balance, required=True,
+                   help="starting balance (unit of --bet; the session ends by ruin when it no longer pays a round)")
     p.add_argument("--bet", type=_amount, default=Fraction(1), help="selected total bet (default 1)")
     p.add_argument("--rounds", type=args_.int_type(1, 10**6, "rounds"), required=True,
                    help="at most this many rounds (1 .. 1,000,000)")
@@ -67,11 +82,15 @@ def add_parser(sub):
     p.add_argument("--bet-ladder", type=_ladder, default=(), metavar="S1,S2,...",
                    help="bets the bet is lowered to when the balance falls below it (must hold --bet)")
     p.add_argument("--method", choices=("auto", "exact", "certified"), default="auto",
-                   help="exact (Fractions), certified (float64 with a total-variation bound) or auto")
+                   help="exact (Fractions; slow beyond a few dozen rounds of a large law), certified (float64 with "
+                        "a total-variation bound) or auto (exact when small, else certified); a round without a "
+                        "law, only bounds of P(win >= x), is bracketed (method 'bounded', every figure an "
+                        "interval) under auto or certified")
     p.add_argument("--simulate", type=args_.int_type(1, 10**7, "sessions"), default=None, metavar="K",
                    help="also play K sessions with the simulator and print its figures beside")
     p.add_argument("--seed", type=args_.seed, default=0, help="seed of --simulate (default 0)")
-    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="a table of figures (default) or JSON (schema analytic.session/1)")
     return p
 
 
@@ -84,13 +103,41 @@ def _rules(args):
                             stop_single_win_above=args.stop_single_win_above, stop_cash_up=args.stop_cash_up,
                             stop_cash_down=args.stop_cash_down, bet_ladder=args.bet_ladder)
     except SessionRefused as exc:
-        raise args_.UsageError(f"--{exc}") from None
+        raise _usage(args, exc) from None
+
+
+#: The command-line option of each setting a refusal may name (:attr:`SessionRefused.option`).
+_OPTIONS = {"balance": "--balance", "bet": "--bet", "rounds": "--rounds", "stop_on_any_win": "--stop-on-any-win",
+            "stop_on_feature": "--stop-on-feature", "stop_single_win_above": "--stop-single-win-above",
+            "stop_cash_up": "--stop-cash-up", "stop_cash_down": "--stop-cash-down", "bet_ladder": "--bet-ladder",
+            "method": "--method"}
+
+
+def _usage(args, exc, mode=None):
+    """A refusal at the input's fault (the option or the model key it names) as the one-line usage error
+    ``MODEL: WHERE: reason`` (exit 2); any other (a limit of the solver) ``MODEL: mode 'M': reason``, exit 1."""
+    where = _OPTIONS.get(exc.option, exc.option) if exc.option else exc.key
+    if not where:
+        from analytic.solver.session import SessionRefused
+
+        return SessionRefused(f"{args.model}: mode {mode!r}: {exc.reason}" if mode else f"{args.model}: {exc.reason}")
+    return args_.UsageError(f"{args.model}: {where}: {exc.reason}")
+
+
+def _no_feature_stop(args, game, mode: str) -> args_.UsageError:
+    why = ("the game has no feature" if not game.features else
+           "its base spin meets no feature's trigger and it buys none")
+    return args_.UsageError(f"{args.model}: --stop-on-feature: bet mode {mode!r} can start no feature ({why}), so "
+                            f"this stop can never end a session; leave it out")
 
 
 def _num(x) -> str:
+    """A quantile: its value (10 significant digits), or ``[low, high]`` when only the interval is
+    certified; an interval whose two ends print alike is one value."""
     if isinstance(x, tuple):
-        return f"[{float(x[0]):,.4f}, {float(x[1]):,.4f}]"
-    return f"{float(x):,.4f}"
+        lo, hi = _num(x[0]), _num(x[1])
+        return lo if lo == hi else f"[{lo}, {hi}]"
+    return f"{float(x):,.10g}"
 
 
 def _fig(f) -> str:
@@ -98,9 +145,23 @@ def _fig(f) -> str:
     return s + (f"  +/- {float(f.error):.2e}" if f.label != "exact" else "  (exact)")
 
 
-def format_table(res, rules, sim=None) -> str:
-    rows = [("method", f"{res.method}" + (f" (total-variation bound {res.error:.2e})" if res.error else "")
-             + (" (two chains bracketing a round without a law)" if res.method == "bounded" else "")),
+def _setting(rules, mode, cost) -> str:
+    """One line of what is computed: the mode, the start, the bet and a round's price, the stops."""
+    stops = [name for name, on in (("any win", rules.stop_on_any_win), ("a feature", rules.stop_on_feature))
+             if on]
+    stops += [f"{name} {_num(v)}" for name, v in (("single win >=", rules.stop_single_win_above),
+                                                   ("cash up", rules.stop_cash_up),
+                                                   ("cash down", rules.stop_cash_down)) if v is not None]
+    ladder = (f", lowered to {' then '.join(_num(x) for x in reversed(rules.levels[:-1]))} as the balance falls"
+              if len(rules.levels) > 1 else "")
+    return (f"mode '{mode}': start {_num(rules.balance)}, at most {rules.rounds:,} rounds at bet {_num(rules.bet)} "
+            f"(a round costs {_num(cost * rules.bet)}){ladder}; stops: {', '.join(stops + ['ruin'])}")
+
+
+def format_table(res, rules, sim=None, mode=None) -> str:
+    rows = [("session", _setting(rules, mode, res.law.cost))] if mode is not None else []
+    rows += [("method", f"{res.method}" + (f" (total-variation bound {res.error:.2e})" if res.error else "")
+              + (" (two chains bracketing a round without a law)" if res.method == "bounded" else "")),
             ("final balance: mean", _fig(res.balance_mean)),
             ("P(final balance > start)", _fig(res.p_above_start))]
     for q, v in res.balance_quantiles.items():
@@ -122,6 +183,8 @@ def format_table(res, rules, sim=None) -> str:
         rows.append(("return experienced", res.notes.get("return experienced", "not given")))
     elif getattr(res.law, "returns", None) is None:
         rows.append(("return experienced", "not given with a bet ladder (the stake depends on the path)"))
+    elif res.method == "exact":  # no session played a round: a start below one round's price
+        rows.append(("return experienced", "not given: no session played a round (the start does not pay one)"))
     else:
         # no session played a round (a start below one round's price), or too little mass played one
         rows.append(("return experienced", "not given: no session played a round (or too few, within the "
@@ -147,14 +210,34 @@ def format_table(res, rules, sim=None) -> str:
 
 def run(args) -> int:
     from analytic.model.loader import load_model
-    from analytic.solver.session import solve_session
+    from analytic.solver.session import SessionRefused, check_session, features_started, solve_session
 
     rules = _rules(args)
     game = load_model(args.model)
     mode = args.mode or game.default_mode.name
     if mode not in game.modes:
         raise args_.UsageError(f"{args.model}: modes: unknown bet mode {mode!r} (known: {', '.join(game.modes)})")
-    res = solve_session(game, mode, rules, method=args.method)
+    # what the model and the options decide alone: refused before the round's solve (which can take minutes)
+    if rules.stop_on_feature and not game.features:
+        raise _no_feature_stop(args, game, mode)
+    try:
+        from analytic.solver.round import check_round
+
+        check_round(game, mode)
+        check_session(game, mode, rules, args.method)
+    except SessionRefused as exc:
+        raise _usage(args, exc) from None
+    result = None
+    if rules.stop_on_feature and game.modes[mode].buys is None:
+        from analytic.solver.round import solve_round
+
+        result = solve_round(game, mode)
+        if not features_started(game, mode, result.base):
+            raise _no_feature_stop(args, game, mode)
+    try:
+        res = solve_session(game, mode, rules, method=args.method, result=result)
+    except SessionRefused as exc:
+        raise _usage(args, exc, mode) from None
     sim = None
     if args.simulate:
         from analytic.simulator.session import simulate_sessions
@@ -174,5 +257,5 @@ def run(args) -> int:
                               "rounds_mean": float(sim.rounds.mean())}
         print(json.dumps(d, indent=2))
     else:
-        print(format_table(res, rules, sim))
+        print(format_table(res, rules, sim, mode))
     return 0

@@ -246,8 +246,10 @@ def retrigger_text(g) -> str:
 
 
 def quantile_text(lo, hi) -> str:
-    """A session quantile: the value, or ``low .. high`` when only the interval is certified."""
-    return num(lo, 2) if lo == hi else f"{num(lo, 2)} .. {num(hi, 2)}"
+    """A session quantile: the value, or ``low .. high`` when only the interval is certified (one value
+    when its two ends print alike)."""
+    a, b = num(lo, 2), num(hi, 2)
+    return a if a == b else f"{a} .. {b}"
 
 
 def prob_text(f: Figure) -> str:
@@ -260,8 +262,13 @@ def prob_text(f: Figure) -> str:
         return fr if len(fr) <= 12 else t
     if f.error >= Fraction(1, 10**6):  # a bracket (a session of a round without a law): its two ends,
         # within [0, 1] (a probability's interval is cut there)
+        # with as many digits (4 to 8) as tell its ends apart: never "[0.353, 0.353]"
         lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
-        return f"[{float(lo):.4g}, {float(hi):.4g}]"
+        for d in range(4, 9):
+            a, b = f"{float(lo):.{d}g}", f"{float(hi):.{d}g}"
+            if a != b:
+                break
+        return f"[{a}, {b}]"
     return f"{t} ± {float(f.error):.2g}"
 
 
@@ -276,7 +283,9 @@ def session_rows(sec, levels) -> tuple[list[str], list[list[str]]]:
     rows = []
     for h in sec.horizons:
         q = {lv: (lo, hi) for lv, lo, hi in h.quantiles}
-        lab = "exact" if h.method == "exact" else f"certified ± {float(h.error):.2g}"
+        # a bracketed horizon (two chains, each certified within its error) is an interval, not a certified value
+        lab = ("exact" if h.method == "exact" else "bounded (bracket)" if h.method == "bounded"
+               else f"certified ± {float(h.error):.2g}")
         rows.append([f"{h.rounds:,}", fig_num(h.balance_mean, 2)] + [quantile_text(*q[lv]) for lv in levels]
                     + [prob_text(h.p_above_start), prob_text(h.ruin),
                        _to_ruin(h), lab])
@@ -320,14 +329,20 @@ def ladder_table(ex) -> tuple[list[str], list[list[str]]]:
         rows = [[r.label, num(r.low, 6), one_in(r.low), short_frac(r.low)] for r in ex.rows]
     elif getattr(ex, "kind", "law") == "interval":  # no law: only the two ends mean anything, no centre
         head = ["win >= x (x total bet)", "lower bound", "upper bound", "1 in (from .. to)"]
-        rows = [[r.label, _sig(r.low), _sig(r.high),
-                 f"{one_in(r.high)} .. {one_in(r.low)[5:]}" if r.low > 0 else f"{one_in(r.high)} or rarer"]
-                for r in ex.rows]
+        rows = [[r.label, _sig(r.low), _sig(r.high), _one_in_range(r.low, r.high)] for r in ex.rows]
     else:
         head = ["win >= x (x total bet)", "P(win >= x)", "1 in", "lower bound", "upper bound"]
         rows = [[r.label, num((r.low + r.high) / 2, 6), one_in((r.low + r.high) / 2) if r.low > 0
                  else f"at most {one_in(r.high)}", _sig(r.low), _sig(r.high)] for r in ex.rows]
     return head, rows
+
+
+def _one_in_range(low, high) -> str:
+    """``1 in A .. B`` of a probability between ``low`` and ``high`` (one value when both print alike)."""
+    if low <= 0:
+        return f"{one_in(high)} or rarer"
+    a, b = one_in(high), one_in(low)
+    return a if a == b else f"{a} .. {b[5:]}"
 
 
 def max_win_text(ex) -> str:
@@ -337,8 +352,8 @@ def max_win_text(ex) -> str:
     if ex.max_low == ex.max_high:
         p = f"probability {num(ex.max_low, 6)} ({one_in(ex.max_low)}), exact"
     elif getattr(ex, "kind", "law") == "interval":
-        p = (f"probability {_sig(ex.max_low)} .. {_sig(ex.max_high)} ({one_in(ex.max_high)} .. "
-             f"{one_in(ex.max_low)[5:]}), certified bounds")
+        p = (f"probability {_sig(ex.max_low)} .. {_sig(ex.max_high)} ({_one_in_range(ex.max_low, ex.max_high)}), "
+             "certified bounds")
     else:
         p = (f"probability {_sig(ex.max_low)} .. {_sig(ex.max_high)} ({one_in((ex.max_low + ex.max_high) / 2)}), "
              "certified bounds")

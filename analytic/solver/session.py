@@ -77,7 +77,7 @@ from analytic.figures import Figure
 __all__ = ["SessionRules", "SessionLaw", "SessionResult", "SessionRefused", "REASONS", "QUANTILES",
            "session_law", "solve_session", "split_round_law", "run_session", "session_summary",
            "DEFAULT_SUMMARY", "AUTOPLAY_OPTION", "CURVE_ROUNDS", "default_autoplay", "SummaryResults",
-           "summary_results"]
+           "summary_results", "bracketed", "round_law_kind", "check_session", "features_started"]
 
 #: End reasons, in the order they are checked after a round.
 REASONS = ("any win", "feature", "single win", "cash up", "cash down", "ruin", "rounds")
@@ -106,7 +106,26 @@ BOUNDED_ENGINES = frozenset({"drawn_expanding"})
 
 
 class SessionRefused(AnalyticError):
-    """The session cannot be computed as asked (the reason says why)."""
+    """The session cannot be computed as asked (the reason says why).
+
+    Parameters
+    ----------
+    reason : str
+        Why, and what would make the session solvable (``str(exc)``).
+    option : str, optional
+        The setting at fault: a :class:`SessionRules` field or ``method``
+        (the command line's ``--bet-ladder``, ``--method``, ...).
+    key : str, optional
+        The model key path at fault (``modes.base``, ``cap.currency``, ...).
+
+    Neither set: not the input's fault (a limit of the solver, or a defect).
+    """
+
+    def __init__(self, reason: str, *, option: str | None = None, key: str | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.option = option
+        self.key = key
 
 
 @dataclass(frozen=True)
@@ -147,17 +166,18 @@ class SessionRules:
                 object.__setattr__(self, k, Fraction(v))
         object.__setattr__(self, "bet_ladder", tuple(sorted({Fraction(x) for x in self.bet_ladder})))
         if self.balance < 0:
-            raise SessionRefused("balance: must be >= 0")
+            raise SessionRefused("the balance must be >= 0", option="balance")
         if self.bet <= 0:
-            raise SessionRefused("bet: must be > 0")
+            raise SessionRefused("the bet must be > 0", option="bet")
         if not isinstance(self.rounds, int) or not 1 <= self.rounds <= 10**6:
-            raise SessionRefused("rounds: must be an integer 1 .. 1,000,000")
+            raise SessionRefused("the rounds must be an integer 1 .. 1,000,000", option="rounds")
         for k in ("stop_single_win_above", "stop_cash_up", "stop_cash_down"):
             v = getattr(self, k)
             if v is not None and v <= 0:
-                raise SessionRefused(f"{k.replace('_', '-')}: must be > 0")
+                raise SessionRefused("the amount must be > 0", option=k)
         if self.bet_ladder and (self.bet not in self.bet_ladder or self.bet_ladder[0] <= 0):
-            raise SessionRefused("bet-ladder: must hold the selected bet, every rung > 0")
+            raise SessionRefused(f"the bet ladder must hold the selected bet ({self.bet}) and every rung must be > 0",
+                                 option="bet_ladder")
 
     @property
     def levels(self) -> tuple:
@@ -530,11 +550,7 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
                 continue
             lo, hi = min(ks), max(ks)
             if hi - lo + 1 > MAX_LAW_GRID:
-                own = _fgcd(changes + prices) or Fraction(1)
-                raise SessionRefused(f"the round's law spans {hi - lo + 1} points of the balance grid "
-                                     f"{G} (limit {MAX_LAW_GRID})"
-                                     + (f": the amounts (balance, stop amounts) are not multiples of the "
-                                        f"round's own grid {own}; give them as multiples of it" if G < own else ""))
+                _refuse_fine_grid(rules, per_level, prices, G, hi - lo + 1)
             row[why] = (lo, ks)
         kparts.append(row)
     width = max((max(ks) - lo + 1 for row in kparts for lo, ks in row.values()), default=1)
@@ -542,7 +558,8 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
         span = int(rules.balance / G) + width * min(N, 50)
         method = "exact" if exact_law and N * span * width <= EXACT_BUDGET else "certified"
     if method == "exact" and not exact_law:
-        raise SessionRefused("the round's law is not exact (a grid law); use the certified method")
+        raise SessionRefused("the round's law is not exact (a grid law, within a certified error): its sessions "
+                             "are never exact; use the certified method (or auto)", option="method")
     exact = method == "exact"
     zero = 0 if exact else 0.0
     # exact: integer weights over the common denominator D of the law; a vector after round t
@@ -753,6 +770,31 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
                       "exact" if exact else "certified", mws, cost, cuts, float(lumped.sum()))
 
 
+def _refuse_fine_grid(rules: SessionRules, per_level, prices, G: Fraction, points: int):
+    """SessionRefused: the round's law spans ``points`` > :data:`MAX_LAW_GRID` points of the balance
+    grid ``G``; naming the setting (``option``) that makes the grid finer than the round's own at the
+    selected bet, when one does (else a limit of the solver: no option)."""
+    own = _fgcd([x for d in per_level[-1].values() for x in d] + [prices[-1]]) or Fraction(1)
+    why = f"the round's law spans {points} points of the balance grid {G} (limit {MAX_LAW_GRID})"
+    if G >= own:
+        raise SessionRefused(why + ": that is the round's own grid at this bet, so no amount makes it coarser; "
+                                   "a session of this mode is not solved")
+    culprits = []
+    if ((rules.balance - prices[-1]) / own).denominator != 1:
+        culprits.append("balance")
+    for k in ("stop_cash_up", "stop_cash_down"):
+        v = getattr(rules, k)
+        if v is not None and (v / own).denominator != 1:
+            culprits.append(k)
+    if len(rules.levels) > 1 and any((x / own).denominator != 1 for parts in per_level[:-1]
+                                     for d in parts.values() for x in list(d) + prices[:-1]):
+        culprits.append("bet_ladder")
+    names = ", ".join(k.replace("_", "-") for k in culprits) or "balance, stop amounts, bet ladder"
+    raise SessionRefused(why + f": the amounts ({names}) are not multiples of the round's own grid {own}; give "
+                               f"the balance, stop amounts and bet ladder as multiples of it",
+                         option=culprits[0] if culprits else "balance")
+
+
 def _merge(cur, off, a, exact):
     if cur is None:  # (a: a fresh convolution or a slice of one, written nowhere else)
         return off, a
@@ -946,13 +988,151 @@ def _refuse_early(game) -> None:
     for name, spec in game.features.items():
         if spec.engine in NO_LAW_ENGINES and spec.engine not in BOUNDED_ENGINES:
             raise SessionRefused(f"the round's law of this mode is not available: engine '{spec.engine}' "
-                                 f"(feature '{name}') gives no law of the feature win yet")
+                                 f"(feature '{name}') gives no law of the feature win yet",
+                                 key=f"features.{name}.engine")
 
 
 def _no_law(game) -> bool:
     """The game has a feature whose engine gives no law (its sessions are bracketed:
     :mod:`analytic.solver.session_bounds`)."""
     return any(spec.engine in NO_LAW_ENGINES for spec in game.features.values())
+
+
+def features_started(game, mode: str, base=None) -> frozenset:
+    """The features a round of a bet mode can start, from the model (and its base spin's combinations).
+
+    Parameters
+    ----------
+    game : Game
+    mode : str
+    base : BaseResult, optional
+        The mode's solved base spin (else solved here when needed: a spin mode of a game with
+        features; :func:`analytic.engine.base_game.solve_base`, the base game's combinatorics).
+
+    Returns
+    -------
+    frozenset of str
+        A feature-buy mode: the feature it buys; a spin mode: the features whose trigger some stop
+        combination meets, and the line-triggered bonuses when some payline can trigger one.
+    """
+    m = game.modes[mode]
+    if m.buys is not None:
+        return frozenset({m.buys})
+    if not game.features:
+        return frozenset()
+    if base is None:
+        from analytic.engine.base_game import solve_base
+
+        base = solve_base(game, mode)
+    out = {f for f, _ in base.trigger_counts}
+    if any(k and c for k, c in base.line_trigger_counts.items()):
+        out |= {f for counts in game.line_triggers.values() for f in counts.values()}
+    return frozenset(out)
+
+
+def round_law_kind(game, mode: str) -> tuple:
+    """What a bet mode's solved round will give its sessions, decided from the model before any solve.
+
+    The round has no law exactly when it can play a feature whose engine gives none
+    (:data:`NO_LAW_ENGINES`); of those, a ``drawn_expanding`` round solver gives bounds of
+    ``P(W >= x)`` or a certified grid law by
+    :func:`analytic.features.engines.drawn_expanding.engine.round_law_kind` (the rule it solves by).
+    ``tests/solver/test_session_kind.py`` checks this against :func:`bracketed` and
+    :func:`analytic.solver.distribution.round_law` of the solved round on every shipped model and
+    the test games.
+
+    Parameters
+    ----------
+    game : Game
+    mode : str
+
+    Returns
+    -------
+    (str, str or None, str or None)
+        ``(kind, key, reason)``; kind ``"law"`` (the engines give a law, exact or certified:
+        known after the solve, which may still find the features' laws too large to combine),
+        ``"grid"`` (a certified law, never exact), ``"bracketed"`` (no law, bounds of
+        ``P(W >= x)``: method ``bounded``) or ``"none"`` (neither: every session refused, ``key``
+        and ``reason`` say why and what would make it solvable).
+    """
+    if not _no_law(game):
+        return "law", None, None
+    played = [f for f in features_started(game, mode) if game.features[f].engine in NO_LAW_ENGINES]
+    if not played:
+        return "law", None, None
+    for f in played:
+        eng = game.features[f].engine
+        if eng not in BOUNDED_ENGINES:
+            return "none", f"features.{f}.engine", (f"the round's law of mode '{mode}' is not available: engine "
+                                                    f"'{eng}' (feature '{f}') gives no law of the feature win yet")
+    from analytic.features.engines.drawn_expanding.engine import round_law_kind as engine_kind
+
+    k = engine_kind(game, mode)
+    if k == "law":
+        return "grid", None, None
+    if k == "bounds":
+        return "bracketed", None, None
+    return "none", "cap", (f"the round of mode '{mode}' (engine 'drawn_expanding', feature '{played[0]}') has "
+                           f"neither a law nor bounds of P(win >= x) without a win cap: give the game a "
+                           f"[cap] total_bet_multiple (its rules' maximum win) for its sessions to be bracketed")
+
+
+def check_session(game, mode: str, rules: SessionRules, method: str = "auto") -> str:
+    """Refuse, before any solve, a session that :func:`solve_session` would refuse after it.
+
+    Parameters
+    ----------
+    game : Game
+    mode : str
+    rules : SessionRules
+    method : {'auto', 'exact', 'certified'}
+
+    Returns
+    -------
+    str
+        The kind of :func:`round_law_kind`.
+
+    Raises
+    ------
+    SessionRefused
+        With ``key`` (the model) or ``option`` (the setting) at fault: a mode whose round has
+        neither a law nor bounds; ``method='exact'`` on a mode whose law is never exact
+        (bracketed, or a certified grid law); a bet ladder below the bet, or a currency cap, on a
+        bracketed mode (docs/sessions.md, "Rounds without a law").
+    """
+    if method not in ("auto", "exact", "certified"):
+        raise SessionRefused(f"unknown method {method!r} (auto, exact or certified)", option="method")
+    kind, key, why = round_law_kind(game, mode)
+    if kind == "none":
+        raise SessionRefused(why, key=key)
+    if method == "exact" and kind in ("bracketed", "grid"):
+        what = ("has no law, only certified bounds of P(win >= x): its sessions are bracketed (method "
+                "'bounded', every figure an interval)" if kind == "bracketed" else
+                "has a certified law (on the cap's grid, within a certified error): its sessions are certified")
+        raise SessionRefused(f"mode '{mode}' {what}, never exact; use method auto or certified", option="method")
+    if kind == "bracketed":
+        if len(rules.levels) > 1:
+            raise SessionRefused(f"a bet ladder below the bet on mode '{mode}', whose round is bounded only by its "
+                                 f"exceedance probabilities: a larger balance plays a larger bet and can lose more, so "
+                                 f"no session figure is monotone in the round wins and the two laws bracketing the "
+                                 f"round do not bracket the session; play it without a bet ladder (or with no rung "
+                                 f"below the bet)", option="bet_ladder")
+        if game.cap is not None and game.cap.currency:
+            raise SessionRefused(f"a currency win cap with mode '{mode}', whose round is bounded only by its "
+                                 f"exceedance probabilities, is not solved (the bracket of a round capped per stake); "
+                                 f"give the cap as [cap] total_bet_multiple only", key="cap.currency")
+    return kind
+
+
+def bracketed(game, r) -> bool:
+    """Whether the sessions of the solved round ``r`` are bracketed (method ``bounded``): no law, but
+    bounds of ``P(W >= x)`` (:mod:`analytic.solver.session_bounds`).  Decided before the solve, from the
+    model alone, by :func:`round_law_kind` (kind ``"bracketed"``)."""
+    from analytic.solver.distribution import round_law
+
+    if not _no_law(game) or not getattr(r, "extra", None) or r.extra.get("round_tail") is None:
+        return False
+    return round_law(r).points is None
 
 
 def _capped_mean(r) -> Figure:
@@ -975,7 +1155,8 @@ def _bounded_laws(game, r):
     if r.extra is None or r.extra.get("round_tail") is None:
         raise SessionRefused(f"the round's law of this mode is not available: {law.reason}")
     if game.cap is not None and game.cap.currency:
-        raise SessionRefused("a currency win cap with a round bounded only by its exceedance probabilities")
+        raise SessionRefused("a currency win cap with a round bounded only by its exceedance probabilities",
+                             key="cap.currency")
     try:
         return interval_laws(r)
     except ValueError as exc:
@@ -991,11 +1172,13 @@ def _round_law_of(game, mode, rules: SessionRules, result=None):
     r = result if result is not None else solve_round(game, mode)
     law = round_law(r)
     if law.points is None:
+        # a limit of the solver (too large to combine), not the input: kind "none" is refused before the solve
         raise SessionRefused(f"the round's law of this mode is not available: {law.reason}")
     if rules.stop_on_feature:
         sp = split_round_law(r, law)
         if isinstance(sp, str):
-            raise SessionRefused(f"stop-on-feature needs the round's law split by feature: {sp}")
+            raise SessionRefused(f"stop-on-feature needs the round's law of mode '{r.mode}' split by feature: {sp}; "
+                                 f"play it without the feature stop", option="stop_on_feature")
         nof, feat, e = sp
         err = law.error + e
     else:
@@ -1026,6 +1209,9 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
         bracket it by; with such bounds (engine ``drawn_expanding``):
         ``method='exact'``, a bet ladder or a currency cap
         (:mod:`analytic.solver.session_bounds`); or the grid is too fine.
+        What the model and the setting decide alone is refused before the
+        solve (:func:`check_session`); ``option`` / ``key`` name the
+        setting or the model key at fault.
 
     Returns
     -------
@@ -1035,14 +1221,12 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
         bracketing the round, :func:`analytic.solver.session_bounds.bounded_session`).
     """
     mode = mode or game.default_mode.name
+    _refuse_early(game)
+    check_session(game, mode, rules, method)  # what the model and the setting decide: before the solve
     if _no_law(game):
         from analytic.solver.round import solve_round
         from analytic.solver.session_bounds import bounded_session
 
-        _refuse_early(game)
-        if method == "exact":
-            raise SessionRefused("the round's law of this mode is not available (engine without a law): its "
-                                 "sessions are bracketed (method 'auto' or 'certified'), never exact")
         r = result if result is not None else solve_round(game, mode)
         laws = _bounded_laws(game, r)
         if laws is not None:

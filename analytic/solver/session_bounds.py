@@ -327,7 +327,7 @@ def bounded_session(rules, laws: IntervalLaws, cost: Fraction, mean_win: Figure,
     if len(rules.levels) > 1:
         raise SessionRefused("a bet ladder with a round bounded only by its exceedance probabilities: a larger "
                              "balance plays a larger bet and can lose more, so no session figure is monotone in the "
-                             "round wins and the two bracketing laws do not bracket it")
+                             "round wins and the two bracketing laws do not bracket it", option="bet_ladder")
     a = session_law(rules, laws.nof, laws.lo, cost, method=method, snapshots=snapshots, lump_high=lump_high)
     b = session_law(rules, laws.nof, laws.hi, cost, method=method, snapshots=snapshots, lump_high=lump_high)
     trio = (laws.nof, laws.lo, laws.hi)

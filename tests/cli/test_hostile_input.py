@@ -606,6 +606,20 @@ add("slow-model-tune-feature-frequency-150", ["tune", BOP, "--target-rtp", "94",
     names_file=False)
 add("slow-model-verify-rounds-0", ["verify", BOP, "--rounds", "0"], where=("--rounds",), names_file=False)
 add("slow-model-solve-mode-nope", ["solve", BOP, "--mode", "nope"], where=("modes", "nope"), names_file=False)
+# sessions of a round without a law (bracketed): what the options decide is refused before the minute's solve
+SESSION_BOP = ["session", BOP, "--balance", "100", "--rounds", "10"]
+add("slow-model-session-bet-ladder", SESSION_BOP + ["--bet", "2", "--bet-ladder", "1,2"],
+    where=(BOP, "--bet-ladder", "bet ladder"), names_file=False)
+add("slow-model-session-method-exact", SESSION_BOP + ["--method", "exact"], where=(BOP, "--method", "never exact"),
+    names_file=False)
+add("slow-model-session-buy-method-exact", SESSION_BOP + ["--mode", "buy_power_free_spins", "--method", "exact"],
+    where=(BOP, "--method", "never exact"), names_file=False)
+add("session-stop-on-feature-without-features", ["session", "{model}", "--balance", "10", "--rounds", "5",
+                                                 "--stop-on-feature"], where=("--stop-on-feature", "no feature"))
+add("session-balance-grid-too-fine", ["session", "{model}", "--balance", "1/999999937", "--rounds", "2"],
+    where=("--balance", "own grid"))
+add("session-ladder-without-the-bet", ["session", "{model}", "--balance", "10", "--rounds", "2", "--bet", "2",
+                                       "--bet-ladder", "1,3"], where=("--bet-ladder", "must hold the selected bet"))
 
 
 def _fill(argv: list[str], model: str, tmp: Path, out: Path) -> list[str]:

@@ -101,13 +101,87 @@ def test_bad_arguments(tmp_path, capsys, argv, msg):
     assert rc == 2 and cap.err.startswith("error:") and msg in cap.err and not cap.out
 
 
-def test_refused_exact_without_round_law(capsys):
-    # Book of Power's rounds have no law: their sessions are bracketed, never exact (refused before any solve)
-    rc = main(["session", str(MODELS / "book_of_power.toml"), "--balance", "100", "--rounds", "10",
-               "--method", "exact"])
+BOP = MODELS / "book_of_power.toml"
+
+
+def _no_solve(monkeypatch):
+    """Make every round solve fail loudly: a refusal must come before it."""
+    import analytic.solver.round as round_
+
+    def reached(*a, **k):
+        raise AssertionError("the round was solved before the refusal")
+
+    monkeypatch.setattr(round_, "solve_round", reached)
+    monkeypatch.setattr(round_, "solve_game", reached)
+
+
+def _bop_without(tmp_path, old: str, new: str = "") -> Path:
+    text = BOP.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    m = tmp_path / "bop.toml"
+    m.write_text(text.replace(old, new), encoding="utf-8")
+    return m
+
+
+@pytest.mark.parametrize("model, argv, where, says", [
+    # Book of Power's regular modes have no round law, only bounds of P(win >= x): bracketed, never exact
+    (None, ["--method", "exact"], "--method", "never exact"),
+    (None, ["--mode", "buy_free_spins", "--method", "exact"], "--method", "never exact"),
+    # its Power buy has a certified law on the cap's grid: certified, never exact
+    (None, ["--mode", "buy_power_free_spins", "--method", "exact"], "--method", "certified law"),
+    # a bet ladder below the bet: the two bracketing laws do not bracket the session
+    (None, ["--bet", "2", "--bet-ladder", "1,2"], "--bet-ladder", "without a bet ladder"),
+    (None, ["--mode", "power_bet", "--bet", "2", "--bet-ladder", "1/2,2"], "--bet-ladder", "mode 'power_bet'"),
+    # without a win cap: neither a law nor bounds
+    (("[cap]\ntotal_bet_multiple = 15000\n", ""), [], ": cap: ", "total_bet_multiple"),
+    # a currency cap on a bracketed round (the round's own check, analytic.solver.round.check_round, says it first)
+    (("total_bet_multiple = 15000\n", "total_bet_multiple = 15000\ncurrency = 1000\nstakes = [1]\n"), [],
+     ": cap.currency: ", "remove cap.currency"),
+])
+def test_refused_before_the_solve(tmp_path, capsys, monkeypatch, model, argv, where, says):
+    """What the model and the options decide alone is one line ``error: MODEL: WHERE: reason``, exit 2,
+    before the round's solve (Book of Power's takes about a minute; made to fail loudly here)."""
+    path = BOP if model is None else _bop_without(tmp_path, *model)
+    _no_solve(monkeypatch)
+    rc = main(["session", str(path), "--balance", "100", "--rounds", "10", *argv])
     cap = capsys.readouterr()
-    assert rc == 1 and "the round's law of this mode is not available" in cap.err and "never exact" in cap.err
-    assert not cap.out
+    lines = cap.err.splitlines()
+    assert rc == 2 and not cap.out and len(lines) == 1, cap.err
+    assert lines[0].startswith(f"error: {path}: ") and where in lines[0] and says in lines[0], lines[0]
+    assert "Traceback" not in cap.err
+
+
+def test_stop_on_feature_without_a_feature_is_refused_before_the_solve(tmp_path, capsys, monkeypatch):
+    # the tiny game has no feature: the stop can never fire
+    _no_solve(monkeypatch)
+    rc, cap = _run(tmp_path, capsys, "--balance", "5", "--rounds", "3", "--stop-on-feature")
+    lines = cap.err.splitlines()
+    assert rc == 2 and not cap.out and len(lines) == 1
+    assert "--stop-on-feature" in lines[0] and "can never end a session" in lines[0] and "tiny.toml" in lines[0]
+
+
+def test_stop_on_feature_on_a_mode_that_starts_none_is_refused(tmp_path, capsys):
+    # a feature triggered by three 's' (the game's declared scatter), on reels that hold no 's': the base spin
+    # can start it nowhere, so the stop can never fire (known from the base spin: after it, still exit 2)
+    text = TINY.replace('b = "blank"', 'b = "blank"\ns = "scatter"')
+    text += ('\n[modes.free]\ncost = 1\nreels = "free"\n'
+             '\n[features.fs]\nkind = "free_spins"\nreels = "free"\n'
+             'trigger = { symbols = ["s"], counts = { 2 = 1 } }\n')
+    text = text.replace('base = [["a", "b"], ["a", "b"]]',
+                        'base = [["a", "b"], ["a", "b"]]\nfree = [["a", "s"], ["a", "s"]]')
+    m = tmp_path / "feat.toml"
+    m.write_text(text, encoding="utf-8")
+    rc = main(["session", str(m), "--balance", "5", "--rounds", "3", "--stop-on-feature"])
+    cap = capsys.readouterr()
+    lines = cap.err.splitlines()
+    assert rc == 2 and not cap.out and len(lines) == 1, cap.err
+    assert "--stop-on-feature" in lines[0] and "bet mode 'base' can start no feature" in lines[0]
+    # the mode whose reels hold the scatter starts it: no refusal, and the stop fires (two 's': 1/4)
+    rc = main(["session", str(m), "--mode", "free", "--balance", "5", "--rounds", "1", "--stop-on-feature",
+               "--format", "json"])
+    cap = capsys.readouterr()
+    assert rc == 0, cap.err
+    assert F(json.loads(cap.out)["reasons"]["feature"]["exact"]) == F(1, 4)
 
 
 def test_return_not_given_without_a_round_says_why(tmp_path, capsys):
@@ -125,5 +199,36 @@ def test_too_fine_grid_names_the_amounts(tmp_path, capsys):
     # the tiny round moves the balance by -1 or +2: its own grid is 1; a cash-up amount of 1/999999937
     # makes the balance grid that fine, and the refusal says which amounts and which grid to use
     rc, cap = _run(tmp_path, capsys, "--balance", "1", "--rounds", "2", "--stop-cash-up", "1/999999937")
-    assert rc == 1 and not cap.out
+    assert rc == 2 and not cap.out and len(cap.err.splitlines()) == 1
     assert "the round's own grid 1;" in cap.err and "stop amounts" in cap.err
+    assert cap.err.startswith(f"error: {tmp_path / 'tiny.toml'}: --stop-cash-up: ")
+    # the start likewise
+    rc, cap = _run(tmp_path, capsys, "--balance", "1/999999937", "--rounds", "2")
+    assert rc == 2 and cap.err.startswith(f"error: {tmp_path / 'tiny.toml'}: --balance: "), cap.err
+
+
+def test_table_says_the_setting_and_prints_a_point_interval_as_one_value(tmp_path, capsys):
+    # certified chain of the hand-counted session (start 1, two rounds): its balance quantiles are certified
+    # intervals: 0 below 0.75 (ruin 3/4), 5 from 0.95 (P(5) = 1/16) -- one grid point each, printed as one value;
+    # at 0.75 itself the cumulative law meets the level, so within the error the quantile is 0 or 2
+    rc, cap = _run(tmp_path, capsys, "--balance", "1", "--rounds", "2", "--method", "certified")
+    assert rc == 0, cap.err
+    lines = cap.out.splitlines()
+    assert lines[0].split(None, 1) == ["session", "mode 'base': start 1, at most 2 rounds at bet 1 (a round costs 1); "
+                                                  "stops: ruin"]
+    q = {ln.split()[2]: ln.split(None, 3)[3] for ln in lines if ln.lstrip().startswith("balance quantile")}
+    assert q["0.5"] == "0" and q["0.75"] == "[0, 2]" and q["0.99"] == "5", q
+    # a bet ladder and the stops in force are said too; the price is the mode's cost times the bet
+    rc, cap = _run(tmp_path, capsys, "--balance", "3", "--bet", "2", "--bet-ladder", "1,2", "--rounds", "2",
+                   "--stop-cash-down", "2")
+    assert "at bet 2 (a round costs 2), lowered to 1 as the balance falls; stops: cash down 2, ruin" in cap.out
+
+
+def test_a_limit_of_the_solver_is_exit_1_naming_the_model_and_the_mode(capsys):
+    # Lobstermania's bonus laws are too many to combine exactly: not the input's fault (exit 1), but the
+    # line still says which model and which mode
+    path = Path(__file__).resolve().parents[1] / "cases" / "lobstermania_850.toml"
+    rc = main(["session", str(path), "--balance", "100", "--rounds", "10"])
+    cap = capsys.readouterr()
+    assert rc == 1 and not cap.out and len(cap.err.splitlines()) == 1
+    assert cap.err.startswith(f"error: {path}: mode 'base': the round's law of this mode is not available")

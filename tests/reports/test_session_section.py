@@ -303,3 +303,41 @@ def test_a_bracketed_probability_is_printed_inside_0_and_1():
     assert prob_text(Figure(Fraction(0), "bounded", e)) == "[0, 1.1e-06]"
     assert prob_text(Figure(Fraction(999, 1000), "bounded", Fraction(1, 100))) == "[0.989, 1]"
     assert prob_text(Figure(Fraction(1, 2), "bounded", Fraction(1, 10))) == "[0.4, 0.6]"
+
+
+def test_an_interval_whose_ends_print_alike_is_never_shown_as_two_equal_ends():
+    """A bracket narrower than 4 digits shows as many digits as tell its ends apart (never
+    ``[0.353, 0.353]``); a quantile interval whose ends print alike, and a "1 in" range likewise, are
+    one value (hand-made figures)."""
+    from fractions import Fraction
+
+    from analytic.figures import Figure
+    from analytic.reports.format import _one_in_range, prob_text, quantile_text
+
+    # 0.35302 +/- 2e-6: [0.353018, 0.353022]
+    assert prob_text(Figure(Fraction(35302, 10**5), "bounded", Fraction(2, 10**6))) == "[0.353018, 0.353022]"
+    assert quantile_text(Fraction(19, 2), Fraction(19, 2)) == "9.50"
+    assert quantile_text(Fraction(9501, 1000), Fraction(9502, 1000)) == "9.50"
+    assert quantile_text(Fraction(19, 2), Fraction(10)) == "9.50 .. 10"
+    # 1 / 0.1749263303 = 5.7167..., 1 / 0.1749406641 = 5.7162...: both "5.72"
+    assert _one_in_range(Fraction(1749263303, 10**10), Fraction(1749406641, 10**10)) == "1 in 5.72"
+    assert _one_in_range(Fraction(1, 10), Fraction(1, 5)) == "1 in 5.00 .. 10.00"
+    assert _one_in_range(Fraction(0), Fraction(1, 5)) == "1 in 5.00 or rarer"
+
+
+def test_a_bracketed_horizon_is_labelled_bounded_not_certified():
+    """The horizons table's label of a bracketed session (method ``bounded``) says so; a certified one
+    keeps its error (hand-made horizons)."""
+    from fractions import Fraction
+    from types import SimpleNamespace
+
+    from analytic.figures import Figure
+    from analytic.reports.format import session_rows
+
+    fig = Figure(Fraction(1, 2), "bounded", Fraction(1, 10))
+    rows = [SimpleNamespace(rounds=10, method=m, error=Fraction(1, 10**6), balance_mean=fig,
+                            quantiles=((Fraction(1, 2), Fraction(3), Fraction(3)),), p_above_start=fig, ruin=fig,
+                            rounds_to_ruin=None) for m in ("bounded", "certified")]
+    _, out = session_rows(SimpleNamespace(horizons=rows), (Fraction(1, 2),))
+    assert out[0][-1] == "bounded (bracket)" and out[1][-1] == "certified ± 1e-06"
+    assert out[0][2] == "3"  # the quantile interval [3, 3]: one value

@@ -191,9 +191,10 @@ def test_ruin_at_start_and_hand_count():
 
 
 def test_exact_refuses_grid_law():
-    with pytest.raises(SessionRefused):
+    with pytest.raises(SessionRefused, match="never exact") as exc:
         run_session({F(0): F(1)}, {}, F(1), SessionRules(balance=F(3), rounds=2), law_error=F(1, 10**9),
                     method="exact")
+    assert exc.value.option == "method"  # the setting at fault (the command: --method, exit 2)
 
 
 def test_session_summary_hand_count_and_refusal():

@@ -95,9 +95,6 @@ GRAPH_ENGINES = ("wald", "revealed_wild_reels", "gift_pick", "pick_bonus", "draw
 
 _WHY_NOT: dict[str, str] = {}
 
-#: Engines whose graph is exported only for a listed trigger count (``--count`` one of ``trigger.counts``).
-_LISTED_COUNTS = ("revealed_wild_reels", "gift_pick", "drawn_expanding")
-
 #: The most transient states an exported graph may have (checked before it is built): a larger
 #: ``max_spins_left`` is refused with the count.
 MAX_STATES = 200_000
@@ -115,19 +112,16 @@ def _frac(x: Fraction) -> str:
 def initial_spins(game: Game, feature: str, count: int) -> int:
     """Spins awarded by ``count`` trigger symbols, as the feature's engine reads them.
 
-    ``wald``: as :func:`~analytic.features.engines.wald_spins.solve_free_spins`
-    (:meth:`~analytic.model.game.Trigger.award`: the largest listed count not
-    above ``count``, at most ``max_spins``); ``revealed_wild_reels``,
-    ``gift_pick`` and ``drawn_expanding``: the award of ``count`` only when
-    it is listed (:data:`_LISTED_COUNTS`; for ``gift_pick`` before the
-    gifts' extra spins); ``pick_bonus``: 1 (the bonus is one draw, whatever
-    the count).
+    As every engine's solver reads it: :meth:`~analytic.model.game.Trigger.award`,
+    the award of the largest listed count not above ``count`` (``wald``: at
+    most ``max_spins``, as :func:`~analytic.features.engines.wald_spins.solve_free_spins`;
+    ``gift_pick``: before the gifts' extra spins, ``count`` gifts picked);
+    ``pick_bonus``: 1 (the bonus is one draw, whatever the count).
 
     Returns
     -------
     int
-        0 when ``count`` starts no spins (below the smallest listed count,
-        or not listed where the engine needs it listed).
+        0 when ``count`` starts no spins (below the smallest listed count).
     """
     spec = game.features[feature]
     if spec.engine == "pick_bonus":
@@ -135,8 +129,6 @@ def initial_spins(game: Game, feature: str, count: int) -> int:
     trigger = spec.trigger
     if trigger is None:
         return 0
-    if spec.engine in _LISTED_COUNTS:
-        return trigger.award(count) if count in trigger.counts else 0
     n = trigger.award(count)
     ceiling = spec.params.get("max_spins")  # honoured by engine wald without a retrigger
     return n if ceiling is None else min(n, int(ceiling))

@@ -185,9 +185,13 @@ def test_revealed_wild_reels_retrigger_graph(count):
 # --------------------------------------------------------------------------- gift_pick
 
 
-@pytest.mark.parametrize("picks", [2, 3])
-def test_gift_pick_graph_against_brute_force_and_solver(picks):
-    g = load_model_text(gift_oracle.TOY, path="toy_gift_pick.toml")
+@pytest.mark.parametrize("picks,listed", [(2, "2 = 2, 3 = 2"), (3, "2 = 2, 3 = 2"), (3, "2 = 2")])
+def test_gift_pick_graph_against_brute_force_and_solver(picks, listed):
+    """``listed`` the trigger's counts: with ``2 = 2`` only, three scatters start the award of two (the
+    largest listed count not above three) and pick three gifts, as the solver reads them."""
+    text = gift_oracle.TOY.replace("counts = { 2 = 2, 3 = 2 }", f"counts = {{ {listed} }}")
+    assert text.count(f"counts = {{ {listed} }}") == 1
+    g = load_model_text(text, path="toy_gift_pick.toml")
     graph = roundtrip(feature_graph(g, "fs", picks))
     assert_absorbing(graph)
     classes = gift_oracle.direct_classes(g.features["fs"].params["gifts"], picks)

@@ -154,6 +154,7 @@ __all__ = [
     "award_weights",
     "fair_gamble_probability",
     "solve_drawn_expanding_round",
+    "round_law_kind",
     "zero_win_bound",
     "PREC",
 ]
@@ -873,6 +874,39 @@ def _regular_and_power(game: Game) -> tuple[str, str]:
     return reg[0], pw[0]
 
 
+def round_law_kind(game: Game, mode: str) -> str:
+    """What :func:`solve_drawn_expanding_round` gives a bet mode besides its figures, from the model alone.
+
+    Parameters
+    ----------
+    game : Game
+        A game with ``drawn_expanding`` features.
+    mode : str
+        Bet mode name.
+
+    Returns
+    -------
+    str
+        ``"law"``: a certified law of the round win on the cap's grid
+        (``extra["certified_law"]``), for a capped mode buying the feature with a
+        ladder; ``"bounds"``: certified bounds of ``P(R >= x)`` at any threshold
+        (``extra["round_tail"]``), for every other mode of a capped game;
+        ``"none"``: neither (no ``[cap] total_bet_multiple``).  The solver
+        decides by this function, so the two cannot disagree.
+
+    Raises
+    ------
+    UnsupportedMechanicError
+        A buy mode of a game without one feature of each kind (as the solve).
+    """
+    if game.cap is None or game.cap.total_bet_multiple is None:
+        return "none"
+    m = game.modes[mode]
+    if m.buys is not None and m.buys == _regular_and_power(game)[1]:
+        return "law"
+    return "bounds"
+
+
 def fair_gamble_probability(game: Game, mode: str = "power_bet", ws: Workspace | None = None) -> Figure:
     """Gamble win probability ``q`` making "always gamble" worth "never gamble".
 
@@ -1018,7 +1052,7 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
                                f"{how} (C = {C} total bets); "
                                f"width {float(hi - lo):.3g} of RTP")
         rtp = capped
-        if res.base is None and m.buys == _regular_and_power(game)[1]:
+        if round_law_kind(game, res.mode) == "law":
             extra["certified_law"] = buy_power_law(game, res.mode, ws=ws)
         else:  # no law of the round: bounds of P(R >= x) at any threshold, from the same cap bounds
             from analytic.features.engines.drawn_expanding.round_tail import RoundTail

@@ -141,3 +141,50 @@ def test_par_sheet_session_section_is_bounded():
     assert "bounded: the round has no law" in md
     d = json.loads(render_json(sheet))
     assert d["modes"][0]["session"]["horizons"][-1]["method"] == "bounded"
+
+
+def _variant(cap: bool = True):
+    """The tiny game with a mode ``plain`` on the base strips with every book a ten (it can start no
+    feature), and without its win cap when ``cap`` is false."""
+    from test_drawn_oracles import TINY, with_reading
+
+    from analytic.model.loader import load_model_text
+
+    text = with_reading(TINY.replace("CAP", str(C)), False)
+    base = text.split("base = [", 1)[1].split("\n]", 1)[0]
+    plain = base.replace('"power_book"', '"ten"').replace('"book"', '"ten"')
+    text = text.replace("\nfree = [", f"\nplain = [{plain}\n]\nfree = [", 1)
+    text = text.replace("[modes.buy_free_spins]", '[modes.plain]\ncost = 1\nreels = "plain"\n\n[modes.buy_free_spins]', 1)
+    if not cap:
+        text = text.replace(f"[cap]\ntotal_bet_multiple = {C}\n", "", 1)
+    return load_model_text(text, path="tiny_bop_variant.toml")
+
+
+@pytest.mark.parametrize("cap", [True, False])
+def test_kind_before_the_solve_agrees_with_the_solved_round(cap):
+    """``round_law_kind`` (from the model alone) against the solved round of every mode: bracketed
+    (``bracketed(game, r)``), a certified grid law (the Power buy), a law (a mode starting no feature)
+    or, without a win cap, neither (``round_law`` gives no points, nothing to bracket by)."""
+    from analytic.solver.distribution import round_law
+    from analytic.solver.round import solve_round
+    from analytic.solver.session import bracketed, round_law_kind
+    from analytic.workspace import Workspace
+
+    game = _variant(cap)
+    ws = Workspace(game)
+    want = ({"base": "bracketed", "plain": "law", "buy_free_spins": "bracketed", "buy_power_free_spins": "grid"}
+            if cap else {"base": "none", "plain": "law", "buy_free_spins": "none", "buy_power_free_spins": "none"})
+    assert list(game.modes) == ["base", "plain", "buy_free_spins", "buy_power_free_spins"]
+    for mode in game.modes:
+        kind, key, why = round_law_kind(game, mode)
+        assert kind == want[mode], mode
+        r = solve_round(game, mode, workspace=ws)
+        law = round_law(r)
+        assert bracketed(game, r) == (kind == "bracketed"), mode
+        assert (law.points is None) == (kind in ("bracketed", "none")), mode
+        if kind == "grid":
+            assert law.error > 0 or law.method == "grid"
+        if kind == "law":
+            assert law.points is not None and law.error == 0 and set(law.points) - {F(0)}
+        if kind == "none":
+            assert key == "cap" and "total_bet_multiple" in why
