@@ -885,12 +885,6 @@ def _horizon(n: int, x) -> SessionHorizon:
 BUY_ROUNDS = 1000
 
 
-#: Longest default session of a bracketed mode (a round without a law, method ``bounded``): Book of
-#: Power base's 10,000-round bracket says little (risk of ruin [0.49, 1.00], P(above the start) [0, 0.51])
-#: and costs 75 s of CPU (two chains), against [0.48, 0.97] at 1,000 rounds for 9 s (docs/sessions.md).
-BOUNDED_ROUNDS = 1000
-
-
 def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) -> SessionSection:
     """The session section of one bet mode.
 
@@ -923,11 +917,6 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
     rounds = tuple(setting.get("rounds", DEFAULT_SUMMARY["rounds"]))
     if buy and "rounds" not in setting:
         rounds = tuple(n for n in rounds if n <= BUY_ROUNDS) or (min(rounds),)
-    from analytic.solver.session import bracketed
-
-    bounded = bracketed(game, r)
-    if bounded and "rounds" not in setting:  # a bracketed mode: at most BOUNDED_ROUNDS (docs/sessions.md)
-        rounds = tuple(n for n in rounds if n <= BOUNDED_ROUNDS) or (min(rounds),)
     if game.cap is not None and game.cap.currency is not None:
         cur = game.cap.currency_name or "currency units"
         unit = f"{cur} (total bet {_show(bet)} {cur} a round, the win cap {_show(game.cap.currency)} {cur} applied)"
@@ -957,9 +946,6 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
               f" (the win cap of {_show(game.cap.currency)}{cur_txt} applied at that stake)")
     bought = (f" (100 buys' price; a feature buy's sessions stop at {BUY_ROUNDS:,} rounds)"
               if buy and "balance" not in setting else "")
-    if bounded and "rounds" not in setting:
-        bought += (f" (a bracketed mode's sessions stop at {BOUNDED_ROUNDS:,} rounds: beyond, the bracket says "
-                   f"little for ten times the cost)")
     note = (f"Sessions of {', '.join(f'{n:,}' for n in rounds)} rounds from a start of {_amount(start)} {short}{bought}, "
             f"one round at a time at a total bet of {_show(bet)}{cur_txt}{capped}, no stop but ruin (the balance "
             f"below the price of one round, {_amount(price)}{cur_txt}): the final balance (mean; quantile q: the smallest balance x with "

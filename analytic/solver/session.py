@@ -327,43 +327,67 @@ def _law_parts(rules: SessionRules, s: Fraction, cost: Fraction, nof: dict, feat
 
 
 class _Acc:
-    """A growable vector on grid indices (object Fractions or float64)."""
+    """A growable vector on grid indices (object Fractions or float64): ``a`` from index ``off``.
+
+    It grows with room to spare on the side it grows (a chain's lumped tail moves up round after
+    round: no new array each time)."""
 
     def __init__(self, exact: bool):
         self.exact = exact
         self.off = 0
-        self.a = np.zeros(0, dtype=object if exact else float)
+        self._base = 0  # grid index of _buf[0]
+        self._n = 0
+        self._buf = np.zeros(0, dtype=object if exact else float)
+
+    @property
+    def a(self) -> np.ndarray:
+        i = self.off - self._base
+        return self._buf[i: i + self._n]
+
+    @a.setter
+    def a(self, value: np.ndarray):
+        self._buf, self._base, self._n = value, self.off, len(value)
 
     def add(self, off: int, arr: np.ndarray):
         if len(arr) == 0:
             return
-        if len(self.a) == 0:
+        if self._n == 0:
             self.off, self.a = off, arr.copy()
             return
-        lo, hi = min(self.off, off), max(self.off + len(self.a), off + len(arr))
-        if lo < self.off or hi > self.off + len(self.a):
-            na = np.zeros(hi - lo, dtype=self.a.dtype)
+        lo, hi = min(self.off, off), max(self.off + self._n, off + len(arr))
+        if lo < self._base or hi > self._base + len(self._buf):
+            room = (hi - lo) // 2 + 16
+            blo = lo - room if lo < self.off else lo
+            bhi = hi + room if hi > self.off + self._n else hi
+            na = np.zeros(bhi - blo, dtype=self._buf.dtype)
             if self.exact:
                 na[:] = 0
-            na[self.off - lo: self.off - lo + len(self.a)] = self.a
-            self.off, self.a = lo, na
-        self.a[off - self.off: off - self.off + len(arr)] += arr
+            na[self.off - blo: self.off - blo + self._n] = self.a
+            self._buf, self._base = na, blo
+        self.off, self._n = lo, hi - lo
+        self.a[off - lo: off - lo + len(arr)] += arr
 
 
 def _conv(a: np.ndarray, b: np.ndarray, exact: bool, cache: dict | None = None,
-          key=None) -> tuple[np.ndarray, float]:
+          key=None, out: np.ndarray | None = None, work=None) -> tuple[np.ndarray, float]:
     """Convolution and its L1 rounding bound per unit of ``|a| |b|``.
 
     Direct sums (exact, or float64 of non-negative terms: ``(m + 2) u`` relative) for small
     sizes; otherwise by real FFT at a fast length (the law's transform kept in ``cache``
     under ``(key, length)``), with the a-priori bound ``sqrt(n) 50 log2(n) u`` of
-    :mod:`analytic.features.laws.retrigger_law`, negative entries clipped to 0.
+    :mod:`analytic.features.laws.retrigger_law`, negative entries clipped to 0.  ``out`` (certified
+    only): an array of at least ``len(a) + len(b) - 1`` entries the convolution is written to (the rest
+    left as it is; returned); ``work`` (a :class:`_Work`): the FFT's arrays are taken from it.
     """
     if exact:
         return np.convolve(a, b), 0.0
     m = min(len(a), len(b))
     if len(a) * len(b) <= 1 << 20 or m < 64:
-        return np.convolve(a, b), (m + 2) * _U / (1 - (m + 2) * _U)
+        c = np.convolve(a, b)
+        if out is not None:
+            out[: len(c)] = c
+            c = out
+        return c, (m + 2) * _U / (1 - (m + 2) * _U)
     from scipy import fft
 
     n = len(a) + len(b) - 1
@@ -374,8 +398,83 @@ def _conv(a: np.ndarray, b: np.ndarray, exact: bool, cache: dict | None = None,
             fb = cache[(key, size)] = fft.rfft(b, size)
     else:
         fb = fft.rfft(b, size)
-    out = np.clip(fft.irfft(fft.rfft(a, size) * fb, size)[:n], 0.0, None)
+    if out is None:
+        out = np.empty(n)
+    if work is not None and _NP_FFT_OUT:  # numpy's pocketfft into reused arrays (no allocation a round)
+        ca = np.fft.rfft(a, size, out=work.get(("rfft", size), size // 2 + 1, complex))
+        np.multiply(ca, fb, out=ca)
+        ra = np.fft.irfft(ca, size, out=work.get(("irfft", size), size))
+        np.clip(ra[:n], 0.0, None, out=out[:n])
+    else:
+        np.clip(fft.irfft(fft.rfft(a, size) * fb, size)[:n], 0.0, None, out=out[:n])
     return out, math.sqrt(n) * 50 * math.log2(n) * _U + 4 * _U
+
+
+#: numpy's FFT writes into a given array (numpy 2).
+_NP_FFT_OUT = int(np.__version__.split(".")[0]) >= 2
+
+
+class _Work:
+    """Work arrays of one certified chain, reused round after round: the FFT's, and the convolutions'
+    outputs keyed by the law part and the round's parity (a round's output is live through the next
+    round only: what outlives it -- absorbed mass, snapshots, the lumped tail -- is copied)."""
+
+    def __init__(self):
+        self.d: dict = {}
+
+    def get(self, key, n: int, dtype=float) -> np.ndarray:
+        b = self.d.get(key)
+        if b is None or len(b) < n:
+            b = self.d[key] = np.empty(n + n // 4 + 16, dtype=dtype)
+        return b[:n]
+
+
+#: A far atom of a sparse round law costs about as much as this many more points of the FFT's length
+#: (:func:`_split_law`).
+ATOM_COST = 512
+#: At most this many far atoms per law part (:func:`_split_law`).
+MAX_ATOMS = 64
+
+
+def _split_law(la: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(D, offs, probs)``: a law on the balance grid split into its dense core ``la[:D]`` and the far
+    atoms ``la[offs]`` above it (at most :data:`MAX_ATOMS`), the split minimising ``D + ATOM_COST m``
+    (``m`` atoms): a feature's few large wins (up to the cap) then do not stretch every round's FFT
+    to the cap's length."""
+    nz = np.flatnonzero(la)
+    if len(nz) == 0:
+        return len(la), np.zeros(0, dtype=np.int64), np.zeros(0)
+    best, cut = None, len(nz)
+    for c in range(max(1, len(nz) - MAX_ATOMS), len(nz) + 1):  # core: nz[:c]
+        cost = int(nz[c - 1]) + 1 + ATOM_COST * (len(nz) - c)
+        if best is None or cost < best:
+            best, cut = cost, c
+    offs = nz[cut:].astype(np.int64)
+    return int(nz[cut - 1]) + 1, offs, la[offs].astype(float)
+
+
+def _conv_split(a: np.ndarray, la: np.ndarray, split, cache: dict, key, work=None,
+                parity: int = 0) -> tuple[np.ndarray, float]:
+    """:func:`_conv` (certified) of ``a`` with a law split by :func:`_split_law`: the core by
+    :func:`_conv`, the far atoms added by :func:`analytic.solver.session_kernel.scatter_atoms`.
+
+    Rounding: the core's bound ``e`` per unit of ``|a| |core|``; each entry then adds at most ``m``
+    non-negative products (``m`` atoms) to the core's clipped non-negative value: ``(m + 2) u`` of the
+    exact sum more, so ``e (1 + (m + 2) u) + (m + 2) u (1 + e)`` per unit of ``|a| |law|``.
+    ``work``: a :class:`_Work` whose arrays (``(key, parity)``) hold the output.
+    """
+    D, offs, probs = split
+    n = len(a) + len(la) - 1
+    out = work.get((key, parity), n) if work is not None else np.empty(n)
+    if len(offs) == 0:
+        return _conv(a, la, False, cache, key, out=out, work=work)
+    from analytic.solver.session_kernel import scatter_atoms
+
+    out[len(a) + D - 1:] = 0.0
+    e = _conv(a, la[:D], False, cache, key, out=out, work=work)[1]
+    scatter_atoms(out, a, offs, probs)
+    m = len(offs)
+    return out, e * (1 + (m + 2) * _U) + (m + 2) * _U * (1 + e)
 
 
 def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction, *,
@@ -430,6 +529,8 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     SessionRefused
         ``method='exact'`` with an inexact law, or a grid too fine.
     """
+    from analytic.solver.session_kernel import tail_start, top_cut
+
     levels = rules.levels
     N = rules.rounds
     per_level = [_law_parts(rules, s, cost, nof, feat, cap_currency) for s in levels]
@@ -580,6 +681,8 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
 
     live: list = [None] * nl
     fcache: dict = {}
+    work = _Work()
+    splits = {} if exact else {(j, why): _split_law(la) for j, ra in enumerate(arrs) for why, (_, la) in ra.items()}
     trim = max(TRIM, float(law_error))
     # the start: lower the bet at once when the balance does not cover it
     start = np.array([1 if exact else 1.0], dtype=object if exact else float)
@@ -596,15 +699,17 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
                     err += float(tot)
                     continue
                 # trim the upper tail
-                cs = np.cumsum(a[::-1])
-                cut = int(np.searchsorted(cs, trim))
+                cut, cmass = top_cut(a, trim)
                 if cut:
-                    err += float(cs[cut - 1])
+                    err += cmass
                     a = a[: len(a) - cut]
             mass = a.sum()
             alive[j][t] += mass * D ** (N - t) if exact else mass
             for why, (lo, la) in arrs[j].items():
-                c, e = _conv(a, la, exact, fcache, (j, why))
+                if exact:
+                    c, e = _conv(a, la, True)
+                else:
+                    c, e = _conv_split(a, la, splits[(j, why)], fcache, (j, why), work, t % 2)
                 if not exact:
                     err += e * float(mass) + 4 * _U * float(mass)
                 if why is None:
@@ -616,8 +721,7 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
             off, a = live[0]
             k = math.ceil((N - t - 1) * step) + 1 - off  # first index safe for the rounds left
             if k < len(a):
-                tail = np.cumsum(a[::-1])[::-1]  # tail[i]: mass at index >= i
-                k = max(k, int(np.searchsorted(-tail, -LUMP)))  # and the tail from k at most LUMP
+                k = max(k, tail_start(a, LUMP))  # and the tail from k at most LUMP
             if k < len(a):
                 part = a[max(k, 0):]
                 lumped[t + 1] += part.sum()
@@ -692,8 +796,8 @@ def _refuse_fine_grid(rules: SessionRules, per_level, prices, G: Fraction, point
 
 
 def _merge(cur, off, a, exact):
-    if cur is None:
-        return off, a.copy()
+    if cur is None:  # (a: a fresh convolution or a slice of one, written nowhere else)
+        return off, a
     acc = _Acc(exact)
     acc.add(cur[0], cur[1])
     acc.add(off, a)
