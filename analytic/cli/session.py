@@ -247,9 +247,14 @@ def run(args) -> int:
         from analytic.solver.round import check_round
 
         check_round(game, mode)
-        check_session(game, mode, rules, args.method)
+        kind = check_session(game, mode, rules, args.method)
     except SessionRefused as exc:
         raise _usage(args, exc) from None
+    if saved is not None and saved.kind != ("bracketed" if kind == "bracketed" else "law"):
+        from analytic.errors import ModelError
+
+        raise ModelError(args.round_law, "kind", f"{saved.kind!r}, but the model's mode {mode!r} gives its sessions "
+                                                 f"{'no law, only bracketing laws' if kind == 'bracketed' else 'a law'}")
     result = None
     if saved is not None:
         if rules.stop_on_feature and game.modes[mode].buys is None and not saved.features:

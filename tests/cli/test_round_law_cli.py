@@ -166,6 +166,22 @@ def test_not_a_round_law_file_is_refused(saved, capsys, text):
     _one_line_refusal(rc, cap, law, "")
 
 
+def test_a_law_of_the_wrong_kind_is_refused(saved, capsys):
+    model, law = saved
+
+    def bracketed(d):  # a well-formed bracketed law in place of the mode's exact one
+        for k in ("law", "split"):
+            d.pop(k)
+        d["kind"] = "bracketed"
+        d["cap"] = None
+        d["interval_laws"] = {"nof": [["0/1", "7/8"], ["3/1", "1/16"]], "lo": [["0/1", "1/16"]],
+                              "hi": [["10/1", "1/16"]], "points": ["10/1"], "gap": "0/1", "unit": None}
+
+    _edit(law, bracketed)
+    rc, cap = _session(capsys, model, *SESSION, "--round-law", str(law))
+    _one_line_refusal(rc, cap, law, "kind")
+
+
 def test_a_huge_file_is_refused_unread(saved, capsys):
     model, law = saved
     with open(law, "r+b") as fh:  # sparse: the size check refuses it before reading a byte
