@@ -253,8 +253,9 @@ def run(args) -> int:
     if saved is not None and saved.kind != ("bracketed" if kind == "bracketed" else "law"):
         from analytic.errors import ModelError
 
-        raise ModelError(args.round_law, "kind", f"{saved.kind!r}, but the model's mode {mode!r} gives its sessions "
-                                                 f"{'no law, only bracketing laws' if kind == 'bracketed' else 'a law'}")
+        what = "no law, only bracketing laws" if kind == "bracketed" else "a law"
+        raise ModelError(args.round_law, "kind", f"{saved.kind!r}, but the model's mode {mode!r} gives its "
+                                                 f"sessions {what}")
     result = None
     if saved is not None:
         if rules.stop_on_feature and game.modes[mode].buys is None and not saved.features:

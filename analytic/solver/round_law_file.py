@@ -69,8 +69,8 @@ class SavedRoundLaw:
         Price of a round (total bets).
     mean_win : Figure
         ``law``: the round's mean win (uncapped); ``bracketed``: capped (total bets).
-    features : frozenset of str
-        The features a round can start.
+    features : frozenset of str or None
+        The features a round can start (None: not taken).
     points : tuple of (win, probability) or None
         ``law``: the round's law (capped; Fractions, or floats for a certified grid law).
     error : Fraction or float
@@ -96,7 +96,7 @@ class SavedRoundLaw:
     cap: Fraction | None = None
 
 
-def saved_round_law(game, mode: str, r, *, split: bool = True) -> SavedRoundLaw:
+def saved_round_law(game, mode: str, r, *, split: bool = True, features: bool = True) -> SavedRoundLaw:
     """The session chain's inputs of a solved round.
 
     Parameters
@@ -107,6 +107,9 @@ def saved_round_law(game, mode: str, r, *, split: bool = True) -> SavedRoundLaw:
         The mode's solved round (:func:`analytic.solver.round.solve_round`).
     split : bool
         Take the feature / no-feature split (needed by the feature stop only; costs a law build).
+    features : bool
+        Take the features a round can start (for a file: the feature stop is refused without one);
+        False: ``features`` None (the chain does not read it).
 
     Raises
     ------
@@ -117,7 +120,7 @@ def saved_round_law(game, mode: str, r, *, split: bool = True) -> SavedRoundLaw:
     from analytic.solver.distribution import round_law
 
     S._refuse_early(game)
-    feats = S.features_started(game, mode, r.base)
+    feats = S.features_started(game, mode, r.base) if features else None
     if S._no_law(game):
         laws = S._bounded_laws(game, r)
         if laws is not None:
@@ -223,7 +226,7 @@ def law_to_json(saved: SavedRoundLaw, *, model: str, sha256: str, solver_version
     """The ``analytic.round_law/1`` document of a saved law (module docstring)."""
     d = {"schema": SCHEMA, "model": str(model), "model_sha256": sha256, "solver_version": solver_version,
          "mode": saved.mode, "kind": saved.kind, "cost": _num(saved.cost), "mean_win": _figure(saved.mean_win),
-         "features": sorted(saved.features)}
+         "features": sorted(saved.features or ())}
     if saved.kind == "law":
         d["law"] = {"points": _pairs(saved.points), "error": _num(saved.error)}
         sp = saved.split

@@ -1229,8 +1229,8 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
     r = result if result is not None else solve_round(game, mode)
     # the chain's inputs taken from the round exactly as a saved round law holds them (analytic session
     # --round-law): the same chain on the same numbers either way
-    return session_from_law(game, saved_round_law(game, mode, r, split=rules.stop_on_feature), rules,
-                            method=method)
+    saved = saved_round_law(game, mode, r, split=rules.stop_on_feature, features=False)
+    return session_from_law(game, saved, rules, method=method)
 
 
 def run_session(nof, feat, cost, rules, **kw) -> SessionResult:
