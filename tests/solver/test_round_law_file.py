@@ -116,3 +116,19 @@ def test_certified_law_with_its_split(solved):
     game, mode, r, back = solved["book_of_ra_deluxe_95"]
     assert back.error > 0 and back.features == {"free_spins"} and isinstance(back.split, tuple)
     assert len(back.split[1]) > 0  # the feature rounds' law
+
+
+def test_numbers_beyond_python_s_decimal_limit_round_trip(solved):
+    """A probability whose denominator has 5,726 digits (Python refuses to print an int of more than
+    4,300 in decimal): written in hexadecimal, read back equal."""
+    from analytic.figures import Figure
+    from analytic.solver.round_law_file import SavedRoundLaw
+
+    game, mode, _, _ = solved["sizzling_hot_95"]
+    x = F(1, 3 ** 12000)
+    saved = SavedRoundLaw(mode, "law", F(1), Figure(2 * x), frozenset(), points=((F(0), 1 - x), (F(2), x)),
+                          error=F(0), split=None)
+    d = law_to_json(saved, model="m.toml", sha256=SHA, solver_version=__version__)
+    assert d["law"]["points"][1][1].startswith("0x1/0x")
+    assert law_from_json(json.loads(json.dumps(d)), "law.json", game=game, sha256=SHA,
+                         solver_version=__version__, mode=mode) == saved
