@@ -206,7 +206,7 @@ def run(args) -> int:
             from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
 
             raise ModelError(args.model, "modes", f"unknown bet mode {m!r} (known: {', '.join(game.modes)})")
-    saving = _check_save(args, game, modes) if args.save_law else None
+    saving = _check_save(args, game, modes) if args.save_law is not None else None
     results = solve_rounds(game, modes, workspace=solve_workspace(game, args))
     if saving is not None:
         _save_law(args, game, results[0], saving)
