@@ -20,6 +20,13 @@ the solve and due to the input (a balance grid made too fine by the amounts,
 ``--method exact`` on a certified law, the feature stop on a mode starting no
 feature) likewise names the option, exit 2; exit 1 when the solver cannot
 (a round law too large to combine).
+
+``--round-law FILE`` reads the mode's round law saved by ``analytic solve
+MODEL --mode M --save-law FILE`` instead of solving the round
+(:mod:`analytic.solver.round_law_file`): the same figures, bit for bit.  The
+file is read size-limited and validated strictly; one saved from another
+model file (SHA-256), another solver version or another mode, or with a value
+out of place, is refused ``error: FILE: KEY: reason``, exit 2, never used.
 """
 
 from __future__ import annotations
@@ -86,6 +93,9 @@ def add_parser(sub):
                         "a total-variation bound) or auto (exact when small, else certified); a round without a "
                         "law, only bounds of P(win >= x), is bracketed (method 'bounded', every figure an "
                         "interval) under auto or certified")
+    p.add_argument("--round-law", default=None, metavar="FILE",
+                   help="the mode's round law saved by 'analytic solve MODEL --mode M --save-law FILE': "
+                        "no round solve (refused unless saved from this very model file and solver version)")
     p.add_argument("--simulate", type=args_.int_type(1, 10**7, "sessions"), default=None, metavar="K",
                    help="also play K sessions with the simulator and print its figures beside")
     p.add_argument("--seed", type=args_.seed, default=0, help="seed of --simulate (default 0)")
@@ -208,6 +218,18 @@ def format_table(res, rules, sim=None, mode=None) -> str:
     return "\n".join(f"{k:<{w}}  {v}" for k, v in rows)
 
 
+def _read_law(args, game, mode: str):
+    """The saved round law of ``--round-law`` (:func:`analytic.solver.round_law_file.read_round_law`),
+    checked against the model file given (its bytes read again, size-limited, for the SHA-256)."""
+    from pathlib import Path
+
+    from analytic.model.loader import read_limited
+    from analytic.solver.round_law_file import read_round_law
+
+    model_bytes = read_limited(Path(args.model), args.model, "", "the model file")
+    return read_round_law(args.round_law, game=game, model_bytes=model_bytes, mode=mode)
+
+
 def run(args) -> int:
     from analytic.model.loader import load_model
     from analytic.solver.session import SessionRefused, check_session, features_started, solve_session
@@ -217,6 +239,7 @@ def run(args) -> int:
     mode = args.mode or game.default_mode.name
     if mode not in game.modes:
         raise args_.UsageError(f"{args.model}: modes: unknown bet mode {mode!r} (known: {', '.join(game.modes)})")
+    saved = _read_law(args, game, mode) if args.round_law is not None else None
     # what the model and the options decide alone: refused before the round's solve (which can take minutes)
     if rules.stop_on_feature and not game.features:
         raise _no_feature_stop(args, game, mode)
@@ -224,18 +247,32 @@ def run(args) -> int:
         from analytic.solver.round import check_round
 
         check_round(game, mode)
-        check_session(game, mode, rules, args.method)
+        kind = check_session(game, mode, rules, args.method)
     except SessionRefused as exc:
         raise _usage(args, exc) from None
+    if saved is not None and saved.kind != ("bracketed" if kind == "bracketed" else "law"):
+        from analytic.errors import ModelError
+
+        what = "no law, only bracketing laws" if kind == "bracketed" else "a law"
+        raise ModelError(args.round_law, "kind", f"{saved.kind!r}, but the model's mode {mode!r} gives its "
+                                                 f"sessions {what}")
     result = None
-    if rules.stop_on_feature and game.modes[mode].buys is None:
+    if saved is not None:
+        if rules.stop_on_feature and game.modes[mode].buys is None and not saved.features:
+            raise _no_feature_stop(args, game, mode)
+    elif rules.stop_on_feature and game.modes[mode].buys is None:
         from analytic.solver.round import solve_round
 
         result = solve_round(game, mode)
         if not features_started(game, mode, result.base):
             raise _no_feature_stop(args, game, mode)
     try:
-        res = solve_session(game, mode, rules, method=args.method, result=result)
+        if saved is not None:
+            from analytic.solver.round_law_file import session_from_law
+
+            res = session_from_law(game, saved, rules, method=args.method)
+        else:
+            res = solve_session(game, mode, rules, method=args.method, result=result)
     except SessionRefused as exc:
         raise _usage(args, exc, mode) from None
     sim = None

@@ -1,10 +1,18 @@
-"""``analytic solve MODEL [--mode NAME] [--format table|json]``.
+"""``analytic solve MODEL [--mode NAME] [--format table|json] [--save-law FILE]``.
 
 Prints the exact round figures of one bet mode (or every mode with
 ``--mode all``).  The table reads like the top of a par sheet; the JSON
 schema (``"schema": "analytic.solve/1"``) is documented in
 ``docs/solve-json.md``: each exact value is ``{"exact": "p/q", "float": x,
 "label": "exact"|"bounded"[, "error": e]}``.
+
+``--save-law FILE`` also writes the mode's round law -- what a session's
+chain reads of the solved round (:mod:`analytic.solver.round_law_file`) --
+as JSON (schema ``analytic.round_law/1``, with the model file's SHA-256 and
+the solver version), for ``analytic session MODEL --round-law FILE`` to run
+sessions without solving the round again.  One mode at a time; a mode whose
+sessions are refused whatever the setting (no law and no bounds) is refused
+before the solve, exit 2; the file is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -26,6 +34,9 @@ def add_parser(sub):
     p.add_argument("model", help="model file (TOML)")
     p.add_argument("--mode", default=None, help="bet mode name, or 'all' (default: the first mode)")
     p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--save-law", default=None, metavar="FILE",
+                   help="also write the mode's round law to FILE (JSON, schema analytic.round_law/1) for "
+                        "'analytic session MODEL --round-law FILE' (one mode; see docs/sessions.md)")
     from analytic.cli.args import add_solve_options
 
     add_solve_options(p)
@@ -195,7 +206,10 @@ def run(args) -> int:
             from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
 
             raise ModelError(args.model, "modes", f"unknown bet mode {m!r} (known: {', '.join(game.modes)})")
+    saving = _check_save(args, game, modes) if args.save_law is not None else None
     results = solve_rounds(game, modes, workspace=solve_workspace(game, args))
+    if saving is not None:
+        _save_law(args, game, results[0], saving)
     if args.format == "json":
         doc = {"schema": "analytic.solve/1", "game": game.name, "model": str(args.model),
                "modes": [result_to_json(r) for r in results]}
@@ -204,3 +218,40 @@ def run(args) -> int:
     else:
         print("\n\n".join(format_table(r) for r in results))
     return 0
+
+
+def _check_save(args, game, modes) -> bytes:
+    """``--save-law``'s checks before the solve; returns the model file's bytes (its SHA-256 goes in the file)."""
+    from pathlib import Path
+
+    from analytic.cli.args import UsageError, check_out_file
+    from analytic.errors import ModelError
+    from analytic.model.loader import read_limited
+    from analytic.solver.session import SessionRefused, _refuse_early, round_law_kind
+
+    if len(modes) != 1:
+        raise UsageError("--save-law: one bet mode at a time (give --mode NAME, not 'all')")
+    check_out_file(args.save_law, "--save-law")
+    try:
+        _refuse_early(game)
+    except SessionRefused as exc:
+        raise ModelError(args.model, exc.key or "", exc.reason) from None
+    kind, key, why = round_law_kind(game, modes[0])
+    if kind == "none":
+        raise ModelError(args.model, key or "", why)
+    return read_limited(Path(args.model), args.model, "", "the model file")
+
+
+def _save_law(args, game, r, model_bytes: bytes) -> None:
+    """Write the round law of the solved ``r`` to ``--save-law`` (whole or not at all)."""
+    from analytic import __version__
+    from analytic.solver.round_law_file import law_to_json, model_sha256, saved_round_law
+    from analytic.solver.session import SessionRefused
+    from analytic.tuner.write import atomic_write
+
+    try:
+        saved = saved_round_law(game, r.mode, r)
+    except SessionRefused as exc:  # a limit of the solver (a law too large to combine): exit 1
+        raise SessionRefused(f"{args.model}: mode {r.mode!r}: --save-law: {exc.reason}") from None
+    doc = law_to_json(saved, model=args.model, sha256=model_sha256(model_bytes), solver_version=__version__)
+    atomic_write(args.save_law, json.dumps(doc, separators=(",", ":")) + "\n")

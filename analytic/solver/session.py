@@ -1220,23 +1220,17 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
         law: every figure an interval between the chains of two laws
         bracketing the round, :func:`analytic.solver.session_bounds.bounded_session`).
     """
+    from analytic.solver.round import solve_round
+    from analytic.solver.round_law_file import saved_round_law, session_from_law
+
     mode = mode or game.default_mode.name
     _refuse_early(game)
     check_session(game, mode, rules, method)  # what the model and the setting decide: before the solve
-    if _no_law(game):
-        from analytic.solver.round import solve_round
-        from analytic.solver.session_bounds import bounded_session
-
-        r = result if result is not None else solve_round(game, mode)
-        laws = _bounded_laws(game, r)
-        if laws is not None:
-            from analytic.solver.cap import applied_cap
-
-            return bounded_session(rules, laws, r.cost, _capped_mean(r), cap=applied_cap(r), method="certified")
-        result = r
-    nof, feat, err, mean, cost, cap = _round_law_of(game, mode, rules, result)
-    law = session_law(rules, nof, feat, cost, law_error=err, mean_win=mean, cap_currency=cap, method=method)
-    return figures(law)
+    r = result if result is not None else solve_round(game, mode)
+    # the chain's inputs taken from the round exactly as a saved round law holds them (analytic session
+    # --round-law): the same chain on the same numbers either way
+    saved = saved_round_law(game, mode, r, split=rules.stop_on_feature, features=False)
+    return session_from_law(game, saved, rules, method=method)
 
 
 def run_session(nof, feat, cost, rules, **kw) -> SessionResult:

@@ -1,0 +1,214 @@
+"""``analytic solve --save-law`` and ``analytic session --round-law``: the same figures, hostile files refused.
+
+The figures: a session from the saved file prints exactly what the session with its own solve prints
+(the JSON compared whole).  The hostile files: each one a single line ``error: FILE: KEY: reason``,
+exit 2, no traceback (the promise of DEVELOPERS.md rule 3, as in ``test_hostile_input.py``), the file
+never used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from analytic.cli import main
+from analytic.limits import MAX_FILE_BYTES
+
+#: Two reels of [a, b, c]; ``a a`` pays 3, ``c c`` 10 (total bet 1); two modes of different cost.
+MODEL = """
+[game]
+name = "tiny law file"
+reels = 2
+rows = 1
+[symbols]
+a = "regular"
+b = "blank"
+c = "regular"
+[paytable]
+a = { 2 = 3 }
+c = { 2 = 10 }
+[paylines]
+lines = [[0, 0]]
+[reels]
+base = [["a", "b", "b", "c"], ["a", "b", "c", "b"]]
+[modes.base]
+cost = 1
+reels = "base"
+[modes.double]
+cost = 2
+reels = "base"
+"""
+
+SESSION = ["--balance", "12", "--rounds", "40", "--stop-on-any-win", "--stop-single-win-above", "5",
+           "--stop-cash-up", "6", "--stop-cash-down", "4"]
+
+
+@pytest.fixture()
+def saved(tmp_path, capsys):
+    model = tmp_path / "m.toml"
+    model.write_text(MODEL, encoding="utf-8")
+    law = tmp_path / "law.json"
+    assert main(["solve", str(model), "--save-law", str(law)]) == 0
+    capsys.readouterr()
+    return model, law
+
+
+def _session(capsys, model, *argv):
+    rc = main(["session", str(model), *argv])
+    return rc, capsys.readouterr()
+
+
+@pytest.mark.parametrize("stops", [SESSION, ["--balance", "12", "--rounds", "40"],
+                                   ["--balance", "7", "--rounds", "30", "--bet-ladder", "1/2,1"]])
+@pytest.mark.parametrize("fmt", ["json", "table"])
+def test_the_saved_law_prints_the_fresh_solves_figures(saved, capsys, stops, fmt):
+    model, law = saved
+    rc, fresh = _session(capsys, model, *stops, "--format", fmt)
+    assert rc == 0, fresh.err
+    rc, got = _session(capsys, model, *stops, "--format", fmt, "--round-law", str(law))
+    assert rc == 0, got.err
+    assert got.out == fresh.out
+    if fmt == "json":  # and by hand: P(a win) = 1/16 + 1/16 = 1/8 per round, so "any win" ends most sessions
+        d = json.loads(got.out)
+        assert d["method"] == "exact"
+
+
+def test_the_file_records_the_model_and_the_law(saved):
+    model, law = saved
+    import hashlib
+
+    d = json.loads(law.read_text())
+    assert d["schema"] == "analytic.round_law/1" and d["mode"] == "base" and d["kind"] == "law"
+    assert d["model_sha256"] == hashlib.sha256(model.read_bytes()).hexdigest()
+    # by hand: 16 windows; a a (1) pays 3, c c (1) pays 10, the other 14 pay 0
+    assert sorted(map(tuple, d["law"]["points"])) == [("0/1", "7/8"), ("10/1", "1/16"), ("3/1", "1/16")]
+    assert d["law"]["error"] == "0/1" and d["features"] == []
+
+
+def _edit(law: Path, fn) -> Path:
+    d = json.loads(law.read_text())
+    fn(d)
+    law.write_text(json.dumps(d))
+    return law
+
+
+def _set(path, value):
+    def fn(d):
+        obj = d
+        for k in path[:-1]:
+            obj = obj[k]
+        obj[path[-1]] = value
+    return fn
+
+
+HOSTILE = {
+    "tampered-probability": (_set(("law", "points", 0, 1), "13/16"), "law.points"),
+    "probability-above-1": (_set(("law", "points", 0, 1), "17/16"), "law.points[0][1]"),
+    "negative-win": (_set(("law", "points", 0, 0), "-1/1"), "law.points[0][0]"),
+    "float-as-int": (_set(("cost",), 1), "cost"),
+    "wrong-cost": (_set(("cost",), "2/1"), "cost"),
+    "zero-denominator": (_set(("law", "points", 0, 1), "1/0"), "law.points[0][1]"),
+    "wrong-sha": (_set(("model_sha256",), "ab" * 32), "model_sha256"),
+    "wrong-version": (_set(("solver_version",), "0.0.1"), "solver_version"),
+    "wrong-schema": (_set(("schema",), "analytic.round_law/2"), "schema"),
+    "no-schema": (lambda d: d.pop("schema"), "schema"),
+    "unknown-mode": (_set(("mode",), "turbo"), "mode"),
+    "unknown-key": (_set(("extra",), 1), "unknown key"),
+    "missing-law": (lambda d: d.pop("law"), "missing key 'law'"),
+    "bad-kind": (_set(("kind",), "pickle"), "kind"),
+    "bad-label": (_set(("mean_win", "label"), "guess"), "mean_win.label"),
+    "split-not-a-table": (_set(("split",), [1, 2]), "split"),
+    "duplicate-win": (lambda d: d["law"]["points"].append(d["law"]["points"][0]), "given twice"),
+    "unknown-feature": (_set(("features",), ["bonus"]), "features"),
+}
+
+
+def _one_line_refusal(rc, cap, file, where):
+    assert rc == 2, (rc, cap.err)
+    assert "Traceback" not in cap.err + cap.out
+    lines = cap.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), cap.err
+    assert str(file) in lines[0] and where in lines[0], lines[0]
+    assert cap.out == ""
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_a_tampered_file_is_refused(saved, capsys, case):
+    model, law = saved
+    fn, where = HOSTILE[case]
+    _edit(law, fn)
+    rc, cap = _session(capsys, model, *SESSION, "--round-law", str(law))
+    _one_line_refusal(rc, cap, law, where)
+
+
+def test_another_model_file_is_refused(saved, capsys):
+    model, law = saved
+    model.write_text(MODEL + "# edited\n", encoding="utf-8")  # same game, another file: another SHA-256
+    rc, cap = _session(capsys, model, *SESSION, "--round-law", str(law))
+    _one_line_refusal(rc, cap, law, "model_sha256")
+
+
+def test_another_mode_is_refused(saved, capsys):
+    model, law = saved
+    rc, cap = _session(capsys, model, *SESSION, "--mode", "double", "--round-law", str(law))
+    _one_line_refusal(rc, cap, law, "mode")
+
+
+@pytest.mark.parametrize("text", ["not json {", "", "[1, 2]", '{"schema": NaN}', "[" * 100_000,
+                                  '{"schema": "analytic.round_law/1", "kind": "law"}'])
+def test_not_a_round_law_file_is_refused(saved, capsys, text):
+    model, law = saved
+    law.write_text(text)
+    rc, cap = _session(capsys, model, *SESSION, "--round-law", str(law))
+    _one_line_refusal(rc, cap, law, "")
+
+
+def test_a_law_of_the_wrong_kind_is_refused(saved, capsys):
+    model, law = saved
+
+    def bracketed(d):  # a well-formed bracketed law in place of the mode's exact one
+        for k in ("law", "split"):
+            d.pop(k)
+        d["kind"] = "bracketed"
+        d["cap"] = None
+        d["interval_laws"] = {"nof": [["0/1", "7/8"], ["3/1", "1/16"]], "lo": [["0/1", "1/16"]],
+                              "hi": [["10/1", "1/16"]], "points": ["10/1"], "gap": "0/1", "unit": None}
+
+    _edit(law, bracketed)
+    rc, cap = _session(capsys, model, *SESSION, "--round-law", str(law))
+    _one_line_refusal(rc, cap, law, "kind")
+
+
+def test_a_huge_file_is_refused_unread(saved, capsys):
+    model, law = saved
+    with open(law, "r+b") as fh:  # sparse: the size check refuses it before reading a byte
+        fh.truncate(MAX_FILE_BYTES + 1)
+    rc, cap = _session(capsys, model, *SESSION, "--round-law", str(law))
+    _one_line_refusal(rc, cap, law, "limit")
+
+
+def test_a_folder_or_missing_file_is_refused(saved, capsys, tmp_path):
+    model, _ = saved
+    for f in (tmp_path, tmp_path / "nothing.json"):
+        rc, cap = _session(capsys, model, *SESSION, "--round-law", str(f))
+        _one_line_refusal(rc, cap, f, "")
+
+
+def test_the_feature_stop_on_a_mode_starting_none_is_refused(saved, capsys):
+    model, law = saved
+    rc, cap = _session(capsys, model, *SESSION, "--stop-on-feature", "--round-law", str(law))
+    _one_line_refusal(rc, cap, model, "--stop-on-feature")
+
+
+def test_save_law_needs_one_mode_and_a_writable_file(tmp_path, capsys):
+    model = tmp_path / "m.toml"
+    model.write_text(MODEL, encoding="utf-8")
+    assert main(["solve", str(model), "--mode", "all", "--save-law", str(tmp_path / "x.json")]) == 2
+    assert main(["solve", str(model), "--save-law", str(tmp_path / "no" / "x.json")]) == 2
+    assert main(["solve", str(model), "--save-law", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3 and all(e.startswith("error: --save-law") for e in err), err
+    assert sorted(os.listdir(tmp_path)) == ["m.toml"]
