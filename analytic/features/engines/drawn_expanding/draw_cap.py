@@ -890,11 +890,19 @@ def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None 
 
 
 #: Levels per chain run (:func:`level_runs`): fixed, so that the bounds do not depend on the number
-#: of worker processes (a run's float sums depend, in their last bits, on the levels it holds).  A
-#: run's bookkeeping is shared by its levels: on the shipped model (before the compiled kernels,
-#: 10 spins) 5 levels took 22 s, 16 levels 48 s and 1.2 GB; the three starts' runs of 16 now take
-#: about 45 s together (:mod:`analytic.bench.drawn_expanding`).
-LEVEL_RUN = 16
+#: of worker processes (a run's float sums may depend, in their last bits, on the levels it holds:
+#: the BLAS products over a state's level rows -- ``G @ grid``, ``Hd @ ez``, the MGF tables'
+#: ``WC @ x`` -- are tiled by the level count, and in a run of one level every group's pays are
+#: "shared", which reorders the MGF tables' products).  11: the 'standard' preset's 16 levels in two
+#: runs of 8, one worker job each (on the shipped model about 17 s of CPU each, where its one run
+#: of 16 took 35 s: the round's longest job, now split over the two cores), the 'certify' preset's
+#: 22 in two runs of 11 (as before).  Two runs of 8 give the same floats as one of 16 (every field
+#: of the 48 'standard' upper bounds of the shipped model, and the tests' tiny model: level counts
+#: that are multiples of 4 fill the same OpenBLAS tiles), so the figures stayed bit for bit; runs of
+#: 2 or 1, or 7/8/7 for 'certify', do not (last bits).  A run's bookkeeping is shared by its
+#: levels: on the shipped model (before the compiled kernels, 10 spins) 5 levels took 22 s, 16
+#: levels 48 s and 1.2 GB.
+LEVEL_RUN = 11
 
 
 def level_runs(levels, size: int = LEVEL_RUN) -> list[tuple]:
