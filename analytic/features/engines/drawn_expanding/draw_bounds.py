@@ -172,7 +172,10 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
     if jobs:
         for side in sorted(set(side for side, _job in jobs)):
             f, _s, ws, _k = tasks[side]
-            rc.line_expansion_rows(spin_stats(ws.game, f, ws))  # built once here, inherited by the workers
+            st = spin_stats(ws.game, f, ws)
+            rc.line_expansion_rows(st)  # built once here, inherited by the workers
+            if any(job[0] == "upper" for sd, job in jobs if sd == side):
+                rc.line_table_for(ws.game, st, rc.mixture_groups(st))  # read by every upper job, likewise
         nw = workers(len(jobs), spaces[0].workers)
         if nw == 1:
             results = [(side, _solve(job, spaces[side])) for side, job in jobs]

@@ -422,3 +422,28 @@ def test_shared_tables_follow_what_they_are_made_of(monkeypatch):
                                                ws=ws))
     for a, b in zip(*out):
         assert a.excess(0.0, 40.0) == pytest.approx(b.excess(0.0, 40.0), rel=1e-12)
+
+
+def test_the_line_table_is_built_once_and_read_only():
+    """Every start of every run reads the same line table, kept on the spin statistics (the round builds
+    it before its workers fork).  The kept table must be the one a fresh build gives, bit for bit, and
+    read-only (a run that wrote into it would change the next run's figures).  Fails if the key misses
+    something the table depends on (the groups, the grid unit) or if the arrays are writable."""
+    from analytic.features.engines.drawn_expanding import draw_cap as rc
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+    from analytic.workspace import Workspace
+
+    game = tiny(40)
+    st = spin_stats(game, "free_spins", Workspace(game))
+    groups = rc.mixture_groups(st)
+    Cl = rc.cap_line_bets(game, st)
+    rc.line_table_for(game, st, groups)
+    kept = rc._line_table(st, groups, None, Cl)
+    assert kept is rc._line_table(st, [list(g) for g in groups], None, Cl)  # the same key, however spelt
+    fresh = rc._build_line_table(st, groups, None, Cl)
+    assert kept[2] == fresh[2] and all(a.tobytes() == b.tobytes() for a, b in zip(kept[:2], fresh[:2]))
+    assert not kept[0].flags.writeable and not kept[1].flags.writeable
+    other = rc._line_table(st, [tuple(x for g in groups for x in g)], None, Cl)  # one group: another table
+    assert other[0].shape[1] != kept[0].shape[1]
+    coarse = rc._line_table(st, groups, 2 * kept[2], Cl)  # another grid unit: another table
+    assert coarse[2] == 2 * kept[2] and coarse is not kept
