@@ -174,7 +174,7 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
             f, _s, ws, _k = tasks[side]
             st = spin_stats(ws.game, f, ws)
             rc.line_expansion_rows(st)  # built once here, inherited by the workers
-            if any(job[0] == "upper" for sd, job in jobs if sd == side):
+            if ws.game.cap is not None and any(job[0] == "upper" for sd, job in jobs if sd == side):
                 rc.line_table_for(ws.game, st, rc.mixture_groups(st))  # read by every upper job, likewise
         nw = workers(len(jobs), spaces[0].workers)
         if nw == 1:
