@@ -18,8 +18,8 @@ process, no pool); it changes the speed only (the work is cut the same way).
 Under the literal reading the upper bounds are those of one bounding game and
 the lower bounds those of the other: :func:`regular_cap_bounds_together` puts
 both games' jobs in one pool (each worker inherits both workspaces), so the
-upper bounds' single job and the lower bounds run side by side while this
-process does the caller's other work.
+upper bounds' jobs (one per run of levels) and the lower bounds run side by
+side while this process does the caller's other work.
 """
 
 from __future__ import annotations
@@ -166,12 +166,16 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
              for f, starts, ws, kinds in tasks]
     spaces = tuple(ws for _f, _s, ws, _k in tasks)
     jobs = [(side, job) for side, (f, starts, ws, kinds) in enumerate(tasks) for job in _jobs(f, starts, ws, kinds)]
-    # the longest job first: the upper bounds' runs (one job of several starts) before the lower bounds
+    # the longest jobs first: the upper bounds' runs (one job per run, each of several starts) before the
+    # lower bounds
     jobs.sort(key=lambda sj: sj[1][0] != "upper")
     if jobs:
         for side in sorted(set(side for side, _job in jobs)):
             f, _s, ws, _k = tasks[side]
-            rc.line_expansion_rows(spin_stats(ws.game, f, ws))  # built once here, inherited by the workers
+            st = spin_stats(ws.game, f, ws)
+            rc.line_expansion_rows(st)  # built once here, inherited by the workers
+            if ws.game.cap is not None and any(job[0] == "upper" for sd, job in jobs if sd == side):
+                rc.line_table_for(ws.game, st, rc.mixture_groups(st))  # read by every upper job, likewise
         nw = workers(len(jobs), spaces[0].workers)
         if nw == 1:
             results = [(side, _solve(job, spaces[side])) for side, job in jobs]

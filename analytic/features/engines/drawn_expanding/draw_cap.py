@@ -317,7 +317,29 @@ def _line_table(st, groups, u: int | None, Cl: float):
     The line win ``L`` of an outcome is put at ``floor(L / u) u`` and ``(floor(L / u) + 1) u``
     with the masses of a mean-preserving spread (a convex-order upper bound, independent of the
     expansions' own spread).  ``u`` as in :func:`regular_cap_bound` (from the expansion pays).
+    Kept on ``st`` per ``(groups, u, Cl)`` (every start of every run reads the same table; the
+    round builds it before its worker processes fork, :func:`line_table_for`); read-only arrays.
     """
+    tables = st.__dict__.setdefault("_line_tables", {})
+    key = (tuple(tuple(g) for g in groups), u, Cl)
+    hit = tables.get(key)
+    if hit is None:
+        hit = tables[key] = _build_line_table(st, groups, u, Cl)
+    return hit
+
+
+def cap_line_bets(game, st) -> float:
+    """The cap in line bets, as the regular cap bounds compute it (a float)."""
+    return float(game.cap.total_bet_multiple) * float(st.tb)
+
+
+def line_table_for(game, st, groups) -> None:
+    """Build (and keep on ``st``) the line table of :func:`_line_table` the default grid unit reads."""
+    _line_table(st, [tuple(g) for g in groups], None, cap_line_bets(game, st))
+
+
+def _build_line_table(st, groups, u: int | None, Cl: float):
+    """:func:`_line_table`, built."""
     A, Es, L, cnt = line_expansion_rows(st)
     idx = [[st.ordered.index(x) for x in g] for g in groups]
     E = np.stack([Es[:, ix].sum(axis=1) for ix in idx], axis=1)
@@ -333,6 +355,8 @@ def _line_table(st, groups, u: int | None, Cl: float):
     rows, w = rows[w > 0], w[w > 0]
     keys, inv = np.unique(rows, axis=0, return_inverse=True)
     prob = np.bincount(inv.ravel(), weights=w)
+    keys.flags.writeable = False
+    prob.flags.writeable = False
     return keys, prob, u
 
 
@@ -754,8 +778,12 @@ def convolve_nonnegative(G: np.ndarray, H: np.ndarray) -> np.ndarray:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
 def binomial_quantile(level: Fraction, k: int, q: Fraction) -> int:
-    """``min{x : P(Bin(k, q) <= x) >= level}``, exactly (Fraction arithmetic), for ``0 < level <= 1``."""
+    """``min{x : P(Bin(k, q) <= x) >= level}``, exactly (Fraction arithmetic), for ``0 < level <= 1``.
+
+    (Kept per argument values: every chain run asks it for each of its levels and counts.)
+    """
     acc = Fraction(0)
     for x, px in enumerate(binomial_pmf(k, q)):
         acc += px
@@ -890,11 +918,19 @@ def regular_cap_bound_levels(game, feature: str, n0: int, levels, u: int | None 
 
 
 #: Levels per chain run (:func:`level_runs`): fixed, so that the bounds do not depend on the number
-#: of worker processes (a run's float sums depend, in their last bits, on the levels it holds).  A
-#: run's bookkeeping is shared by its levels: on the shipped model (before the compiled kernels,
-#: 10 spins) 5 levels took 22 s, 16 levels 48 s and 1.2 GB; the three starts' runs of 16 now take
-#: about 45 s together (:mod:`analytic.bench.drawn_expanding`).
-LEVEL_RUN = 16
+#: of worker processes (a run's float sums may depend, in their last bits, on the levels it holds:
+#: the BLAS products over a state's level rows -- ``G @ grid``, ``Hd @ ez``, the MGF tables'
+#: ``WC @ x`` -- are tiled by the level count, and in a run of one level every group's pays are
+#: "shared", which reorders the MGF tables' products).  11: the 'standard' preset's 16 levels in two
+#: runs of 8, one worker job each (on the shipped model about 17 s of CPU each, where its one run
+#: of 16 took 35 s: the round's longest job, now split over the two cores), the 'certify' preset's
+#: 22 in two runs of 11 (as before).  Two runs of 8 give the same floats as one of 16 (every field
+#: of the 48 'standard' upper bounds of the shipped model, and the tests' tiny model: level counts
+#: that are multiples of 4 fill the same OpenBLAS tiles), so the figures stayed bit for bit; runs of
+#: 2 or 1, or 7/8/7 for 'certify', do not (last bits).  A run's bookkeeping is shared by its
+#: levels: on the shipped model (before the compiled kernels, 10 spins) 5 levels took 22 s, 16
+#: levels 48 s and 1.2 GB.
+LEVEL_RUN = 11
 
 
 def level_runs(levels, size: int = LEVEL_RUN) -> list[tuple]:
@@ -964,7 +1000,7 @@ def _extend(a: np.ndarray, n: int) -> np.ndarray:
 def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_states, lines,
                   multiplier_of_count, ws) -> list[RegularCapBound]:
     """The chain run of :func:`regular_cap_bound_levels` (arguments checked there)."""
-    from analytic.features.engines.drawn_expanding.kernel import spin_step, sum_blocks
+    from analytic.features.engines.drawn_expanding.kernel import sorted_unique, spin_step, sum_blocks
 
     reading, ceiling = st.reading, st.ceiling
     cmax = 1  # the first draw count at the ceiling
@@ -972,7 +1008,7 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
         cmax += 1
     mult = np.array([0] + [multiplier_of_count(c, reading, ceiling) for c in range(1, cmax + 1)], dtype=np.int64)
     tb = float(st.tb)
-    Cl = float(game.cap.total_bet_multiple) * tb  # cap in line bets
+    Cl = cap_line_bets(game, st)  # cap in line bets
     if lines:  # line wins inside the rows (spread on the grid): no split of the threshold
         keys, prob, u = _line_table(st, groups, u, Cl)
     else:
@@ -1117,7 +1153,7 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     def prepare(ids, mgf: bool = True):
         """Fill the per-id tables: ids after a draw, charge coefficient, and (``mgf``) the per-class MGF of the spin."""
         nonlocal GZ, S1, BUMP, done, slot, gz_done
-        ids = np.unique(np.asarray(ids, dtype=np.int64))
+        ids = sorted_unique(np.asarray(ids, dtype=np.int64))
         for i in ids[~done[ids]]:
             m = tuples[int(i)]
             BUMP[i] = [ident(_bump(m, g, kcap[g])) for g in range(ng)]

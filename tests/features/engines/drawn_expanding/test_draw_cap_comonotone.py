@@ -231,6 +231,48 @@ def test_the_rounds_bounds_do_not_depend_on_the_worker_count():
             assert a.excess(0.0, 40.0) == b.excess(0.0, 40.0) and a.p_reach(9.0, 40.0) == b.p_reach(9.0, 40.0)
 
 
+@pytest.mark.parametrize("eps", [3e-13, 1e-5])
+def test_the_standard_levels_two_runs_are_bit_for_bit_one_run(eps):
+    """The 'standard' preset's 16 levels are solved in two runs of 8 (LEVEL_RUN 11: one worker job each,
+    so the round's longest job is split over two cores); before, in one run of 16.  The par sheets
+    must not move: every float of every level's bound is the same either way (two starts sharing
+    the run's tables, as the round's jobs do).  Fails if the cut changes (e.g. runs of 2, which do
+    move the last bits) or if a float of the chain comes to depend on the other levels of its run."""
+    import dataclasses
+
+    from analytic.features.engines.drawn_expanding import draw_cap as rc
+    from analytic.workspace import Workspace
+
+    game = tiny(40)
+    groups = [("explorer",), ("pharaoh",), ("ten", "jack", "queen", "king", "ace", "beetle", "statue")]
+    levels = rc.LEVELS_STANDARD
+    assert [len(r) for r in rc.level_runs(levels)] == [8, 8]
+    assert [len(r) for r in rc.level_runs(rc.LEVELS)] == [11, 11]  # 'certify': as before
+
+    def solve(runs):
+        ws, out = Workspace(game), {}
+        for run in runs:
+            ws.discard(rc.RUN_TABLES)  # each run from empty tables, as in its own worker job
+            for n0 in (4, 2):  # the starts of a run share its tables, longest first
+                for lv, b in zip(run, rc.regular_cap_bound_levels(game, "free_spins", n0, list(run), eps=eps,
+                                                                  groups=groups, ws=ws)):
+                    out[(n0, lv)] = b
+        return out
+
+    one, two = solve([levels]), solve(rc.level_runs(levels))
+    assert one.keys() == two.keys()
+    for key, a in one.items():
+        b = two[key]
+        for f in dataclasses.fields(a):
+            x, y = getattr(a, f.name), getattr(b, f.name)
+            if isinstance(x, np.ndarray):
+                assert x.shape == y.shape and x.tobytes() == y.tobytes(), (key, f.name)
+            elif isinstance(x, float):
+                assert np.float64(x).tobytes() == np.float64(y).tobytes(), (key, f.name)
+            else:
+                assert x == y, (key, f.name)
+
+
 def test_level_runs_cut_the_levels_in_order():
     from analytic.features.engines.drawn_expanding.draw_cap import LEVELS, LEVELS_STANDARD, level_runs
 
@@ -380,3 +422,28 @@ def test_shared_tables_follow_what_they_are_made_of(monkeypatch):
                                                ws=ws))
     for a, b in zip(*out):
         assert a.excess(0.0, 40.0) == pytest.approx(b.excess(0.0, 40.0), rel=1e-12)
+
+
+def test_the_line_table_is_built_once_and_read_only():
+    """Every start of every run reads the same line table, kept on the spin statistics (the round builds
+    it before its workers fork).  The kept table must be the one a fresh build gives, bit for bit, and
+    read-only (a run that wrote into it would change the next run's figures).  Fails if the key misses
+    something the table depends on (the groups, the grid unit) or if the arrays are writable."""
+    from analytic.features.engines.drawn_expanding import draw_cap as rc
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+    from analytic.workspace import Workspace
+
+    game = tiny(40)
+    st = spin_stats(game, "free_spins", Workspace(game))
+    groups = rc.mixture_groups(st)
+    Cl = rc.cap_line_bets(game, st)
+    rc.line_table_for(game, st, groups)
+    kept = rc._line_table(st, groups, None, Cl)
+    assert kept is rc._line_table(st, [list(g) for g in groups], None, Cl)  # the same key, however spelt
+    fresh = rc._build_line_table(st, groups, None, Cl)
+    assert kept[2] == fresh[2] and all(a.tobytes() == b.tobytes() for a, b in zip(kept[:2], fresh[:2]))
+    assert not kept[0].flags.writeable and not kept[1].flags.writeable
+    other = rc._line_table(st, [tuple(x for g in groups for x in g)], None, Cl)  # one group: another table
+    assert other[0].shape[1] != kept[0].shape[1]
+    coarse = rc._line_table(st, groups, 2 * kept[2], Cl)  # another grid unit: another table
+    assert coarse[2] == 2 * kept[2] and coarse is not kept

@@ -8,7 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from analytic.features.engines.drawn_expanding.kernel import COMPILED, scatter_add, spin_step, spin_step_numpy
+from analytic.features.engines.drawn_expanding.kernel import (COMPILED, scatter_add, sorted_unique, spin_step,
+                                                              spin_step_numpy, sum_blocks)
 from analytic.features.engines.drawn_expanding.draw_cap import _gamma
 
 
@@ -87,6 +88,45 @@ def test_scatter_add_sums_in_row_order():
         want_r[p] = want_r[p] + 0.3 * reach[r]
     scatter_add(out, reach_out, pos, rows, 0.3, reach)
     assert np.array_equal(out, want) and np.array_equal(reach_out, want_r)
+
+
+@pytest.mark.parametrize("values", [[], [7], [3, 3], [5, -2, 5, 9, 0, -2, 5], list(range(40, 0, -3)) * 3])
+def test_sorted_unique_is_numpys_unique(values):
+    """The chains' cheap unique: the distinct values, increasing, in the input's dtype (as numpy.unique,
+    and as sorted(set(...))).  Fails on a lost or repeated value, another order or dtype."""
+    a = np.array(values, dtype=np.int64)
+    got = sorted_unique(a)
+    assert got.dtype == np.int64 and got.tolist() == sorted(set(values))
+    assert got.tobytes() == np.unique(a).tobytes()
+
+
+@pytest.mark.parametrize("with_reach", [True, False])
+def test_sum_blocks_adds_block_by_block_row_by_row(with_reach):
+    """sum_blocks against the plain loop: per target id, ``+ w * row`` in block order, then row order
+    (each product and sum rounded once), ids increasing; reach zeros where a block has none.  Fails on
+    another order of the sums (the last bits), a lost row or a wrong target."""
+    rng = np.random.default_rng(5)
+    blocks = []
+    for b in range(4):
+        R = int(rng.integers(1, 7))
+        ids = rng.integers(0, 6, R) * 3 + 1  # a strided view below, as the chains pass theirs
+        rows = rng.random((R, 2, 3)) * 10.0 ** -rng.integers(0, 12)
+        reach = rng.random(R) if (with_reach or b % 2) else None
+        blocks.append((np.stack([ids, ids], axis=1)[:, 0], rows, float(rng.random()), reach))
+    uid, sums, reach = sum_blocks(blocks)
+    want_ids = sorted(set(int(i) for blk in blocks for i in blk[0]))
+    assert uid.tolist() == want_ids
+    want = {i: [0.0] * 6 for i in want_ids}
+    want_r = {i: 0.0 for i in want_ids}
+    for ids, rows, w, rch in blocks:
+        for r, i in enumerate(ids.tolist()):
+            flat = rows[r].ravel().tolist()
+            for j in range(6):
+                want[i][j] = want[i][j] + w * flat[j]
+            want_r[i] = want_r[i] + w * (0.0 if rch is None else float(rch[r]))
+    assert sums.shape == (len(want_ids), 2, 3)
+    for k, i in enumerate(want_ids):
+        assert sums[k].ravel().tolist() == want[i] and reach[k] == want_r[i]
 
 
 def test_spin_step_underflow_stays_within_its_allowance():
