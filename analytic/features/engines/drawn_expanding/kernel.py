@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from analytic.engine.linewalk import sorted_unique  # noqa: F401  (the chains' per-batch unique)
+
 __all__ = ["spin_step", "spin_step_numpy", "scatter_add", "sum_blocks", "sorted_unique", "chernoff_rows", "chernoff_rows_numpy",
            "COMPILED"]
 
@@ -158,23 +160,6 @@ def scatter_add(out, reach_out, pos, rows, w, reach):
         return
     _scatter_add(out, reach_out, np.ascontiguousarray(pos, dtype=np.int64), rows, float(w),
                  np.ascontiguousarray(reach, dtype=np.float64))
-
-
-def sorted_unique(ids) -> np.ndarray:
-    """The distinct values of the 1-D integer array ``ids``, increasing: ``numpy.unique(ids)``, without its overhead.
-
-    The same array (values, order and dtype) as ``numpy.unique`` on a 1-D
-    array: a sort, then the entries that differ from their predecessor.  The
-    chains call it once per state batch (tens of thousands of short arrays
-    per solve), where ``numpy.unique``'s own dispatch cost more than the sort.
-    """
-    a = np.sort(np.asarray(ids).ravel())
-    if len(a) < 2:
-        return a
-    keep = np.empty(len(a), dtype=bool)
-    keep[0] = True
-    np.not_equal(a[1:], a[:-1], out=keep[1:])
-    return a[keep]
 
 
 def sum_blocks(blocks):

@@ -28,20 +28,7 @@ from analytic.solver.distribution import round_law
 from analytic.solver.round_law_file import law_from_json, law_to_json, saved_round_law, session_from_law
 from analytic.solver.session import SessionRules, _capped_mean, figures, session_law
 from analytic.solver.session_bounds import bounded_session, interval_laws
-
-
-def same(a, b) -> None:
-    """Every figure and every array of the two results equal (bit for bit)."""
-    assert a.to_json() == b.to_json()
-    assert a.method == b.method and a.error == b.error
-    for x, y in ((a.law, b.law),) + (((a.bracket["law_hi"], b.bracket["law_hi"]),) if a.bracket else ()):
-        assert x.offset == y.offset and x.grid == y.grid
-        assert np.array_equal(x.final, y.final)
-        for k in x.reason_time:
-            assert np.array_equal(x.reason_time[k], y.reason_time[k]), k
-    assert np.array_equal(a.rounds_law, b.rounds_law)
-    assert a.balance_quantiles == b.balance_quantiles and a.rounds_quantiles == b.rounds_quantiles
-
+from tests.solver.test_round_law_file import same
 
 SHA = "0" * 64
 STOPS = [
