@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from fractions import Fraction as F
 
-import numpy as np
 import pytest
 
 from test_drawn_oracles import TINY, with_reading
