@@ -253,5 +253,8 @@ def _save_law(args, game, r, model_bytes: bytes) -> None:
         saved = saved_round_law(game, r.mode, r)
     except SessionRefused as exc:  # a limit of the solver (a law too large to combine): exit 1
         raise SessionRefused(f"{args.model}: mode {r.mode!r}: --save-law: {exc.reason}") from None
-    doc = law_to_json(saved, model=args.model, sha256=model_sha256(model_bytes), solver_version=__version__)
+    try:
+        doc = law_to_json(saved, model=args.model, sha256=model_sha256(model_bytes), solver_version=__version__)
+    except ValueError as exc:  # a number beyond the files' limit (a limit, not the input): exit 1
+        raise SessionRefused(f"{args.model}: mode {r.mode!r}: --save-law: {exc}") from None
     atomic_write(args.save_law, json.dumps(doc, separators=(",", ":")) + "\n")

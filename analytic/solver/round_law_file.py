@@ -55,6 +55,11 @@ SCHEMA = "analytic.round_law/1"
 #: Slack of a float law's total beyond its certified error (float64 rounding of the sum).
 FLOAT_SLACK = 1e-9
 _DIGITS = 4000
+#: Largest part (numerator or denominator) of an exact number in a file, and largest common
+#: denominator of a law's probabilities, in bits (about 19,700 decimal digits): the reader's exact
+#: work (normalising each number, the law's exact total) stays bounded for any file under the size
+#: limit.  The solver's own laws are far inside it (under 200 bits for the test models).
+MAX_BITS = 2**16
 
 
 @dataclass(frozen=True)
@@ -198,6 +203,8 @@ def _num(x):
     if isinstance(x, int):
         x = Fraction(x)
     if isinstance(x, Fraction):
+        if max(abs(x.numerator), x.denominator).bit_length() > MAX_BITS:
+            raise ValueError(f"an exact number with more than {MAX_BITS:,} bits (the files' limit)")
         a, b = _int_text(x.numerator), _int_text(x.denominator)
         if a is None or b is None:
             return f"{hex(x.numerator)}/{hex(x.denominator)}"
@@ -241,7 +248,8 @@ def law_to_json(saved: SavedRoundLaw, *, model: str, sha256: str, solver_version
     return d
 
 
-_FRAC = re.compile(r"(-?[0-9]{1,4000})/([0-9]{1,4000})|(-?0x[0-9a-f]+)/(0x[0-9a-f]+)")
+_FRAC = re.compile(r"(-?[0-9]{1,4000})/([0-9]{1,4000})|(-?0x[0-9a-f]{1,%d})/(0x[0-9a-f]{1,%d})"
+                   % (MAX_BITS // 4, MAX_BITS // 4))
 
 
 class _Reader:
@@ -268,7 +276,8 @@ class _Reader:
         if isinstance(v, str):
             m = _FRAC.fullmatch(v)
             if not m:
-                raise self.bad(key, f"an exact number must be written 'p/q', got {v[:40]!r}")
+                raise self.bad(key, f"an exact number must be written 'p/q' (hexadecimal parts of at most "
+                                    f"{MAX_BITS // 4:,} digits), got {v[:40]!r}")
             x = (Fraction(int(m.group(1)), int(m.group(2))) if m.group(1) is not None and int(m.group(2)) else
                  Fraction(int(m.group(3), 16), int(m.group(4), 16)) if m.group(3) is not None
                  and int(m.group(4), 16) else None)
@@ -304,7 +313,19 @@ class _Reader:
         """The parts' total within ``err`` of 1 (exactly 1 for an exact law)."""
         ps = [p for part in parts for _, p in part]
         if all(isinstance(p, Fraction) for p in ps) and err == 0:
-            s = sum(ps, Fraction(0))
+            # cheap first: a total far from 1 is refused before any exact work
+            s = math.fsum(float(p) for p in ps)
+            if abs(s - 1) > 1e-6:
+                raise self.bad(key, f"the probabilities add up to {s:.17g}, not 1 (an exact law)")
+            # the exact total over the common denominator, refused beyond MAX_BITS (bounded work)
+            den = 1
+            for p in ps:
+                if den % p.denominator:
+                    den = math.lcm(den, p.denominator)
+                    if den.bit_length() > MAX_BITS:
+                        raise self.bad(key, f"the probabilities' common denominator has more than {MAX_BITS:,} "
+                                            f"bits (the files' limit; the solver's laws are far below it)")
+            s = Fraction(sum(p.numerator * (den // p.denominator) for p in ps), den)
             if s != 1:
                 raise self.bad(key, f"the probabilities add up to {float(s):.17g}, not 1 (an exact law)")
             return
