@@ -212,3 +212,24 @@ def test_save_law_needs_one_mode_and_a_writable_file(tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 3 and all(e.startswith("error: --save-law") for e in err), err
     assert sorted(os.listdir(tmp_path)) == ["m.toml"]
+
+
+def test_save_law_onto_the_model_file_is_refused_before_the_solve(tmp_path, capsys):
+    """``--save-law MODEL`` (or a hard link to it) replaced the model by the JSON law, exit 0."""
+    model = tmp_path / "m.toml"
+    model.write_text(MODEL, encoding="utf-8")
+    link = tmp_path / "same.json"
+    os.link(model, link)
+    for out in (model, link):
+        assert main(["solve", str(model), "--save-law", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "is the model file" in err and "Traceback" not in err
+    assert model.read_text(encoding="utf-8") == MODEL
+
+
+def test_save_law_onto_a_folder_suggests_a_json_name(tmp_path, capsys):
+    model = tmp_path / "m.toml"
+    model.write_text(MODEL, encoding="utf-8")
+    assert main(["solve", str(model), "--save-law", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "round_law.json" in err and "tuned.toml" not in err
