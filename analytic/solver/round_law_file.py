@@ -369,7 +369,8 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
     ------
     ModelError
         ``FILE: KEY: reason``: a wrong schema, a value of the wrong type or out of range, a law
-        whose probabilities do not add up as they must, another model file or solver version, a
+        whose probabilities do not add up as they must, an exact law whose mean is not the mean win
+        (capped: above it) or whose exact split does not part it, another model file or solver version, a
         mode not the one asked for (or unknown to the model).
     """
     R = _Reader(path)
@@ -412,6 +413,14 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
         err = R.num(law["error"], "law.error", lo=0, hi=1)
         pts = R.pairs(law["points"], "law.points")
         R.total([pts], err, "law.points")
+        exact = err == 0 and all(isinstance(x, Fraction) for pair in pts for x in pair)
+        if exact and mean.label == "exact":
+            # an exact law's mean is the round's mean win (capped: at most it); a hand edit that keeps
+            # the total at 1 (two probabilities swapped) is caught here
+            mw = sum((w * p for w, p in pts), Fraction(0))
+            if mw > mean.value or (game.cap is None and mw != mean.value):
+                raise R.bad("law.points", f"the law's mean win {float(mw):.17g} is not the round's mean win "
+                                          f"{float(mean.value):.17g} (mean_win); save the law again")
         sp = doc["split"]
         if sp is not None:
             if isinstance(sp, dict) and set(sp) == {"unavailable"}:
@@ -423,6 +432,13 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
                 e = R.num(sp["error"], "split.error", lo=0, hi=1)
                 a, b = R.pairs(sp["no_feature"], "split.no_feature"), R.pairs(sp["feature"], "split.feature")
                 R.total([a, b], err + e, "split")
+                if exact and e == 0:  # an exact split: the law's points, parted
+                    merged: dict = {}
+                    for w, p in a + b:
+                        merged[w] = merged.get(w, 0) + p
+                    if {w: p for w, p in merged.items() if p} != {w: p for w, p in pts if p}:
+                        raise R.bad("split", "the rounds without and with a feature do not add up to the "
+                                             "law (law.points); save the law again")
                 sp = (a, b, e)
         return SavedRoundLaw(m, kind, cost, mean, feats, points=pts, error=err, split=sp)
     from analytic.solver.session_bounds import IntervalLaws

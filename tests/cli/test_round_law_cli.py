@@ -233,3 +233,27 @@ def test_save_law_onto_a_folder_suggests_a_json_name(tmp_path, capsys):
     assert main(["solve", str(model), "--save-law", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "round_law.json" in err and "tuned.toml" not in err
+
+
+def test_a_hand_edit_keeping_the_total_at_1_is_refused(saved, capsys):
+    """Swapping two probabilities keeps the law's total at 1 (it passed the total check and the session
+    printed 'exact' figures of another game); by hand the law's mean is then 3 * 7/8 + 10 * 1/16 = 13/4,
+    not the file's mean win 3/16 + 10/16 = 13/16."""
+    model, law = saved
+    d = json.loads(law.read_text())
+    pts = {w: p for w, p in d["law"]["points"]}
+    assert pts == {"0/1": "7/8", "3/1": "1/16", "10/1": "1/16"}
+    d["law"]["points"] = [[w, {"0/1": "1/16", "3/1": "7/8"}.get(w, p)] for w, p in d["law"]["points"]]
+    law.write_text(json.dumps(d))
+    rc, got = _session(capsys, model, *SESSION, "--round-law", str(law))
+    assert rc == 2 and "law.points: the law's mean win" in got.err and got.out == ""
+
+
+def test_an_edited_split_is_refused(saved, capsys):
+    """The split read by the feature stop must part the law itself."""
+    model, law = saved
+    d = json.loads(law.read_text())
+    d["split"] = {"no_feature": [["0/1", "7/8"], ["3/1", "1/8"]], "feature": [], "error": "0/1"}
+    law.write_text(json.dumps(d))
+    rc, got = _session(capsys, model, *SESSION, "--round-law", str(law))
+    assert rc == 2 and "split: the rounds without and with a feature" in got.err
