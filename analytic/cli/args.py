@@ -224,8 +224,17 @@ def check_out_dir(path: str, flag: str = "--out", files=()) -> None:
     _probe(q, flag)
 
 
-def check_out_file(path: str, flag: str = "--out") -> None:
+def check_out_file(path: str, flag: str = "--out", example: str = "tuned.toml") -> None:
     """Check an output file before any work: its folder exists and is writable, and it is not a folder.
+
+    Parameters
+    ----------
+    path : str
+        The output file.
+    flag : str
+        The option named in an error.
+    example : str
+        A file name suggested when ``path`` is a folder.
 
     Raises
     ------
@@ -238,7 +247,7 @@ def check_out_file(path: str, flag: str = "--out") -> None:
         raise UsageError(f"{flag}: {path!r} is a symbolic link; give the path of a file (the link would be "
                          "replaced by the file, not written through)")
     if p.is_dir():
-        raise UsageError(f"{flag}: {path!r} is a folder; give a file name such as {str(p / 'tuned.toml')!r}")
+        raise UsageError(f"{flag}: {path!r} is a folder; give a file name such as {str(p / example)!r}")
     if p.exists() and not p.is_file():
         raise UsageError(f"{flag}: {path!r} is not a regular file")
     parent = p.parent

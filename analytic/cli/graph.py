@@ -62,7 +62,7 @@ def run(args) -> int:
             if fmt is None:
                 raise UsageError(f"--out: cannot tell the format from the suffix {suffix or '(none)'!r} of "
                                  f"{args.out!r}; name the file .graphml or .dot, or give --format")
-        check_out_file(args.out)
+        check_out_file(args.out, example=f"graph.{fmt}")
         if os.path.exists(args.out) and os.path.samefile(args.out, args.model):
             raise UsageError(f"--out: {args.out!r} is the model file; choose another file")
     fmt = fmt or "graphml"

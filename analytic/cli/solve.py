@@ -222,6 +222,7 @@ def run(args) -> int:
 
 def _check_save(args, game, modes) -> bytes:
     """``--save-law``'s checks before the solve; returns the model file's bytes (its SHA-256 goes in the file)."""
+    import os
     from pathlib import Path
 
     from analytic.cli.args import UsageError, check_out_file
@@ -231,7 +232,10 @@ def _check_save(args, game, modes) -> bytes:
 
     if len(modes) != 1:
         raise UsageError("--save-law: one bet mode at a time (give --mode NAME, not 'all')")
-    check_out_file(args.save_law, "--save-law")
+    check_out_file(args.save_law, "--save-law", example="round_law.json")
+    if os.path.exists(args.save_law) and os.path.samefile(args.save_law, args.model):
+        raise UsageError(f"--save-law: {args.save_law!r} is the model file (it would be replaced by the law); "
+                         f"choose another file such as 'round_law.json'")
     try:
         _refuse_early(game)
     except SessionRefused as exc:
@@ -253,5 +257,8 @@ def _save_law(args, game, r, model_bytes: bytes) -> None:
         saved = saved_round_law(game, r.mode, r)
     except SessionRefused as exc:  # a limit of the solver (a law too large to combine): exit 1
         raise SessionRefused(f"{args.model}: mode {r.mode!r}: --save-law: {exc.reason}") from None
-    doc = law_to_json(saved, model=args.model, sha256=model_sha256(model_bytes), solver_version=__version__)
+    try:
+        doc = law_to_json(saved, model=args.model, sha256=model_sha256(model_bytes), solver_version=__version__)
+    except ValueError as exc:  # a number beyond the files' limit (a limit, not the input): exit 1
+        raise SessionRefused(f"{args.model}: mode {r.mode!r}: --save-law: {exc}") from None
     atomic_write(args.save_law, json.dumps(doc, separators=(",", ":")) + "\n")

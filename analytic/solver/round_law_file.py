@@ -55,6 +55,11 @@ SCHEMA = "analytic.round_law/1"
 #: Slack of a float law's total beyond its certified error (float64 rounding of the sum).
 FLOAT_SLACK = 1e-9
 _DIGITS = 4000
+#: Largest part (numerator or denominator) of an exact number in a file, and largest common
+#: denominator of a law's probabilities, in bits (about 19,700 decimal digits): the reader's exact
+#: work (normalising each number, the law's exact total) stays bounded for any file under the size
+#: limit.  The solver's own laws are far inside it (under 200 bits for the test models).
+MAX_BITS = 2**16
 
 
 @dataclass(frozen=True)
@@ -198,6 +203,8 @@ def _num(x):
     if isinstance(x, int):
         x = Fraction(x)
     if isinstance(x, Fraction):
+        if max(abs(x.numerator), x.denominator).bit_length() > MAX_BITS:
+            raise ValueError(f"an exact number with more than {MAX_BITS:,} bits (the files' limit)")
         a, b = _int_text(x.numerator), _int_text(x.denominator)
         if a is None or b is None:
             return f"{hex(x.numerator)}/{hex(x.denominator)}"
@@ -241,7 +248,8 @@ def law_to_json(saved: SavedRoundLaw, *, model: str, sha256: str, solver_version
     return d
 
 
-_FRAC = re.compile(r"(-?[0-9]{1,4000})/([0-9]{1,4000})|(-?0x[0-9a-f]+)/(0x[0-9a-f]+)")
+_FRAC = re.compile(r"(-?[0-9]{1,4000})/([0-9]{1,4000})|(-?0x[0-9a-f]{1,%d})/(0x[0-9a-f]{1,%d})"
+                   % (MAX_BITS // 4, MAX_BITS // 4))
 
 
 class _Reader:
@@ -268,7 +276,8 @@ class _Reader:
         if isinstance(v, str):
             m = _FRAC.fullmatch(v)
             if not m:
-                raise self.bad(key, f"an exact number must be written 'p/q', got {v[:40]!r}")
+                raise self.bad(key, f"an exact number must be written 'p/q' (hexadecimal parts of at most "
+                                    f"{MAX_BITS // 4:,} digits), got {v[:40]!r}")
             x = (Fraction(int(m.group(1)), int(m.group(2))) if m.group(1) is not None and int(m.group(2)) else
                  Fraction(int(m.group(3), 16), int(m.group(4), 16)) if m.group(3) is not None
                  and int(m.group(4), 16) else None)
@@ -304,7 +313,19 @@ class _Reader:
         """The parts' total within ``err`` of 1 (exactly 1 for an exact law)."""
         ps = [p for part in parts for _, p in part]
         if all(isinstance(p, Fraction) for p in ps) and err == 0:
-            s = sum(ps, Fraction(0))
+            # cheap first: a total far from 1 is refused before any exact work
+            s = math.fsum(float(p) for p in ps)
+            if abs(s - 1) > 1e-6:
+                raise self.bad(key, f"the probabilities add up to {s:.17g}, not 1 (an exact law)")
+            # the exact total over the common denominator, refused beyond MAX_BITS (bounded work)
+            den = 1
+            for p in ps:
+                if den % p.denominator:
+                    den = math.lcm(den, p.denominator)
+                    if den.bit_length() > MAX_BITS:
+                        raise self.bad(key, f"the probabilities' common denominator has more than {MAX_BITS:,} "
+                                            f"bits (the files' limit; the solver's laws are far below it)")
+            s = Fraction(sum(p.numerator * (den // p.denominator) for p in ps), den)
             if s != 1:
                 raise self.bad(key, f"the probabilities add up to {float(s):.17g}, not 1 (an exact law)")
             return
@@ -348,7 +369,8 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
     ------
     ModelError
         ``FILE: KEY: reason``: a wrong schema, a value of the wrong type or out of range, a law
-        whose probabilities do not add up as they must, another model file or solver version, a
+        whose probabilities do not add up as they must, an exact law whose mean is not the mean win
+        (capped: above it) or whose exact split does not part it, another model file or solver version, a
         mode not the one asked for (or unknown to the model).
     """
     R = _Reader(path)
@@ -391,6 +413,14 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
         err = R.num(law["error"], "law.error", lo=0, hi=1)
         pts = R.pairs(law["points"], "law.points")
         R.total([pts], err, "law.points")
+        exact = err == 0 and all(isinstance(x, Fraction) for pair in pts for x in pair)
+        if exact and mean.label == "exact":
+            # an exact law's mean is the round's mean win (capped: at most it); a hand edit that keeps
+            # the total at 1 (two probabilities swapped) is caught here
+            mw = sum((w * p for w, p in pts), Fraction(0))
+            if mw > mean.value or (game.cap is None and mw != mean.value):
+                raise R.bad("law.points", f"the law's mean win {float(mw):.17g} is not the round's mean win "
+                                          f"{float(mean.value):.17g} (mean_win); save the law again")
         sp = doc["split"]
         if sp is not None:
             if isinstance(sp, dict) and set(sp) == {"unavailable"}:
@@ -402,6 +432,13 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
                 e = R.num(sp["error"], "split.error", lo=0, hi=1)
                 a, b = R.pairs(sp["no_feature"], "split.no_feature"), R.pairs(sp["feature"], "split.feature")
                 R.total([a, b], err + e, "split")
+                if exact and e == 0:  # an exact split: the law's points, parted
+                    merged: dict = {}
+                    for w, p in a + b:
+                        merged[w] = merged.get(w, 0) + p
+                    if {w: p for w, p in merged.items() if p} != {w: p for w, p in pts if p}:
+                        raise R.bad("split", "the rounds without and with a feature do not add up to the "
+                                             "law (law.points); save the law again")
                 sp = (a, b, e)
         return SavedRoundLaw(m, kind, cost, mean, feats, points=pts, error=err, split=sp)
     from analytic.solver.session_bounds import IntervalLaws

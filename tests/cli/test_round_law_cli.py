@@ -212,3 +212,48 @@ def test_save_law_needs_one_mode_and_a_writable_file(tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 3 and all(e.startswith("error: --save-law") for e in err), err
     assert sorted(os.listdir(tmp_path)) == ["m.toml"]
+
+
+def test_save_law_onto_the_model_file_is_refused_before_the_solve(tmp_path, capsys):
+    """``--save-law MODEL`` (or a hard link to it) replaced the model by the JSON law, exit 0."""
+    model = tmp_path / "m.toml"
+    model.write_text(MODEL, encoding="utf-8")
+    link = tmp_path / "same.json"
+    os.link(model, link)
+    for out in (model, link):
+        assert main(["solve", str(model), "--save-law", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "is the model file" in err and "Traceback" not in err
+    assert model.read_text(encoding="utf-8") == MODEL
+
+
+def test_save_law_onto_a_folder_suggests_a_json_name(tmp_path, capsys):
+    model = tmp_path / "m.toml"
+    model.write_text(MODEL, encoding="utf-8")
+    assert main(["solve", str(model), "--save-law", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "round_law.json" in err and "tuned.toml" not in err
+
+
+def test_a_hand_edit_keeping_the_total_at_1_is_refused(saved, capsys):
+    """Swapping two probabilities keeps the law's total at 1 (it passed the total check and the session
+    printed 'exact' figures of another game); by hand the law's mean is then 3 * 7/8 + 10 * 1/16 = 13/4,
+    not the file's mean win 3/16 + 10/16 = 13/16."""
+    model, law = saved
+    d = json.loads(law.read_text())
+    pts = {w: p for w, p in d["law"]["points"]}
+    assert pts == {"0/1": "7/8", "3/1": "1/16", "10/1": "1/16"}
+    d["law"]["points"] = [[w, {"0/1": "1/16", "3/1": "7/8"}.get(w, p)] for w, p in d["law"]["points"]]
+    law.write_text(json.dumps(d))
+    rc, got = _session(capsys, model, *SESSION, "--round-law", str(law))
+    assert rc == 2 and "law.points: the law's mean win" in got.err and got.out == ""
+
+
+def test_an_edited_split_is_refused(saved, capsys):
+    """The split read by the feature stop must part the law itself."""
+    model, law = saved
+    d = json.loads(law.read_text())
+    d["split"] = {"no_feature": [["0/1", "7/8"], ["3/1", "1/8"]], "feature": [], "error": "0/1"}
+    law.write_text(json.dumps(d))
+    rc, got = _session(capsys, model, *SESSION, "--round-law", str(law))
+    assert rc == 2 and "split: the rounds without and with a feature" in got.err

@@ -132,3 +132,52 @@ def test_numbers_beyond_python_s_decimal_limit_round_trip(solved):
     assert d["law"]["points"][1][1].startswith("0x1/0x")
     assert law_from_json(json.loads(json.dumps(d)), "law.json", game=game, sha256=SHA,
                          solver_version=__version__, mode=mode) == saved
+
+
+def _edited(solved, points):
+    game, mode, _, saved = solved["sizzling_hot_95"]
+    d = law_to_json(saved, model="m.toml", sha256=SHA, solver_version=__version__)
+    d["law"]["points"], d["split"] = points, None
+    return lambda: law_from_json(json.loads(json.dumps(d)), "law.json", game=game, sha256=SHA,
+                                 solver_version=__version__, mode=mode)
+
+
+def test_a_huge_hexadecimal_number_is_refused_before_any_arithmetic(solved):
+    """A part of 80,000 bits (20,000 hex digits; a file of 4 MB with 2 million digits took over 40 s to
+    normalise by gcd before): refused by its size, naming the value."""
+    from analytic.errors import ModelError
+    from analytic.solver.round_law_file import MAX_BITS
+
+    big = 3 ** 50_500  # 80,039 bits: the law (1 - 3^-500, 3^-500) adds up to 1 (accepted before)
+    assert big.bit_length() > MAX_BITS
+    small = 3 ** 50_000
+    read = _edited(solved, [["0/1", f"{hex(big - small)}/{hex(big)}"], ["2/1", f"{hex(small)}/{hex(big)}"]])
+    with pytest.raises(ModelError) as e:
+        read()
+    assert e.value.key == "law.points[0][1]" and "hexadecimal parts of at most" in e.value.reason
+
+
+def test_a_law_whose_common_denominator_explodes_is_refused_before_its_exact_total(solved):
+    """40 probabilities over distinct 600-digit primes-like denominators, adding up to 1 within 1e-12 in
+    floats: their exact total needs a common denominator of ~80,000 bits (a file of 5,000 such took more
+    than 2 minutes before); refused by the denominator's size."""
+    import random
+
+    from analytic.errors import ModelError
+
+    rng = random.Random(7)
+    n, pts = 40, []
+    for i in range(n):
+        q = rng.randrange(10 ** 599, 10 ** 600) | 1
+        pts.append([f"{i}/1", f"{q // n}/{q}"])
+    with pytest.raises(ModelError) as e:
+        _edited(solved, pts)()
+    assert e.value.key == "law.points" and "common denominator has more than" in e.value.reason
+
+
+def test_the_writer_refuses_a_number_the_reader_would_refuse():
+    from analytic.solver.round_law_file import MAX_BITS, _num
+
+    assert _num(F(1, 2 ** MAX_BITS - 1)) == f"0x1/{hex(2 ** MAX_BITS - 1)}"
+    with pytest.raises(ValueError):
+        _num(F(1, 2 ** MAX_BITS))
