@@ -232,6 +232,9 @@ def _check_save(args, game, modes) -> bytes:
 
     if len(modes) != 1:
         raise UsageError("--save-law: one bet mode at a time (give --mode NAME, not 'all')")
+    if args.save_law == "-":
+        raise UsageError("--save-law: '-' would be a file named '-' (the law is not written to standard output); "
+                         "give a file name, e.g. round_law.json")
     check_out_file(args.save_law, "--save-law", example="round_law.json")
     if os.path.exists(args.save_law) and os.path.samefile(args.save_law, args.model):
         raise UsageError(f"--save-law: {args.save_law!r} is the model file (it would be replaced by the law); "

@@ -950,3 +950,13 @@ def test_missing_report_package_is_refused_before_the_solve(fmt, package, tmp_pa
     assert len(lines) == 1 and lines[0].startswith("error: ") and "--formats" in lines[0], err
     assert repr(package) in lines[0] and "analytic[report]" in lines[0], lines[0]
     assert not out.exists()
+
+
+def test_save_law_dash_is_refused(tmp_path, capsys, monkeypatch):
+    """``--save-law -`` would write a file named '-' in the working folder: refused, exit 2, nothing written."""
+    (tmp_path / "m.toml").write_text(TINY)
+    monkeypatch.chdir(tmp_path)
+    assert main(["solve", "m.toml", "--save-law", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "--save-law" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "-").exists()
