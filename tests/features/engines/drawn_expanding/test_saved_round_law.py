@@ -20,14 +20,13 @@ import pytest
 from test_drawn_oracles import TINY, with_reading
 from test_round_tail import _rounds
 
-from analytic import __version__
 from analytic.cli import main
 from analytic.solver.cap import applied_cap
 from analytic.solver.distribution import round_law
-from analytic.solver.round_law_file import law_from_json, law_to_json, saved_round_law, session_from_law
+from analytic.solver.round_law_file import session_from_law
 from analytic.solver.session import SessionRules, _capped_mean, figures, session_law
 from analytic.solver.session_bounds import bounded_session, interval_laws
-from tests.solver.test_round_law_file import same
+from tests.solver.test_round_law_file import _through_file, same
 
 SHA = "0" * 64
 STOPS = [
@@ -37,15 +36,6 @@ STOPS = [
      "stop_cash_down": F(15)},
     {"stop_single_win_above": F(10), "stop_cash_down": F(8)},
 ]
-
-
-def _through_file(game, r, mode):
-    saved = saved_round_law(game, mode, r)
-    text = json.dumps(law_to_json(saved, model="m.toml", sha256=SHA, solver_version=__version__))
-    back = law_from_json(json.loads(text), "law.json", game=game, sha256=SHA, solver_version=__version__,
-                         mode=mode)
-    assert back == saved
-    return back
 
 
 @pytest.mark.parametrize("stops", STOPS)
