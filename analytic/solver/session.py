@@ -273,11 +273,15 @@ def split_round_law(r, law) -> tuple[dict, dict, Fraction] | str:
     nof: dict = defaultdict(Fraction)
     for p, b, _ in plain:
         nof[b] += p
-    for _, _, parts in feat:
-        for res, _ in parts:
-            if res is None or (res.distribution is None and res.law is None):
-                name = res.feature if res is not None else "?"
-                return f"the distribution of feature '{name}' is not available"
+    own = r.extra.get("distribution") if r.extra else None
+    missing = next((res.feature if res is not None else "?" for _, _, parts in feat for res, _ in parts
+                    if res is None or (res.distribution is None and res.law is None)), None)
+    if missing is not None and own is not None and law.points is not None and not law.error:
+        # a round solver's own exact law: the feature rounds' sub-law is the round's law less the exact
+        # sub-law of the rounds without a feature (P(W = w) = P(W = w, no feature) + P(W = w, feature))
+        return _split_by_difference(r, law, nof, missing)
+    if missing is not None:
+        return f"the distribution of feature '{missing}' is not available"
     if not feat:
         fl = dist.RoundLaw({}, Fraction(0))
     elif all(res.distribution is not None for _, _, parts in feat for res, _ in parts):
@@ -303,6 +307,35 @@ def split_round_law(r, law) -> tuple[dict, dict, Fraction] | str:
             return ("the round solver's own law is not the sum of the feature / no-feature laws built from the "
                     "base spin's classes")
     return out[0], out[1], fl.error
+
+
+def _split_by_difference(r, law, nof: dict, feature: str) -> tuple[dict, dict, Fraction] | str:
+    """:func:`split_round_law` of a round whose solver gives its own exact law but no law of a feature.
+
+    The rounds without a feature have an exact sub-law from the base spin's
+    classes (``nof``, capped here); the feature rounds' sub-law is the round's
+    law less it, point by point, exact.  Refused (a string) if a difference
+    is negative or a no-feature win is not a point of the round's law (the two
+    would then not be laws of one round).
+    """
+    from analytic.solver.cap import applied_cap
+
+    cap = applied_cap(r)
+    base: dict = defaultdict(Fraction)
+    for w, p in nof.items():
+        base[min(w, cap) if cap is not None else w] += p
+    feat = {}
+    for w, p in law.points.items():
+        q = p - base.get(w, Fraction(0))
+        if q < 0:
+            break
+        if q:
+            feat[w] = q
+    else:
+        if all(w in law.points for w, p in base.items() if p):
+            return dict(base), feat, Fraction(0)
+    return (f"the distribution of feature '{feature}' is not available, and the round's own law less its "
+            f"rounds without a feature is not a law")
 
 
 def _law_parts(rules: SessionRules, s: Fraction, cost: Fraction, nof: dict, feat: dict,
