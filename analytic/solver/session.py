@@ -324,16 +324,9 @@ def _split_by_difference(r, law, nof: dict, feature: str) -> tuple[dict, dict, F
     base: dict = defaultdict(Fraction)
     for w, p in nof.items():
         base[min(w, cap) if cap is not None else w] += p
-    feat = {}
-    for w, p in law.points.items():
-        q = p - base.get(w, Fraction(0))
-        if q < 0:
-            break
-        if q:
-            feat[w] = q
-    else:
-        if all(w in law.points for w, p in base.items() if p):
-            return dict(base), feat, Fraction(0)
+    feat = {w: p - base.get(w, Fraction(0)) for w, p in law.points.items()}
+    if all(q >= 0 for q in feat.values()) and all(w in law.points for w, p in base.items() if p):
+        return dict(base), {w: q for w, q in feat.items() if q}, Fraction(0)
     return (f"the distribution of feature '{feature}' is not available, and the round's own law less its "
             f"rounds without a feature is not a law")
 
