@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-__all__ = ["Figure", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
+__all__ = ["Figure", "publication_quantum", "round_outward", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
 
 #: Two-sided normal quantiles used for volatility indices and RTP ranges.
 Z_SCORES = {90: 1.6448536269514722, 95: 1.959963984540054, 99: 2.5758293035489004}
@@ -45,13 +45,115 @@ class Figure:
     def __float__(self) -> float:
         return float(self.value)
 
+    def published(self) -> "Figure":
+        """The figure as par sheets and JSON show it: exact ones unchanged, bounded ones rounded outwards.
+
+        A bounded figure's centre is a float computation whose last bits
+        depend on the machine (the BLAS kernel its CPU selects sums a dot
+        product in another order); only the interval ``[value - error,
+        value + error]`` is certified.  Its published form keeps what the
+        certificate supports: the centre rounded to the quantum ``q`` of
+        :func:`publication_quantum` (about a thousandth of the error), the
+        error widened by that rounding and raised to a multiple of ``q``, so
+        the published interval contains the computed one (and so the true
+        value).  Two machines whose centres differ by a few units in the
+        last place publish the same figure unless a centre lies within
+        those units of a rounding boundary (a chance of about ``1e-16 |value|
+        / q``, at most 1e-3 and usually below 1e-6).
+        """
+        if self.label == "exact":
+            return self
+        q = publication_quantum(self.value, self.error)
+        v = round(self.value / q) * q
+        e = -((-(self.error + abs(self.value - v))) // q) * q  # ceil to a multiple of q
+        return Figure(Fraction(v), self.label, Fraction(e))
+
     def to_json(self) -> dict:
-        """``{"exact": "p/q", "float": x, "label": ..., "error": "p/q"}``."""
-        d = {"exact": f"{self.value.numerator}/{self.value.denominator}", "float": float(self.value),
-             "label": self.label}
-        if self.label != "exact":
-            d["error"] = float(self.error)
+        """``{"exact": "p/q", "float": x, "label": ..., "error": e}`` of the :meth:`published` figure."""
+        f = self.published()
+        d = {"exact": f"{f.value.numerator}/{f.value.denominator}", "float": float(f.value), "label": f.label}
+        if f.label != "exact":
+            d["error"] = float(f.error)
         return d
+
+
+#: A published bounded centre keeps this many significant digits below the error's first one
+#: (:meth:`Figure.published`) ...
+ERROR_DIGITS = 3
+#: ... and at most this many significant digits of its own (a centre whose error is below a float's
+#: resolution is not published to the last bit).
+VALUE_DIGITS = 13
+
+
+#: Significant digits of a published certified bound (:func:`round_outward`).
+BOUND_DIGITS = 10
+
+
+def round_outward(x, up: bool, digits: int = BOUND_DIGITS) -> Fraction:
+    """A certified bound ``x`` rounded outwards to ``digits`` significant digits (a decimal Fraction).
+
+    ``up``: round towards +infinity (an upper bound), else towards -infinity
+    (a lower bound), so the published bound is still a bound.  A bound
+    computed in floats differs between machines in its last bits (as a
+    bounded figure's centre, :meth:`Figure.published`); rounded to
+    ``digits`` digits it publishes alike unless it lies within those bits
+    of a rounding boundary (a chance of about ``10^(digits - 16)``).
+
+    Parameters
+    ----------
+    x : Fraction, int or float (taken exactly)
+    up : bool
+    digits : int, at least 1
+
+    Returns
+    -------
+    Fraction
+        ``x`` itself when it has at most ``digits`` significant digits.
+    """
+    x = Fraction(x)
+    if x == 0:
+        return x
+    q = Fraction(10) ** (_decade(abs(x)) - digits + 1)
+    n = x / q
+    k = -((-n.numerator) // n.denominator) if up else n.numerator // n.denominator
+    return k * q
+
+
+def _decade(x: Fraction) -> int:
+    """``floor(log10 x)`` of a positive Fraction, exactly."""
+    k = len(str(x.numerator)) - len(str(x.denominator))
+    while Fraction(10) ** k > x:
+        k -= 1
+    while Fraction(10) ** (k + 1) <= x:
+        k += 1
+    return k
+
+
+def publication_quantum(value, error) -> Fraction:
+    """The power of ten a bounded figure is published to (:meth:`Figure.published`).
+
+    ``10^(floor(log10 error) - ERROR_DIGITS)``, but not below
+    ``10^(floor(log10 |value|) - VALUE_DIGITS + 1)`` (so at most
+    :data:`VALUE_DIGITS` significant digits of the centre); ``1`` when both are 0.
+
+    Parameters
+    ----------
+    value, error : Fraction or int
+        The centre and its certified absolute error (``error >= 0``).
+
+    Returns
+    -------
+    Fraction
+        A power of ten.
+    """
+    decade = _decade
+    value, error = Fraction(value), Fraction(error)
+    ks = []
+    if error > 0:
+        ks.append(decade(error) - ERROR_DIGITS)
+    if value != 0:
+        ks.append(decade(abs(value)) - VALUE_DIGITS + 1)
+    return Fraction(10) ** max(ks) if ks else Fraction(1)
 
 
 def volatility_index(sd: float, confidence: int = 90) -> float:

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from analytic.figures import Figure
 
-__all__ = ["frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
+__all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
@@ -72,13 +72,20 @@ def _err(f: Figure, scale: float = 1.0, as_pct: bool = False) -> str:
 
 
 def fig_pct(f: Figure, digits: int = 4) -> str:
-    """A Figure as a percentage, with its certified error when bounded."""
+    """A Figure as a percentage, with its certified error when bounded (:meth:`Figure.published`)."""
+    f = f.published()
     return pct(f.value, digits) + _err(f, as_pct=True)
 
 
 def fig_num(f: Figure, digits: int = 4) -> str:
-    """A Figure as a number, with its certified error when bounded."""
+    """A Figure as a number, with its certified error when bounded (:meth:`Figure.published`)."""
+    f = f.published()
     return num(f.value, digits) + _err(f)
+
+
+APPENDIX_NOTE = ("Each headline figure exactly (a fraction), or its centre with the certified error bound: the "
+                 "centre rounded to about a thousandth of the bound, the bound widened to cover the rounding "
+                 "(the computed centre's last digits depend on the machine).")
 
 
 def decimal_text(v: Fraction, digits: int = 20) -> str:
@@ -92,11 +99,14 @@ def decimal_text(v: Fraction, digits: int = 20) -> str:
 def exact_text(f: Figure, limit: int | None = None) -> str:
     """``p/q`` of an exact Figure; ``centre ± error (bounded)`` otherwise.
 
-    A bounded centre is shown to 20 significant digits (its fraction carries
-    no more information than the bound allows).  With ``limit`` (a table
-    cell), an exact fraction longer than ``limit`` characters is referred to
-    the appendix and a bounded centre is shown to 12 digits.
+    A bounded figure is shown as published (:meth:`Figure.published`: the
+    centre rounded outwards to about a thousandth of its error, the error
+    widened to cover it), so its digits are those the certificate supports
+    and do not depend on the machine.  With ``limit`` (a table cell), an
+    exact fraction longer than ``limit`` characters is referred to the
+    appendix and a bounded centre is shown to 12 digits.
     """
+    f = f.published()
     if f.label == "exact":
         t = frac(f.value)
         return t if limit is None or len(t) <= limit else "(fraction in the appendix)"

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from analytic.reports.model import ParSheet
-from analytic.figures import Figure
+from analytic.figures import Figure, round_outward
 
 __all__ = ["SCHEMA", "to_data", "render_json", "write_json"]
 
@@ -104,10 +104,36 @@ def _session(sec) -> dict | None:
 
 
 def _bounds(lo: Fraction, hi: Fraction) -> dict:
-    """A probability: the exact fraction, or certified ``low`` / ``high`` floats (rounded outward)."""
+    """A probability: the exact fraction, or certified ``low`` / ``high`` bounds rounded outwards to
+    :data:`~analytic.figures.BOUND_DIGITS` significant digits (:func:`~analytic.figures.round_outward`),
+    as floats (each the float whose shortest decimal is that rounded bound)."""
     if lo == hi:
         return _frac(lo)
-    return {"low": float(lo), "high": float(hi), "label": "bounded"}
+    return {"low": float(round_outward(lo, up=False)), "high": float(round_outward(hi, up=True)), "label": "bounded"}
+
+
+def _bucket_rows(table, rows: list) -> None:
+    """Relabel the rows ``rows`` (JSON of ``table.buckets``) of a table whose RTP is bounded.
+
+    The RTP shares divide by the RTP's centre ``v`` (certified error ``e =
+    table.rtp_error``), and a row without bounds (the feature rounds', or a
+    bought feature's one row) has ``v`` less the exact rows' RTP as its RTP;
+    so a share ``a / v`` of a row RTP ``a`` (error ``ea``: ``e`` for that row,
+    else 0) is within ``ea / (v - e) + |a| e / (v (v - e))`` of ``a / t`` for
+    any true RTP ``|t - v| <= e``, and is published as a bounded figure with
+    that error; a share of 1 (the only row) is exact.
+    """
+    e = table.rtp_error
+    v = sum((b.rtp for b in table.buckets), Fraction(0))
+    if e <= 0 or v <= e:
+        return
+    for b, bd in zip(table.buckets, rows):
+        ea = e if b.low is None else Fraction(0)
+        if ea:
+            bd["rtp"] = Figure(b.rtp, "bounded", ea).to_json()
+        if b.share != 1 or len(table.buckets) > 1:
+            err = ea / (v - e) + abs(b.rtp) * e / (v * (v - e))
+            bd["share"] = Figure(b.share, "bounded", err).to_json()
 
 
 def _range(r) -> dict:
@@ -176,6 +202,12 @@ def to_data(sheet: ParSheet) -> dict:
                 for key in ("probability", "rtp", "share"):
                     bd[key] = {"float": float(getattr(b, key)), "label": "bounded"}
                 bd["probability"]["error"] = e
+                # a share divides by the RTP's centre, whose last bits depend on the machine where it
+                # is bounded (Figure.published): 12 digits
+                bd["share"]["float"] = float(f"{float(b.share):.12g}")
+        else:
+            _bucket_rows(m.distribution, md["distribution"]["buckets"])
+        md["distribution"].pop("rtp_error", None)  # (the rows carry it)
         md["methods"] = dict(m.methods)
         md["session"] = _session(m.session)
         md["exceedance"] = _ladder(m.exceedance)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from analytic.reports.format import (
+from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
@@ -243,7 +243,7 @@ def _appendix(s: ParSheet) -> list[str]:
     out = ["## Regulator appendix", "",
            f"- model file: {md_code(s.model_file)}", f"- SHA-256: `{s.model_sha256}`",
            f"- solver: analytic {s.solver_version}", "",
-           "Each headline figure exactly (a fraction), or its centre with the certified error bound.", ""]
+           APPENDIX_NOTE, ""]
     out += _table(["mode", "figure", "value", "label", "method"],
                   [[a.mode, a.figure, exact_text(a.value), a.value.label, a.method] for a in s.appendix], "lllll")
     return out

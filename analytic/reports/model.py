@@ -350,6 +350,11 @@ class DistributionTable:
         What the table covers, in one or two sentences.
     label : str
         ``"exact"`` or ``"bounded"`` (missing probability mass ``mass_error``).
+    rtp_error : Fraction
+        The certified error of the mode's RTP where it is bounded (0 when
+        exact): the rows' RTP shares divide by that RTP's centre, and the
+        row "rounds with a feature" (or the bought feature's one row) has
+        that RTP less the exact rows' as its RTP, so both carry it.
     """
 
     scope: str
@@ -357,6 +362,7 @@ class DistributionTable:
     label: str
     mass_error: Fraction
     buckets: tuple[Bucket, ...]
+    rtp_error: Fraction = Fraction(0)
 
 
 @dataclass(frozen=True)
@@ -665,16 +671,16 @@ def _distribution(r: RoundResult, top_cap: Fraction | None, law=None):
             note += (f" The rows' probabilities and RTP shares are grid figures (floats, not exact fractions); "
                      f"their RTP column adds up to the exact RTP within {abs(float(gap)) * 100:.2g} percentage "
                      "points.")
-            return (DistributionTable("round", note, lab, err, tuple(buckets)), None, None,
+            return (DistributionTable("round", note, lab, err, tuple(buckets), r.rtp.error), None, None,
                     "no top win from a grid law (see the exceedance ladder's maximum win)" if own is not None
                     else "no finite top win (unbounded retriggers)", capp)
-        return (DistributionTable("round", note, lab, err, tuple(buckets)), top, tp,
+        return (DistributionTable("round", note, lab, err, tuple(buckets), r.rtp.error), top, tp,
                 "top win of the round (exact law)", capp)
     if r.base is None:
         b = Bucket("bought feature (distribution not available)", None, None, Fraction(1), rtp,
                    Fraction(1) if rtp else Fraction(0))
         note = f"No win distribution: {why}. The bought feature is shown as one row."
-        return DistributionTable("none", note, r.rtp.label, Fraction(0), (b,)), None, None, \
+        return DistributionTable("none", note, r.rtp.label, Fraction(0), (b,), r.rtp.error), None, None, \
             "not available: " + why, None
     base = r.base
     u = Fraction(1, base.units)
@@ -692,7 +698,7 @@ def _distribution(r: RoundResult, top_cap: Fraction | None, law=None):
             "by base-spin win and all rounds with a feature as one row with their probability and "
             "RTP share.")
     bt = base.figures.top_win
-    return (DistributionTable("base spin only", note, r.rtp.label, Fraction(0), tuple(buckets)), bt,
+    return (DistributionTable("base spin only", note, r.rtp.label, Fraction(0), tuple(buckets), r.rtp.error), bt,
             Fraction(base.figures.top_weight, base.cycle), "top base-spin win (features not included)", None)
 
 
@@ -723,12 +729,16 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
         if game.scatter is not None:  # no scatter pays: no "0 cells on every spin" table
             scatter_counts = [(k, n, Fraction(n, base.cycle)) for k, n in base.scatter_counts.items()]
     feats = tuple(
-        FeatureRow(f.name, f.frequency, f.one_in, f.average_win, f.sd, f.expected_spins, f.rtp, f.method)
+        FeatureRow(f.name, f.frequency, f.one_in, f.average_win,
+                   f.sd if f.average_win.label == "exact" else float(f"{f.sd:.12g}"), f.expected_spins, f.rtp,
+                   f.method)
         for f in r.features
     )
     variance = r.variance_figure
-    sd = r.sd
-    rtp = float(r.rtp.value)
+    # a bounded variance's sd (and volatility) from its published centre, to 12 digits: the computed
+    # centre's last bits depend on the machine (Figure.published)
+    sd = r.sd if variance.label == "exact" else float(f"{math.sqrt(max(float(variance.published().value), 0)):.12g}")
+    rtp = float(r.rtp.published().value)
 
     cap = game.cap.total_bet_multiple if game.cap else None
     law = round_law(r)
@@ -777,7 +787,7 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
         components=_components(game, r), line_wins=tuple(line_wins),
         scatter_counts=tuple(scatter_counts), features=feats, hit_frequency=r.hit_frequency,
         hit_one_in=1 / hf if hf else math.inf, sd=sd,
-        volatility=tuple((c, (vi_z * sd) if (c == 90 and vi_z is not None) else r.volatility_index(c))
+        volatility=tuple((c, (vi_z * sd) if (c == 90 and vi_z is not None) else Z_SCORES[c] * sd)
                          for c in (90, 95, 99)),
         ranges=ranges, bands=bands, ranges_note=ranges_note, distribution=dist,
         top_win=top, top_probability=top_p, top_note=top_note, cap_probability=cap_p, extra=extra,

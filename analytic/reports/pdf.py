@@ -14,7 +14,7 @@ from fpdf.fonts import FontFace
 
 from analytic.limits import PDF_MAX_REELS, PDF_MAX_STOPS
 from analytic.reports import plots
-from analytic.reports.format import (
+from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
@@ -299,7 +299,7 @@ def _appendix(d: _Doc, s: ParSheet):
     d.add_page()
     d.h1("Regulator appendix")
     d.para(f"Model file {s.model_file}\nSHA-256 {s.model_sha256}\nSolver analytic {s.solver_version}\n"
-           "Each headline figure exactly (a fraction), or its centre with the certified error bound.")
+           + APPENDIX_NOTE)
     d.ln(2)
     long: list = []
     rows = []

@@ -174,8 +174,7 @@ def _summary(wb, s: ParSheet):
               "hit frequency", "sd", "volatility 90%"])
     for info, m in zip(s.modes_info, s.modes):
         w.put([info.name, float(info.cost), f"reel set {info.reel_set}" if info.kind == "spin" else f"buys {info.buys}",
-               info.description, float(m.rtp.value), m.rtp.label,
-               float(m.rtp.error) if m.rtp.label != "exact" else None, float(m.hit_frequency.value), m.sd,
+               info.description, _num(m.rtp), m.rtp.label, _errn(m.rtp), _num(m.hit_frequency), m.sd,
                m.volatility[0][1]], ["", "0.00", "", "", PCT, "", "0.00E+00", PCT, NUM, NUM])
     w.blank()
     w.title("Paylines (row 0 on top, # = payline cell)", _SUB)
@@ -204,11 +203,22 @@ def _summary(wb, s: ParSheet):
 _EXACT_HEAD = "exact (p/q up to 40 characters; longer in the Appendix)"
 
 
+def _num(f) -> float:
+    """A Figure's published value (:meth:`~analytic.figures.Figure.published`) as a float."""
+    return float(f.published().value)
+
+
+def _errn(f) -> float | None:
+    """A bounded Figure's published error as a float (None when exact)."""
+    return float(f.published().error) if f.label != "exact" else None
+
+
 def _figure_row(w, name: str, f, fmt: str) -> None:
     """One figure: its value as a number (``fmt``), then label, certified error and the exact ``p/q``."""
     from analytic.figures import Figure
 
     if isinstance(f, Figure):
+        f = f.published()
         w.put([name, float(f.value), f.label, float(f.error) if f.label != "exact" else None,
                frac(f.value) if f.label == "exact" and len(frac(f.value)) <= 40 else
                ("(Appendix / JSON)" if f.label == "exact" else "")], ["", fmt, "", "0.00E+00"])
@@ -284,8 +294,8 @@ def _mode(wb, m: ModeSheet):
         for f in m.features:
             lab = "exact" if all(x.label == "exact" for x in (f.frequency, f.average_win, f.expected_spins, f.rtp)) \
                 else "bounded (errors in the Appendix)"
-            w.put([f.name, float(f.frequency.value), f.one_in if not math.isinf(f.one_in) else None,
-                   float(f.average_win.value), f.sd, float(f.expected_spins.value), float(f.rtp.value), lab],
+            w.put([f.name, _num(f.frequency), f.one_in if not math.isinf(f.one_in) else None,
+                   _num(f.average_win), f.sd, _num(f.expected_spins), _num(f.rtp), lab],
                   ["", PROB, NUM, NUM, NUM, NUM, PCT])
     for t in m.spins_played:
         _spins_played(w, t)
@@ -452,10 +462,9 @@ def _sessions(wb, s: ParSheet):
                   "risk of ruin", "rounds to ruin (mean)"]
                  + [f"{float(lv):.0%} quantile {e}" for lv in levels for e in ("low", "high")])
         for h in sec.horizons:
-            w.put([h.rounds, h.method, float(h.error) if h.method != "exact" else None, float(h.balance_mean.value),
-                   float(h.balance_mean.error) if h.balance_mean.label != "exact" else None,
-                   float(h.p_above_start.value), float(h.ruin.value),
-                   float(h.rounds_to_ruin.value) if h.rounds_to_ruin is not None else None]
+            w.put([h.rounds, h.method, float(h.error) if h.method != "exact" else None, _num(h.balance_mean),
+                   _errn(h.balance_mean), _num(h.p_above_start), _num(h.ruin),
+                   _num(h.rounds_to_ruin) if h.rounds_to_ruin is not None else None]
                   + [float(x) for _, lo, hi in h.quantiles for x in (lo, hi)],
                   [INT, "", "0.00E+00", NUM, "0.00E+00", PROB, "0.00E+00", NUM] + [NUM] * (2 * len(levels)))
         w.blank()
@@ -465,16 +474,13 @@ def _sessions(wb, s: ParSheet):
             w.header(["autoplay stop", "setting", "probability it ends the run", "label", "error (certified)"])
             setting = dict(a.setting)
             for name, f in a.reasons:
-                w.put([name, setting.get(name, ""), float(f.value), f.label,
-                       float(f.error) if f.label != "exact" else None], ["", "", PROB, "", "0.00E+00"])
-            w.put(["rounds played (mean)", setting.get("rounds (at most)", ""), float(a.rounds_mean.value),
-                   a.rounds_mean.label, float(a.rounds_mean.error) if a.rounds_mean.label != "exact" else None],
+                w.put([name, setting.get(name, ""), _num(f), f.label, _errn(f)], ["", "", PROB, "", "0.00E+00"])
+            w.put(["rounds played (mean)", setting.get("rounds (at most)", ""), _num(a.rounds_mean),
+                   a.rounds_mean.label, _errn(a.rounds_mean)],
                   ["", "", NUM, "", "0.00E+00"])
-            w.put(["final balance (mean)", "", float(a.balance_mean.value), a.balance_mean.label,
-                   float(a.balance_mean.error) if a.balance_mean.label != "exact" else None],
+            w.put(["final balance (mean)", "", _num(a.balance_mean), a.balance_mean.label, _errn(a.balance_mean)],
                   ["", "", NUM, "", "0.00E+00"])
-            w.put(["P(end above start)", "", float(a.p_above_start.value), a.p_above_start.label,
-                   float(a.p_above_start.error) if a.p_above_start.label != "exact" else None],
+            w.put(["P(end above start)", "", _num(a.p_above_start), a.p_above_start.label, _errn(a.p_above_start)],
                   ["", "", PROB, "", "0.00E+00"])
         w.blank()
     w.finish()
@@ -485,8 +491,8 @@ def _appendix(wb, s: ParSheet):
     w.text(f"Model {s.model_file}; SHA-256 {s.model_sha256}; analytic {s.solver_version}")
     w.header(["mode", "figure", "exact", "float", "label", "error", "method"], freeze=True)
     for a in s.appendix:
-        w.put([a.mode, a.figure, exact_text(a.value)[:32000], float(a.value.value), a.value.label, float(a.value.error),
-               a.method], ["", "", "", "0.000000000000", "", "0.00E+00"])
+        w.put([a.mode, a.figure, exact_text(a.value)[:32000], _num(a.value), a.value.label,
+               float(a.value.published().error), a.method], ["", "", "", "0.000000000000", "", "0.00E+00"])
     w.finish()
 
 

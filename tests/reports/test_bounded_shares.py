@@ -1,0 +1,51 @@
+"""RTP shares of a win-distribution table whose RTP is bounded (analytic/reports/json_.py: _bucket_rows)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytic.reports.json_ import _bucket_rows
+from analytic.reports.model import Bucket, DistributionTable
+
+
+def _interval(d):
+    v, e = Fraction(d["exact"]), Fraction(d.get("error", 0))
+    return v - e, v + e
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.fractions(min_value=0, max_value=2, max_denominator=1000), min_size=1, max_size=5),
+       st.fractions(min_value=Fraction(1, 10), max_value=2, max_denominator=1000),
+       st.fractions(min_value=Fraction(1, 10 ** 9), max_value=Fraction(1, 100), max_denominator=10 ** 12),
+       st.fractions(min_value=-1, max_value=1, max_denominator=1000))
+def test_published_shares_hold_for_every_rtp_within_the_error(exact_rtps, feature_rtp, e, where):
+    # the exact rows' RTPs a_i, the feature row's a_f = v - sum a_i; true RTP t = v + where * e
+    v = sum(exact_rtps, Fraction(0)) + feature_rtp
+    buckets = [Bucket(f"row {i}", Fraction(i), Fraction(i + 1), Fraction(1, 10), a, a / v)
+               for i, a in enumerate(exact_rtps)]
+    buckets.append(Bucket("rounds with a feature (base spin + feature win)", None, None, Fraction(1, 2),
+                          feature_rtp, feature_rtp / v))
+    table = DistributionTable("base spin only", "", "bounded", Fraction(0), tuple(buckets), e)
+    rows = [{"rtp": {"exact": f"{b.rtp.numerator}/{b.rtp.denominator}", "label": "exact"},
+             "share": {"exact": f"{b.share.numerator}/{b.share.denominator}", "label": "exact"}} for b in buckets]
+    _bucket_rows(table, rows)
+    t = v + where * e
+    for b, r in zip(buckets, rows):
+        true_rtp = b.rtp if b.low is not None else t - (v - feature_rtp)
+        lo, hi = _interval(r["rtp"])
+        assert lo <= true_rtp <= hi
+        assert r["share"]["label"] == "bounded"
+        lo, hi = _interval(r["share"])
+        assert lo <= true_rtp / t <= hi
+    assert rows[-1]["rtp"]["label"] == "bounded" and all(r["rtp"]["label"] == "exact" for r in rows[:-1])
+
+
+def test_exact_rtp_leaves_the_rows_exact():
+    b = (Bucket("0", Fraction(0), Fraction(0), Fraction(1, 2), Fraction(0), Fraction(0)),
+         Bucket("(0, 1]", Fraction(0), Fraction(1), Fraction(1, 2), Fraction(1, 2), Fraction(1)))
+    rows = [{"share": {"label": "exact"}} for _ in b]
+    _bucket_rows(DistributionTable("round", "", "exact", Fraction(0), b), rows)
+    assert all(r == {"share": {"label": "exact"}} for r in rows)

@@ -1,0 +1,104 @@
+"""Published bounded figures (analytic/figures.py: Figure.published, publication_quantum)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytic.figures import ERROR_DIGITS, VALUE_DIGITS, Figure, publication_quantum
+
+values = st.fractions(min_value=-10**6, max_value=10**6, max_denominator=10**30)
+errors = st.fractions(min_value=0, max_value=10**3, max_denominator=10**30)
+
+
+def _is_power_of_ten(q: Fraction) -> bool:
+    n, d = q.numerator, q.denominator
+    return (n == 1 and str(d).strip("0") == "1") or (d == 1 and str(n).strip("0") == "1")
+
+
+@settings(max_examples=300, deadline=None)
+@given(values, errors)
+def test_published_interval_contains_the_computed_one(v, e):
+    f = Figure(v, "bounded", e)
+    g = f.published()
+    q = publication_quantum(v, e)
+    assert _is_power_of_ten(q)
+    assert g.label == "bounded"
+    assert g.value - g.error <= v - e and v + e <= g.value + g.error
+    assert (g.value / q).denominator == 1 and (g.error / q).denominator == 1  # multiples of the quantum
+    assert g.error - (e + abs(v - g.value)) < q  # raised by less than one quantum
+    assert abs(g.value - v) <= q / 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(values.filter(lambda v: v != 0), errors.filter(lambda e: e != 0))
+def test_quantum_against_decimal_logarithms(v, e):
+    # the decade of x is floor(log10 x), computed here by Decimal's correctly rounded log10 away from
+    # exact powers of ten (where the float-free definition decides: 10^k has decade k)
+    def decade(x: Fraction) -> int:
+        d = (Decimal(x.numerator) / Decimal(x.denominator)).log10()
+        k = int(d.to_integral_value(rounding="ROUND_FLOOR"))
+        if Fraction(10) ** (k + 1) <= x:
+            k += 1
+        if Fraction(10) ** k > x:
+            k -= 1
+        return k
+
+    q = publication_quantum(v, e)
+    assert q == Fraction(10) ** max(decade(e) - ERROR_DIGITS, decade(abs(v)) - VALUE_DIGITS + 1)
+
+
+def test_exact_figures_are_published_unchanged():
+    f = Figure(Fraction(1, 3))
+    assert f.published() is f
+    assert f.to_json() == {"exact": "1/3", "float": 1 / 3, "label": "exact"}
+
+
+def test_centres_a_few_units_apart_publish_alike():
+    # centres of Book of Power's figures computed on two machines (OpenBLAS's Haswell and SkylakeX
+    # kernels sum the same dot products in other orders): the published figures agree
+    pairs = [("0.94000146375085059311", "0.94000146375085062434", "1.82e-07"),
+             ("3.4826949201723991685E-10", "3.4826949201723996854E-10", "2.17e-10"),
+             ("114.99649170566429620", "114.99649170566429617", "2.99"),
+             ("-0.030423831613005205893", "-0.030423831613005206", "1.87e-07")]
+    for a, b, e in pairs:
+        fa = Figure(Fraction(a), "bounded", Fraction(e)).published()
+        fb = Figure(Fraction(b), "bounded", Fraction(e)).published()
+        assert fa == fb, (a, b)
+    # and what is published: the centre to about a thousandth of the error, the error widened
+    got = Figure(Fraction("0.94000146375085059311"), "bounded", Fraction("1.82e-07")).published()
+    assert got == Figure(Fraction("0.9400014638"), "bounded", Fraction("1.821e-07"))
+    assert got.to_json() == {"exact": "4700007319/5000000000", "float": 0.9400014638, "label": "bounded",
+                             "error": 1.821e-07}
+
+
+def test_a_zero_error_keeps_the_centre_to_its_digits():
+    g = Figure(Fraction(5, 4), "bounded", Fraction(0)).published()
+    assert g == Figure(Fraction(5, 4), "bounded", Fraction(0))
+    # a centre beyond 13 significant digits with no error: rounded, and the error covers the rounding
+    v = Fraction(1, 3)
+    g = Figure(v, "bounded", Fraction(0)).published()
+    assert g.value == Fraction("0.3333333333333") and g.error == Fraction("1e-13")
+
+
+@settings(max_examples=300, deadline=None)
+@given(values, st.integers(min_value=1, max_value=15))
+def test_round_outward_is_a_bound_with_the_digits_asked(x, digits):
+    from analytic.figures import round_outward
+
+    lo, hi = round_outward(x, up=False, digits=digits), round_outward(x, up=True, digits=digits)
+    assert lo <= x <= hi
+    for b in (lo, hi):  # at most ``digits`` significant digits
+        if b:
+            d = abs(b)
+            while d.denominator != 1:
+                d *= 10
+            n = d.numerator
+            while n % 10 == 0:
+                n //= 10
+            assert len(str(n)) <= digits
+    if lo != hi:  # one step of the last digit apart
+        assert (hi - lo) * 10 ** (digits - 1) <= 10 * max(abs(lo), abs(hi))
