@@ -53,8 +53,14 @@ except ImportError:  # pragma: no cover - numba is a dependency; the numpy step 
 if _nb is not None:
     @_nb.njit(cache=True, nogil=True)
     def _spin_step(G, H, hidx, scale, shift, grid_hi, new, tail, tailm, total):  # pragma: no cover - compiled
+        # acc[i] = sum over k = 0, 1, ... of H[k] G[i - k], added in that order from 0.0; what is
+        # left out only adds +0.0 to a nonnegative float (the same bits): the products with a zero
+        # entry of H, the entries past the convolution's support (``i >= a + b - 1``: ``acc`` is 0
+        # there) in the total and, where ``shift <= 0`` (``max(0 * scale + shift, 0) = +0.0``),
+        # in the tail sums
         R, N = G.shape
-        acc = np.zeros(2 * N - 1)
+        M = 2 * N - 1
+        acc = np.zeros(M)  # all 0 between rows (each row clears what it used)
         g = np.zeros(N)
         for r in range(R):
             a = N  # used lengths: up to the last nonzero entry
@@ -64,9 +70,8 @@ if _nb is not None:
             b = N
             while b > 0 and H[hr, b - 1] == 0.0:
                 b -= 1
-            for i in range(2 * N - 1):
-                acc[i] = 0.0
-            if a > 0 and b > 0:
+            L = a + b - 1 if a > 0 and b > 0 else 0  # the support of the convolution
+            if L > 0:
                 for j in range(a):
                     g[j] = G[r, j]
                 for k in range(b):  # the inner loop over the longer law, stride 1 (vectorised)
@@ -76,21 +81,27 @@ if _nb is not None:
                     for j in range(a):
                         acc[j + k] += hk * g[j]
             s = 0.0
-            t = 0.0
-            tm = 0.0
-            for i in range(2 * N - 1):
+            for i in range(L):
                 s += acc[i]
+            for i in range(N):  # (apart from the sums: vectorised)
                 v = acc[i] * scale + shift
                 if v < 0.0:
                     v = 0.0
-                if i < N:
-                    new[r, i] = v
-                else:
-                    t += v
-                    tm += v * grid_hi[i - N]
+                new[r, i] = v
+            hi = L if shift <= 0.0 else M
+            t = 0.0
+            tm = 0.0
+            for i in range(N, hi):
+                v = acc[i] * scale + shift
+                if v < 0.0:
+                    v = 0.0
+                t += v
+                tm += v * grid_hi[i - N]
             tail[r] = t
             tailm[r] = tm
             total[r] = s
+            for i in range(L):
+                acc[i] = 0.0
 
     COMPILED = True
 else:  # pragma: no cover
