@@ -1000,7 +1000,8 @@ def _extend(a: np.ndarray, n: int) -> np.ndarray:
 def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_states, lines,
                   multiplier_of_count, ws) -> list[RegularCapBound]:
     """The chain run of :func:`regular_cap_bound_levels` (arguments checked there)."""
-    from analytic.features.engines.drawn_expanding.kernel import sorted_unique, spin_step, sum_blocks
+    from analytic.features.engines.drawn_expanding.kernel import (group_pay, multiply_gathered, sorted_unique,
+                                                                  spin_step, sum_blocks)
 
     reading, ceiling = st.reading, st.ceiling
     cmax = 1  # the first draw count at the ceiling
@@ -1047,13 +1048,11 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     MS = [np.stack([_extend(pl[0][g], kcap[g] + 1) for pl in per_level]) for g in range(ng)]
     MM = [np.stack([_extend(pl[1][g], kcap[g] + 1) for pl in per_level]) for g in range(ng)]
 
-    def group_pay(F):
-        """Bound of the spin's expansion pay, rows x ids x levels, for group counts ``F`` (ids x groups)."""
-        x = np.zeros((len(E), len(F), nl))
-        for g in range(ng):
-            ms, mm = MS[g][:, F[:, g]].T, MM[g][:, F[:, g]].T  # ids x levels
-            x += np.minimum(E[:, g, None, None] * ms[None], EM[:, g, None, None] * mm[None])
-        return x
+    def pay(F):
+        """Bound of the spin's pay (expansions and spread line win), rows x ids x levels, for group counts
+        ``F`` (ids x groups): the groups' ``min(E MS, EM MM)`` added in order, then ``LX``
+        (:func:`~analytic.features.engines.drawn_expanding.kernel.group_pay`)."""
+        return group_pay(E, EM, MS, MM, F, LX)
     classes = sorted(set(int(a) for a in award))
     cls_sl = [slice(int(np.searchsorted(award, a, "left")), int(np.searchsorted(award, a, "right")))
               for a in classes]
@@ -1170,15 +1169,21 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
         for j in range(0, len(ids), 16):
             part = ids[j:j + 16]
             F = np.array([tuples[int(i)] for i in part])  # counts per group
-            x = group_pay(F) + LX[:, None, None]  # rows x ids x levels
-            # exp(theta x) is a product over the groups: first the groups the levels share (ids x rows
-            # x thetas), then the others (levels x ids x rows x thetas)
-            ex = PEXL[None]
-            for g in same:
-                ex = ex * PEX[g][0, F[:, g]]
-            ex = ex[None]
-            for g in varies:
-                ex = ex * PEX[g][:, F[:, g]]
+            x = pay(F)  # rows x ids x levels
+            # exp(theta x) is a product over the groups: first the groups the levels share (1 x ids x
+            # rows x thetas), then the others (levels x ids x rows x thetas), each factor in place
+            # (the products of ``ex = ex * PEX[g][0 or :, F[:, g]]``, group by group)
+            if same or varies:
+                ex = np.empty((1, len(part)) + PEXL.shape)
+                ex[...] = PEXL
+                for g in same:
+                    multiply_gathered(ex, PEX[g], F[:, g], True)
+                if varies:
+                    ex = np.repeat(ex, nl, axis=0)
+                    for g in varies:
+                        multiply_gathered(ex, PEX[g], F[:, g], False)
+            else:  # (one factor: every id's the same)
+                ex = PEXL[None, None]
             GZ[part, :, :, 0] = WC.sum(axis=1)[None, None, :]
             # sums over the rows as matrix products (BLAS): x is rows x ids x levels, ex (levels or 1)
             # x ids x rows x thetas, broadcast over the levels
@@ -1201,7 +1206,7 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
         for j in range(0, len(new), 32):
             part = new[j:j + 32]
             ks = np.arange(first + j, first + j + len(part))
-            x = group_pay(np.array([tuples[int(i)] for i in part])) + LX[:, None, None]  # rows x ids x levels
+            x = pay(np.array([tuples[int(i)] for i in part]))  # rows x ids x levels
             k = np.floor(x / u).astype(np.int64)
             f = x / u - k  # x = (k + f) u: mass 1 - f at k, f at k + 1 (a mean-preserving spread)
             small = k + 1 < N

@@ -27,7 +27,7 @@ import numpy as np
 from analytic.engine.linewalk import sorted_unique  # noqa: F401  (the chains' per-batch unique)
 
 __all__ = ["spin_step", "spin_step_numpy", "scatter_add", "sum_blocks", "sorted_unique", "chernoff_rows", "chernoff_rows_numpy",
-           "COMPILED"]
+           "group_pay", "group_pay_numpy", "multiply_gathered", "COMPILED"]
 
 
 def spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new):
@@ -266,3 +266,98 @@ def chernoff_rows_numpy(T, th, cs):
         v = np.where(np.isnan(v), np.inf, v)
         part = np.minimum(part, np.exp(np.min(v, axis=2)))
     return part.sum(axis=0)
+
+
+if _nb is not None:
+    @_nb.njit(cache=True, nogil=True)
+    def _group_pay(E, EM, MS, MM, F, LX, x):  # pragma: no cover - compiled
+        R, ng = E.shape
+        nid = F.shape[0]
+        nl = MS.shape[1]
+        for r in range(R):
+            for i in range(nid):
+                for b in range(nl):
+                    v = 0.0
+                    for g in range(ng):
+                        p = E[r, g] * MS[g, b, F[i, g]]
+                        q = EM[r, g] * MM[g, b, F[i, g]]
+                        v += q if q < p else p  # numpy.minimum (no NaN here: finite pays and multipliers)
+                    x[r, i, b] = v + LX[r]
+
+    @_nb.njit(cache=True, nogil=True)
+    def _multiply_gathered(ex, P, idx, shared):  # pragma: no cover - compiled
+        B, nid, RK = ex.shape
+        for b in range(B):
+            pb = 0 if shared else b
+            for i in range(nid):
+                c = idx[i]
+                for j in range(RK):
+                    ex[b, i, j] = ex[b, i, j] * P[pb, c, j]
+
+
+def group_pay_numpy(E, EM, MS, MM, F, LX):
+    """:func:`group_pay` on numpy (``MS``, ``MM`` per group ``(levels, counts)``): the same floats."""
+    x = np.zeros((len(E), len(F), MS[0].shape[0]))
+    for g in range(E.shape[1]):
+        ms, mm = MS[g][:, F[:, g]].T, MM[g][:, F[:, g]].T  # ids x levels
+        x += np.minimum(E[:, g, None, None] * ms[None], EM[:, g, None, None] * mm[None])
+    return x + LX[:, None, None]
+
+
+def group_pay(E, EM, MS, MM, F, LX):
+    """A spin's pay bound per row, id and level: ``sum_g min(E[r, g] MS_g[b, F[i, g]], EM[r, g] MM_g[b, F[i, g]]) + LX[r]``.
+
+    Shapes: ``E, EM (rows, groups)`` (a group's expansion pay summed over its
+    symbols and the largest of them, multiplier 1), ``MS, MM`` one ``(levels,
+    counts)`` array per group (the multipliers of a group count, :mod:`draw_cap`
+    item 3), ``F (ids, groups)`` the group counts (integers indexing the
+    counts), ``LX (rows,)`` the spread line win.  Returns ``(rows, ids,
+    levels)`` float64, line-bet units.  The groups' terms are added in order
+    from 0.0, then ``LX``: the floats of :func:`group_pay_numpy` (``x = 0; x +=
+    minimum(...)`` per group, then ``+ LX``), without its temporaries.
+
+    Raises ``ValueError`` when a count of ``F`` leaves its group's table (the
+    compiled loop checks no bounds).
+    """
+    F = np.ascontiguousarray(F, dtype=np.int64)
+    ng = E.shape[1]
+    if F.ndim != 2 or F.shape[1] != ng or len(MS) != ng or len(MM) != ng \
+            or any(F.shape[0] and (int(F[:, g].min()) < 0 or int(F[:, g].max()) >= MS[g].shape[1]
+                                   or MM[g].shape != MS[g].shape) for g in range(ng)):
+        raise ValueError(f"group_pay: counts F {F.shape} do not fit the {ng} groups' multiplier tables")
+    if not COMPILED:  # pragma: no cover
+        return group_pay_numpy(E, EM, MS, MM, F, LX)
+    nl, kmax = MS[0].shape[0], max(m.shape[1] for m in MS)
+    MSp, MMp = np.zeros((ng, nl, kmax)), np.zeros((ng, nl, kmax))
+    for g in range(ng):
+        MSp[g, :, :MS[g].shape[1]] = MS[g]
+        MMp[g, :, :MM[g].shape[1]] = MM[g]
+    x = np.empty((len(E), len(F), nl))
+    _group_pay(np.ascontiguousarray(E, dtype=np.float64), np.ascontiguousarray(EM, dtype=np.float64), MSp, MMp,
+               F, np.ascontiguousarray(LX, dtype=np.float64), x)
+    return x
+
+
+def multiply_gathered(ex, P, idx, shared: bool) -> None:
+    """``ex[b, i] *= P[0 if shared else b, idx[i]]`` in place (elementwise; no gathered copy of ``P``).
+
+    Shapes: ``ex (B, ids, ...)`` C-contiguous float64, ``P (B or 1, counts,
+    ...)`` with the same trailing shape, ``idx (ids,)`` integers into
+    ``P``'s counts.  Each entry is multiplied once (one IEEE product, as
+    ``ex * P[:, idx]`` or ``ex * P[0, idx]`` computes it; overflow gives
+    ``inf``, ``inf * 0`` gives NaN, as there).
+
+    Raises ``ValueError`` when the shapes disagree or ``idx`` leaves ``P``.
+    """
+    idx = np.ascontiguousarray(idx, dtype=np.int64)
+    if (ex.dtype != np.float64 or not ex.flags.c_contiguous or P.ndim != ex.ndim or P.shape[2:] != ex.shape[2:]
+            or idx.shape != (ex.shape[1],) or (not shared and P.shape[0] != ex.shape[0])
+            or (len(idx) and (int(idx.min()) < 0 or int(idx.max()) >= P.shape[1]))):
+        raise ValueError(f"multiply_gathered: shapes ex {ex.shape}, P {P.shape}, idx {idx.shape} do not fit")
+    if not COMPILED:  # pragma: no cover
+        with np.errstate(over="ignore", invalid="ignore"):
+            ex *= P[:1, idx] if shared else P[:, idx]
+        return
+    B, nid = ex.shape[:2]
+    _multiply_gathered(ex.reshape(B, nid, -1), np.ascontiguousarray(P, dtype=np.float64).reshape(P.shape[0], P.shape[1], -1),
+                       idx, bool(shared))
