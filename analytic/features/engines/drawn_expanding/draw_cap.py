@@ -1000,8 +1000,8 @@ def _extend(a: np.ndarray, n: int) -> np.ndarray:
 def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_states, lines,
                   multiplier_of_count, ws) -> list[RegularCapBound]:
     """The chain run of :func:`regular_cap_bound_levels` (arguments checked there)."""
-    from analytic.features.engines.drawn_expanding.kernel import (group_pay, multiply_gathered, sorted_unique,
-                                                                  spin_step, sum_blocks)
+    from analytic.features.engines.drawn_expanding.kernel import (grid_spin, group_pay, mgf_spin, multiply_gathered,
+                                                                  sorted_unique, sum_blocks)
 
     reading, ceiling = st.reading, st.ceiling
     cmax = 1  # the first draw count at the ceiling
@@ -1325,34 +1325,21 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                     prepare(uid, mgf=False)
                     prepare_grid(uid)
                     sl_ = slot[uid]
-                    po, so, raise_in = H[:, :, N], H[:, :, N + 1], H[:, :, N + 2]
-                    G = H[:, :, :N]
-                    mean = G @ grid[:N]
+                    mean = H[:, :, :N] @ grid[:N]
                     states += len(uid)
                     if states > max_states:
                         raise TooManyStates(f"regular_cap_bound: more than {max_states} states at eps = {eps:g}; "
                                             "raise eps or coarsen the groups")
-                    R = len(uid)
-                    Gf = np.ascontiguousarray(G).reshape(R * nl, N)
-                    HLf = HL.reshape(-1, N)  # row (slot * nl + level) * nc + class
-                    hrow = ((sl_[:, None] * nl + np.arange(nl)[None, :]) * nc).ravel()
                     for ci, a in enumerate(classes):
-                        big_p, big_m, xm, x1 = BP[sl_, :, ci], BM[sl_, :, ci], XM[sl_, :, ci], X1[sl_, :, ci]
-                        cm = xm + big_p  # class mass
-                        # the convolution raised by gamma_{N+1}; what underflow may have lost (at most
-                        # tiny per entry) is put beyond the grid, at the largest value of the full
+                        # the convolution raised by gamma_{N+1} (its error, per row: err = gam * total
+                        # + under, the raise allowance grows by 2 err); what underflow may have lost (at
+                        # most tiny per entry) is put beyond the grid, at the largest value of the full
                         # convolution (a stochastically larger law; spread on the grid it would leave
                         # a subnormal number in every cell, which slows every later product a
-                        # hundredfold)
-                        new = np.empty((R, nl, W))
-                        tail, tailm, total = (v.reshape(R, nl) for v in spin_step(
-                            Gf, HLf, hrow + ci, 1 + gam, 0.0, grid[N:], new.reshape(R * nl, W)))
-                        err = gam * total + under  # what out may lack, per row
-                        new[:, :, N] = tail + gmass * big_p + po * cm + under
-                        new[:, :, N + 1] = (tailm + mean * big_p + gmass * big_m + so * cm + po * x1
-                                            + under * grid[-1])
-                        new[:, :, N + 2] = (raise_in * cm + 2 * err) * (1 + 1e-12) \
-                            + 1e-15 * ((gmass + po) * cm)
+                        # hundredfold); beyond the grid: the row's and the spin's overflow mass and
+                        # moment (class mass cm = XM + BP)
+                        new = grid_spin(H, HL, sl_, ci, 1 + gam, grid[N:], (BP, BM, XM, X1), gmass, mean, gam,
+                                        under, under * grid[-1], 1 + 1e-12)
                         route(uid, new, P * cmass[ci], a, n, pending, nxt, finish_grid)
             mblocks = mpending.pop(n, None)
             if mblocks:
@@ -1370,14 +1357,8 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                                         f"states at eps_mgf = {eps_mgf:g}; raise eps_mgf")
                 if len(uid) == 0:
                     continue
-                for ci, a in enumerate(classes):
-                    g3 = GZ[uid, :, ci]
-                    new = np.empty_like(Z)
-                    new[:, :, 0] = Z[:, :, 0] * g3[:, :, 0]
-                    new[:, :, 1] = Z[:, :, 1] * g3[:, :, 0] + Z[:, :, 0] * g3[:, :, 1]
-                    with np.errstate(over="ignore", invalid="ignore"):
-                        new[:, :, 2:] = Z[:, :, 2:] * g3[:, :, 2:]
-                    route(uid, new, P * cmass[ci], a, n, mpending, mnxt, finish_mgf)
+                for ci, a in enumerate(classes):  # (mass, first moment, MGF) times the spin's, per class
+                    route(uid, mgf_spin(Z, GZ, uid, ci), P * cmass[ci], a, n, mpending, mnxt, finish_mgf)
         pending, mpending = nxt, mnxt
         depth += 1
     mgf_T = np.where(np.isfinite(mgf_T), mgf_T, np.inf)

@@ -27,7 +27,7 @@ import numpy as np
 from analytic.engine.linewalk import sorted_unique  # noqa: F401  (the chains' per-batch unique)
 
 __all__ = ["spin_step", "spin_step_numpy", "scatter_add", "sum_blocks", "sorted_unique", "chernoff_rows", "chernoff_rows_numpy",
-           "group_pay", "group_pay_numpy", "multiply_gathered", "COMPILED"]
+           "group_pay", "group_pay_numpy", "multiply_gathered", "grid_spin", "mgf_spin", "COMPILED"]
 
 
 def spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new):
@@ -58,7 +58,7 @@ if _nb is not None:
         # entry of H, the entries past the convolution's support (``i >= a + b - 1``: ``acc`` is 0
         # there) in the total and, where ``shift <= 0`` (``max(0 * scale + shift, 0) = +0.0``),
         # in the tail sums
-        R, N = G.shape
+        R, N = G.shape[0], H.shape[1]  # (G may be wider: its first N columns are the laws)
         M = 2 * N - 1
         acc = np.zeros(M)  # all 0 between rows (each row clears what it used)
         g = np.zeros(N)
@@ -102,6 +102,36 @@ if _nb is not None:
             total[r] = s
             for i in range(L):
                 acc[i] = 0.0
+
+    @_nb.njit(cache=True, nogil=True)
+    def _grid_columns(S, N, nl, nc, slots, ci, BP, BM, XM, X1, gmass, mean, tail, tailm, total, gam, under,
+                      under_top, raise_by, new):  # pragma: no cover - compiled
+        R = S.shape[0] // nl
+        for r in range(R):
+            sl = slots[r]
+            for b in range(nl):
+                rb = r * nl + b
+                hr = (sl * nl + b) * nc + ci
+                big_p, big_m, xm, x1 = BP[hr], BM[hr], XM[hr], X1[hr]
+                po, so, raise_in = S[rb, N], S[rb, N + 1], S[rb, N + 2]
+                gm = gmass[rb]
+                cm = xm + big_p
+                err = gam * total[rb] + under
+                new[rb, N] = ((tail[rb] + gm * big_p) + po * cm) + under
+                new[rb, N + 1] = ((((tailm[rb] + mean[rb] * big_p) + gm * big_m) + so * cm) + po * x1) + under_top
+                new[rb, N + 2] = (raise_in * cm + 2.0 * err) * raise_by + 1e-15 * ((gm + po) * cm)
+
+    @_nb.njit(cache=True, nogil=True)
+    def _mgf_spin(Z, GZ, ids, ci, new):  # pragma: no cover - compiled
+        R, nl, K2 = Z.shape
+        for r in range(R):
+            u = ids[r]
+            for b in range(nl):
+                m0, m1 = GZ[u, b, ci, 0], GZ[u, b, ci, 1]
+                new[r, b, 0] = Z[r, b, 0] * m0
+                new[r, b, 1] = Z[r, b, 1] * m0 + Z[r, b, 0] * m1
+                for t in range(2, K2):
+                    new[r, b, t] = Z[r, b, t] * GZ[u, b, ci, t]
 
     COMPILED = True
 else:  # pragma: no cover
@@ -361,3 +391,90 @@ def multiply_gathered(ex, P, idx, shared: bool) -> None:
     B, nid = ex.shape[:2]
     _multiply_gathered(ex.reshape(B, nid, -1), np.ascontiguousarray(P, dtype=np.float64).reshape(P.shape[0], P.shape[1], -1),
                        idx, bool(shared))
+
+
+def grid_spin(S, HL, slots, ci, scale, grid_hi, tables, gmass, mean, gam, under, under_top, raise_by):
+    """One spin of award class ``ci`` on the grid states of the upper bound's chain (:mod:`draw_cap` item 5): the new rows.
+
+    Shapes: ``S (R, levels, N + 3)`` the states' rows (law on the grid
+    ``0..N-1``, then the mass beyond it ``po``, its first moment ``so`` and
+    the raise allowance ``raise_in``), ``HL (slots, levels, classes, N)`` the
+    spin laws spread on the grid, ``slots (R,)`` each state's slot in ``HL``
+    and in ``tables = (BP, BM, XM, X1)`` (each ``(slots, levels, classes)``:
+    the spin's mass and first moment beyond the grid, its kept mass, its
+    first moment), ``gmass, mean (R, levels)`` the rows' grid mass and mean.
+    Returns ``new (R, levels, N + 3)``: ``new[..., :N]`` and ``(tail, tailm,
+    total)`` of :func:`spin_step` (``scale``, shift 0), then, with ``cm = XM +
+    BP`` and ``err = gam * total + under``: ``tail + gmass BP + po cm +
+    under``, ``tailm + mean BP + gmass BM + so cm + po X1 + under_top`` and
+    ``(raise_in cm + 2 err) raise_by + 1e-15 (gmass + po) cm`` -- each formula
+    evaluated left to right, one IEEE operation at a time, as the same numpy
+    expressions on the arrays evaluate it (the floats of the numpy
+    fallback), without the per-class gathers and temporaries.
+
+    Raises ``ValueError`` when the shapes disagree or a slot leaves ``HL``.
+    """
+    BP, BM, XM, X1 = tables
+    R, nl, W = S.shape
+    nslot, nl2, nc, N = HL.shape
+    slots = np.ascontiguousarray(slots, dtype=np.int64)
+    if (W != N + 3 or nl2 != nl or not 0 <= ci < nc or slots.shape != (R,) or len(grid_hi) != N - 1
+            or any(t.shape != (nslot, nl, nc) for t in tables) or gmass.shape != (R, nl) or mean.shape != (R, nl)
+            or (R and (int(slots.min()) < 0 or int(slots.max()) >= nslot))):
+        raise ValueError(f"grid_spin: shapes S {S.shape}, HL {HL.shape}, slots {slots.shape} do not fit")
+    if not COMPILED:  # pragma: no cover
+        big_p, big_m, xm, x1 = BP[slots, :, ci], BM[slots, :, ci], XM[slots, :, ci], X1[slots, :, ci]
+        po, so, raise_in = S[:, :, N], S[:, :, N + 1], S[:, :, N + 2]
+        cm = xm + big_p
+        new = np.empty((R, nl, W))
+        hrow = ((slots[:, None] * nl + np.arange(nl)[None, :]) * nc).ravel()
+        tail, tailm, total = (v.reshape(R, nl) for v in spin_step(
+            S[:, :, :N].reshape(R * nl, N), HL.reshape(-1, N), hrow + ci, scale, 0.0, grid_hi,
+            new.reshape(R * nl, W)))
+        err = gam * total + under
+        new[:, :, N] = tail + gmass * big_p + po * cm + under
+        new[:, :, N + 1] = tailm + mean * big_p + gmass * big_m + so * cm + po * x1 + under_top
+        new[:, :, N + 2] = (raise_in * cm + 2 * err) * raise_by + 1e-15 * ((gmass + po) * cm)
+        return new
+    S2 = np.ascontiguousarray(S, dtype=np.float64).reshape(R * nl, W)
+    HLf = HL.reshape(-1, N)  # row (slot * nl + level) * nc + class
+    hrow = ((slots[:, None] * nl + np.arange(nl)[None, :]) * nc + ci).ravel()
+    new = np.empty((R * nl, W))
+    tail, tailm, total = np.empty(R * nl), np.empty(R * nl), np.empty(R * nl)
+    _spin_step(S2, HLf, hrow, float(scale), 0.0, np.ascontiguousarray(grid_hi, dtype=np.float64), new, tail, tailm,
+               total)
+    flat = [np.ascontiguousarray(t, dtype=np.float64).reshape(-1) for t in tables]
+    _grid_columns(S2, N, nl, nc, slots, ci, *flat, np.ascontiguousarray(gmass, dtype=np.float64).reshape(-1),
+                  np.ascontiguousarray(mean, dtype=np.float64).reshape(-1), tail, tailm, total, float(gam),
+                  float(under), float(under_top), float(raise_by), new)
+    return new.reshape(R, nl, W)
+
+
+def mgf_spin(Z, GZ, ids, ci):
+    """One spin of award class ``ci`` on MGF-mode rows (:mod:`draw_cap` item 6): the new rows.
+
+    Shapes: ``Z (R, levels, K + 2)`` per row (mass, first moment, ``E[exp(theta
+    X)]`` for ``K`` thetas), ``GZ (ids, levels, classes, K + 2)`` the spin's
+    (class mass, ``E[x; class]``, ``E[exp(theta x); class]``), ``ids (R,)``
+    the rows' ids.  Returns ``(Z0 m0, Z1 m0 + Z0 m1, Z_t m_t)`` per row and
+    level (``m = GZ[id, level, ci]``; one IEEE product or sum each, as the
+    numpy expressions; overflow gives ``inf``, ``inf * 0`` NaN).
+
+    Raises ``ValueError`` when the shapes disagree or an id leaves ``GZ``.
+    """
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    R, nl, K2 = Z.shape
+    if (GZ.ndim != 4 or GZ.shape[1] != nl or GZ.shape[3] != K2 or not 0 <= ci < GZ.shape[2] or ids.shape != (R,)
+            or (R and (int(ids.min()) < 0 or int(ids.max()) >= len(GZ)))):
+        raise ValueError(f"mgf_spin: shapes Z {Z.shape}, GZ {GZ.shape}, ids {ids.shape} do not fit")
+    if not COMPILED:  # pragma: no cover
+        g3 = GZ[ids, :, ci]
+        new = np.empty_like(Z)
+        with np.errstate(over="ignore", invalid="ignore"):
+            new[:, :, 0] = Z[:, :, 0] * g3[:, :, 0]
+            new[:, :, 1] = Z[:, :, 1] * g3[:, :, 0] + Z[:, :, 0] * g3[:, :, 1]
+            new[:, :, 2:] = Z[:, :, 2:] * g3[:, :, 2:]
+        return new
+    new = np.empty((R, nl, K2))
+    _mgf_spin(np.ascontiguousarray(Z, dtype=np.float64), GZ, ids, ci, new)
+    return new
