@@ -1119,11 +1119,12 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
             BP=np.zeros((64, nl, nc)),  # mass of single spins paying >= N u
             BM=np.zeros((64, nl, nc)),  # their first moment
             XM=np.zeros((64, nl, nc)),  # kept mass of the spin law
-            X1=np.zeros((64, nl, nc)))  # first moment of the class (E[x; class])
+            X1=np.zeros((64, nl, nc)),  # first moment of the class (E[x; class])
+            HB=np.zeros((64, nl, nc), dtype=np.int64))  # used length of HL's laws (past the last nonzero)
         ws.put(RUN_TABLES, {tkey: tab})  # the last run's only
     tid, tuples, nslots = tab["tid"], tab["tuples"], tab["nslots"]
     GZ, S1, BUMP, done, gz_done, slot = (tab[k] for k in ("GZ", "S1", "BUMP", "done", "gz_done", "slot"))
-    HL, BP, BM, XM, X1 = (tab[k] for k in ("HL", "BP", "BM", "XM", "X1"))
+    HL, BP, BM, XM, X1, HB = (tab[k] for k in ("HL", "BP", "BM", "XM", "X1", "HB"))
 
     def ident(m):
         i = tid.get(m)
@@ -1194,14 +1195,14 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
 
     def prepare_grid(ids):
         """Give each id a grid slot with its spin laws per level and award class (spread on the grid)."""
-        nonlocal HL, BP, BM, XM, X1, nslots
+        nonlocal HL, BP, BM, XM, X1, HB, nslots
         new = ids[slot[ids] < 0]
         if len(new) == 0:
             return
         if nslots + len(new) > len(BP):
             extra = max(nslots, len(new))
-            HL, BP, BM, XM, X1 = (grow(t, extra) for t in (HL, BP, BM, XM, X1))
-            tab.update(HL=HL, BP=BP, BM=BM, XM=XM, X1=X1)
+            HL, BP, BM, XM, X1, HB = (grow(t, extra) for t in (HL, BP, BM, XM, X1, HB))
+            tab.update(HL=HL, BP=BP, BM=BM, XM=XM, X1=X1, HB=HB)
         first = nslots
         for j in range(0, len(new), 32):
             part = new[j:j + 32]
@@ -1221,6 +1222,8 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                      + np.bincount((col + np.minimum(kk[sl] + 1, N - 1)).ravel(),
                                    weights=hi_w[sl].ravel(), minlength=nb * N))
                 HL[ks, :, ci] = h.reshape(len(part), nl, N)
+                nz = h.reshape(len(part), nl, N) != 0.0
+                HB[ks, :, ci] = np.where(nz.any(axis=-1), N - np.argmax(nz[..., ::-1], axis=-1), 0)
                 BP[ks, :, ci] = big_w[sl].sum(axis=0)
                 BM[ks, :, ci] = (big_w[sl] * x[sl]).sum(axis=0)
                 XM[ks, :, ci] = HL[ks, :, ci].sum(axis=-1)
@@ -1338,7 +1341,7 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                         # a subnormal number in every cell, which slows every later product a
                         # hundredfold); beyond the grid: the row's and the spin's overflow mass and
                         # moment (class mass cm = XM + BP)
-                        new = grid_spin(H, HL, sl_, ci, 1 + gam, grid[N:], (BP, BM, XM, X1), gmass, mean, gam,
+                        new = grid_spin(H, HL, HB, sl_, ci, 1 + gam, grid[N:], (BP, BM, XM, X1), gmass, mean, gam,
                                         under, under * grid[-1], 1 + 1e-12)
                         route(uid, new, P * cmass[ci], a, n, pending, nxt, finish_grid)
             mblocks = mpending.pop(n, None)

@@ -52,26 +52,58 @@ except ImportError:  # pragma: no cover - numba is a dependency; the numpy step 
 
 if _nb is not None:
     @_nb.njit(cache=True, nogil=True)
-    def _spin_step(G, H, hidx, scale, shift, grid_hi, new, tail, tailm, total):  # pragma: no cover - compiled
+    def _spin_step(G, H, hidx, hlen, scale, shift, grid_hi, new, tail, tailm, total):  # pragma: no cover - compiled
         # acc[i] = sum over k = 0, 1, ... of H[k] G[i - k], added in that order from 0.0; what is
-        # left out only adds +0.0 to a nonnegative float (the same bits): the products with a zero
-        # entry of H, the entries past the convolution's support (``i >= a + b - 1``: ``acc`` is 0
-        # there) in the total and, where ``shift <= 0`` (``max(0 * scale + shift, 0) = +0.0``),
-        # in the tail sums
+        # left out or added in beyond that only adds +0.0 to a nonnegative float (the same bits):
+        # the products with a zero entry of H (left out, or added as 0 times G), the products
+        # with G's zero padding (short spin laws: all eight terms of an entry in one pass), the
+        # entries past the convolution's support (``i >= a + b - 1``: ``acc`` is 0 there) in the
+        # total and, where ``shift <= 0`` (``max(0 * scale + shift, 0) = +0.0``), in the tail sums.
+        # ``hlen``: H's used lengths per row (empty: found here)
         R, N = G.shape[0], H.shape[1]  # (G may be wider: its first N columns are the laws)
         M = 2 * N - 1
         acc = np.zeros(M)  # all 0 between rows (each row clears what it used)
         g = np.zeros(N)
+        gp = np.zeros(M + 7)  # gp[7 + j] = G[r, j], 0 at 7 + j for j < 0 (never written) and a <= j < L
         for r in range(R):
             a = N  # used lengths: up to the last nonzero entry
             while a > 0 and G[r, a - 1] == 0.0:
                 a -= 1
             hr = hidx[r]
-            b = N
-            while b > 0 and H[hr, b - 1] == 0.0:
-                b -= 1
+            if len(hlen):
+                b = hlen[hr]
+            else:
+                b = N
+                while b > 0 and H[hr, b - 1] == 0.0:
+                    b -= 1
             L = a + b - 1 if a > 0 and b > 0 else 0  # the support of the convolution
-            if L > 0:
+            if L > 0 and b <= 8:  # every entry's terms in one pass, k = 0..7 in order (past b: 0 G)
+                for j in range(a):
+                    gp[7 + j] = G[r, j]
+                for j in range(a, L):
+                    gp[7 + j] = 0.0
+                h0 = H[hr, 0]
+                h1 = H[hr, 1] if b > 1 else 0.0
+                h2 = H[hr, 2] if b > 2 else 0.0
+                h3 = H[hr, 3] if b > 3 else 0.0
+                h4 = H[hr, 4] if b > 4 else 0.0
+                h5 = H[hr, 5] if b > 5 else 0.0
+                h6 = H[hr, 6] if b > 6 else 0.0
+                h7 = H[hr, 7] if b > 7 else 0.0
+                g0, g1, g2, g3 = gp[7:7 + L], gp[6:6 + L], gp[5:5 + L], gp[4:4 + L]  # g_k[i] = G[i - k]
+                g4, g5, g6, g7 = gp[3:3 + L], gp[2:2 + L], gp[1:1 + L], gp[0:L]
+                for i in range(L):  # (vectorised over i)
+                    v = 0.0
+                    v += h0 * g0[i]
+                    v += h1 * g1[i]
+                    v += h2 * g2[i]
+                    v += h3 * g3[i]
+                    v += h4 * g4[i]
+                    v += h5 * g5[i]
+                    v += h6 * g6[i]
+                    v += h7 * g7[i]
+                    acc[i] = v
+            elif L > 0:
                 for j in range(a):
                     g[j] = G[r, j]
                 for k in range(b):  # the inner loop over the longer law, stride 1 (vectorised)
@@ -138,6 +170,9 @@ else:  # pragma: no cover
     COMPILED = False
 
 
+_NO_LENGTHS = np.zeros(0, dtype=np.int64)
+
+
 def spin_step(G, H, hidx, scale, shift, grid_hi, new):
     """One spin on every row's grid law: ``(tail, tail_moment, total)``; ``new[:, :N]`` filled.
 
@@ -168,7 +203,7 @@ def spin_step(G, H, hidx, scale, shift, grid_hi, new):
     if not COMPILED:  # pragma: no cover
         return spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new)
     tail, tailm, total = np.empty(R), np.empty(R), np.empty(R)
-    _spin_step(G, np.ascontiguousarray(H, dtype=np.float64), np.ascontiguousarray(hidx, dtype=np.int64),
+    _spin_step(G, np.ascontiguousarray(H, dtype=np.float64), np.ascontiguousarray(hidx, dtype=np.int64), _NO_LENGTHS,
                float(scale), float(shift), np.ascontiguousarray(grid_hi, dtype=np.float64), new, tail, tailm, total)
     return tail, tailm, total
 
@@ -393,13 +428,14 @@ def multiply_gathered(ex, P, idx, shared: bool) -> None:
                        idx, bool(shared))
 
 
-def grid_spin(S, HL, slots, ci, scale, grid_hi, tables, gmass, mean, gam, under, under_top, raise_by):
+def grid_spin(S, HL, hlen, slots, ci, scale, grid_hi, tables, gmass, mean, gam, under, under_top, raise_by):
     """One spin of award class ``ci`` on the grid states of the upper bound's chain (:mod:`draw_cap` item 5): the new rows.
 
     Shapes: ``S (R, levels, N + 3)`` the states' rows (law on the grid
     ``0..N-1``, then the mass beyond it ``po``, its first moment ``so`` and
     the raise allowance ``raise_in``), ``HL (slots, levels, classes, N)`` the
-    spin laws spread on the grid, ``slots (R,)`` each state's slot in ``HL``
+    spin laws spread on the grid, ``hlen`` (its shape but the last) their used
+    lengths (one past the last nonzero entry; 0: all zero), ``slots (R,)`` each state's slot in ``HL``
     and in ``tables = (BP, BM, XM, X1)`` (each ``(slots, levels, classes)``:
     the spin's mass and first moment beyond the grid, its kept mass, its
     first moment), ``gmass, mean (R, levels)`` the rows' grid mass and mean.
@@ -419,7 +455,8 @@ def grid_spin(S, HL, slots, ci, scale, grid_hi, tables, gmass, mean, gam, under,
     nslot, nl2, nc, N = HL.shape
     slots = np.ascontiguousarray(slots, dtype=np.int64)
     if (W != N + 3 or nl2 != nl or not 0 <= ci < nc or slots.shape != (R,) or len(grid_hi) != N - 1
-            or any(t.shape != (nslot, nl, nc) for t in tables) or gmass.shape != (R, nl) or mean.shape != (R, nl)
+            or any(t.shape != (nslot, nl, nc) for t in tables) or hlen.shape != (nslot, nl, nc)
+            or hlen.dtype != np.int64 or not hlen.flags.c_contiguous or gmass.shape != (R, nl) or mean.shape != (R, nl)
             or (R and (int(slots.min()) < 0 or int(slots.max()) >= nslot))):
         raise ValueError(f"grid_spin: shapes S {S.shape}, HL {HL.shape}, slots {slots.shape} do not fit")
     if not COMPILED:  # pragma: no cover
@@ -441,7 +478,7 @@ def grid_spin(S, HL, slots, ci, scale, grid_hi, tables, gmass, mean, gam, under,
     hrow = ((slots[:, None] * nl + np.arange(nl)[None, :]) * nc + ci).ravel()
     new = np.empty((R * nl, W))
     tail, tailm, total = np.empty(R * nl), np.empty(R * nl), np.empty(R * nl)
-    _spin_step(S2, HLf, hrow, float(scale), 0.0, np.ascontiguousarray(grid_hi, dtype=np.float64), new, tail, tailm,
+    _spin_step(S2, HLf, hrow, hlen.reshape(-1), float(scale), 0.0, np.ascontiguousarray(grid_hi, dtype=np.float64), new, tail, tailm,
                total)
     flat = [np.ascontiguousarray(t, dtype=np.float64).reshape(-1) for t in tables]
     _grid_columns(S2, N, nl, nc, slots, ci, *flat, np.ascontiguousarray(gmass, dtype=np.float64).reshape(-1),
