@@ -1178,11 +1178,10 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                 ex = np.empty((1, len(part)) + PEXL.shape)
                 ex[...] = PEXL
                 for g in same:
-                    multiply_gathered(ex, PEX[g], F[:, g], True)
-                if varies:
-                    ex = np.repeat(ex, nl, axis=0)
-                    for g in varies:
-                        multiply_gathered(ex, PEX[g], F[:, g], False)
+                    ex = multiply_gathered(ex, PEX[g], F[:, g], True)
+                for gi, g in enumerate(varies):  # (the first one from the shared product, to every level)
+                    to = None if gi else np.empty((nl,) + ex.shape[1:])
+                    ex = multiply_gathered(ex, PEX[g], F[:, g], False, out=to)
             else:  # (one factor: every id's the same)
                 ex = PEXL[None, None]
             GZ[part, :, :, 0] = WC.sum(axis=1)[None, None, :]

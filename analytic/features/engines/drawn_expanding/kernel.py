@@ -22,6 +22,8 @@ step runs on numpy (:func:`spin_step_numpy`, also the tests' second opinion).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from analytic.engine.linewalk import sorted_unique  # noqa: F401  (the chains' per-batch unique)
@@ -238,6 +240,25 @@ def scatter_add(out, reach_out, pos, rows, w, reach):
                  np.ascontiguousarray(reach, dtype=np.float64))
 
 
+if _nb is not None:
+    @_nb.njit(cache=True, nogil=True)
+    def _scatter_add_ids(out, reach_out, uniq, bid, rows, w, reach):  # pragma: no cover - compiled
+        # _scatter_add at pos = searchsorted(uniq, bid) (bid's ids are all in the sorted uniq)
+        R, M = rows.shape
+        for r in range(R):
+            x = bid[r]
+            lo, hi = 0, len(uniq)
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if uniq[mid] < x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            for j in range(M):
+                out[lo, j] += w * rows[r, j]
+            reach_out[lo] += w * reach[r]
+
+
 def sum_blocks(blocks):
     """Sum transitions per target state: ``(ids, sums, reach)``.
 
@@ -253,17 +274,17 @@ def sum_blocks(blocks):
     if len(ids) == 0:
         return ids, np.zeros((0,) + shape), np.zeros(0)
     uniq = sorted_unique(ids)
-    out = np.zeros((len(uniq), int(np.prod(shape))))
+    out = np.zeros((len(uniq), math.prod(shape)))
     reach = np.zeros(len(uniq))
     for bid, rows, w, rch in blocks:
-        pos = np.searchsorted(uniq, bid)
         rows = rows.reshape(len(bid), -1)
         rch = np.zeros(len(bid)) if rch is None else rch
-        if COMPILED and pos.dtype == np.int64 and rows.dtype == np.float64 and rows.flags.c_contiguous \
+        if COMPILED and bid.dtype == np.int64 and rows.dtype == np.float64 and rows.flags.c_contiguous \
                 and rch.dtype == np.float64 and rch.flags.c_contiguous:
-            _scatter_add(out, reach, pos, rows, float(w), rch)  # (what scatter_add calls, its checks done here)
+            # (what scatter_add calls at pos = searchsorted(uniq, bid), the search in the same loop)
+            _scatter_add_ids(out, reach, uniq, np.ascontiguousarray(bid), rows, float(w), rch)
         else:
-            scatter_add(out, reach, pos, rows, w, rch)
+            scatter_add(out, reach, np.searchsorted(uniq, bid), rows, w, rch)
     return uniq, out.reshape((len(uniq),) + shape), reach
 
 
@@ -350,14 +371,15 @@ if _nb is not None:
                     x[r, i, b] = v + LX[r]
 
     @_nb.njit(cache=True, nogil=True)
-    def _multiply_gathered(ex, P, idx, shared):  # pragma: no cover - compiled
-        B, nid, RK = ex.shape
+    def _multiply_gathered(ex, P, idx, shared, out):  # pragma: no cover - compiled
+        B, nid, RK = out.shape
         for b in range(B):
             pb = 0 if shared else b
+            eb = b if ex.shape[0] > 1 else 0
             for i in range(nid):
                 c = idx[i]
                 for j in range(RK):
-                    ex[b, i, j] = ex[b, i, j] * P[pb, c, j]
+                    out[b, i, j] = ex[eb, i, j] * P[pb, c, j]
 
 
 def group_pay_numpy(E, EM, MS, MM, F, LX):
@@ -403,29 +425,36 @@ def group_pay(E, EM, MS, MM, F, LX):
     return x
 
 
-def multiply_gathered(ex, P, idx, shared: bool) -> None:
-    """``ex[b, i] *= P[0 if shared else b, idx[i]]`` in place (elementwise; no gathered copy of ``P``).
+def multiply_gathered(ex, P, idx, shared: bool, out=None):
+    """``ex * P[0 if shared else b, idx]`` per level ``b``: into ``out`` (None: ``ex`` in place), returned.
 
-    Shapes: ``ex (B, ids, ...)`` C-contiguous float64, ``P (B or 1, counts,
-    ...)`` with the same trailing shape, ``idx (ids,)`` integers into
-    ``P``'s counts.  Each entry is multiplied once (one IEEE product, as
-    ``ex * P[:, idx]`` or ``ex * P[0, idx]`` computes it; overflow gives
-    ``inf``, ``inf * 0`` gives NaN, as there).
+    Shapes: ``ex (B or 1, ids, ...)`` float64, ``P (B or 1, counts, ...)``
+    with the same trailing shape, ``idx (ids,)`` integers into ``P``'s
+    counts, ``out (B, ids, ...)`` C-contiguous (``ex`` with one level is
+    broadcast over ``out``'s).  Each entry is one IEEE product, as ``ex *
+    P[:, idx]`` or ``ex * P[0, idx]`` computes it (overflow gives ``inf``,
+    ``inf * 0`` NaN, as there), without the gathered copy of ``P``.
 
     Raises ``ValueError`` when the shapes disagree or ``idx`` leaves ``P``.
     """
     idx = np.ascontiguousarray(idx, dtype=np.int64)
-    if (ex.dtype != np.float64 or not ex.flags.c_contiguous or P.ndim != ex.ndim or P.shape[2:] != ex.shape[2:]
-            or idx.shape != (ex.shape[1],) or (not shared and P.shape[0] != ex.shape[0])
+    out = ex if out is None else out
+    if (ex.dtype != np.float64 or out.dtype != np.float64 or not ex.flags.c_contiguous
+            or not out.flags.c_contiguous or ex.shape[1:] != out.shape[1:] or ex.shape[0] not in (1, out.shape[0])
+            or P.ndim != ex.ndim or P.shape[2:] != ex.shape[2:] or idx.shape != (ex.shape[1],)
+            or (not shared and P.shape[0] != out.shape[0])
             or (len(idx) and (int(idx.min()) < 0 or int(idx.max()) >= P.shape[1]))):
-        raise ValueError(f"multiply_gathered: shapes ex {ex.shape}, P {P.shape}, idx {idx.shape} do not fit")
+        raise ValueError(f"multiply_gathered: shapes ex {ex.shape}, P {P.shape}, idx {idx.shape}, out {out.shape} "
+                         "do not fit")
     if not COMPILED:  # pragma: no cover
         with np.errstate(over="ignore", invalid="ignore"):
-            ex *= P[:1, idx] if shared else P[:, idx]
-        return
-    B, nid = ex.shape[:2]
-    _multiply_gathered(ex.reshape(B, nid, -1), np.ascontiguousarray(P, dtype=np.float64).reshape(P.shape[0], P.shape[1], -1),
-                       idx, bool(shared))
+            np.multiply(ex, P[:1, idx] if shared else P[:, idx], out=out)
+        return out
+    B, nid = out.shape[:2]
+    _multiply_gathered(ex.reshape(ex.shape[0], nid, -1),
+                       np.ascontiguousarray(P, dtype=np.float64).reshape(P.shape[0], P.shape[1], -1), idx,
+                       bool(shared), out.reshape(B, nid, -1))
+    return out
 
 
 def grid_spin(S, HL, hlen, slots, ci, scale, grid_hi, tables, gmass, mean, gam, under, under_top, raise_by):
