@@ -1349,16 +1349,16 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                     if states > max_states:
                         raise TooManyStates(f"regular_cap_bound: more than {max_states} states at eps = {eps:g}; "
                                             "raise eps or coarsen the groups")
+                    # the convolution raised by gamma_{N+1} (its error, per row: err = gam * total + under,
+                    # the raise allowance grows by 2 err); what underflow may have lost (at most tiny per
+                    # entry) is put beyond the grid, at the largest value of the full convolution (a
+                    # stochastically larger law; spread on the grid it would leave a subnormal number in
+                    # every cell, which slows every later product a hundredfold); beyond the grid: the
+                    # row's and the spin's overflow mass and moment (class mass cm = XM + BP)
+                    news = grid_spin(H, HL, HB, sl_, range(nc), 1 + gam, grid[N:], (BP, BM, XM, X1), gmass, mean, gam,
+                                     under, under * grid[-1], 1 + 1e-12)
                     for ci, a in enumerate(classes):
-                        # the convolution raised by gamma_{N+1} (its error, per row: err = gam * total
-                        # + under, the raise allowance grows by 2 err); what underflow may have lost (at
-                        # most tiny per entry) is put beyond the grid, at the largest value of the full
-                        # convolution (a stochastically larger law; spread on the grid it would leave
-                        # a subnormal number in every cell, which slows every later product a
-                        # hundredfold); beyond the grid: the row's and the spin's overflow mass and
-                        # moment (class mass cm = XM + BP)
-                        new = grid_spin(H, HL, HB, sl_, ci, 1 + gam, grid[N:], (BP, BM, XM, X1), gmass, mean, gam,
-                                        under, under * grid[-1], 1 + 1e-12)
+                        new = news[ci]
                         route(uid, new, P * cmass[ci], a, n, pending, nxt, finish_grid)
             mblocks = mpending.pop(n, None)
             if mblocks:

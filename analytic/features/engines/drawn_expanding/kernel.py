@@ -392,7 +392,7 @@ def group_pay_numpy(E, EM, MS, MM, F, LX):
 
 
 def group_pay(E, EM, MS, MM, F, LX):
-    """A spin's pay bound per row, id and level: ``sum_g min(E[r, g] MS_g[b, F[i, g]], EM[r, g] MM_g[b, F[i, g]]) + LX[r]``.
+    """A spin's pay bound per row, id and level: ``sum_g min(E MS_g[b, F[i, g]], EM MM_g[b, F[i, g]]) + LX``.
 
     Shapes: ``E, EM (rows, groups)`` (a group's expansion pay summed over its
     symbols and the largest of them, multiplier 1), ``MS, MM`` one ``(levels,
@@ -457,63 +457,73 @@ def multiply_gathered(ex, P, idx, shared: bool, out=None):
     return out
 
 
-def grid_spin(S, HL, hlen, slots, ci, scale, grid_hi, tables, gmass, mean, gam, under, under_top, raise_by):
-    """One spin of award class ``ci`` on the grid states of the upper bound's chain (:mod:`draw_cap` item 5): the new rows.
+def grid_spin(S, HL, hlen, slots, classes, scale, grid_hi, tables, gmass, mean, gam, under, under_top, raise_by):
+    """One spin of each class of ``classes`` on the grid states of the upper bound's chain (:mod:`draw_cap` item 5).
 
     Shapes: ``S (R, levels, N + 3)`` the states' rows (law on the grid
     ``0..N-1``, then the mass beyond it ``po``, its first moment ``so`` and
-    the raise allowance ``raise_in``), ``HL (slots, levels, classes, N)`` the
-    spin laws spread on the grid, ``hlen`` (its shape but the last) their used
-    lengths (one past the last nonzero entry; 0: all zero), ``slots (R,)`` each state's slot in ``HL``
-    and in ``tables = (BP, BM, XM, X1)`` (each ``(slots, levels, classes)``:
-    the spin's mass and first moment beyond the grid, its kept mass, its
-    first moment), ``gmass, mean (R, levels)`` the rows' grid mass and mean.
-    Returns ``new (R, levels, N + 3)``: ``new[..., :N]`` and ``(tail, tailm,
-    total)`` of :func:`spin_step` (``scale``, shift 0), then, with ``cm = XM +
-    BP`` and ``err = gam * total + under``: ``tail + gmass BP + po cm +
-    under``, ``tailm + mean BP + gmass BM + so cm + po X1 + under_top`` and
-    ``(raise_in cm + 2 err) raise_by + 1e-15 (gmass + po) cm`` -- each formula
-    evaluated left to right, one IEEE operation at a time, as the same numpy
-    expressions on the arrays evaluate it (the floats of the numpy
-    fallback), without the per-class gathers and temporaries.
+    the raise allowance ``raise_in``), ``HL (slots, levels, nc, N)`` the spin
+    laws per award class spread on the grid, ``hlen (slots, levels, nc)``
+    their used lengths (one past the last nonzero entry; 0: all zero),
+    ``slots (R,)`` each state's slot in ``HL`` and in ``tables = (BP, BM, XM,
+    X1)`` (each ``(slots, levels, nc)``: the spin's mass and first moment
+    beyond the grid, its kept mass, its first moment), ``gmass, mean (R,
+    levels)`` the rows' grid mass and mean; ``classes``: class indices.
+    Returns one ``new (R, levels, N + 3)`` per class of ``classes``:
+    ``new[..., :N]`` and ``(tail, tailm, total)`` of :func:`spin_step`
+    (``scale``, shift 0), then, with ``cm = XM + BP`` and ``err = gam * total
+    + under``: ``tail + gmass BP + po cm + under``, ``tailm + mean BP + gmass
+    BM + so cm + po X1 + under_top`` and ``(raise_in cm + 2 err) raise_by +
+    1e-15 (gmass + po) cm`` -- each formula evaluated left to right, one IEEE
+    operation at a time, as the same numpy expressions on the arrays evaluate
+    it (the floats of the numpy fallback), without the per-class gathers and
+    temporaries.
 
-    Raises ``ValueError`` when the shapes disagree or a slot leaves ``HL``.
+    Raises ``ValueError`` when the shapes disagree, a class is not one of
+    ``HL``'s or a slot leaves ``HL``.
     """
     BP, BM, XM, X1 = tables
     R, nl, W = S.shape
     nslot, nl2, nc, N = HL.shape
     slots = np.ascontiguousarray(slots, dtype=np.int64)
-    if (W != N + 3 or nl2 != nl or not 0 <= ci < nc or slots.shape != (R,) or len(grid_hi) != N - 1
-            or any(t.shape != (nslot, nl, nc) for t in tables) or hlen.shape != (nslot, nl, nc)
-            or hlen.dtype != np.int64 or not hlen.flags.c_contiguous or gmass.shape != (R, nl) or mean.shape != (R, nl)
+    classes = [int(ci) for ci in classes]
+    if (W != N + 3 or nl2 != nl or not all(0 <= ci < nc for ci in classes) or slots.shape != (R,)
+            or len(grid_hi) != N - 1 or any(t.shape != (nslot, nl, nc) for t in tables)
+            or hlen.shape != (nslot, nl, nc) or hlen.dtype != np.int64 or not hlen.flags.c_contiguous
+            or gmass.shape != (R, nl) or mean.shape != (R, nl)
             or (R and (int(slots.min()) < 0 or int(slots.max()) >= nslot))):
         raise ValueError(f"grid_spin: shapes S {S.shape}, HL {HL.shape}, slots {slots.shape} do not fit")
+    hrow = ((slots[:, None] * nl + np.arange(nl)[None, :]) * nc).ravel()  # row (slot * nl + level) * nc + class
+    HLf = HL.reshape(-1, N)
+    outs = []
     if not COMPILED:  # pragma: no cover
-        big_p, big_m, xm, x1 = BP[slots, :, ci], BM[slots, :, ci], XM[slots, :, ci], X1[slots, :, ci]
         po, so, raise_in = S[:, :, N], S[:, :, N + 1], S[:, :, N + 2]
-        cm = xm + big_p
-        new = np.empty((R, nl, W))
-        hrow = ((slots[:, None] * nl + np.arange(nl)[None, :]) * nc).ravel()
-        tail, tailm, total = (v.reshape(R, nl) for v in spin_step(
-            S[:, :, :N].reshape(R * nl, N), HL.reshape(-1, N), hrow + ci, scale, 0.0, grid_hi,
-            new.reshape(R * nl, W)))
-        err = gam * total + under
-        new[:, :, N] = tail + gmass * big_p + po * cm + under
-        new[:, :, N + 1] = tailm + mean * big_p + gmass * big_m + so * cm + po * x1 + under_top
-        new[:, :, N + 2] = (raise_in * cm + 2 * err) * raise_by + 1e-15 * ((gmass + po) * cm)
-        return new
+        for ci in classes:
+            big_p, big_m, xm, x1 = BP[slots, :, ci], BM[slots, :, ci], XM[slots, :, ci], X1[slots, :, ci]
+            cm = xm + big_p
+            new = np.empty((R, nl, W))
+            tail, tailm, total = (v.reshape(R, nl) for v in spin_step(
+                S[:, :, :N].reshape(R * nl, N), HLf, hrow + ci, scale, 0.0, grid_hi, new.reshape(R * nl, W)))
+            err = gam * total + under
+            new[:, :, N] = tail + gmass * big_p + po * cm + under
+            new[:, :, N + 1] = tailm + mean * big_p + gmass * big_m + so * cm + po * x1 + under_top
+            new[:, :, N + 2] = (raise_in * cm + 2 * err) * raise_by + 1e-15 * ((gmass + po) * cm)
+            outs.append(new)
+        return outs
     S2 = np.ascontiguousarray(S, dtype=np.float64).reshape(R * nl, W)
-    HLf = HL.reshape(-1, N)  # row (slot * nl + level) * nc + class
-    hrow = ((slots[:, None] * nl + np.arange(nl)[None, :]) * nc + ci).ravel()
-    new = np.empty((R * nl, W))
-    tail, tailm, total = np.empty(R * nl), np.empty(R * nl), np.empty(R * nl)
-    _spin_step(S2, HLf, hrow, hlen.reshape(-1), float(scale), 0.0, np.ascontiguousarray(grid_hi, dtype=np.float64), new, tail, tailm,
-               total)
+    hl = hlen.reshape(-1)
+    gh = np.ascontiguousarray(grid_hi, dtype=np.float64)
     flat = [np.ascontiguousarray(t, dtype=np.float64).reshape(-1) for t in tables]
-    _grid_columns(S2, N, nl, nc, slots, ci, *flat, np.ascontiguousarray(gmass, dtype=np.float64).reshape(-1),
-                  np.ascontiguousarray(mean, dtype=np.float64).reshape(-1), tail, tailm, total, float(gam),
-                  float(under), float(under_top), float(raise_by), new)
-    return new.reshape(R, nl, W)
+    gm = np.ascontiguousarray(gmass, dtype=np.float64).reshape(-1)
+    mn = np.ascontiguousarray(mean, dtype=np.float64).reshape(-1)
+    tail, tailm, total = np.empty(R * nl), np.empty(R * nl), np.empty(R * nl)
+    for ci in classes:
+        new = np.empty((R * nl, W))
+        _spin_step(S2, HLf, hrow + ci, hl, float(scale), 0.0, gh, new, tail, tailm, total)
+        _grid_columns(S2, N, nl, nc, slots, ci, *flat, gm, mn, tail, tailm, total, float(gam), float(under),
+                      float(under_top), float(raise_by), new)
+        outs.append(new.reshape(R, nl, W))
+    return outs
 
 
 def mgf_spin(Z, GZ, ids, ci):

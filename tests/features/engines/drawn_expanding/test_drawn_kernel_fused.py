@@ -114,9 +114,9 @@ def test_grid_spin_is_the_step_then_the_columns_formulas():
     gmass, mean = S[:, :, :N].sum(axis=2), S[:, :, :N] @ (np.arange(N) * 2.0)
     grid_hi = np.arange(N, 2 * N - 1) * 2.0
     gam, under, under_top, raise_by = 2.0 ** -45, 2.0 ** -1022, 2.0 ** -1022 * 50, 1 + 1e-12
-    for ci in range(nc):
-        new = grid_spin(S, HL, hlen, slots, ci, 1 + gam, grid_hi, tables, gmass, mean, gam, under, under_top,
-                        raise_by)
+    news = grid_spin(S, HL, hlen, slots, [1, 0], 1 + gam, grid_hi, tables, gmass, mean, gam, under, under_top,
+                     raise_by)
+    for ci, new in zip([1, 0], news):
         for r in range(R):
             for b in range(nl):
                 sl = int(slots[r])
@@ -133,7 +133,7 @@ def test_grid_spin_is_the_step_then_the_columns_formulas():
                 assert new[r, b, N + 1] == tm + mn * bp + gm * bm + so * cm + po * x1 + under_top
                 assert new[r, b, N + 2] == (ri * cm + 2 * err) * raise_by + 1e-15 * ((gm + po) * cm)
     with pytest.raises(ValueError):
-        grid_spin(S, HL, hlen, slots + 2, 0, 1.0, grid_hi, tables, gmass, mean, gam, under, under_top, raise_by)
+        grid_spin(S, HL, hlen, slots + 2, [0], 1.0, grid_hi, tables, gmass, mean, gam, under, under_top, raise_by)
 
 
 def test_mgf_spin_multiplies_as_written():
