@@ -189,6 +189,23 @@ def default_groups(st) -> list[tuple[str, ...]]:
     return [(s,) for s in reversed(top)] + [tuple(high)] * bool(high) + chunks
 
 
+def _unique_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.unique(keys, axis=0, return_inverse=True)`` of an integer matrix: the distinct rows
+    in lexicographic order (first column first) and each row's index among them, by one
+    ``numpy.lexsort`` (``unique`` with ``axis=0`` sorts the rows as records: the same order,
+    several times slower)."""
+    if len(keys) == 0:
+        return keys.copy(), np.zeros(0, dtype=np.intp)
+    order = np.lexsort(keys.T[::-1])
+    sk = keys[order]
+    first = np.empty(len(sk), dtype=bool)
+    first[0] = True
+    np.any(sk[1:] != sk[:-1], axis=1, out=first[1:])
+    inv = np.empty(len(keys), dtype=np.intp)
+    inv[order] = np.cumsum(first) - 1
+    return sk[first], inv
+
+
 def expansion_table(st, groups, maxima: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Joint law of (awarded spins, expansion pay of each group) over the feature's cycle.
 
@@ -235,8 +252,8 @@ def expansion_table(st, groups, maxima: bool = False) -> tuple[np.ndarray, np.nd
     if maxima:
         cols.extend(tops)
     keys = np.stack(cols, axis=1)
-    uk, inv = np.unique(keys, axis=0, return_inverse=True)
-    cnt = np.bincount(inv.ravel(), weights=weights.astype(np.float64))
+    uk, inv = _unique_rows(keys)
+    cnt = np.bincount(inv, weights=weights.astype(np.float64))
     # exact integer re-sum (bincount's float sum is exact below 2^53; checked)
     cnt = cnt.astype(np.int64)
     if int(cnt.sum()) != st.cycle:
@@ -1000,7 +1017,8 @@ def _extend(a: np.ndarray, n: int) -> np.ndarray:
 def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_states, lines,
                   multiplier_of_count, ws) -> list[RegularCapBound]:
     """The chain run of :func:`regular_cap_bound_levels` (arguments checked there)."""
-    from analytic.features.engines.drawn_expanding.kernel import sorted_unique, spin_step, sum_blocks
+    from analytic.features.engines.drawn_expanding.kernel import (grid_spin, group_pay, mgf_spin, multiply_gathered,
+                                                                  sorted_unique, sum_blocks)
 
     reading, ceiling = st.reading, st.ceiling
     cmax = 1  # the first draw count at the ceiling
@@ -1047,13 +1065,11 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     MS = [np.stack([_extend(pl[0][g], kcap[g] + 1) for pl in per_level]) for g in range(ng)]
     MM = [np.stack([_extend(pl[1][g], kcap[g] + 1) for pl in per_level]) for g in range(ng)]
 
-    def group_pay(F):
-        """Bound of the spin's expansion pay, rows x ids x levels, for group counts ``F`` (ids x groups)."""
-        x = np.zeros((len(E), len(F), nl))
-        for g in range(ng):
-            ms, mm = MS[g][:, F[:, g]].T, MM[g][:, F[:, g]].T  # ids x levels
-            x += np.minimum(E[:, g, None, None] * ms[None], EM[:, g, None, None] * mm[None])
-        return x
+    def pay(F):
+        """Bound of the spin's pay (expansions and spread line win), rows x ids x levels, for group counts
+        ``F`` (ids x groups): the groups' ``min(E MS, EM MM)`` added in order, then ``LX``
+        (:func:`~analytic.features.engines.drawn_expanding.kernel.group_pay`)."""
+        return group_pay(E, EM, MS, MM, F, LX)
     classes = sorted(set(int(a) for a in award))
     cls_sl = [slice(int(np.searchsorted(award, a, "left")), int(np.searchsorted(award, a, "right")))
               for a in classes]
@@ -1120,11 +1136,12 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
             BP=np.zeros((64, nl, nc)),  # mass of single spins paying >= N u
             BM=np.zeros((64, nl, nc)),  # their first moment
             XM=np.zeros((64, nl, nc)),  # kept mass of the spin law
-            X1=np.zeros((64, nl, nc)))  # first moment of the class (E[x; class])
+            X1=np.zeros((64, nl, nc)),  # first moment of the class (E[x; class])
+            HB=np.zeros((64, nl, nc), dtype=np.int64))  # used length of HL's laws (past the last nonzero)
         ws.put(RUN_TABLES, {tkey: tab})  # the last run's only
     tid, tuples, nslots = tab["tid"], tab["tuples"], tab["nslots"]
     GZ, S1, BUMP, done, gz_done, slot = (tab[k] for k in ("GZ", "S1", "BUMP", "done", "gz_done", "slot"))
-    HL, BP, BM, XM, X1 = (tab[k] for k in ("HL", "BP", "BM", "XM", "X1"))
+    HL, BP, BM, XM, X1, HB = (tab[k] for k in ("HL", "BP", "BM", "XM", "X1", "HB"))
 
     def ident(m):
         i = tid.get(m)
@@ -1170,15 +1187,20 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
         for j in range(0, len(ids), 16):
             part = ids[j:j + 16]
             F = np.array([tuples[int(i)] for i in part])  # counts per group
-            x = group_pay(F) + LX[:, None, None]  # rows x ids x levels
-            # exp(theta x) is a product over the groups: first the groups the levels share (ids x rows
-            # x thetas), then the others (levels x ids x rows x thetas)
-            ex = PEXL[None]
-            for g in same:
-                ex = ex * PEX[g][0, F[:, g]]
-            ex = ex[None]
-            for g in varies:
-                ex = ex * PEX[g][:, F[:, g]]
+            x = pay(F)  # rows x ids x levels
+            # exp(theta x) is a product over the groups: first the groups the levels share (1 x ids x
+            # rows x thetas), then the others (levels x ids x rows x thetas), each factor in place
+            # (the products of ``ex = ex * PEX[g][0 or :, F[:, g]]``, group by group)
+            if same or varies:
+                ex = np.empty((1, len(part)) + PEXL.shape)
+                ex[...] = PEXL
+                for g in same:
+                    ex = multiply_gathered(ex, PEX[g], F[:, g], True)
+                for gi, g in enumerate(varies):  # (the first one from the shared product, to every level)
+                    to = None if gi else np.empty((nl,) + ex.shape[1:])
+                    ex = multiply_gathered(ex, PEX[g], F[:, g], False, out=to)
+            else:  # (one factor: every id's the same)
+                ex = PEXL[None, None]
             GZ[part, :, :, 0] = WC.sum(axis=1)[None, None, :]
             # sums over the rows as matrix products (BLAS): x is rows x ids x levels, ex (levels or 1)
             # x ids x rows x thetas, broadcast over the levels
@@ -1189,19 +1211,19 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
 
     def prepare_grid(ids):
         """Give each id a grid slot with its spin laws per level and award class (spread on the grid)."""
-        nonlocal HL, BP, BM, XM, X1, nslots
+        nonlocal HL, BP, BM, XM, X1, HB, nslots
         new = ids[slot[ids] < 0]
         if len(new) == 0:
             return
         if nslots + len(new) > len(BP):
             extra = max(nslots, len(new))
-            HL, BP, BM, XM, X1 = (grow(t, extra) for t in (HL, BP, BM, XM, X1))
-            tab.update(HL=HL, BP=BP, BM=BM, XM=XM, X1=X1)
+            HL, BP, BM, XM, X1, HB = (grow(t, extra) for t in (HL, BP, BM, XM, X1, HB))
+            tab.update(HL=HL, BP=BP, BM=BM, XM=XM, X1=X1, HB=HB)
         first = nslots
         for j in range(0, len(new), 32):
             part = new[j:j + 32]
             ks = np.arange(first + j, first + j + len(part))
-            x = group_pay(np.array([tuples[int(i)] for i in part])) + LX[:, None, None]  # rows x ids x levels
+            x = pay(np.array([tuples[int(i)] for i in part]))  # rows x ids x levels
             k = np.floor(x / u).astype(np.int64)
             f = x / u - k  # x = (k + f) u: mass 1 - f at k, f at k + 1 (a mean-preserving spread)
             small = k + 1 < N
@@ -1216,6 +1238,8 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                      + np.bincount((col + np.minimum(kk[sl] + 1, N - 1)).ravel(),
                                    weights=hi_w[sl].ravel(), minlength=nb * N))
                 HL[ks, :, ci] = h.reshape(len(part), nl, N)
+                nz = h.reshape(len(part), nl, N) != 0.0
+                HB[ks, :, ci] = np.where(nz.any(axis=-1), N - np.argmax(nz[..., ::-1], axis=-1), 0)
                 BP[ks, :, ci] = big_w[sl].sum(axis=0)
                 BM[ks, :, ci] = (big_w[sl] * x[sl]).sum(axis=0)
                 XM[ks, :, ci] = HL[ks, :, ci].sum(axis=-1)
@@ -1320,34 +1344,21 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                     prepare(uid, mgf=False)
                     prepare_grid(uid)
                     sl_ = slot[uid]
-                    po, so, raise_in = H[:, :, N], H[:, :, N + 1], H[:, :, N + 2]
-                    G = H[:, :, :N]
-                    mean = G @ grid[:N]
+                    mean = H[:, :, :N] @ grid[:N]
                     states += len(uid)
                     if states > max_states:
                         raise TooManyStates(f"regular_cap_bound: more than {max_states} states at eps = {eps:g}; "
                                             "raise eps or coarsen the groups")
-                    R = len(uid)
-                    Gf = np.ascontiguousarray(G).reshape(R * nl, N)
-                    HLf = HL.reshape(-1, N)  # row (slot * nl + level) * nc + class
-                    hrow = ((sl_[:, None] * nl + np.arange(nl)[None, :]) * nc).ravel()
+                    # the convolution raised by gamma_{N+1} (its error, per row: err = gam * total + under,
+                    # the raise allowance grows by 2 err); what underflow may have lost (at most tiny per
+                    # entry) is put beyond the grid, at the largest value of the full convolution (a
+                    # stochastically larger law; spread on the grid it would leave a subnormal number in
+                    # every cell, which slows every later product a hundredfold); beyond the grid: the
+                    # row's and the spin's overflow mass and moment (class mass cm = XM + BP)
+                    news = grid_spin(H, HL, HB, sl_, range(nc), 1 + gam, grid[N:], (BP, BM, XM, X1), gmass, mean, gam,
+                                     under, under * grid[-1], 1 + 1e-12)
                     for ci, a in enumerate(classes):
-                        big_p, big_m, xm, x1 = BP[sl_, :, ci], BM[sl_, :, ci], XM[sl_, :, ci], X1[sl_, :, ci]
-                        cm = xm + big_p  # class mass
-                        # the convolution raised by gamma_{N+1}; what underflow may have lost (at most
-                        # tiny per entry) is put beyond the grid, at the largest value of the full
-                        # convolution (a stochastically larger law; spread on the grid it would leave
-                        # a subnormal number in every cell, which slows every later product a
-                        # hundredfold)
-                        new = np.empty((R, nl, W))
-                        tail, tailm, total = (v.reshape(R, nl) for v in spin_step(
-                            Gf, HLf, hrow + ci, 1 + gam, 0.0, grid[N:], new.reshape(R * nl, W)))
-                        err = gam * total + under  # what out may lack, per row
-                        new[:, :, N] = tail + gmass * big_p + po * cm + under
-                        new[:, :, N + 1] = (tailm + mean * big_p + gmass * big_m + so * cm + po * x1
-                                            + under * grid[-1])
-                        new[:, :, N + 2] = (raise_in * cm + 2 * err) * (1 + 1e-12) \
-                            + 1e-15 * ((gmass + po) * cm)
+                        new = news[ci]
                         route(uid, new, P * cmass[ci], a, n, pending, nxt, finish_grid)
             mblocks = mpending.pop(n, None)
             if mblocks:
@@ -1365,14 +1376,8 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                                         f"states at eps_mgf = {eps_mgf:g}; raise eps_mgf")
                 if len(uid) == 0:
                     continue
-                for ci, a in enumerate(classes):
-                    g3 = GZ[uid, :, ci]
-                    new = np.empty_like(Z)
-                    new[:, :, 0] = Z[:, :, 0] * g3[:, :, 0]
-                    new[:, :, 1] = Z[:, :, 1] * g3[:, :, 0] + Z[:, :, 0] * g3[:, :, 1]
-                    with np.errstate(over="ignore", invalid="ignore"):
-                        new[:, :, 2:] = Z[:, :, 2:] * g3[:, :, 2:]
-                    route(uid, new, P * cmass[ci], a, n, mpending, mnxt, finish_mgf)
+                for ci, a in enumerate(classes):  # (mass, first moment, MGF) times the spin's, per class
+                    route(uid, mgf_spin(Z, GZ, uid, ci), P * cmass[ci], a, n, mpending, mnxt, finish_mgf)
         pending, mpending = nxt, mnxt
         depth += 1
     mgf_T = np.where(np.isfinite(mgf_T), mgf_T, np.inf)

@@ -147,7 +147,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     """
     from analytic.features.engines.drawn_expanding.engine import multiplier_of_count
     from analytic.features.engines.drawn_expanding.draw_cap import (TooManyStates, _gamma, binomial_pmf,
-                                                        check_grid_unit, expansion_table)
+                                                        _unique_rows, check_grid_unit, expansion_table)
     from analytic.features.engines.drawn_expanding.kernel import spin_step, sum_blocks
     from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
     from analytic.workspace import workspace_for
@@ -185,7 +185,7 @@ def regular_cap_lower(game, feature: str, n0: int, u: int | None = None, eps: fl
     def table():
         keys, cnt = expansion_table(st, [(s,) for s in tracked] + ([rest] if rest else []))
         keys = keys[:, :2 + nt] if rest_mean else keys[:, :1 + nt]
-        uk, inv = np.unique(keys, axis=0, return_inverse=True)
+        uk, inv = _unique_rows(keys)  # (numpy.unique(keys, axis=0, return_inverse=True))
         icnt = np.zeros(len(uk), dtype=object)  # exact integer sums, then one rounding each
         for i, c in zip(inv.ravel(), cnt):
             icnt[i] += int(c)
