@@ -1419,7 +1419,7 @@ def summary_results(game, mode: str | None = None, *, result=None, rounds=None, 
                 hi = {w: laws.nof.get(w, 0) + laws.hi.get(w, 0) for w in set(laws.nof) | set(laws.hi)}
                 c = coarse_session(rules, lo, hi, r.cost, _capped_mean(r), cap=applied_cap(r), snapshots=long_snaps,
                                    lump_high=True)
-                long = dict(c.bracket["snapshots"])
+                long = dict(c.bracket.get("snapshots", {}))
                 long[N] = c
                 long_ruin = c.bracket["ruin_by_round"]
             cut, ruin = joined(fine, main.bracket["ruin_by_round"], long, long_ruin)
@@ -1436,7 +1436,7 @@ def summary_results(game, mode: str | None = None, *, result=None, rounds=None, 
         if coarse:
             c = coarse_session(rules, nof, nof, cost, mean, snapshots=long_snaps, lump_high=True,
                                law_error=err)
-            long = dict(c.bracket["snapshots"])
+            long = dict(c.bracket.get("snapshots", {}))
             long[N] = c
             long_ruin = c.bracket["ruin_by_round"]
     except SessionRefused as exc:
