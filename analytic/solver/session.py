@@ -506,7 +506,7 @@ def _conv_split(a: np.ndarray, la: np.ndarray, split, cache: dict, key, work=Non
 def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction, *,
                 law_error: Fraction = Fraction(0), mean_win=None, cap_currency=None,
                 method: str = "auto", snapshots=(), lump_high: bool = False,
-                trim: float | None = None) -> SessionLaw:
+                trim: float | None = None, lump_above: int | None = None) -> SessionLaw:
     """Run the session chain (see the module docstring).
 
     Parameters
@@ -552,6 +552,13 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
         larger).  The coarse-grid chains of
         :func:`analytic.solver.session_bounds.coarse_session` drop more
         (their bracket is far wider than the error).
+    lump_above : int, optional
+        With ``lump_high``: also take out, after every round, all the live
+        mass above grid index ``lump_above`` (relative to the start), as if
+        it survived every round left above that index.  Not the session's
+        law: only an upper chain of
+        :func:`analytic.solver.session_bounds.coarse_session` (more optimistic
+        than the law it runs, so still above the true session) uses it.
 
     Returns
     -------
@@ -755,6 +762,8 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
             k = math.ceil((N - t - 1) * step) + 1 - off  # first index safe for the rounds left
             if k < len(a):
                 k = max(k, tail_start(a, LUMP))  # and the tail from k at most LUMP
+            if lump_above is not None:  # an upper chain: everything above lump_above (coarse_session)
+                k = min(k, lump_above + 1 - off)
             if k < len(a):
                 part = a[max(k, 0):]
                 lumped[t + 1] += part.sum()

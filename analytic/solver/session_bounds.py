@@ -526,8 +526,9 @@ COARSE_STEPS = 32
 #: (Hoeffding's maximal inequality, :func:`coupling_shift`); added to both chains' error.
 COUPLING_FAIL = 1e-6
 #: Upper-tail mass dropped per round (into the error) by the coarse chains: at most ``N`` times this
-#: (1e-6 in 10,000 rounds), far below the bracket's width.
-COARSE_TRIM = 1e-10
+#: (1e-5 in 10,000 rounds), far below the bracket's width.
+COARSE_TRIM = 1e-9
+_U = 2.0 ** -53
 
 
 def needs_coarse(rounds: int, cost, balance_grid, steps: int | None = None) -> bool:
@@ -539,7 +540,7 @@ def needs_coarse(rounds: int, cost, balance_grid, steps: int | None = None) -> b
     return rounds > COARSE_ROUNDS and Fraction(cost) > steps * Fraction(balance_grid)
 
 
-def rounded_law(law, h) -> dict:
+def rounded_law(law, h, exact: bool = True) -> dict:
     """The round win rounded to the grid ``h`` at random, its mean kept.
 
     ``W' = h floor(W / h)`` with probability ``1 - f`` and ``h ceil(W / h)`` with
@@ -552,27 +553,47 @@ def rounded_law(law, h) -> dict:
         The round win's law (or sub-law), total bets.
     h : Fraction
         The grid (total bets).
+    exact : bool
+        Fractions (the total and the mean exactly the law's), or float64 probabilities (faster
+        for a law of many points).
 
     Returns
     -------
     dict Fraction -> Fraction
-        The law of ``W'`` (exact arithmetic: its total and mean are the law's).
+        The law of ``W'`` (``exact``); else ``(law, error)``: float64 probabilities and the
+        bound ``error`` of their total variation from the exact rounded law's: each part
+        ``p (1 - f)`` or ``p f`` within ``4 u p`` of its exact value (``u = 2^-53``: the
+        conversions, the difference, the product), a grid point's sum of ``m`` parts within
+        ``(m - 1) u`` of its mass more, so ``(m_max + 4) u`` with ``m_max`` the most parts of a
+        point (times 1.01 for the second-order terms).
     """
     h = Fraction(h)
     if h <= 0:
         raise ValueError(f"grid must be positive, got {h}")
     out: dict = {}
+    parts: dict = {}
     for w, p in law.items():
         if not p:
             continue
         q, r = divmod(Fraction(w), h)
         if r == 0:
-            out[q * h] = out.get(q * h, 0) + p
+            out[q * h] = out.get(q * h, 0) + (p if exact else float(p))
+            parts[q] = parts.get(q, 0) + 1
             continue
+        parts[q] = parts.get(q, 0) + 1
+        parts[q + 1] = parts.get(q + 1, 0) + 1
         f = r / h
-        out[q * h] = out.get(q * h, 0) + p * (1 - f)
-        out[(q + 1) * h] = out.get((q + 1) * h, 0) + p * f
-    return {w: p for w, p in out.items() if p}
+        if exact:
+            out[q * h] = out.get(q * h, 0) + p * (1 - f)
+            out[(q + 1) * h] = out.get((q + 1) * h, 0) + p * f
+        else:
+            pf, ff = float(p), float(f)
+            out[q * h] = out.get(q * h, 0.0) + pf * (1.0 - ff)
+            out[(q + 1) * h] = out.get((q + 1) * h, 0.0) + pf * ff
+    got = {w: p for w, p in out.items() if p}
+    if exact:
+        return got
+    return got, 1.01 * (max(parts.values(), default=0) + 4) * _U
 
 
 def coupling_shift(rounds: int, fail: float = COUPLING_FAIL) -> int:
@@ -659,7 +680,12 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     fail = COUPLING_FAIL if fail is None else float(fail)
     s = rules.bet
     h = Fraction(cost) / steps
-    la, lb = rounded_law(lo, h), rounded_law(hi, h)
+    if lo is hi:  # a round with a law (many points): the rounded law in float64 (within its bound)
+        la, e = rounded_law(lo, h, exact=False)
+        lb = la
+        law_error = Fraction(law_error) + Fraction(e)
+    else:
+        la, lb = rounded_law(lo, h), rounded_law(hi, h)
     # the shift a multiple of the rounded moves' grid (and the price's), so the true start lies on both chains' grid
     g0 = fgcd([s * (w - cost) for w in list(la) + list(lb)] + [cost * s])
     m = coupling_shift(rules.rounds, fail)
@@ -669,7 +695,12 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     kw = dict(law_error=Fraction(law_error), method="certified", snapshots=snapshots, lump_high=lump_high,
               trim=COARSE_TRIM)
     a = session_law(ra, la, {}, cost, mean_win=mean_win, **kw)
-    b = session_law(rb, lb, {}, cost, mean_win=mean_win, **kw)
+    # an upper law whose mean exceeds the price drifts up without bound (its chain's span grows like N):
+    # its paths that rise above the true start are taken out as surviving above it -- only more optimistic,
+    # so still an upper chain -- and the chain stays below the start
+    up = sum((w * p for w, p in lb.items()), Fraction(0)) >= cost and lump_high
+    G = fgcd([g0, rules.balance - cost * s]) or g0  # both chains' balance grid (g0 divides x)
+    b = session_law(rb, lb, {}, cost, mean_win=mean_win, lump_above=-int(x / G) if up else None, **kw)
     if a.grid != b.grid or (x / a.grid).denominator != 1:  # (cannot happen: g0 divides both chains' moves)
         raise SessionRefused("the coarse chains' grids do not hold the start (a defect: please report it)")
     k = int(x / a.grid)
@@ -679,6 +710,15 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     def one(R, A, B):
         A, B = replace(A, error=A.error + fail), replace(B, error=B.error + fail)
         res = _combine(R, A, B, cost, mean_win, cap, trio, shift=k)
+        # a level the upper chain's law does not reach once widened by its error and the mass it took out
+        # (placed where taken out, its end unknown: all of it with lump_above) has no finite upper end but
+        # the largest balance the rounds can reach
+        reach = float(np.sum(B.final)) - B.error - B.lumped if len(B.final) else 0.0
+        top = R.balance + x + R.rounds * s * (max(lb) - cost)
+        for q in list(res.balance_quantiles):
+            if reach < float(q):
+                lo_q, hi_q = res.balance_quantiles[q]
+                res.balance_quantiles[q] = (lo_q, max(hi_q, top))
         res.notes.pop("wide", None)
         res.notes["coarse grid"] = (
             f"bracketed on a coarse grid of {float(h * s):g} (1/{steps} of the price): each round's win rounded "

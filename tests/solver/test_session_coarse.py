@@ -72,6 +72,10 @@ def test_rounded_law_keeps_the_mean_and_stays_within_a_step(seed):
     assert all((w / h).denominator == 1 and p > 0 for w, p in got.items())
     # each win moves only to the grid points next to it
     assert set(got) <= {h * math.floor(w / h) for w in law} | {h * math.ceil(w / h) for w in law}
+    # in float64: within its stated bound of the exact rounded law
+    fl, e = rounded_law(law, h, exact=False)
+    assert set(fl) == set(got) and 0 < e < 1e-14
+    assert sum(abs(F(fl[w]) - got[w]) for w in got) <= F(e)
 
 
 def test_coupling_shift_is_hoeffdings_smallest():
@@ -82,15 +86,18 @@ def test_coupling_shift_is_hoeffdings_smallest():
 
 
 @pytest.mark.parametrize("seed", range(10))
-@pytest.mark.parametrize("steps", [2, 3])
-def test_coarse_bracket_holds_every_path(seed, steps):
+@pytest.mark.parametrize("steps,lump", [(2, False), (3, False), (2, True)])
+def test_coarse_bracket_holds_every_path(seed, steps, lump):
     """No stop but ruin: risk of ruin, P(above the start), the mean and the quantiles of the final
-    balance against every path of 6 rounds from 3 prices (a price of 7, wins on half a bet)."""
+    balance against every path of 6 rounds from 3 prices (a price of 7, wins on half a bet; about half
+    the laws pay more than the price on average, so with ``lump_high`` the upper chain takes out every
+    path above the start)."""
     law = _buy_law(seed)
     cost, N = F(7), 6
     rules = SessionRules(balance=3 * cost, rounds=N)
     mean = sum(w * p for w, p in law.items())
-    got = coarse_session(rules, law, law, cost, Figure(mean), steps=steps, fail=1e-3, snapshots=(3,))
+    got = coarse_session(rules, law, law, cost, Figure(mean), steps=steps, fail=1e-3, snapshots=(3,),
+                         lump_high=lump)
     fb, ruin, _ = _exact(rules, law, {}, cost)
     assert got.method == "bounded" and "coarse grid" in got.notes
     assert got.bracket["coarse"]["grid"] == cost / steps
@@ -129,9 +136,16 @@ def test_coarse_bracket_of_bracketing_laws(seed):
     cost = F(3)
     rules = SessionRules(balance=4 * cost, rounds=5)
     mean = sum((w * p for d in (nof, feat) for w, p in d.items()), F(0))
-    got = coarse_session(rules, lo, hi, cost, Figure(mean), cap=F(12), steps=2, fail=1e-3)
+    got = coarse_session(rules, lo, hi, cost, Figure(mean), cap=F(12), steps=2, fail=1e-3, lump_high=True)
     fb, ruin, _ = _exact(rules, nof, feat, cost)
     assert not _misses(got, fb, ruin, rules.balance)
+
+
+def test_some_laws_pay_above_the_price():
+    """The lump_high cases above include upper laws whose mean exceeds the price (the upper chain's
+    paths above the start taken out), and some that do not."""
+    means = [sum(w * p for w, p in _buy_law(seed).items()) for seed in range(10)]
+    assert min(means) < 7 < max(means)
 
 
 def test_stop_rules_refused():
