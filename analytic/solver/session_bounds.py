@@ -68,6 +68,16 @@ on the stop rules:
 A bet ladder is refused: a larger balance plays a larger bet and can lose
 more, so no figure is monotone in the round wins.
 
+Long sessions on a coarse grid
+------------------------------
+:func:`coarse_session` brackets a session with no stop but ruin on a coarse
+balance grid ``h`` (a feature buy's 10,000 rounds, docs/sessions.md): the
+win rounded to ``h`` at random with its mean kept (:func:`rounded_law`), the
+rounded walk within ``x`` of the true one at every round except with
+probability ``fail`` (Hoeffding's maximal inequality, :func:`coupling_shift`),
+two chains started at ``B0 - x`` and ``B0 + x`` bracketing it as the two laws
+above do.
+
 Units: wins in total-bet multiples, balance and amounts in the unit of the bet.
 """
 
