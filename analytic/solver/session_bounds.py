@@ -531,13 +531,13 @@ def bounded_summary(r, rules, autoplay_rules, snapshots, laws: IntervalLaws | No
 #: its balance grid are run on the coarse grid (:func:`needs_coarse`); shorter ones keep the fine chain.
 COARSE_ROUNDS = 1000
 #: Points of the coarse balance grid per round's price (the grid ``h = c / COARSE_STEPS``).
-COARSE_STEPS = 32
+COARSE_STEPS = 20
 #: Probability that the rounded walk strays further than the chains' start shift from the true one
 #: (Hoeffding's maximal inequality, :func:`coupling_shift`); added to both chains' error.
-COUPLING_FAIL = 1e-6
+COUPLING_FAIL = 1e-5
 #: Upper-tail mass dropped per round (into the error) by the coarse chains: at most ``N`` times this
-#: (1e-5 in 10,000 rounds), far below the bracket's width.
-COARSE_TRIM = 1e-9
+#: (1e-4 in 10,000 rounds), far below the bracket's width.
+COARSE_TRIM = 1e-8
 _U = 2.0 ** -53
 
 
