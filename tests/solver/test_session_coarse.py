@@ -153,3 +153,31 @@ def test_stop_rules_refused():
     for kw in ({"stop_cash_up": F(10)}, {"stop_on_any_win": True}, {"bet_ladder": (F(1, 2), F(1))}):
         with pytest.raises(SessionRefused):
             coarse_session(SessionRules(balance=F(21), rounds=5, **kw), law, law, F(7), Figure(F(7)), steps=2)
+
+
+def test_par_sheet_long_buy_session_holds_the_simulator(monkeypatch):
+    """The par sheet's long horizon of a feature buy on the coarse grid against sessions played by the
+    simulator's own code: a bonus bought for 8 paying 5 or 10 (the tiny game of
+    tests/reports/test_session_section.py), 1,500 rounds from 800 (the horizon above COARSE_ROUNDS,
+    patched to 1,000, on a grid of 8 / 4 = 2): the risk of ruin, P(above the start) and the mean final
+    balance inside the bracket widened by 5 standard errors."""
+    import analytic.solver.session_bounds as sb
+    from analytic.model.loader import load_model_text
+    from analytic.simulator.session import simulate_sessions
+    from analytic.solver.round import solve_round
+    from analytic.solver.session import summary_results
+    from test_session_simulated import _bracket_misses
+    from tests.reports.test_session_section import TINY
+
+    monkeypatch.setattr(sb, "COARSE_ROUNDS", 1000)
+    monkeypatch.setattr(sb, "COARSE_STEPS", 4)
+    game = load_model_text(TINY + '\n[modes.buy]\ncost = 8\nbuys = "pick"\nbuy_counts = { 2 = 1 }\n', "tiny.toml")
+    got = summary_results(game, "buy", result=solve_round(game, "buy"), rounds=(100, 1500), balance=F(800))
+    res = got.horizons[1500]
+    assert res.method == "bounded" and res.bracket["coarse"]["grid"] == 2
+    assert got.horizons[100].method != "bounded"  # the fine chain below COARSE_ROUNDS
+    # (the bracket is wide here: this bonus's spread, 2.5 a round, is about the grid's; a real buy's is
+    # 50 times its grid)
+    assert float(res.ruin.error) < 0.5
+    sim = simulate_sessions(game, "buy", 4000, 31, balance=F(800), rounds=1500)
+    assert _bracket_misses(res, sim, 800) == []
