@@ -1390,6 +1390,9 @@ def summary_results(game, mode: str | None = None, *, result=None, rounds=None, 
     rules = SessionRules(balance=bal, bet=Fraction(d["bet"]), rounds=N)
     bet = Fraction(d["bet"])
 
+    # a feature buy's long horizons on the coarse grid (session_bounds.needs_coarse); every other mode's on its own
+    buy = mode in game.modes and game.modes[mode].buys is not None
+
     def grid(points) -> Fraction:  # the fine chain's balance grid (session_law's G)
         return _fgcd([bet * (w - r.cost) for w in points] + [r.cost * bet, bal - r.cost * bet]) or Fraction(1)
 
@@ -1413,7 +1416,7 @@ def summary_results(game, mode: str | None = None, *, result=None, rounds=None, 
             return str(exc)
         if laws is not None:
             arules = SessionRules(balance=bal, bet=bet, **autoplay) if autoplay else None
-            coarse = needs_coarse(N, r.cost * bet, grid(list(laws.nof) + list(laws.lo) + list(laws.hi)))
+            coarse = buy and needs_coarse(N, r.cost * bet, grid(list(laws.nof) + list(laws.lo) + list(laws.hi)))
             n_fine, fine_snaps, long_snaps = split(coarse)
             main, auto, _ = bounded_summary(r, replace(rules, rounds=n_fine), arules, fine_snaps, laws,
                                             _capped_mean(r))
@@ -1436,7 +1439,7 @@ def summary_results(game, mode: str | None = None, *, result=None, rounds=None, 
                                   ruin, auto, arules)
     try:
         nof, feat, err, mean, cost, cap = _round_law_of(game, mode, rules, r)
-        coarse = cap is None and not feat and needs_coarse(N, cost * bet, grid(nof))
+        coarse = buy and cap is None and not feat and needs_coarse(N, cost * bet, grid(nof))
         n_fine, fine_snaps, long_snaps = split(coarse)
         law = session_law(replace(rules, rounds=n_fine), nof, feat, cost, law_error=err, mean_win=mean,
                           cap_currency=cap, method=method, snapshots=fine_snaps, lump_high=True)

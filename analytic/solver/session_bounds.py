@@ -527,8 +527,10 @@ def bounded_summary(r, rules, autoplay_rules, snapshots, laws: IntervalLaws | No
 # ----------------------------------------------------------------------------
 # long sessions on a coarse grid: the round win rounded down or up at random, two shifted chains
 
-#: Horizons above this many rounds of a mode whose price spans more than :data:`COARSE_STEPS` points of
-#: its balance grid are run on the coarse grid (:func:`needs_coarse`); shorter ones keep the fine chain.
+#: Horizons above this many rounds of a feature-buy mode whose price spans more than :data:`COARSE_STEPS`
+#: points of its balance grid are run on the coarse grid by the par sheet's
+#: :func:`~analytic.solver.session.summary_results` (:func:`needs_coarse`); shorter ones, and every other
+#: mode's, keep the fine chain.
 COARSE_ROUNDS = 1000
 #: Points of the coarse balance grid per round's price (the grid ``h = c / COARSE_STEPS``).
 COARSE_STEPS = 20
