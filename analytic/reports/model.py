@@ -408,7 +408,8 @@ class SessionHorizon:
     ----------
     rounds : int
     method : str
-        ``"exact"`` or ``"certified"``.
+        ``"exact"``, ``"certified"`` or ``"bounded"`` (a bracket: two chains, or the coarse grid of a long
+        session, docs/sessions.md).
     error : Fraction
         Total-variation bound of the session's law (0: exact); every
         probability below is within it.
@@ -890,11 +891,6 @@ def _horizon(n: int, x) -> SessionHorizon:
                           x.p_above_start, x.ruin, x.rounds_to_ruin)
 
 
-#: Longest default session of a feature-buy mode, in rounds (10,000 buys of a 100-bet feature are a
-#: million bets staked; the chain's grid grows with the rounds times the price).
-BUY_ROUNDS = 1000
-
-
 def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) -> SessionSection:
     """The session section of one bet mode.
 
@@ -906,8 +902,7 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
     setting : mapping, optional
         Overrides of :data:`analytic.solver.session.DEFAULT_SUMMARY`:
         ``balance`` (start; default 100 bets, in a feature-buy mode 100
-        buys' price), ``rounds`` (horizons; by default a feature-buy mode
-        keeps those up to :data:`BUY_ROUNDS`), ``autoplay``
+        buys' price), ``rounds`` (horizons), ``autoplay``
         (:class:`~analytic.solver.session.SessionRules` keywords; default
         :func:`~analytic.solver.session.default_autoplay` of the game's
         ``[autoplay] stops``).
@@ -922,11 +917,9 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
     setting = dict(setting or {})
     bet = Fraction(DEFAULT_SUMMARY["bet"])
     buy = r.mode in game.modes and game.modes[r.mode].buys is not None
-    # a feature buy's session is counted in buys: a start of 100 buys' price, at most BUY_ROUNDS rounds
+    # a feature buy's session is counted in buys: a start of 100 buys' price
     start = Fraction(setting.get("balance", DEFAULT_SUMMARY["balance"] * (r.cost * bet if buy else 1)))
     rounds = tuple(setting.get("rounds", DEFAULT_SUMMARY["rounds"]))
-    if buy and "rounds" not in setting:
-        rounds = tuple(n for n in rounds if n <= BUY_ROUNDS) or (min(rounds),)
     if game.cap is not None and game.cap.currency is not None:
         cur = game.cap.currency_name or "currency units"
         unit = f"{cur} (total bet {_show(bet)} {cur} a round, the win cap {_show(game.cap.currency)} {cur} applied)"
@@ -941,7 +934,7 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
     got = summary_results(game, r.mode, result=r, rounds=rounds, balance=start, autoplay=auto)
     if isinstance(got, str):
         return SessionSection(start, bet, unit, "", refused=f"No session figures: {got}.")
-    h0 = got.horizons[max(got.horizons)]
+    h0 = got.horizons[min(got.horizons)]
     lab = ("exact (every figure an exact fraction)" if h0.method == "exact" else
            ("bounded: the round has no law, only certified bounds of P(win >= x); the chain is run on two "
             "round laws bracketing it (the win rounded down to a grid with the lower bounds, up with the upper "
@@ -954,14 +947,25 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
     cur_txt = "" if unit == "total bets" else f" {short}"
     capped = ("" if unit == "total bets" else
               f" (the win cap of {_show(game.cap.currency)}{cur_txt} applied at that stake)")
-    bought = (f" (100 buys' price; a feature buy's sessions stop at {BUY_ROUNDS:,} rounds)"
-              if buy and "balance" not in setting else "")
+    bought = " (100 buys' price)" if buy and "balance" not in setting else ""
+    coarse = [n for n in sorted(got.horizons) if "coarse" in got.horizons[n].bracket]
+    if coarse:
+        c = got.horizons[coarse[0]].bracket["coarse"]
+        lab += (f"; {', '.join(f'{n:,}' for n in coarse)} rounds bounded on a coarse grid (not exact): the "
+                f"balance on a grid of {float(c['grid']):,.6g}{cur_txt} (the price over "
+                f"{int(r.cost * bet / c['grid'])}), each round's win rounded down or up to it at random with its "
+                f"mean kept; the rounded walk stays within {float(c['shift']):,.6g}{cur_txt} of the true one over "
+                f"all the rounds except with probability {c['fail']:g} (Hoeffding's maximal inequality), so the "
+                f"chains started that much below and above the start bracket every figure (value +/- "
+                f"half-width)")
+    beyond = f" up to it (the coarse grid's two chains of {max(rounds):,} rounds beyond)" if coarse else ""
     note = (f"Sessions of {', '.join(f'{n:,}' for n in rounds)} rounds from a start of {_amount(start)} {short}{bought}, "
             f"one round at a time at a total bet of {_show(bet)}{cur_txt}{capped}, no stop but ruin (the balance "
             f"below the price of one round, {_amount(price)}{cur_txt}): the final balance (mean; quantile q: the smallest balance x with "
             f"P(balance <= x) >= q; the probability of ending above the start) and the risk of ruin within the "
             f"rounds. The balance is the Markov chain whose step is the round's law; {lab}. One chain of "
-            f"{max(rounds):,} rounds is read at every horizon; sessions whose balance can no longer fall to the "
+            f"{max(n for n in rounds if n not in coarse) if len(coarse) < len(rounds) else max(rounds):,} rounds "
+            f"is read at every horizon{beyond}; sessions whose balance can no longer fall to the "
             f"start within the rounds left are taken out of its upper tail (at most 1e-8 of mass a round, "
             f"widening the quantile intervals by that mass; docs/sessions.md).")
     horizons = tuple(_horizon(n, got.horizons[n]) for n in sorted(got.horizons))

@@ -505,7 +505,8 @@ def _conv_split(a: np.ndarray, la: np.ndarray, split, cache: dict, key, work=Non
 
 def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction, *,
                 law_error: Fraction = Fraction(0), mean_win=None, cap_currency=None,
-                method: str = "auto", snapshots=(), lump_high: bool = False) -> SessionLaw:
+                method: str = "auto", snapshots=(), lump_high: bool = False,
+                trim: float | None = None, lump_above: int | None = None) -> SessionLaw:
     """Run the session chain (see the module docstring).
 
     Parameters
@@ -545,6 +546,19 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
         falls to :data:`LUMP` (or at ``(N - t) c s / G`` grid points above
         the start), not where it falls to :data:`TRIM`: a heavy-tailed
         round law's spread of several top wins is cut.
+    trim : float, optional
+        Certified method: the upper-tail mass dropped each round into the
+        error (default :data:`TRIM`, or the round law's own bound when
+        larger).  The coarse-grid chains of
+        :func:`analytic.solver.session_bounds.coarse_session` drop more
+        (their bracket is far wider than the error).
+    lump_above : int, optional
+        With ``lump_high``: also take out, after every round, all the live
+        mass above grid index ``lump_above`` (relative to the start), as if
+        it survived every round left above that index.  Not the session's
+        law: only an upper chain of
+        :func:`analytic.solver.session_bounds.coarse_session` (more optimistic
+        than the law it runs, so still above the true session) uses it.
 
     Returns
     -------
@@ -709,7 +723,7 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     fcache: dict = {}
     work = _Work()
     splits = {} if exact else {(j, why): _split_law(la) for j, ra in enumerate(arrs) for why, (_, la) in ra.items()}
-    trim = max(TRIM, float(law_error))
+    trim = max(TRIM if trim is None else float(trim), float(law_error))
     # the start: lower the bet at once when the balance does not cover it
     start = np.array([1 if exact else 1.0], dtype=object if exact else float)
     settle(0, nl - 1, 0, start, live)
@@ -748,6 +762,8 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
             k = math.ceil((N - t - 1) * step) + 1 - off  # first index safe for the rounds left
             if k < len(a):
                 k = max(k, tail_start(a, LUMP))  # and the tail from k at most LUMP
+            if lump_above is not None:  # an upper chain: everything above lump_above (coarse_session)
+                k = min(k, lump_above + 1 - off)
             if k < len(a):
                 part = a[max(k, 0):]
                 lumped[t + 1] += part.sum()
@@ -1367,9 +1383,30 @@ def summary_results(game, mode: str | None = None, *, result=None, rounds=None, 
         _refuse_early(game)
     except SessionRefused as exc:
         return str(exc)
+    from analytic.solver.session_bounds import COARSE_ROUNDS, coarse_session, needs_coarse
+
     r = result if result is not None else solve_round(game, mode)
-    rules = SessionRules(balance=bal, bet=Fraction(d["bet"]), rounds=hs[-1])
-    snaps = set(hs[:-1]) | {t for t in CURVE_ROUNDS if t < hs[-1]}
+    N = hs[-1]
+    rules = SessionRules(balance=bal, bet=Fraction(d["bet"]), rounds=N)
+    bet = Fraction(d["bet"])
+
+    # a feature buy's long horizons on the coarse grid (session_bounds.needs_coarse); every other mode's on its own
+    buy = mode in game.modes and game.modes[mode].buys is not None
+
+    def grid(points) -> Fraction:  # the fine chain's balance grid (session_law's G)
+        return _fgcd([bet * (w - r.cost) for w in points] + [r.cost * bet, bal - r.cost * bet]) or Fraction(1)
+
+    def split(coarse: bool):
+        """(the fine chain's rounds, its snapshots, the coarse chains' snapshots)"""
+        n_fine = COARSE_ROUNDS if coarse else N
+        fine_snaps = {t for t in set(hs) | set(CURVE_ROUNDS) if t < n_fine}
+        return n_fine, fine_snaps, {t for t in set(hs) | set(CURVE_ROUNDS) if n_fine < t < N}
+
+    def joined(fine: dict, fine_ruin, long: dict, long_ruin):
+        cut = {**fine, **long}
+        ruin = np.concatenate([fine_ruin, long_ruin[len(fine_ruin):]]) if long else fine_ruin
+        return cut, ruin
+
     if _no_law(game):
         from analytic.solver.session_bounds import bounded_summary
 
@@ -1378,22 +1415,48 @@ def summary_results(game, mode: str | None = None, *, result=None, rounds=None, 
         except SessionRefused as exc:
             return str(exc)
         if laws is not None:
-            arules = SessionRules(balance=bal, bet=Fraction(d["bet"]), **autoplay) if autoplay else None
-            main, auto, _ = bounded_summary(r, rules, arules, snaps, laws, _capped_mean(r))
-            cut = dict(main.bracket["snapshots"])
-            cut[hs[-1]] = main
+            arules = SessionRules(balance=bal, bet=bet, **autoplay) if autoplay else None
+            coarse = buy and needs_coarse(N, r.cost * bet, grid(list(laws.nof) + list(laws.lo) + list(laws.hi)))
+            n_fine, fine_snaps, long_snaps = split(coarse)
+            main, auto, _ = bounded_summary(r, replace(rules, rounds=n_fine), arules, fine_snaps, laws,
+                                            _capped_mean(r))
+            fine = dict(main.bracket["snapshots"])
+            fine[n_fine] = main
+            long: dict = {}
+            long_ruin = None
+            if coarse:
+                from analytic.solver.cap import applied_cap
+
+                lo = {w: laws.nof.get(w, 0) + laws.lo.get(w, 0) for w in set(laws.nof) | set(laws.lo)}
+                hi = {w: laws.nof.get(w, 0) + laws.hi.get(w, 0) for w in set(laws.nof) | set(laws.hi)}
+                c = coarse_session(rules, lo, hi, r.cost, _capped_mean(r), cap=applied_cap(r), snapshots=long_snaps,
+                                   lump_high=True)
+                long = dict(c.bracket.get("snapshots", {}))
+                long[N] = c
+                long_ruin = c.bracket["ruin_by_round"]
+            cut, ruin = joined(fine, main.bracket["ruin_by_round"], long, long_ruin)
             return SummaryResults(rules, {t: cut[t] for t in hs}, {t: cut[t] for t in CURVE_ROUNDS if t in cut},
-                                  main.bracket["ruin_by_round"], auto, arules)
+                                  ruin, auto, arules)
     try:
         nof, feat, err, mean, cost, cap = _round_law_of(game, mode, rules, r)
-        law = session_law(rules, nof, feat, cost, law_error=err, mean_win=mean, cap_currency=cap, method=method,
-                          snapshots=set(hs[:-1]) | {t for t in CURVE_ROUNDS if t < hs[-1]}, lump_high=True)
+        coarse = buy and cap is None and not feat and needs_coarse(N, cost * bet, grid(nof))
+        n_fine, fine_snaps, long_snaps = split(coarse)
+        law = session_law(replace(rules, rounds=n_fine), nof, feat, cost, law_error=err, mean_win=mean,
+                          cap_currency=cap, method=method, snapshots=fine_snaps, lump_high=True)
+        long: dict = {}
+        long_ruin = None
+        if coarse:
+            c = coarse_session(rules, nof, nof, cost, mean, snapshots=long_snaps, lump_high=True,
+                               law_error=err)
+            long = dict(c.bracket.get("snapshots", {}))
+            long[N] = c
+            long_ruin = c.bracket["ruin_by_round"]
     except SessionRefused as exc:
         return str(exc)
     cut = dict(law.snapshots)
-    cut[hs[-1]] = law
+    cut[n_fine] = law
     res = {t: figures(x) for t, x in sorted(cut.items())}
-    ruin = np.cumsum(law.reason_time["ruin"])
+    res, ruin = joined(res, np.cumsum(law.reason_time["ruin"]), long, long_ruin)
     auto = arules = None
     if autoplay:
         arules = SessionRules(balance=bal, bet=Fraction(d["bet"]), **autoplay)

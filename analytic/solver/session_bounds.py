@@ -68,6 +68,16 @@ on the stop rules:
 A bet ladder is refused: a larger balance plays a larger bet and can lose
 more, so no figure is monotone in the round wins.
 
+Long sessions on a coarse grid
+------------------------------
+:func:`coarse_session` brackets a session with no stop but ruin on a coarse
+balance grid ``h`` (a feature buy's 10,000 rounds, docs/sessions.md): the
+win rounded to ``h`` at random with its mean kept (:func:`rounded_law`), the
+rounded walk within ``x`` of the true one at every round except with
+probability ``fail`` (Hoeffding's maximal inequality, :func:`coupling_shift`),
+two chains started at ``B0 - x`` and ``B0 + x`` bracketing it as the two laws
+above do.
+
 Units: wins in total-bet multiples, balance and amounts in the unit of the bet.
 """
 
@@ -83,7 +93,8 @@ import numpy as np
 from analytic.figures import Figure
 
 __all__ = ["IntervalLaws", "GRID_POINTS", "grid_points", "interval_laws", "interval_laws_from_bounds",
-           "bounded_session", "bounded_summary"]
+           "bounded_session", "bounded_summary", "COARSE_ROUNDS", "COARSE_STEPS", "COUPLING_FAIL", "COARSE_TRIM",
+           "rounded_law", "coupling_shift", "needs_coarse", "coarse_session"]
 
 #: Grid points of the feature win by default (geometric from the exact part's lattice to the cap).
 GRID_POINTS = 24
@@ -339,7 +350,10 @@ def bounded_session(rules, laws: IntervalLaws, cost: Fraction, mean_win: Figure,
     return res
 
 
-def _combine(R, a, b, cost, mean_win: Figure, cap, a_laws):
+def _combine(R, a, b, cost, mean_win: Figure, cap, a_laws, shift: int = 0):
+    """The bracketed figures of the true session (rules ``R``) from the chains ``a`` (smaller) and ``b``
+    (larger); ``shift``: grid points by which ``a`` starts below and ``b`` above ``R.balance``
+    (:func:`coarse_session`; 0 in :func:`bounded_session`)."""
     from analytic.solver.session import QUANTILES, SessionResult, figures
 
     fa, fb = figures(a), figures(b)
@@ -386,8 +400,11 @@ def _combine(R, a, b, cost, mean_win: Figure, cap, a_laws):
     t_lo = float(np.sum(1 - hi_c[:N]))
     t_hi = float(np.sum(1 - lo_c[:N]))
     # the mean win: within the certified mean and within the two laws' means (E[W_lo] <= E[W] <= E[W_hi])
-    m_lo = sum((w * p for d in (a_laws[0], a_laws[1]) for w, p in d.items()), Fraction(0))
-    m_hi = sum((w * p for d in (a_laws[0], a_laws[2]) for w, p in d.items()), Fraction(0))
+    if a_laws is None:  # one law (coarse_session of a round with a law): the certified mean alone
+        m_lo, m_hi = mean_win.value - mean_win.error, mean_win.value + mean_win.error
+    else:
+        m_lo = sum((w * p for d in (a_laws[0], a_laws[1]) for w, p in d.items()), Fraction(0))
+        m_hi = sum((w * p for d in (a_laws[0], a_laws[2]) for w, p in d.items()), Fraction(0))
     mu_lo = max(mean_win.value - mean_win.error, m_lo)
     mu_hi = min(mean_win.value + mean_win.error, m_hi)
     if mu_lo > mu_hi:  # (cannot happen when both are certified: a defect, said so rather than a figure)
@@ -458,8 +475,13 @@ def _combine(R, a, b, cost, mean_win: Figure, cap, a_laws):
                     if hi_q >= up:
                         hi_q = max(hi_q, top if top is not None else Fraction(10**18))
             bq[q] = (lo_q, max(lo_q, hi_q))
-        first = lambda law: float(law.final[max(1 - law.offset, 0):].sum()) if len(law.final) else 0.0
-        above = _ifig(*_between(first(a), Ea, first(b), Eb))
+        # P(final balance > R.balance): grid index above the true start, shift + 1 in chain a, 1 - shift in b
+        def first(law, k):
+            return float(law.final[max(k - law.offset, 0):].sum()) if len(law.final) else 0.0
+
+        # chain a's mass taken out by lump_high ends above a's own start, not surely above R.balance
+        fa_above = first(a, shift + 1) - (a.lumped if shift else 0.0)
+        above = _ifig(*_between(max(fa_above, 0.0), Ea, first(b, 1 - shift), Eb))
     # the return experienced: same rounds played in both chains only with the feature stop
     retq = None
     if R.stop_on_feature and fa.return_quantiles is not None and fb.return_quantiles is not None:
@@ -500,3 +522,226 @@ def bounded_summary(r, rules, autoplay_rules, snapshots, laws: IntervalLaws | No
         except SessionRefused as exc:
             auto = str(exc)
     return main, auto, laws
+
+
+# ----------------------------------------------------------------------------
+# long sessions on a coarse grid: the round win rounded down or up at random, two shifted chains
+
+#: Horizons above this many rounds of a feature-buy mode whose price spans more than :data:`COARSE_STEPS`
+#: points of its balance grid are run on the coarse grid by the par sheet's
+#: :func:`~analytic.solver.session.summary_results` (:func:`needs_coarse`); shorter ones, and every other
+#: mode's, keep the fine chain.
+COARSE_ROUNDS = 1000
+#: Points of the coarse balance grid per round's price (the grid ``h = c / COARSE_STEPS``).
+COARSE_STEPS = 20
+#: Probability that the rounded walk strays further than the chains' start shift from the true one
+#: (Hoeffding's maximal inequality, :func:`coupling_shift`); added to both chains' error.
+COUPLING_FAIL = 1e-5
+#: Upper-tail mass dropped per round (into the error) by the coarse chains: at most ``N`` times this
+#: (1e-4 in 10,000 rounds), far below the bracket's width.
+COARSE_TRIM = 1e-8
+_U = 2.0 ** -53
+
+
+def needs_coarse(rounds: int, cost, balance_grid, steps: int | None = None) -> bool:
+    """Whether a session of ``rounds`` rounds is run on the coarse grid: more than :data:`COARSE_ROUNDS`
+    rounds and a price ``cost`` spanning more than ``steps`` points of the fine ``balance_grid``
+    (a feature buy: Book of Christmas Eve's 131 bets on half a bet, 262 points; a base mode's price
+    spans 2 to 5 points and keeps the fine chain)."""
+    steps = COARSE_STEPS if steps is None else steps
+    return rounds > COARSE_ROUNDS and Fraction(cost) > steps * Fraction(balance_grid)
+
+
+def rounded_law(law, h, exact: bool = True) -> dict:
+    """The round win rounded to the grid ``h`` at random, its mean kept.
+
+    ``W' = h floor(W / h)`` with probability ``1 - f`` and ``h ceil(W / h)`` with
+    probability ``f``, ``f = W / h - floor(W / h)``: ``E[W' | W] = W`` and
+    ``|W' - W| < h``.
+
+    Parameters
+    ----------
+    law : mapping Fraction -> Fraction
+        The round win's law (or sub-law), total bets.
+    h : Fraction
+        The grid (total bets).
+    exact : bool
+        Fractions (the total and the mean exactly the law's), or float64 probabilities (faster
+        for a law of many points).
+
+    Returns
+    -------
+    dict Fraction -> Fraction
+        The law of ``W'`` (``exact``); else ``(law, error)``: float64 probabilities and the
+        bound ``error`` of their total variation from the exact rounded law's: each part
+        ``p (1 - f)`` or ``p f`` within ``4 u p`` of its exact value (``u = 2^-53``: the
+        conversions, the difference, the product), a grid point's sum of ``m`` parts within
+        ``(m - 1) u`` of its mass more, so ``(m_max + 4) u`` with ``m_max`` the most parts of a
+        point (times 1.01 for the second-order terms).
+    """
+    h = Fraction(h)
+    if h <= 0:
+        raise ValueError(f"grid must be positive, got {h}")
+    out: dict = {}
+    parts: dict = {}
+    for w, p in law.items():
+        if not p:
+            continue
+        q, r = divmod(Fraction(w), h)
+        if r == 0:
+            out[q * h] = out.get(q * h, 0) + (p if exact else float(p))
+            parts[q] = parts.get(q, 0) + 1
+            continue
+        parts[q] = parts.get(q, 0) + 1
+        parts[q + 1] = parts.get(q + 1, 0) + 1
+        f = r / h
+        if exact:
+            out[q * h] = out.get(q * h, 0) + p * (1 - f)
+            out[(q + 1) * h] = out.get((q + 1) * h, 0) + p * f
+        else:
+            pf, ff = float(p), float(f)
+            out[q * h] = out.get(q * h, 0.0) + pf * (1.0 - ff)
+            out[(q + 1) * h] = out.get((q + 1) * h, 0.0) + pf * ff
+    got = {w: p for w, p in out.items() if p}
+    if exact:
+        return got
+    return got, 1.01 * (max(parts.values(), default=0) + 4) * _U
+
+
+def coupling_shift(rounds: int, fail: float = COUPLING_FAIL) -> int:
+    """The smallest ``m`` with ``2 exp(-2 m^2 / N) <= fail``: in grid steps ``h``, the start shift of the
+    coarse chains.
+
+    ``D_t = sum_{i <= t} (W'_i - W_i)`` (the rounded walk less the true one) is,
+    given the true wins, a sum of independent zero-mean steps each within an
+    interval of length ``h``; Hoeffding's maximal inequality (Doob's inequality
+    on ``exp(lambda D_t)``) gives ``P(max_{t <= N} |D_t| >= m h) <= 2 exp(-2 m^2
+    / N)``.
+    """
+    N = int(rounds)
+    if N <= 0 or fail >= 2:
+        return 0
+    m = math.ceil(math.sqrt(N * math.log(2 / fail) / 2))
+    while 2 * math.exp(-2 * m * m / N) > fail:  # (float rounding of the root)
+        m += 1
+    return m
+
+
+def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, *, cap=None,
+                   steps: int | None = None, fail: float | None = None, snapshots=(), lump_high: bool = False,
+                   law_error=0):
+    """A session bracketed on a coarse balance grid (docs/sessions.md, "Long sessions of a feature buy").
+
+    The round win ``W`` (law ``lo`` and ``hi`` for a round with only bounds of
+    ``P(W >= x)``, ``W_lo <= W <= W_hi``; the same law twice for a round with a
+    law) is rounded to the grid ``h`` at random with its mean kept
+    (:func:`rounded_law`): the rounded walk ``B'`` differs from the true one by
+    ``D_t``, within ``x = m h`` (:func:`coupling_shift`) at every round up to
+    ``N`` except with probability ``fail``.  On that event the chain started at
+    ``B0 - x`` (law ``lo`` rounded) stays at or below the true walk and the one
+    started at ``B0 + x`` (law ``hi`` rounded) at or above it, round by round:
+    the monotone coupling of :func:`bounded_session`, each chain's error
+    widened by ``fail``.  Both chains run on the grid ``h`` (a price of
+    ``steps`` points), certified, dropping :data:`COARSE_TRIM` of upper tail
+    a round.
+
+    Parameters
+    ----------
+    rules : SessionRules
+        No stop but ruin and the rounds (the par sheet's sessions), no bet ladder.
+    lo, hi : dict
+        Laws of the round win bracketing it (the same law twice when it has one), total bets.
+    cost : Fraction
+        Price of a round (total bets).
+    mean_win : Figure
+        The round's (capped) mean win.
+    cap : Fraction, optional
+    steps : int, optional
+        Grid points per price (default :data:`COARSE_STEPS`).
+    fail : float, optional
+        Probability that the coupling fails (default :data:`COUPLING_FAIL`).
+    snapshots, lump_high
+        As :func:`analytic.solver.session.session_law`.
+    law_error : float
+        Total-variation bound of the laws (a certified law; 0 for an exact one or bracketing laws).
+
+    Returns
+    -------
+    SessionResult
+        Method ``bounded``; ``bracket["coarse"]``: ``{"grid": h, "shift": x, "fail": fail}``;
+        ``bracket["snapshots"]`` as :func:`bounded_session`.
+
+    Raises
+    ------
+    SessionRefused
+        Any stop rule but ruin and the rounds, or a bet ladder (not monotone with a shifted start).
+
+    Cost: two certified chains of ``N`` rounds on ``steps`` points per price (the fine grid's
+    ``c / G`` points per price replaced by ``steps``): ``O(N (K + M) log(K + M))`` with ``K`` and
+    ``M`` divided by ``c / (G steps)``; the bracket's width grows like ``h sqrt(N)``.
+    """
+    from dataclasses import replace
+
+    from analytic.solver.session import SessionRefused, _fgcd as fgcd, session_law
+
+    if len(rules.levels) > 1 or any(v for v in (rules.stop_on_any_win, rules.stop_on_feature)) or any(
+            v is not None for v in (rules.stop_single_win_above, rules.stop_cash_up, rules.stop_cash_down)):
+        raise SessionRefused("the coarse grid's bracket is for sessions with no stop but ruin and the rounds "
+                             "at one bet")
+    steps = COARSE_STEPS if steps is None else int(steps)
+    fail = COUPLING_FAIL if fail is None else float(fail)
+    s = rules.bet
+    h = Fraction(cost) / steps
+    if lo is hi:  # a round with a law (many points): the rounded law in float64 (within its bound)
+        la, e = rounded_law(lo, h, exact=False)
+        lb = la
+        law_error = Fraction(law_error) + Fraction(e)
+    else:
+        la, lb = rounded_law(lo, h), rounded_law(hi, h)
+    # the shift a multiple of the rounded moves' grid (and the price's), so the true start lies on both chains' grid
+    g0 = fgcd([s * (w - cost) for w in list(la) + list(lb)] + [cost * s])
+    m = coupling_shift(rules.rounds, fail)
+    x = math.ceil(m * s * h / g0) * g0
+    ra = replace(rules, balance=rules.balance - x)
+    rb = replace(rules, balance=rules.balance + x)
+    kw = dict(law_error=Fraction(law_error), method="certified", snapshots=snapshots, lump_high=lump_high,
+              trim=COARSE_TRIM)
+    a = session_law(ra, la, {}, cost, mean_win=mean_win, **kw)
+    # an upper law whose mean exceeds the price drifts up without bound (its chain's span grows like N):
+    # its paths that rise above the true start are taken out as surviving above it -- only more optimistic,
+    # so still an upper chain -- and the chain stays below the start
+    up = sum((w * p for w, p in lb.items()), Fraction(0)) >= cost and lump_high
+    G = fgcd([g0, rules.balance - cost * s]) or g0  # both chains' balance grid (g0 divides x)
+    b = session_law(rb, lb, {}, cost, mean_win=mean_win, lump_above=-int(x / G) if up else None, **kw)
+    if a.grid != b.grid or (x / a.grid).denominator != 1:  # (cannot happen: g0 divides both chains' moves)
+        raise SessionRefused("the coarse chains' grids do not hold the start (a defect: please report it)")
+    k = int(x / a.grid)
+    trio = None if lo is hi else ({}, la, lb)  # bracketing laws: their means bound the mean win too
+    info = {"grid": h * s, "shift": x, "fail": fail}
+
+    def one(R, A, B):
+        A, B = replace(A, error=A.error + fail), replace(B, error=B.error + fail)
+        res = _combine(R, A, B, cost, mean_win, cap, trio, shift=k)
+        # a level the upper chain's law does not reach once widened by its error and the mass it took out
+        # (placed where taken out, its end unknown: all of it with lump_above) has no finite upper end but
+        # the largest balance the rounds can reach
+        reach = float(np.sum(B.final)) - B.error - B.lumped if len(B.final) else 0.0
+        top = R.balance + x + R.rounds * s * (max(lb) - cost)
+        for q in list(res.balance_quantiles):
+            if reach < float(q):
+                lo_q, hi_q = res.balance_quantiles[q]
+                res.balance_quantiles[q] = (lo_q, max(hi_q, top))
+        res.notes.pop("wide", None)
+        res.notes["coarse grid"] = (
+            f"bracketed on a coarse grid of {float(h * s):g} (1/{steps} of the price): each round's win rounded "
+            f"down or up to it at random with its mean kept, the chains started {float(x):g} below and above the "
+            f"start (the rounded walk stays that close to the true one over the {R.rounds:,} rounds except with "
+            f"probability {fail:g}, Hoeffding); not exact")
+        res.bracket["coarse"] = dict(info)
+        return res
+
+    res = one(rules, a, b)
+    if snapshots:
+        res.bracket["snapshots"] = {t: one(replace(rules, rounds=t), a.snapshots[t], b.snapshots[t])
+                                    for t in a.snapshots}
+    return res

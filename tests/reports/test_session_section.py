@@ -267,28 +267,36 @@ def test_tail_taken_out_only_where_it_can_no_longer_fall_to_the_start():
 
 
 def test_feature_buy_sessions_start_at_100_buys(monkeypatch):
-    """A feature-buy mode's sessions start from 100 buys' price and stop at BUY_ROUNDS rounds; each buy
-    pays 5 or 10 (1/2 each) for a price of 7, so no session of 10 or 20 rounds is ruined and the balance
-    after n rounds is 700 + sum of n (win - 7): mean 700 + n/2, P(above the start) a binomial tail."""
+    """A feature-buy mode's sessions start from 100 buys' price and keep every horizon, the one above
+    COARSE_ROUNDS on the coarse grid (bounded); each buy pays 5 or 10 (1/2 each) for a price of 7, so no
+    session of at most 30 rounds is ruined and the balance after n rounds is 700 + sum of n (win - 7):
+    mean 700 + n/2, P(above the start) a binomial tail."""
     import analytic.solver.session as session
-    from analytic.reports.model import BUY_ROUNDS
+    import analytic.solver.session_bounds as sb
 
-    monkeypatch.setitem(session.DEFAULT_SUMMARY, "rounds", (10, 20, BUY_ROUNDS + 1))
+    monkeypatch.setitem(session.DEFAULT_SUMMARY, "rounds", (10, 20, 30))
+    monkeypatch.setattr(sb, "COARSE_ROUNDS", 20)
+    monkeypatch.setattr(sb, "COARSE_STEPS", 2)  # the price of 7 spans 7 points of the fine grid: above 2
     game = load_model_text(TINY + '\n[modes.buy]\ncost = 7\nbuys = "pick"\nbuy_counts = { 2 = 1 }\n', "tiny.toml")
     sec = session_section(game, solve_round(game, "buy"))
     assert not sec.refused and sec.start == 700
-    assert [h.rounds for h in sec.horizons] == [10, 20]  # the horizon above BUY_ROUNDS is left out
-    assert "100 buys' price" in sec.note
+    assert [h.rounds for h in sec.horizons] == [10, 20, 30]
+    assert [h.method for h in sec.horizons] == ["exact", "exact", "bounded"]  # the fine chain: exact (small)
+    assert "100 buys' price" in sec.note and "30 rounds bounded on a coarse grid" in sec.note
+    assert "grid of 3.5 (the price over 2)" in sec.note
     for h in sec.horizons:
         n = h.rounds
         # k wins of 10 among n: balance 700 + 3k - 2(n - k) = 700 + 5k - 2n > 700  <=>  k > 2n/5
         above = sum((F(math.comb(n, k), 2**n) for k in range(n + 1) if 5 * k > 2 * n), F(0))
         E = F(h.error) + F(1, 10**12)
-        assert abs(h.balance_mean.value - (700 + F(n, 2))) <= h.balance_mean.error + E
-        assert abs(h.p_above_start.value - above) <= E and h.ruin.value <= E
-    # the base mode keeps its start of 100 bets and every horizon
+        tol = E if h.method != "bounded" else F(1, 10**12)  # a bracket: its half-width holds the error
+        assert abs(h.balance_mean.value - (700 + F(n, 2))) <= h.balance_mean.error + tol
+        assert abs(h.p_above_start.value - above) <= h.p_above_start.error + tol
+        assert h.ruin.value - h.ruin.error <= tol
+    # the base mode keeps its start of 100 bets and every horizon on its fine grid (a price of 1 point)
     base = session_section(game, solve_round(game, "base"))
-    assert base.start == 100 and [h.rounds for h in base.horizons] == [10, 20, BUY_ROUNDS + 1]
+    assert base.start == 100 and [h.rounds for h in base.horizons] == [10, 20, 30]
+    assert "coarse" not in base.note and {h.method for h in base.horizons} != {"bounded"}
 
 
 def test_a_bracketed_probability_is_printed_inside_0_and_1():
