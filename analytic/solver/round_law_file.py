@@ -141,7 +141,7 @@ def saved_round_law(game, mode: str, r, *, split: bool = True, features: bool = 
     if split:
         got = S.split_round_law(r, law)
         sp = got if isinstance(got, str) else (tuple(got[0].items()), tuple(got[1].items()), got[2])
-    return SavedRoundLaw(mode, "law", r.cost, r.mean_win, feats, points=tuple(law.points.items()),
+    return SavedRoundLaw(mode, "law", r.cost, S._capped_mean(r), feats, points=tuple(law.points.items()),
                          error=law.error, split=sp)
 
 

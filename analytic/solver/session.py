@@ -521,7 +521,8 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     law_error : Fraction
         Total-variation bound of the round's law (0: exact).
     mean_win : Figure, optional
-        The exact (or bounded) mean round win, uncapped; default the law's.
+        The exact (or bounded) mean round win of the law given (capped where the law is); default the
+        law's.
     cap_currency : Fraction, optional
         Currency cap of a round (unit of the bet).
     method : {'auto', 'exact', 'certified'}
@@ -1226,7 +1227,9 @@ def _round_law_of(game, mode, rules: SessionRules, result=None):
     else:
         nof, feat, err = dict(law.points), {}, law.error
     cap = game.cap.currency if game.cap is not None and game.cap.currency else None
-    return nof, feat, err, r.mean_win, r.cost, cap
+    # the mean of the law the chain steps with: capped where the law is (drawn_expanding's mean_win is the
+    # uncapped round's, its capped mean in extra['capped_rtp'])
+    return nof, feat, err, _capped_mean(r), r.cost, cap
 
 
 def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = "auto",

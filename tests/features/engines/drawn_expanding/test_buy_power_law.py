@@ -126,3 +126,30 @@ def test_dot_halves_within_the_float_sum_bound_of_the_exact_dot():
         assert abs(Fraction(got) - exact) <= Fraction(_gamma(n + 1)) * exact
         m = (n + 1) // 2
         assert got == float(a[:m] @ b[:m]) + float(a[m:] @ b[m:])  # the fixed split, whatever the cores
+
+
+def test_buy_power_session_mean_is_the_capped_law_s():
+    """The session's mean balance steps with the capped round's mean (the law's own), not the uncapped
+    ``mean_win`` the round solver reports beside its capped RTP.  Oracle: Wald's identity on the
+    round law's points, ``E[B_T] = B0 + (E[min(W, C)] - c) E[rounds played]``, the law's mean summed
+    here from its points (within ``C`` times its total-variation error of the capped mean)."""
+    from analytic.solver.session import SessionRules, solve_session
+
+    game = tiny(C)
+    res = solve_round(game, "buy_power_free_spins")
+    law = round_law(res)
+    mu = sum((w * p for w, p in law.points.items()), Fraction(0))
+    assert res.mean_win.value - mu > 100 * C * law.error  # the uncapped mean is far from the law's: can fail
+    rules = SessionRules(balance=10 * res.cost, bet=1, rounds=30)
+    s = solve_session(game, "buy_power_free_spins", rules, result=res)
+    played = s.rounds_mean
+    expect = rules.balance + (mu - res.cost) * played.value
+    tol = (s.balance_mean.error + abs(mu - res.cost) * played.error + C * law.error * rules.rounds
+           + Fraction(1, 10 ** 9))
+    assert abs(s.balance_mean.value - expect) <= tol, (float(s.balance_mean.value), float(expect), float(tol))
+    # the par sheet's sessions (summary_results) read the same mean
+    from analytic.solver.session import summary_results
+
+    got = summary_results(game, "buy_power_free_spins", result=res, rounds=(30,), balance=10 * res.cost, autoplay={})
+    h = got.horizons[30]
+    assert abs(h.balance_mean.value - s.balance_mean.value) <= h.balance_mean.error + s.balance_mean.error
