@@ -59,7 +59,7 @@ def main(path: str = "models/book_of_power.toml", precision: str = "standard", p
 
     def power_law():  # in this process while the workers solve the regular bounds (as solve_rounds does)
         t1, c1 = time.perf_counter(), time.process_time()
-        power_cap_law(game, pw, ws=ws)
+        power_cap_law(game, pw, ws=ws, threads=1)
         t_pw.append((time.perf_counter() - t1, time.process_time() - c1))
         bound_free_work(game, reg, pw, ws)  # (the rest of it: the features' moments and zero-win laws)
         t_pw.append((time.perf_counter() - t1 - t_pw[0][0], time.process_time() - c1 - t_pw[0][1]))

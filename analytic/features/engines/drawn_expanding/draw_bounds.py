@@ -14,7 +14,8 @@ workspace -- the game and its spin tables -- from the pool's initializer
 arguments and send back only the bounds; each worker keeps one BLAS thread,
 via ``threadpoolctl``, so that the workers do not oversubscribe the cores).
 The number of workers is the workspace's ``workers`` (``1``: in this
-process, no pool); it changes the speed only (the work is cut the same way).
+process, no pool), one fewer while this process works ``meanwhile`` (it
+keeps a core); it changes the speed only (the work is cut the same way).
 Under the literal reading the upper bounds are those of one bounding game and
 the lower bounds those of the other: :func:`regular_cap_bounds_together` puts
 both games' jobs in one pool (each worker inherits both workspaces), so the
@@ -177,7 +178,12 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
             if ws.game.cap is not None and any(job[0] == "upper" for sd, job in jobs if sd == side):
                 rc.line_table_for(ws.game, st, rc.mixture_groups(st))  # read by every upper job, likewise
         nw = workers(len(jobs), spaces[0].workers)
-        if nw == 1:
+        if meanwhile is not None and nw > 1:
+            # this process works meanwhile (the Power Free Spins' capped law, about as long as all the
+            # jobs together on the shipped model): it keeps a core, the pool gets the others (one worker
+            # more only makes three processes share two cores)
+            nw = max(1, min(spaces[0].workers - 1, len(jobs)))
+        if spaces[0].workers == 1:
             results = [(side, _solve(job, spaces[side])) for side, job in jobs]
             if meanwhile is not None:
                 meanwhile()

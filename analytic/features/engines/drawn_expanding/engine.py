@@ -1396,7 +1396,7 @@ def bound_free_work(game: Game, reg: str, pw: str, ws: Workspace | None = None) 
     from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
 
     ws = workspace_for(game, ws)
-    power_cap_law(game, pw, ws=ws)
+    power_cap_law(game, pw, ws=ws, threads=1)  # (the worker processes have the other cores)
     for f in (pw, reg):
         for books, spins in sorted(game.features[f].trigger.counts.items())[:1]:
             feature_moments(game, f, books, ws)  # (all starts at once)

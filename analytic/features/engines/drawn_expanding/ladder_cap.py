@@ -69,6 +69,8 @@ U = 2.0 ** -53
 #: solve 13500 / 12098 / 10670 states; the 10-spin start's interval is 8.23e-5 / 8.26e-5 / 8.53e-5
 #: bet wide (20 spins: 1.13e-4 / 1.17e-4 / 1.67e-4): below 1e-12 the FFT error bounds dominate.
 SKIP = 1e-12
+#: Threads of one law build by default (its batched FFTs and its rows' spectrum products); a caller
+#: whose process shares the cores with worker processes (the prefetch) keeps one.
 WORKERS = 1
 
 
@@ -97,7 +99,8 @@ def dot_halves(a: np.ndarray, b: np.ndarray) -> float:
     return float(a[:m] @ b[:m]) + float(a[m:] @ b[m:])
 
 
-def power_cap_law(game, feature: str, Kmax: int | None = None, J: int = J_AWARDS, ws=None) -> "PowerCapLaw":
+def power_cap_law(game, feature: str, Kmax: int | None = None, J: int = J_AWARDS, ws=None,
+                  threads: int | None = None) -> "PowerCapLaw":
     """The :class:`PowerCapLaw` of a Power feature, kept in the workspace ``ws`` per feature, ``Kmax``, ``J``.
 
     ``ws``: the solve's :class:`analytic.workspace.Workspace` of
@@ -105,21 +108,27 @@ def power_cap_law(game, feature: str, Kmax: int | None = None, J: int = J_AWARDS
 
     ``Kmax``: largest number of spins left kept (default :data:`KMAX`, or
     three times the largest start when that is larger); ``J``: awards kept
-    beyond the ladder's top level.  Raises ValueError for a feature without
-    golden reels, or a start above ``Kmax``.
+    beyond the ladder's top level; ``threads``: threads of the build (default
+    the workspace's ``workers``, the cores this solve may use): the rows of
+    one step's batched FFTs and of its spectrum products are shared out, each
+    row computed as in one thread, so the law is the same bit for bit.
+    Raises ValueError for a feature without golden reels, or a start above
+    ``Kmax``.
     """
     if Kmax is None:
         Kmax = max(KMAX, 3 * max(game.features[feature].trigger.counts.values()))
     from analytic.workspace import workspace_for
 
     ws = workspace_for(game, ws)
-    return ws.memo(("drawn_expanding.power_cap_law", feature, Kmax, J), lambda: PowerCapLaw(game, feature, Kmax, J, ws=ws))
+    threads = max(1, int(ws.workers if threads is None else threads))
+    return ws.memo(("drawn_expanding.power_cap_law", feature, Kmax, J),
+                   lambda: PowerCapLaw(game, feature, Kmax, J, ws=ws, threads=threads))
 
 
 class PowerCapLaw:
     """Lower-bound laws ``(h, cap)`` of the Power feature's win per start spin count (ranks averaged)."""
 
-    def __init__(self, game, feature: str, Kmax: int = KMAX, J: int = J_AWARDS, ws=None):
+    def __init__(self, game, feature: str, Kmax: int = KMAX, J: int = J_AWARDS, ws=None, threads: int = WORKERS):
         from threadpoolctl import threadpool_limits
 
         # one BLAS thread: the only BLAS calls are the norms ``h @ h`` of 30000-entry vectors, which a
@@ -127,9 +136,15 @@ class PowerCapLaw:
         # and its threads then spin on the cores the FFTs and products need); with one thread the
         # norms are also the same on every machine (a split sums in another order)
         with threadpool_limits(limits=1, user_api="blas"):
-            self._build(game, feature, Kmax, J, ws)
+            if threads > 1:
+                from concurrent.futures import ThreadPoolExecutor
 
-    def _build(self, game, feature: str, Kmax: int, J: int, ws) -> None:
+                with ThreadPoolExecutor(threads) as pool:
+                    self._build(game, feature, Kmax, J, ws, threads, pool)
+            else:
+                self._build(game, feature, Kmax, J, ws, 1, None)
+
+    def _build(self, game, feature: str, Kmax: int, J: int, ws, threads: int, pool) -> None:
         from analytic.features.engines.drawn_expanding.moments import _ladder
         from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
 
@@ -244,10 +259,10 @@ class PowerCapLaw:
         from scipy import fft as sfft
 
         def rfft(a):
-            return sfft.rfft(a, nfft, axis=-1, workers=WORKERS)
+            return sfft.rfft(a, nfft, axis=-1, workers=threads)
 
         def irfft(a):
-            return sfft.irfft(a, nfft, axis=-1, workers=WORKERS)
+            return sfft.irfft(a, nfft, axis=-1, workers=threads)
 
         idx = np.arange(N, dtype=float)
         nf = nfft // 2 + 1
@@ -256,6 +271,7 @@ class PowerCapLaw:
         solved = 0
         accbuf = np.empty((NG, nf), dtype=complex)  # the summed products of one (pl, K), reused
         tmp = np.empty(nf, dtype=complex)
+        tmps = [tmp] + [np.empty(nf, dtype=complex) for _ in range(threads - 1)]  # one per thread
         zN = np.zeros(N)
         for pl in range(NP - 1, -1, -1):
             for key in [k for k in Hhat if k[0] > pl + 1]:
@@ -299,14 +315,22 @@ class PowerCapLaw:
                     meta.append((G, direct, capm, eps * (1 + 1e-12), prod_mass, pairs))
                 # acc = sum over the edges of xh * th, in edge order
                 live = [j for j, mt in enumerate(meta) if mt[5]]
-                for row, j in enumerate(live):
-                    pairs = meta[j][5]
-                    acc = accbuf[row]
-                    xh, th = pairs[0]
-                    np.multiply(xh, th, out=acc)
-                    for xh, th in pairs[1:]:
-                        np.multiply(xh, th, out=tmp)
-                        acc += tmp
+
+                def products(rows, tmp):
+                    for row in rows:
+                        pairs = meta[live[row]][5]
+                        acc = accbuf[row]
+                        xh, th = pairs[0]
+                        np.multiply(xh, th, out=acc)
+                        for xh, th in pairs[1:]:
+                            np.multiply(xh, th, out=tmp)
+                            acc += tmp
+
+                if pool is None or len(live) < 2:
+                    products(range(len(live)), tmp)
+                else:  # rows shared out (numpy's loops release the GIL); each row summed in edge order
+                    parts = [range(i, len(live), threads) for i in range(threads)]
+                    list(pool.map(products, parts, [tmps[i] for i in range(threads)]))
                 fulls = irfft(accbuf[:len(live)])[:, :N] if live else None
                 hs = []
                 row = 0

@@ -153,3 +153,16 @@ def test_buy_power_session_mean_is_the_capped_law_s():
     got = summary_results(game, "buy_power_free_spins", result=res, rounds=(30,), balance=10 * res.cost, autoplay={})
     h = got.horizons[30]
     assert abs(h.balance_mean.value - s.balance_mean.value) <= h.balance_mean.error + s.balance_mean.error
+
+
+def test_power_cap_law_threads_change_no_bit():
+    """Two threads share a step's FFT rows and spectrum products: every stored number as with one."""
+    from analytic.features.engines.drawn_expanding.ladder_cap import PowerCapLaw
+    from analytic.workspace import Workspace
+
+    game = tiny(C)
+    one = PowerCapLaw(game, "power_free_spins", ws=Workspace(game), threads=1)
+    two = PowerCapLaw(game, "power_free_spins", ws=Workspace(game), threads=2)
+    assert one.solved == two.solved > 0 and sorted(one.start) == sorted(two.start)
+    for k in one.start:
+        assert one.start[k][0].tobytes() == two.start[k][0].tobytes() and one.start[k][1] == two.start[k][1]
