@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-__all__ = ["Figure", "publication_quantum", "round_outward", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
+__all__ = ["Figure", "publication_quantum", "round_outward", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
 
 #: Two-sided normal quantiles used for volatility indices and RTP ranges.
 Z_SCORES = {90: 1.6448536269514722, 95: 1.959963984540054, 99: 2.5758293035489004}
@@ -36,11 +36,16 @@ class Figure:
         ``"exact"`` or ``"bounded"``.
     error : Fraction
         Certified absolute error bound (0 when exact).
+    quantum : Fraction or None
+        Set on a published bounded figure (:meth:`published`): the power of
+        ten its centre and error are multiples of; such a figure is
+        published as it is.  Not compared.
     """
 
     value: Fraction
     label: str = "exact"
     error: Fraction = Fraction(0)
+    quantum: Fraction | None = field(default=None, compare=False)
 
     def __float__(self) -> float:
         return float(self.value)
@@ -61,12 +66,17 @@ class Figure:
         those units of a rounding boundary (a chance of about ``1e-16 |value|
         / q``, at most 1e-3 and usually below 1e-6).
         """
-        if self.label == "exact":
+        if self.label == "exact" or self.quantum is not None:
             return self
         q = publication_quantum(self.value, self.error)
-        v = round(self.value / q) * q
-        e = -((-(self.error + abs(self.value - v))) // q) * q  # ceil to a multiple of q
-        return Figure(Fraction(v), self.label, Fraction(e))
+        while True:  # (twice at most: a widened error may reach the next decade, a coarser quantum)
+            v = round(self.value / q) * q
+            e = -((-(self.error + abs(self.value - v))) // q) * q  # ceil to a multiple of q
+            q2 = publication_quantum(v, e)
+            if q2 <= q:
+                return Figure(Fraction(v), self.label, Fraction(e), q)
+            q = q2
+
 
     def to_json(self) -> dict:
         """``{"exact": "p/q", "float": x, "label": ..., "error": e}`` of the :meth:`published` figure."""
@@ -75,6 +85,36 @@ class Figure:
         if f.label != "exact":
             d["error"] = float(f.error)
         return d
+
+
+def published_split(parts, total: Figure) -> tuple:
+    """An RTP split as published: every part :meth:`Figure.published`, the last bounded one the rest.
+
+    ``parts``: ``(name, Figure)`` pairs adding up to ``total``.  Rounded one by
+    one the published centres would not add up to the published total; so
+    the last bounded part is published as ``total' - sum of the other parts'``
+    (its quantum the finest of theirs), its error widened by that change
+    (``|part - part'|``, the computed centres'), raised to a multiple of the
+    quantum.  Exact parts, and a split without a bounded part, are unchanged.
+
+    Returns
+    -------
+    tuple of (str, Figure)
+    """
+    parts = tuple(parts)
+    last = max((i for i, (_n, f) in enumerate(parts) if f.label != "exact"), default=None)
+    if last is None:
+        return parts
+    out = [(n, f.published()) for n, f in parts]
+    t = total.published()
+    rest = t.value - sum((f.value for i, (_n, f) in enumerate(out) if i != last), Fraction(0))
+    qs = [f.quantum for f in (t, *(f for _n, f in out)) if f.quantum is not None]
+    q = min(qs)
+    name, f = parts[last]
+    e = f.error + abs(f.value - rest)
+    e = -((-e) // q) * q
+    out[last] = (name, Figure(rest, f.label, e, q))
+    return tuple(out)
 
 
 #: A published bounded centre keeps this many significant digits below the error's first one

@@ -24,7 +24,9 @@ def _is_power_of_ten(q: Fraction) -> bool:
 def test_published_interval_contains_the_computed_one(v, e):
     f = Figure(v, "bounded", e)
     g = f.published()
-    q = publication_quantum(v, e)
+    q = g.quantum
+    assert q >= publication_quantum(v, e) and q == publication_quantum(g.value, g.error)
+    assert g.published() is g  # published once: as it is
     assert _is_power_of_ten(q)
     assert g.label == "bounded"
     assert g.value - g.error <= v - e and v + e <= g.value + g.error
@@ -102,3 +104,21 @@ def test_round_outward_is_a_bound_with_the_digits_asked(x, digits):
             assert len(str(n)) <= digits
     if lo != hi:  # one step of the last digit apart
         assert (hi - lo) * 10 ** (digits - 1) <= 10 * max(abs(lo), abs(hi))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(values, errors, st.booleans()), min_size=1, max_size=5))
+def test_published_split_adds_up_and_holds_each_part(parts):
+    from analytic.figures import published_split
+
+    figs = [("p%d" % i, Figure(v, "exact") if ex else Figure(v, "bounded", e)) for i, (v, e, ex) in enumerate(parts)]
+    total = Figure(sum((f.value for _n, f in figs), Fraction(0)),
+                   "exact" if all(f.label == "exact" for _n, f in figs) else "bounded",
+                   sum((f.error for _n, f in figs), Fraction(0)))
+    out = published_split(figs, total)
+    t = total.published()
+    assert sum((f.published().value for _n, f in out), Fraction(0)) == t.value  # as the renderers show them
+    for (_n, f), (_m, g) in zip(figs, out):
+        g = g.published()
+        assert g.label == f.label
+        assert g.value - g.error <= f.value - f.error and f.value + f.error <= g.value + g.error

@@ -76,7 +76,7 @@ from typing import Any, Mapping
 
 from analytic import __version__
 from analytic.model.game import Game
-from analytic.figures import Figure, Z_SCORES
+from analytic.figures import Figure, Z_SCORES, published_split
 from analytic.solver.distribution import round_law
 from analytic.solver.exceedance import Exceedance, exceedance, interval_exceedance
 from analytic.solver.round import RoundResult, solve_game
@@ -785,7 +785,7 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
     return ModeSheet(
         info=info, reel_set=base.reel_set if base else None, cycle=base.cycle if base else None,
         rtp=r.rtp, mean_win=r.mean_win, second_moment=r.second_moment, variance=variance,
-        components=_components(game, r), line_wins=tuple(line_wins),
+        components=published_split(_components(game, r), r.rtp), line_wins=tuple(line_wins),
         scatter_counts=tuple(scatter_counts), features=feats, hit_frequency=r.hit_frequency,
         hit_one_in=1 / hf if hf else math.inf, sd=sd,
         volatility=tuple((c, (vi_z * sd) if (c == 90 and vi_z is not None) else Z_SCORES[c] * sd)

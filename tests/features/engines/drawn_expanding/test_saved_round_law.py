@@ -23,6 +23,7 @@ from test_round_tail import _rounds
 from analytic.cli import main
 from analytic.solver.cap import applied_cap
 from analytic.solver.distribution import round_law
+from analytic.figures import Figure
 from analytic.solver.round_law_file import session_from_law
 from analytic.solver.session import SessionRules, _capped_mean, figures, session_law
 from analytic.solver.session_bounds import bounded_session, interval_laws
@@ -71,7 +72,12 @@ def test_certified_grid_law_sessions_from_the_saved_law(stops):
         err = law.error + e
     else:
         nof, feat, err = dict(law.points), {}, law.error
-    want = figures(session_law(rules, nof, feat, r.cost, law_error=err, mean_win=r.mean_win))
+    # the chain steps with the capped round's mean (the law's): the round solver's capped RTP times the
+    # price (its mean_win is the uncapped round's)
+    c = r.extra["capped_rtp"]
+    mean = Figure(c.value * r.cost, c.label, c.error * r.cost)
+    assert mean.value < r.mean_win.value  # the cap binds on this game
+    want = figures(session_law(rules, nof, feat, r.cost, law_error=err, mean_win=mean))
     same(session_from_law(game, back, rules), want)
 
 
