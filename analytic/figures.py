@@ -71,7 +71,7 @@ class Figure:
         q = publication_quantum(self.value, self.error)
         while True:  # (twice at most: a widened error may reach the next decade, a coarser quantum)
             v = round(self.value / q) * q
-            e = -((-(self.error + abs(self.value - v))) // q) * q  # ceil to a multiple of q
+            e = _ceil_to(self.error + abs(self.value - v), q)
             q2 = publication_quantum(v, e)
             if q2 <= q:
                 return Figure(Fraction(v), self.label, Fraction(e), q)
@@ -111,9 +111,7 @@ def published_split(parts, total: Figure) -> tuple:
     qs = [f.quantum for f in (t, *(f for _n, f in out)) if f.quantum is not None]
     q = min(qs)
     name, f = parts[last]
-    e = f.error + abs(f.value - rest)
-    e = -((-e) // q) * q
-    out[last] = (name, Figure(rest, f.label, e, q))
+    out[last] = (name, Figure(rest, f.label, _ceil_to(f.error + abs(f.value - rest), q), q))
     return tuple(out)
 
 
@@ -154,9 +152,12 @@ def round_outward(x, up: bool, digits: int = BOUND_DIGITS) -> Fraction:
     if x == 0:
         return x
     q = Fraction(10) ** (_decade(abs(x)) - digits + 1)
-    n = x / q
-    k = -((-n.numerator) // n.denominator) if up else n.numerator // n.denominator
-    return k * q
+    return _ceil_to(x, q) if up else (x // q) * q
+
+
+def _ceil_to(x: Fraction, q: Fraction) -> Fraction:
+    """The smallest multiple of ``q > 0`` at or above ``x``."""
+    return -((-x) // q) * q
 
 
 def _decade(x: Fraction) -> int:
@@ -186,13 +187,12 @@ def publication_quantum(value, error) -> Fraction:
     Fraction
         A power of ten.
     """
-    decade = _decade
     value, error = Fraction(value), Fraction(error)
     ks = []
     if error > 0:
-        ks.append(decade(error) - ERROR_DIGITS)
+        ks.append(_decade(error) - ERROR_DIGITS)
     if value != 0:
-        ks.append(decade(abs(value)) - VALUE_DIGITS + 1)
+        ks.append(_decade(abs(value)) - VALUE_DIGITS + 1)
     return Fraction(10) ** max(ks) if ks else Fraction(1)
 
 
