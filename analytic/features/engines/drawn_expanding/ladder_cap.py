@@ -330,7 +330,7 @@ class PowerCapLaw:
                     products(range(len(live)), tmp)
                 else:  # rows shared out (numpy's loops release the GIL); each row summed in edge order
                     parts = [range(i, len(live), threads) for i in range(threads)]
-                    list(pool.map(products, parts, [tmps[i] for i in range(threads)]))
+                    list(pool.map(products, parts, tmps))
                 fulls = irfft(accbuf[:len(live)])[:, :N] if live else None
                 hs = []
                 row = 0
