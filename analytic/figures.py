@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-__all__ = ["Figure", "publication_quantum", "round_outward", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
+__all__ = ["Figure", "publication_quantum", "round_outward", "shown", "SHOWN_ERROR_DIGITS", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
 
 #: Two-sided normal quantiles used for volatility indices and RTP ranges.
 Z_SCORES = {90: 1.6448536269514722, 95: 1.959963984540054, 99: 2.5758293035489004}
@@ -153,6 +153,50 @@ def round_outward(x, up: bool, digits: int = BOUND_DIGITS) -> Fraction:
         return x
     q = Fraction(10) ** (_decade(abs(x)) - digits + 1)
     return _ceil_to(x, q) if up else (x // q) * q
+
+
+#: Significant digits of a printed certified error (:func:`shown`), rounded up.
+SHOWN_ERROR_DIGITS = 2
+
+
+def shown(f: Figure, decimals: int, scale=1) -> tuple[Fraction, Fraction, int]:
+    """A figure as a table prints it: ``(centre, error, decimals)``, the printed interval still certified.
+
+    A table prints a figure to a few decimals (a percentage to 4) and its
+    error to :data:`SHOWN_ERROR_DIGITS` significant digits.  Rounded to
+    nearest, both could print an interval that leaves out the truth (a
+    centre 94.00145445 % with error 1.6e-5 % printed "94.0015 % +- 1.6e-05 %"
+    is off by three errors).  Here the :meth:`Figure.published` centre is
+    rounded to ``d`` decimals, ``d`` at least ``decimals`` and at least the
+    error's second significant digit (the metrology convention: a value to
+    the decimal place of its uncertainty), and the error is widened by that
+    rounding and rounded up, so ``[centre - error, centre + error]``
+    contains the published interval, and so the true value.
+
+    Parameters
+    ----------
+    f : Figure
+        Exact figures come back as their value, error 0, ``decimals``.
+    decimals : int
+        The least number of decimals of the printed centre (in units of ``scale``).
+    scale : int or Fraction
+        Display unit (100 for a percentage).
+
+    Returns
+    -------
+    (Fraction, Fraction, int)
+        The centre (a multiple of ``10^-d``), the error (at most
+        :data:`SHOWN_ERROR_DIGITS` significant digits, rounded up) and ``d``,
+        all in units of ``scale``.
+    """
+    f = f.published()
+    v, e = f.value * scale, f.error * scale
+    if f.label == "exact" or e == 0:
+        return v, Fraction(0), decimals
+    d = max(decimals, 1 - _decade(e), 0)
+    q = Fraction(1, 10 ** d)
+    c = round(v / q) * q
+    return Fraction(c), round_outward(e + abs(v - c), up=True, digits=SHOWN_ERROR_DIGITS), d
 
 
 def _ceil_to(x: Fraction, q: Fraction) -> Fraction:

@@ -144,15 +144,23 @@ def _no_feature_stop(args, game, mode: str) -> args_.UsageError:
 def _num(x) -> str:
     """A quantile: its value (10 significant digits), or ``[low, high]`` when only the interval is
     certified; an interval whose two ends print alike is one value."""
-    if isinstance(x, tuple):
-        lo, hi = _num(x[0]), _num(x[1])
+    if isinstance(x, tuple):  # each end rounded outward
+        from analytic.figures import round_outward
+
+        lo, hi = (f"{float(round_outward(v, up=up)):,.10g}" for v, up in ((x[0], False), (x[1], True)))
         return lo if lo == hi else f"[{lo}, {hi}]"
     return f"{float(x):,.10g}"
 
 
 def _fig(f) -> str:
-    s = f"{float(f.value):.10g}"
-    return s + (f"  +/- {float(f.error):.2e}" if f.label != "exact" else "  (exact)")
+    """A figure to 10 significant digits; a bounded one as its published centre (at most 13 digits,
+    exactly) with its error rounded up to 3 digits, so the printed interval holds the certified one."""
+    if f.label == "exact":
+        return f"{float(f.value):.10g}  (exact)"
+    from analytic.figures import round_outward
+
+    p = f.published()
+    return f"{float(p.value):.13g}  +/- {float(round_outward(p.error, up=True, digits=3)):.2e}"
 
 
 def _setting(rules, mode, cost) -> str:

@@ -21,7 +21,8 @@ import json
 import sys
 from fractions import Fraction
 
-from analytic.figures import Figure
+from analytic.figures import Figure, shown
+from analytic.reports.format import bound_text, centre_text, pct_bound
 from analytic.solver.cap import applied_cap
 
 __all__ = ["add_parser", "run", "result_to_json", "format_table"]
@@ -44,11 +45,15 @@ def add_parser(sub):
 
 
 def _pct(f: Figure | Fraction) -> str:
-    v = f.value if isinstance(f, Figure) else f
-    s = f"{float(v) * 100:.6f} %"
+    """A percentage with 6 decimals; a bounded figure with its certified error, the printed
+    interval containing the certified one (:func:`analytic.figures.shown`)."""
     if isinstance(f, Figure) and f.label != "exact":
-        s += f"  (bounded, +/- {float(f.error) * 100:.2g} %)"
-    return s
+        c, e, d = shown(f, 6, 100)
+        return f"{centre_text(c, d, sep=False)} %  (bounded, +/- {float(e):.2g} %)"
+    v = f.value if isinstance(f, Figure) else f
+    return f"{float(v) * 100:.6f} %"
+
+
 
 
 def _fr(x: Fraction) -> dict:
@@ -145,7 +150,9 @@ def format_table(res) -> str:
         w(f"    {c.name:<32}{_pct(c.rtp)}")
     hf, he = float(res.hit_frequency.value), float(res.hit_frequency.error)
     if he >= 0.01:  # an interval too wide to print as a number (a feature whose zero-win probability is unknown)
-        w(f"  {'hit frequency':<34}between {max(hf - he, 0) * 100:.4f} % and {min(hf + he, 1) * 100:.4f} %"
+        h = res.hit_frequency
+        w(f"  {'hit frequency':<34}between {pct_bound(max(h.value - h.error, 0), False, 4)} % and "
+          f"{pct_bound(min(h.value + h.error, 1), True, 4)} %"
           "   [bounded]")
     else:
         w(f"  {'hit frequency':<34}{_pct(res.hit_frequency)}   (1 in {1 / hf:.4f})   [{res.hit_frequency.label}]"
@@ -165,7 +172,7 @@ def format_table(res) -> str:
           f"1 in {b.cycle / b.figures.top_weight:,.0f}{paid})")
     for k, v in res.extra.items():
         if isinstance(v, Figure) and v.error:  # an interval: print its ends, not a centre that looks like a value
-            w(f"  {k:<34}between {float(v.value - v.error):.10g} and {float(v.value + v.error):.10g}   [{v.label}]")
+            w(f"  {k:<34}between {bound_text(v.value - v.error, False, 10)} and {bound_text(v.value + v.error, True, 10)}   [{v.label}]")
         elif isinstance(v, Figure):
             w(f"  {k:<34}{float(v.value):.10g}   [{v.label}]")
         elif isinstance(v, Fraction):
@@ -179,12 +186,12 @@ def format_table(res) -> str:
             if r.get("binds") is not False:  # True, or None: cannot tell
                 f, p = r["capped_rtp"], r.get("p_reach_cap")
                 iv = (f"{float(f.value) * 100:.8f} %" if not f.error else
-                      f"{float(f.value - f.error) * 100:.8f} .. {float(f.value + f.error) * 100:.8f} %")
+                      f"{pct_bound(f.value - f.error, False, 8)} .. {pct_bound(f.value + f.error, True, 8)} %")
                 reach = "" if p is None else f"   P(reach cap) {float(p.value):.4g}"
                 w(f"    stake {float(r['stake']):>10,.2f}   cap {float(r['cap_multiple']):>12,.2f}x   "
                   f"RTP {iv}   [{f.label}]{reach}")
     if res.rtp.label != "exact":
-        w(f"  RTP certified within +/- {float(res.rtp.error):.3g}")
+        w(f"  RTP certified within +/- {bound_text(res.rtp.error, True, 3)}")
     elif len(str(res.rtp.value.denominator)) <= 40:
         w(f"  exact RTP = {res.rtp.value.numerator}/{res.rtp.value.denominator}")
     else:

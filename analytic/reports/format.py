@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from analytic.figures import Figure
+from analytic.figures import VALUE_DIGITS, Figure, round_outward, shown
 
 __all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
            "prob_text",
-           "ladder_table", "max_win_text"]
+           "ladder_table", "max_win_text", "bound_text", "pct_bound", "centre_text"]
 
 
 #: Exact fractions longer than this many characters are printed only in the appendix and the JSON.
@@ -64,23 +64,70 @@ def one_in(p) -> str:
     return f"1 in {n:,.2f}" if n < 1e7 else f"1 in {n:.4e}"
 
 
-def _err(f: Figure, scale: float = 1.0, as_pct: bool = False) -> str:
+def _decimal(x: Fraction, d: int, sep: bool = True) -> str:
+    """Exact text of ``x``, a multiple of ``10^-d``, with ``d`` decimals (thousands separators)."""
+    from decimal import Decimal
+
+    n = x * 10 ** d
+    if n.denominator != 1:
+        raise ValueError(f"_decimal: {x} is not a multiple of 10^-{d}")
+    return format(Decimal(int(n)).scaleb(-d), f",.{d}f" if sep else f".{d}f")
+
+
+def centre_text(c: Fraction, d: int, sep: bool = True) -> str:
+    """A printed centre (a multiple of ``10^-d``), exactly: fixed, or in scientific notation where
+    :func:`num` would use it (below 1e-4 or from 1e7), with every digit it has."""
+    from decimal import Decimal
+
+    if c == 0:
+        return "0"
+    if abs(c) >= 10 ** 7 or abs(c) < Fraction(1, 10 ** 4):
+        k = max(_decade(abs(c)) + d, 0)
+        return format(Decimal(int(c * 10 ** d)).scaleb(-d), f".{k}e")
+    return _decimal(c, d, sep)
+
+
+def _decade(x: Fraction) -> int:
+    from analytic.figures import _decade as dec
+
+    return dec(Fraction(x))
+
+
+def _err_text(e: Fraction) -> str:
+    """A printed error (at most two significant digits, already rounded up: :func:`shown`)."""
+    return f"{float(e):.2g}"
+
+
+def bound_text(x, up: bool = True, digits: int = 3) -> str:
+    """A certified bound printed to ``digits`` significant digits, rounded outward (up for an upper bound)."""
+    return f"{float(round_outward(x, up=up, digits=digits)):.{digits}g}"
+
+
+def _pm_pct(f: Figure, digits: int) -> str:
+    """``x% ± e%`` of a bounded Figure (:func:`~analytic.figures.shown`); ``x%`` of an exact one."""
     if f.label == "exact":
-        return ""
-    e = float(f.error) * scale
-    return f" ± {e * 100:.2g}% (bounded)" if as_pct else f" ± {e:.2g} (bounded)"
+        return pct(f.value, digits)
+    c, e, d = shown(f, digits, 100)
+    return f"{_decimal(c, d, sep=False)}% ± {_err_text(e)}%"
 
 
 def fig_pct(f: Figure, digits: int = 4) -> str:
-    """A Figure as a percentage, with its certified error when bounded (:meth:`Figure.published`)."""
-    f = f.published()
-    return pct(f.value, digits) + _err(f, as_pct=True)
+    """A Figure as a percentage, with its certified error when bounded.
+
+    A bounded figure prints its centre to at least ``digits`` decimals and to
+    its error's second significant digit, the error rounded up to cover that
+    rounding (:func:`~analytic.figures.shown`): the printed interval contains
+    the certified one.
+    """
+    return _pm_pct(f, digits) + ("" if f.label == "exact" else " (bounded)")
 
 
 def fig_num(f: Figure, digits: int = 4) -> str:
-    """A Figure as a number, with its certified error when bounded (:meth:`Figure.published`)."""
-    f = f.published()
-    return num(f.value, digits) + _err(f)
+    """A Figure as a number, with its certified error when bounded (printed as :func:`fig_pct` does)."""
+    if f.label == "exact":
+        return num(f.value, digits)
+    c, e, d = shown(f, digits)
+    return f"{centre_text(c, d)} ± {_err_text(e)} (bounded)"
 
 
 APPENDIX_NOTE = ("Each headline figure exactly (a fraction), or its centre with the certified error bound: the "
@@ -110,9 +157,11 @@ def exact_text(f: Figure, limit: int | None = None) -> str:
     if f.label == "exact":
         t = frac(f.value)
         return t if limit is None or len(t) <= limit else "(fraction in the appendix)"
-    if limit is not None:  # a table cell: the centre to 12 digits (the full centre is in the appendix)
-        return f"{decimal_text(f.value, 12)} ± {float(f.error):.2g}"
-    return f"{decimal_text(f.value)} ± {float(f.error):.3g} (bounded)"
+    # the published centre has at most VALUE_DIGITS significant digits: printed exactly; the error
+    # rounded up (to two significant digits in a table cell, three in the appendix)
+    if limit is not None:
+        return f"{decimal_text(f.value, VALUE_DIGITS)} ± {bound_text(f.error, digits=2)}"
+    return f"{decimal_text(f.value)} ± {bound_text(f.error)} (bounded)"
 
 
 def rounds_text(n: float) -> str:
@@ -129,7 +178,10 @@ def line_grid(line, rows: int, on: str = "#", off: str = ".") -> list[str]:
 def extra_text(v) -> str:
     """A mechanic-specific figure (``RoundResult.extra``) as short text."""
     if isinstance(v, Figure):
-        return f"{num(v.value, 10)} ({v.label})" + ("" if v.label == "exact" else f" ± {float(v.error):.3g}")
+        if v.label == "exact":
+            return f"{num(v.value, 10)} (exact)"
+        c, e, d = shown(v, 10)
+        return f"{centre_text(c, d)} ({v.label}) ± {_err_text(e)}"
     if isinstance(v, Fraction):
         return num(v, 10)
     if isinstance(v, dict):
@@ -183,8 +235,14 @@ def currency_cap_rows(rows) -> list[list[str]]:
     out = []
     for r in rows:
         f, p = r["capped_rtp"], r.get("p_reach_cap")
-        rtp = pct(f.value, 8) + ("" if f.label == "exact" else f" ± {float(f.error):.2g}")
-        reach = "-" if p is None else one_in(p) + ("" if p.label == "exact" else f" ± {float(p.error):.2g}")
+        rtp = _pm_pct(f, 8)
+        if p is None:
+            reach = "-"
+        elif p.label == "exact":
+            reach = one_in(p)
+        else:  # the certified interval of the probability, as "1 in A .. B" rounded outward
+            p = p.published()
+            reach = _one_in_range(max(p.value - p.error, Fraction(0)), min(p.value + p.error, Fraction(1)))
         labels = sorted({f.label} | ({p.label} if p is not None else set()))
         out.append([num(r["stake"], 2), num(r["cap_multiple"], 2), {True: "yes", False: "no"}.get(r.get("binds"), "-"), rtp, reach,
                     ", ".join(labels)])
@@ -207,8 +265,9 @@ def range_cells(r) -> list[str]:
     """The ``low .. high`` texts of a :class:`~analytic.reports.model.RangeRow`, one per level; a low
     end truncated at 0 (the normal approximation went below a return of 0) is marked ``*``."""
     if r.quantiles:  # certified: each quantile's interval, one value when it is below the printed precision
-        def iv(a, b):
-            return pct(a, 2) if pct(a, 2) == pct(b, 2) else f"{pct(a, 2)}-{pct(b, 2)}"
+        def iv(a, b):  # each end rounded outward
+            a, b = _pct_out(a, False), _pct_out(b, True)
+            return a if a == b else f"{a}-{b}"
         return [f"{iv(a, b)} .. {iv(c, e)}" for lv, a, b, c, e in r.quantiles]
     return [f"{pct(lo, 2)}{'*' if lv in r.truncated else ''} .. {pct(hi, 2)}" for lv, lo, hi in r.ranges]
 
@@ -255,10 +314,33 @@ def retrigger_text(g) -> str:
             f"({pct(g.retrigger_probability)}), {g.retrigger_note}; awards: {aw}.")
 
 
+def pct_bound(x, up: bool, digits: int = 2) -> str:
+    """A certified bound ``x`` (a fraction of 1) as a percentage number with ``digits`` decimals,
+    rounded outward (up for an upper bound); no ``%`` sign."""
+    q = Fraction(1, 10 ** digits)
+    y = Fraction(x) * 100
+    y = -((-y) // q) * q if up else (y // q) * q
+    return _decimal(y, digits, sep=False)
+
+
+def _pct_out(x, up: bool, digits: int = 2) -> str:
+    return pct_bound(x, up, digits) + "%"
+
+
+def _num_out(x, up: bool, digits: int = 2) -> str:
+    """A certified bound as :func:`num` prints it (an integer as is, else ``digits`` decimals),
+    rounded outward."""
+    x = Fraction(x)
+    if x.denominator == 1:
+        return num(x)
+    q = Fraction(1, 10 ** digits)
+    return _decimal(-((-x) // q) * q if up else (x // q) * q, digits)
+
+
 def quantile_text(lo, hi) -> str:
     """A session quantile: the value, or ``low .. high`` when only the interval is certified (one value
-    when its two ends print alike)."""
-    a, b = num(lo, 2), num(hi, 2)
+    when its two ends print alike; each end rounded outward)."""
+    a, b = _num_out(lo, False), _num_out(hi, True)
     return a if a == b else f"{a} .. {b}"
 
 
@@ -271,15 +353,20 @@ def prob_text(f: Figure) -> str:
         fr = frac(f.value)
         return fr if len(fr) <= 12 else t
     if f.error >= Fraction(1, 10**6):  # a bracket (a session of a round without a law): its two ends,
-        # within [0, 1] (a probability's interval is cut there)
-        # with as many digits (4 to 8) as tell its ends apart: never "[0.353, 0.353]"
+        # within [0, 1] (a probability's interval is cut there), rounded outward, with as many
+        # significant digits (4 to 10) as keep the printed bracket within 1.5 times its width
+        # (never "[0.353, 0.353]", nor "[0.353, 0.3531]" for [0.353018, 0.353022])
         lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
-        for d in range(4, 9):
-            a, b = f"{float(lo):.{d}g}", f"{float(hi):.{d}g}"
-            if a != b:
+        for d in range(4, 11):
+            a, b = _sig(lo, False, d), _sig(hi, True, d)
+            if Fraction(b) - Fraction(a) <= Fraction(3, 2) * (hi - lo):
                 break
         return f"[{a}, {b}]"
-    return f"{t} ± {float(f.error):.2g}"
+    # six significant digits, or fewer where the published centre has fewer (no padding zeros)
+    p = f.published()
+    v, have = abs(p.value), max(-_decade(p.quantum), 0)
+    c, e, d = shown(f, min(max(6 - 1 - _decade(v), 0), have) if v else 0)
+    return f"{centre_text(c, d, sep=False)} ± {_err_text(e)}"
 
 
 #: Header of the session horizons table (the quantile columns follow ``levels``).
@@ -295,7 +382,7 @@ def session_rows(sec, levels) -> tuple[list[str], list[list[str]]]:
         q = {lv: (lo, hi) for lv, lo, hi in h.quantiles}
         # a bracketed horizon (two chains, each certified within its error) is an interval, not a certified value
         lab = ("exact" if h.method == "exact" else "bounded (bracket)" if h.method == "bounded"
-               else f"certified ± {float(h.error):.2g}")
+               else f"certified ± {bound_text(h.error, digits=2)}")
         rows.append([f"{h.rounds:,}", fig_num(h.balance_mean, 2)] + [quantile_text(*q[lv]) for lv in levels]
                     + [prob_text(h.p_above_start), prob_text(h.ruin),
                        _to_ruin(h), lab])
@@ -326,33 +413,47 @@ def autoplay_rows(a) -> list[list[str]]:
                  f"mean {fig_num(a.rounds_mean, 1)}" + (f", median {quantile_text(*med)}" if med else "")])
     rows.append(["final balance", "", f"mean {fig_num(a.balance_mean, 2)}, P(above start) {prob_text(a.p_above_start)}"])
     return rows
-def _sig(x, digits: int = 10) -> str:
-    return "0" if x == 0 else f"{float(x):.{digits}g}"
+def _sig(x, up: bool, digits: int = 10) -> str:
+    """A certified bound to ``digits`` significant digits, rounded outward (up for an upper bound)."""
+    return "0" if x == 0 else f"{float(round_outward(x, up=up, digits=digits)):.{digits}g}"
 
 
 def ladder_table(ex) -> tuple[list[str], list[list[str]]]:
     """Header and rows (text) of an :class:`~analytic.solver.exceedance.Exceedance` ladder: an exact
     one with ``P(win >= x)``, "1 in" and the fraction when short; a bounded one with its certified
-    low and high ends (10 significant digits, rounded outward already)."""
+    low and high ends (10 significant digits, rounded outward)."""
     if ex.label == "exact":
         head = ["win >= x (x total bet)", "P(win >= x)", "1 in", "exact"]
         rows = [[r.label, num(r.low, 6), one_in(r.low), short_frac(r.low)] for r in ex.rows]
     elif getattr(ex, "kind", "law") == "interval":  # no law: only the two ends mean anything, no centre
         head = ["win >= x (x total bet)", "lower bound", "upper bound", "1 in (from .. to)"]
-        rows = [[r.label, _sig(r.low), _sig(r.high), _one_in_range(r.low, r.high)] for r in ex.rows]
+        rows = [[r.label, _sig(r.low, False), _sig(r.high, True), _one_in_range(r.low, r.high)] for r in ex.rows]
     else:
         head = ["win >= x (x total bet)", "P(win >= x)", "1 in", "lower bound", "upper bound"]
         rows = [[r.label, num((r.low + r.high) / 2, 6), one_in((r.low + r.high) / 2) if r.low > 0
-                 else f"at most {one_in(r.high)}", _sig(r.low), _sig(r.high)] for r in ex.rows]
+                 else f"at most {_one_in_out(r.high, False)}", _sig(r.low, False), _sig(r.high, True)] for r in ex.rows]
     return head, rows
 
 
 def _one_in_range(low, high) -> str:
-    """``1 in A .. B`` of a probability between ``low`` and ``high`` (one value when both print alike)."""
+    """``1 in A .. B`` of a probability between ``low`` and ``high`` (one value when both print alike;
+    ``A`` rounded down, ``B`` up)."""
     if low <= 0:
-        return f"{one_in(high)} or rarer"
-    a, b = one_in(high), one_in(low)
+        return f"{_one_in_out(high, False)} or rarer"
+    a, b = _one_in_out(high, False), _one_in_out(low, True)
     return a if a == b else f"{a} .. {b[5:]}"
+
+
+def _one_in_out(p, up: bool) -> str:
+    """``1 in N`` of a certified bound ``p > 0`` of a probability, ``N = 1 / p`` rounded down
+    (``up`` False: from an upper bound of ``p``) or up; formatted as :func:`one_in`."""
+    if p <= 0:
+        return one_in(p)
+    n = 1 / Fraction(p)
+    if n < 10 ** 7:
+        q = Fraction(1, 100)
+        return f"1 in {_decimal(-((-n) // q) * q if up else (n // q) * q, 2)}"
+    return f"1 in {float(round_outward(n, up=up, digits=5)):.4e}"
 
 
 def max_win_text(ex) -> str:
@@ -362,9 +463,9 @@ def max_win_text(ex) -> str:
     if ex.max_low == ex.max_high:
         p = f"probability {num(ex.max_low, 6)} ({one_in(ex.max_low)}), exact"
     elif getattr(ex, "kind", "law") == "interval":
-        p = (f"probability {_sig(ex.max_low)} .. {_sig(ex.max_high)} ({_one_in_range(ex.max_low, ex.max_high)}), "
+        p = (f"probability {_sig(ex.max_low, False)} .. {_sig(ex.max_high, True)} ({_one_in_range(ex.max_low, ex.max_high)}), "
              "certified bounds")
     else:
-        p = (f"probability {_sig(ex.max_low)} .. {_sig(ex.max_high)} ({one_in((ex.max_low + ex.max_high) / 2)}), "
+        p = (f"probability {_sig(ex.max_low, False)} .. {_sig(ex.max_high, True)} ({one_in((ex.max_low + ex.max_high) / 2)}), "
              "certified bounds")
     return f"Maximum win: {num(ex.max_win)} x total bet, {p} ({ex.max_note})."

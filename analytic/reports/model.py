@@ -77,6 +77,7 @@ from typing import Any, Mapping
 from analytic import __version__
 from analytic.model.game import Game
 from analytic.figures import Figure, Z_SCORES, published_split
+from analytic.reports.format import bound_text
 from analytic.solver.distribution import round_law
 from analytic.solver.exceedance import Exceedance, exceedance, interval_exceedance
 from analytic.solver.round import RoundResult, solve_game
@@ -651,17 +652,17 @@ def _distribution(r: RoundResult, top_cap: Fraction | None, law=None):
         own = r.extra.get("certified_law") if r.extra else None
         if own is not None:
             note = (f"Law of the whole round, wins in multiples of the total bet, certified by the round solver: "
-                    f"{own['method']} (total variation error at most {float(err):.3g}).")
+                    f"{own['method']} (total variation error at most {bound_text(err)}).")
         elif law.method == "grid":
             note = ("Law of the whole round (base spin plus features), wins in multiples of the total bet: "
                     "rounds without a feature exactly, feature rounds from the features' certified grid laws "
-                    f"(total variation error at most {float(err):.3g}; grid entries of probability 1e-18 or less "
+                    f"(total variation error at most {bound_text(err)}; grid entries of probability 1e-18 or less "
                     "are left out, so the top row ends at the largest win more likely than that).")
         else:
             note = ("Exact law of the whole round" + (" (base spin plus features)" if has_feat else "")
                     + ", wins in multiples of the total bet.")
             if err:
-                note += f" Probability mass missing from feature distributions: at most {float(err):.3g}."
+                note += f" Probability mass missing from feature distributions: at most {bound_text(err)}."
         lab = "exact" if err == 0 and r.rtp.label == "exact" else "bounded"
         tp = pts.get(top, Fraction(0))
         capp = None
@@ -670,7 +671,7 @@ def _distribution(r: RoundResult, top_cap: Fraction | None, law=None):
         if law.method == "grid":  # unbounded retriggers: no finite top win to show
             gap = rtp - sum((bk.rtp for bk in buckets), Fraction(0))
             note += (f" The rows' probabilities and RTP shares are grid figures (floats, not exact fractions); "
-                     f"their RTP column adds up to the exact RTP within {abs(float(gap)) * 100:.2g} percentage "
+                     f"their RTP column adds up to the exact RTP within {bound_text(abs(gap) * 100, digits=2)} percentage "
                      "points.")
             return (DistributionTable("round", note, lab, err, tuple(buckets), r.rtp.error), None, None,
                     "no top win from a grid law (see the exceedance ladder's maximum win)" if own is not None
@@ -1002,7 +1003,7 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
                  + (". Exact." if a.method == "exact" else
                     ". Bounded: each figure an interval between the sessions of the two round laws bracketing "
                     "the round (value +/- half-width)." if a.method == "bounded" else
-                    f". Certified: each probability within {float(a.error):.2g}."))
+                    f". Certified: each probability within {bound_text(a.error, digits=2)}."))
         table = AutoplayTable(tuple(rows), tuple((_STOP_NAMES[w], f) for w, f in a.reasons.items()),
                               a.rounds_mean, tuple((Fraction(lv), int(v[0]) if isinstance(v, tuple) else int(v),
                                                     int(v[1]) if isinstance(v, tuple) else int(v))
@@ -1021,7 +1022,7 @@ def _exceedance(r: RoundResult, law) -> tuple[Exceedance | None, str]:
         ex = interval_exceedance(tail, applied_cap(r))
         note = (f"P(round win >= x), x in multiples of the total bet, with certified lower and upper bounds at "
                 f"each threshold (the round has no law: {law.reason}; bounds by the round solver: {ex.method}): "
-                f"every row's gap (high - low) is at most {float(ex.gap):.3g}.")
+                f"every row's gap (high - low) is at most {bound_text(ex.gap)}.")
         return ex, note
     if law.points is None:
         return None, f"Exceedance ladder not given: {law.reason}."
@@ -1031,8 +1032,8 @@ def _exceedance(r: RoundResult, law) -> tuple[Exceedance | None, str]:
                 "(the fractions are in the JSON par sheet).")
     else:
         note = (f"P(round win >= x), x in multiples of the total bet, with certified bounds from the round's law "
-                f"(total variation error at most {float(ex.error):.3g}): every row's gap "
-                f"(high - low) is at most {float(ex.gap):.3g}.")
+                f"(total variation error at most {bound_text(ex.error)}): every row's gap "
+                f"(high - low) is at most {bound_text(ex.gap)}.")
     return ex, note
 
 

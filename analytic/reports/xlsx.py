@@ -209,8 +209,14 @@ def _num(f) -> float:
 
 
 def _errn(f) -> float | None:
-    """A bounded Figure's published error as a float (None when exact)."""
-    return float(f.published().error) if f.label != "exact" else None
+    """A bounded Figure's published error, rounded up to 3 significant digits (what its cell's
+    ``0.00E+00`` format shows is then the value itself, never below the certified error), as a float;
+    None when exact."""
+    if f.label == "exact":
+        return None
+    from analytic.figures import round_outward
+
+    return float(round_outward(f.published().error, up=True, digits=3))
 
 
 def _figure_row(w, name: str, f, fmt: str) -> None:
@@ -219,7 +225,7 @@ def _figure_row(w, name: str, f, fmt: str) -> None:
 
     if isinstance(f, Figure):
         f = f.published()
-        w.put([name, float(f.value), f.label, float(f.error) if f.label != "exact" else None,
+        w.put([name, float(f.value), f.label, _errn(f),
                frac(f.value) if f.label == "exact" and len(frac(f.value)) <= 40 else
                ("(Appendix / JSON)" if f.label == "exact" else "")], ["", fmt, "", "0.00E+00"])
     else:  # a Fraction or int: exact
@@ -492,7 +498,7 @@ def _appendix(wb, s: ParSheet):
     w.header(["mode", "figure", "exact", "float", "label", "error", "method"], freeze=True)
     for a in s.appendix:
         w.put([a.mode, a.figure, exact_text(a.value)[:32000], _num(a.value), a.value.label,
-               float(a.value.published().error), a.method], ["", "", "", "0.000000000000", "", "0.00E+00"])
+               _errn(a.value) if a.value.label != "exact" else 0.0, a.method], ["", "", "", "0.000000000000", "", "0.00E+00"])
     w.finish()
 
 

@@ -314,9 +314,9 @@ def test_a_bracketed_probability_is_printed_inside_0_and_1():
 
 
 def test_an_interval_whose_ends_print_alike_is_never_shown_as_two_equal_ends():
-    """A bracket narrower than 4 digits shows as many digits as tell its ends apart (never
+    """A bracket narrower than 4 digits shows as many digits as keep it tight (never
     ``[0.353, 0.353]``); a quantile interval whose ends print alike, and a "1 in" range likewise, are
-    one value (hand-made figures)."""
+    one value; every end rounded outward (hand-made figures)."""
     from fractions import Fraction
 
     from analytic.figures import Figure
@@ -325,10 +325,12 @@ def test_an_interval_whose_ends_print_alike_is_never_shown_as_two_equal_ends():
     # 0.35302 +/- 2e-6: [0.353018, 0.353022]
     assert prob_text(Figure(Fraction(35302, 10**5), "bounded", Fraction(2, 10**6))) == "[0.353018, 0.353022]"
     assert quantile_text(Fraction(19, 2), Fraction(19, 2)) == "9.50"
-    assert quantile_text(Fraction(9501, 1000), Fraction(9502, 1000)) == "9.50"
+    assert quantile_text(Fraction(9501, 1000), Fraction(9502, 1000)) == "9.50 .. 9.51"  # not "9.50": outside
     assert quantile_text(Fraction(19, 2), Fraction(10)) == "9.50 .. 10"
-    # 1 / 0.1749263303 = 5.7167..., 1 / 0.1749406641 = 5.7162...: both "5.72"
-    assert _one_in_range(Fraction(1749263303, 10**10), Fraction(1749406641, 10**10)) == "1 in 5.72"
+    # 1 / 0.1749263303 = 5.7167..., 1 / 0.1749406641 = 5.7162...: 5.71 .. 5.72 outward ("5.72" alone
+    # would leave the interval out)
+    assert _one_in_range(Fraction(1749263303, 10**10), Fraction(1749406641, 10**10)) == "1 in 5.71 .. 5.72"
+    assert _one_in_range(Fraction(1, 4), Fraction(1, 4)) == "1 in 4.00"
     assert _one_in_range(Fraction(1, 10), Fraction(1, 5)) == "1 in 5.00 .. 10.00"
     assert _one_in_range(Fraction(0), Fraction(1, 5)) == "1 in 5.00 or rarer"
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from fractions import Fraction
 from functools import lru_cache
 
@@ -253,7 +254,8 @@ def test_par_sheet_shows_the_interval_ladder():
         ex = m.exceedance
         assert ex is not None and ex.kind == "interval" and ex.label == "bounded"
         assert "certified lower and upper bounds at each threshold" in m.exceedance_note
-        assert f"at most {float(ex.gap):.3g}" in m.exceedance_note
+        stated = re.search(r"gap \(high - low\) is at most ([0-9.e+-]+)\.", m.exceedance_note)
+        assert stated and ex.gap <= Fraction(stated.group(1)) <= ex.gap * Fraction(101, 100)  # rounded up
         assert all(k != "round_tail" for k, _ in m.extra)
     d = json.loads(render_json(sheet))
     for md in d["modes"]:

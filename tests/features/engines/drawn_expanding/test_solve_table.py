@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
+
 from test_drawn_oracles import tiny
 
 from analytic.solver.round import solve_round as _solve_round
@@ -23,5 +26,8 @@ def test_interval_extras_print_both_ends():
         f = res.extra[key]
         assert f.error > 0
         line = next(ln for ln in text.splitlines() if ln.strip().startswith(key))
-        assert f"between {float(f.value - f.error):.10g} and {float(f.value + f.error):.10g}" in line
+        m = re.search(r"between (\S+) and (\S+)", line)  # the ends, rounded outward to 10 digits
+        lo, hi = Fraction(m.group(1)), Fraction(m.group(2))
+        assert lo <= f.value - f.error and f.value + f.error <= hi
+        assert hi - lo <= 2 * f.error + abs(f.value) * Fraction(2, 10 ** 9)
         assert "[bounded]" in line

@@ -1,0 +1,131 @@
+"""Every interval a par sheet or the CLI prints holds the certified one.
+
+The oracle is exact arithmetic on the printed text: each printed figure is
+parsed back into Fractions (the text's own decimal digits) and the interval it
+states (``centre ± error``, ``[low, high]``, ``low .. high``, "1 in A .. B")
+must contain the certified interval ``[value - error, value + error]`` of the
+figure printed.  Rounding to nearest (the former formatting) fails these on
+figures like a 94.00145445 % RTP certified to 1.6e-5 %, printed as
+"94.0015% ± 1.6e-05%".
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytic.figures import Figure, shown
+from analytic.reports import format as F
+
+_NUM = r"-?[0-9][0-9,]*(?:\.[0-9]+)?(?:e[-+][0-9]+)?"
+
+
+def _q(text: str) -> Fraction:
+    """The exact value of a printed decimal (thousands separators and an exponent allowed)."""
+    return Fraction(text.replace(",", ""))
+
+
+def _pm(text: str, unit: str = "") -> tuple[Fraction, Fraction]:
+    """(low, high) stated by ``centre ± error`` text."""
+    m = re.fullmatch(rf"({_NUM}){re.escape(unit)} ± ({_NUM}){re.escape(unit)}(?: \(bounded\))?", text)
+    assert m, text
+    c, e = _q(m.group(1)), _q(m.group(2))
+    return c - e, c + e
+
+
+# bounded figures: a centre of any magnitude, an error from far below its last printed digit to above it
+centres = st.builds(lambda m, k: Fraction(m, 10 ** k), st.integers(-10 ** 14, 10 ** 14), st.integers(0, 20))
+errors = st.builds(lambda m, k: Fraction(m, 10 ** k), st.integers(1, 10 ** 6), st.integers(0, 22))
+figures = st.builds(lambda v, e: Figure(v, "bounded", e), centres, errors)
+
+
+def _holds(lo, hi, f: Figure) -> None:
+    assert lo <= f.value - f.error and f.value + f.error <= hi, (lo, hi, f)
+
+
+@settings(max_examples=400, deadline=None)
+@given(figures, st.integers(0, 8))
+def test_fig_pct_and_fig_num_hold_the_certified_interval(f, digits):
+    lo, hi = _pm(F.fig_pct(f, digits), "%")
+    _holds(lo / 100, hi / 100, f)
+    lo, hi = _pm(F.fig_num(f, digits))
+    _holds(lo, hi, f)
+
+
+@settings(max_examples=300, deadline=None)
+@given(figures)
+def test_shown_centre_has_the_errors_second_digit_and_widens_only_by_rounding(f):
+    c, e, d = shown(f, 4)
+    p = f.published()
+    assert (c * 10 ** d).denominator == 1
+    assert c - e <= p.value - p.error and p.value + p.error <= c + e
+    # the widening is the rounding of the centre plus the rounding up of the error: at most a tenth
+    # of the error and one unit of its second digit
+    assert e <= p.error + Fraction(1, 2 * 10 ** d) + p.error / 5 + Fraction(1, 10 ** d)
+
+
+def test_the_reported_rtp_that_rounding_to_nearest_misprinted():
+    f = Figure(Fraction("0.9400145445"), "bounded", Fraction("1.58e-7"))
+    text = F.fig_pct(f)
+    assert text != "94.0015% ± 1.6e-05% (bounded)"
+    lo, hi = _pm(text, "%")
+    _holds(lo / 100, hi / 100, f)
+    assert text.startswith("94.00145")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.builds(lambda v, e: Figure(v, "bounded", e),
+                 st.fractions(0, 1, max_denominator=10 ** 12), st.fractions(Fraction(1, 10 ** 15), Fraction(1, 2),
+                                                                           max_denominator=10 ** 15)))
+def test_prob_text_holds_the_certified_interval(f):
+    t = F.prob_text(f)
+    m = re.fullmatch(rf"\[({_NUM}), ({_NUM})\]", t)
+    if m:  # a bracket, cut to [0, 1]
+        lo, hi = _q(m.group(1)), _q(m.group(2))
+        assert lo <= max(f.value - f.error, 0) and min(f.value + f.error, 1) <= hi, (t, f)
+    else:
+        _holds(*_pm(t), f)
+
+
+bounds = st.fractions(Fraction(1, 10 ** 12), 1, max_denominator=10 ** 14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(bounds, bounds)
+def test_ladder_bounds_and_one_in_ranges_round_outward(a, b):
+    lo, hi = min(a, b), max(a, b)
+    assert _q(F._sig(lo, False)) <= lo and hi <= _q(F._sig(hi, True))
+    t = F._one_in_range(lo, hi)  # "1 in A .. B": A <= 1 / hi and 1 / lo <= B
+    m = re.fullmatch(rf"1 in ({_NUM})(?: \.\. ({_NUM}))?", t)
+    assert m, t
+    a_, b_ = _q(m.group(1)), _q(m.group(2) or m.group(1))
+    assert a_ <= 1 / hi and 1 / lo <= b_, (t, lo, hi)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fractions(-10 ** 6, 10 ** 6, max_denominator=10 ** 6), st.fractions(0, 10 ** 4, max_denominator=10 ** 6))
+def test_quantile_and_percentage_bounds_round_outward(x, w):
+    lo, hi = x, x + w
+    t = F.quantile_text(lo, hi)
+    parts = t.split(" .. ")
+    assert _q(parts[0]) <= lo and hi <= _q(parts[-1]), (t, lo, hi)
+    assert _q(F.pct_bound(lo, False)) <= lo * 100 <= hi * 100 <= _q(F.pct_bound(hi, True))
+
+
+def test_bound_text_rounds_up():
+    assert F.bound_text(Fraction("1.2301e-7")) == "1.24e-07"
+    assert F.bound_text(Fraction("1.23e-7")) == "1.23e-07"
+    assert F.bound_text(Fraction("1.2301e-7"), up=False) == "1.23e-07"
+
+
+def test_cli_solve_pct_holds_the_certified_interval():
+    from analytic.cli.solve import _pct
+
+    f = Figure(Fraction("0.9400145445"), "bounded", Fraction("1.58e-7"))
+    m = re.fullmatch(rf"({_NUM}) %  \(bounded, \+/- ({_NUM}) %\)", _pct(f))
+    assert m
+    c, e = _q(m.group(1)) / 100, _q(m.group(2)) / 100
+    _holds(c - e, c + e, f)
