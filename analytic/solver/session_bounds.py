@@ -94,7 +94,8 @@ from analytic.figures import Figure
 
 __all__ = ["IntervalLaws", "GRID_POINTS", "grid_points", "interval_laws", "interval_laws_from_bounds",
            "bounded_session", "bounded_summary", "COARSE_ROUNDS", "COARSE_STEPS", "COUPLING_FAIL", "COARSE_TRIM",
-           "rounded_law", "coupling_shift", "needs_coarse", "coarse_session"]
+           "rounded_law", "coupling_shift", "needs_coarse", "coarse_session", "joined_laws", "check_coarse",
+           "coarse_from_law"]
 
 #: Grid points of the feature win by default (geometric from the exact part's lattice to the cap).
 GRID_POINTS = 24
@@ -675,7 +676,7 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     Returns
     -------
     SessionResult
-        Method ``bounded``; ``bracket["coarse"]``: ``{"grid": h, "shift": x, "fail": fail}`` (``h`` and
+        Method ``bounded``; ``bracket["coarse"]``: ``{"grid": h, "shift": x, "fail": fail, "steps": steps}`` (``h`` and
         ``x`` in the unit of the bet), with ``start_low`` and ``start_high`` when the chains start
         elsewhere than ``B0 - x`` and ``B0 + x`` (a start ``B0`` off the grid of the rounded moves
         through the price: each chain's start moved out to it, the lower one at least 0);
@@ -737,7 +738,7 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     if k[0] == k[1] and k[0].denominator == 1:
         k = int(k[0])
     trio = None if lo is hi else ({}, la, lb)  # bracketing laws: their means bound the mean win too
-    info = {"grid": h * s, "shift": x, "fail": fail}
+    info = {"grid": h * s, "shift": x, "fail": fail, "steps": steps}
     if start_a != rules.balance - x or start_b != rules.balance + x:
         info.update(start_low=start_a, start_high=start_b)
     starts = (f"{float(x):g} below and above the start" if "start_low" not in info else
@@ -773,3 +774,113 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
         res.bracket["snapshots"] = {t: one(replace(rules, rounds=t), a.snapshots[t], b.snapshots[t])
                                     for t in a.snapshots}
     return res
+
+
+def joined_laws(laws: IntervalLaws) -> tuple[dict, dict]:
+    """``(lo, hi)``: the two whole round laws of ``laws`` (the exact no-feature part added to each
+    bracketing feature part), as :func:`coarse_session` takes them."""
+    lo = {w: laws.nof.get(w, 0) + laws.lo.get(w, 0) for w in set(laws.nof) | set(laws.lo)}
+    hi = {w: laws.nof.get(w, 0) + laws.hi.get(w, 0) for w in set(laws.nof) | set(laws.hi)}
+    return lo, hi
+
+
+#: The stop settings (:class:`~analytic.solver.session.SessionRules` fields) the coarse chains cannot honour.
+_COARSE_STOPS = ("stop_on_any_win", "stop_on_feature", "stop_single_win_above", "stop_cash_up", "stop_cash_down")
+
+
+def check_coarse(game, rules) -> None:
+    """Refuse, before any solve, a session that :func:`coarse_session` cannot honour (``method='coarse'``).
+
+    Parameters
+    ----------
+    game : Game
+    rules : SessionRules
+
+    Raises
+    ------
+    SessionRefused
+        With ``option`` the stop rule or the bet ladder at fault (the coarse chains bracket a session
+        with no stop but ruin and the rounds, at one bet), or ``key`` ``cap.currency`` (a win cap in
+        currency: the chains step with the win in total bets).
+    """
+    from analytic.solver.session import SessionRefused
+
+    for k in _COARSE_STOPS:
+        v = getattr(rules, k)
+        if v is not None and v is not False:
+            raise SessionRefused("method 'coarse' brackets sessions with no stop but ruin and the rounds: its two "
+                                 "shifted chains bracket the true walk only while every exit is monotone in the "
+                                 "balance; leave the stop out, or use method auto or certified (the fine chain)",
+                                 option=k)
+    if len(rules.levels) > 1:
+        raise SessionRefused("method 'coarse' plays one bet: with a bet ladder a larger balance plays a larger bet "
+                             "and can lose more, so the shifted chains do not bracket the session; leave the ladder "
+                             "out, or use method auto or certified", option="bet_ladder")
+    if game.cap is not None and game.cap.currency:
+        raise SessionRefused("method 'coarse' with a win cap in currency is not solved (the chains step with the "
+                             "win in total bets); use method auto or certified", key="cap.currency")
+
+
+def coarse_from_law(game, saved, rules, method: str = "auto"):
+    """A session of a saved round law on the coarse grid when the method asks for it, else None.
+
+    ``method='auto'``: the par sheet's rule (:func:`analytic.solver.session.summary_results`): a
+    feature-buy mode, more than :data:`COARSE_ROUNDS` rounds, a price spanning more than
+    :data:`COARSE_STEPS` points of the fine chain's balance grid (:func:`needs_coarse`), no stop but
+    ruin, one bet, no currency cap; ``method='coarse'``: whenever :func:`check_coarse` allows it and
+    the coarse grid is coarser than the fine one.  The same call as the par sheet's
+    (:func:`coarse_session` with ``lump_high``), so the same figures for the same setting.
+
+    Parameters
+    ----------
+    game : Game
+    saved : SavedRoundLaw
+        The mode's round (:func:`analytic.solver.round_law_file.saved_round_law`).
+    rules : SessionRules
+    method : {'auto', 'exact', 'certified', 'coarse'}
+
+    Returns
+    -------
+    SessionResult or None
+        Method ``bounded``, ``bracket["coarse"]`` set; None: the fine chain (any other method, or
+        ``auto`` on a session outside the rule).
+
+    Raises
+    ------
+    SessionRefused
+        ``method='coarse'`` on a session it cannot honour (:func:`check_coarse`), or whose price spans
+        at most :data:`COARSE_STEPS` points of the fine grid (the coarse grid would be no coarser;
+        ``option`` ``method``).
+    """
+    from analytic.solver.session import SessionRefused, _fgcd as fgcd
+
+    if method not in ("auto", "coarse"):
+        return None
+    if method == "auto":
+        try:
+            check_coarse(game, rules)
+        except SessionRefused:
+            return None
+        if game.modes[saved.mode].buys is None:
+            return None
+    else:
+        check_coarse(game, rules)
+    s, c, B = rules.bet, Fraction(saved.cost), rules.balance
+    if saved.kind == "bracketed":
+        lo, hi = joined_laws(saved.laws)
+        points = list(saved.laws.nof) + list(saved.laws.lo) + list(saved.laws.hi)
+        cap, err = saved.cap, 0
+    else:
+        lo = hi = dict(saved.points)
+        points = list(lo)
+        cap, err = None, saved.error
+    fine = fgcd([s * (Fraction(w) - c) for w in points] + [c * s, B - c * s]) or Fraction(1)
+    if method == "auto":
+        if not needs_coarse(rules.rounds, c * s, fine):
+            return None
+    elif not c * s > COARSE_STEPS * fine:
+        raise SessionRefused(f"method 'coarse': a round's price ({c * s}) spans {c * s / fine} points of this "
+                             f"session's own balance grid ({fine}), not more than {COARSE_STEPS}: the coarse grid "
+                             f"(the price over {COARSE_STEPS}) would be no coarser; use method auto or certified",
+                             option="method")
+    return coarse_session(rules, lo, hi, c, saved.mean_win, cap=cap, lump_high=True, law_error=err)
