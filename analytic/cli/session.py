@@ -10,6 +10,17 @@ win cap in currency reads them in that currency.  With ``--simulate K`` the
 independent simulator also plays ``K`` sessions and prints its figures
 beside.
 
+A feature buy's session of more than 1,000 rounds with no stop but ruin
+(``--method auto``) is bracketed on a coarse balance grid (the price over 20),
+as the par sheet's long horizons
+(:func:`analytic.solver.session_bounds.coarse_from_law`): labelled
+``bounded``, the method line and the JSON's ``coarse`` object name the grid,
+the chains' starts, the coupling's failure probability and its bound
+(Hoeffding's maximal inequality).  ``--method coarse`` asks for it at any
+horizon (refused with a stop rule, a bet ladder or a currency cap, before the
+solve; after it where the grid would be no coarser); ``--method certified``
+keeps the chain on the mode's own grid (minutes for such a session).
+
 Refusals (never approximated): what the model and the options decide alone
 -- a mode whose round has neither a law nor bounds of ``P(win >= x)``,
 ``--method exact`` or a bet ladder on a mode whose round is only bracketed,
