@@ -842,8 +842,9 @@ def coarse_from_law(game, saved, rules, method: str = "auto"):
     Returns
     -------
     SessionResult or None
-        Method ``bounded``, ``bracket["coarse"]`` set; None: the fine chain (any other method, or
-        ``auto`` on a session outside the rule).
+        Method ``bounded``, ``bracket["coarse"]`` set; None: the fine chain (any other method,
+        ``auto`` on a session outside the rule, or a start below one round's price: ruin at once,
+        exactly, under any method).
 
     Raises
     ------
@@ -866,6 +867,8 @@ def coarse_from_law(game, saved, rules, method: str = "auto"):
     else:
         check_coarse(game, rules)
     s, c, B = rules.bet, Fraction(saved.cost), rules.balance
+    if B < c * s:  # every session ends by ruin before its first round: the fine chain says so exactly
+        return None
     if saved.kind == "bracketed":
         lo, hi = joined_laws(saved.laws)
         points = list(saved.laws.nof) + list(saved.laws.lo) + list(saved.laws.hi)

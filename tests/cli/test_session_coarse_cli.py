@@ -106,6 +106,14 @@ def test_method_coarse_on_a_short_session(tiny, capsys):
     assert d["method"] == "bounded" and "coarse" in d and _inside(d["ruin"], ruin)
 
 
+@pytest.mark.parametrize("method", ["auto", "coarse"])
+def test_a_start_below_the_price_is_ruin_at_once_exactly(tiny, capsys, method):
+    """A start that does not pay one round (7 < 8): ruin before the first round, exactly, not a bracket
+    whose upper chain (started above the price) would play."""
+    d = _json(capsys, tiny, "--mode", "buy", "--balance", 7, "--rounds", 30, "--method", method)
+    assert "coarse" not in d and d["ruin"]["float"] == 1.0 and d["ruin"].get("error", 0) == 0
+
+
 @pytest.mark.parametrize("argv, where", [
     (["--stop-cash-up", "10"], "--stop-cash-up"),
     (["--stop-on-any-win"], "--stop-on-any-win"),
