@@ -1440,7 +1440,6 @@ def summary_results(game, mode: str | None = None, *, result=None, rounds=None, 
             long_ruin = None
             if coarse:
                 from analytic.solver.cap import applied_cap
-
                 from analytic.solver.session_bounds import joined_laws
 
                 lo, hi = joined_laws(laws)

@@ -676,8 +676,8 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     Returns
     -------
     SessionResult
-        Method ``bounded``; ``bracket["coarse"]``: ``{"grid": h, "shift": x, "fail": fail, "steps": steps}`` (``h`` and
-        ``x`` in the unit of the bet), with ``start_low`` and ``start_high`` when the chains start
+        Method ``bounded``; ``bracket["coarse"]``: ``{"grid": h, "shift": x, "fail": fail, "steps":
+        steps}`` (``h`` and ``x`` in the unit of the bet), with ``start_low`` and ``start_high`` when the chains start
         elsewhere than ``B0 - x`` and ``B0 + x`` (a start ``B0`` off the grid of the rounded moves
         through the price: each chain's start moved out to it, the lower one at least 0);
         ``bracket["snapshots"]`` as :func:`bounded_session`.
@@ -808,10 +808,10 @@ def check_coarse(game, rules) -> None:
     for k in _COARSE_STOPS:
         v = getattr(rules, k)
         if v is not None and v is not False:
-            raise SessionRefused("method 'coarse' brackets sessions with no stop but ruin and the rounds: its two "
-                                 "shifted chains bracket the true walk only while every exit is monotone in the "
-                                 "balance; leave the stop out, or use method auto or certified (the fine chain)",
-                                 option=k)
+            raise SessionRefused("method 'coarse' brackets sessions with no stop but ruin and the rounds (its two "
+                                 "chains start away from the start and play the wins rounded to the grid, which a "
+                                 "stop rule would read); leave the stop out, or use method auto or certified (the "
+                                 "fine chain)", option=k)
     if len(rules.levels) > 1:
         raise SessionRefused("method 'coarse' plays one bet: with a bet ladder a larger balance plays a larger bet "
                              "and can lose more, so the shifted chains do not bracket the session; leave the ladder "

@@ -95,14 +95,14 @@ def test_short_sessions_other_methods_and_stops_keep_the_fine_chain(tiny, capsys
         d = _json(capsys, tiny, "--balance", 40, *argv)
         assert "coarse" not in d and d["method"] in ("exact", "certified"), argv
     d = _json(capsys, tiny, "--balance", 40, "--mode", "buy", "--rounds", 30, "--method", "certified")
-    final, ruin = _walk(F(40), 30)
+    _, ruin = _walk(F(40), 30)
     assert abs(d["ruin"]["float"] - float(ruin)) <= d["ruin"]["error"] + 1e-9
 
 
 def test_method_coarse_on_a_short_session(tiny, capsys):
     """--method coarse asks for the coarse grid at any horizon the chains can honour."""
     d = _json(capsys, tiny, "--mode", "buy", "--balance", 40, "--rounds", 10, "--method", "coarse")
-    final, ruin = _walk(F(40), 10)
+    _, ruin = _walk(F(40), 10)
     assert d["method"] == "bounded" and "coarse" in d and _inside(d["ruin"], ruin)
 
 
