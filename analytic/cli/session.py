@@ -10,6 +10,17 @@ win cap in currency reads them in that currency.  With ``--simulate K`` the
 independent simulator also plays ``K`` sessions and prints its figures
 beside.
 
+A feature buy's session of more than 1,000 rounds with no stop but ruin
+(``--method auto``) is bracketed on a coarse balance grid (the price over 20),
+as the par sheet's long horizons
+(:func:`analytic.solver.session_bounds.coarse_from_law`): labelled
+``bounded``, the method line and the JSON's ``coarse`` object name the grid,
+the chains' starts, the coupling's failure probability and its bound
+(Hoeffding's maximal inequality).  ``--method coarse`` asks for it at any
+horizon (refused with a stop rule, a bet ladder or a currency cap, before the
+solve; after it where the grid would be no coarser); ``--method certified``
+keeps the chain on the mode's own grid (minutes for such a session).
+
 Refusals (never approximated): what the model and the options decide alone
 -- a mode whose round has neither a law nor bounds of ``P(win >= x)``,
 ``--method exact`` or a bet ladder on a mode whose round is only bracketed,
@@ -88,11 +99,13 @@ def add_parser(sub):
                    help="stop when the balance has fallen by X or more")
     p.add_argument("--bet-ladder", type=_ladder, default=(), metavar="S1,S2,...",
                    help="bets the bet is lowered to when the balance falls below it (must hold --bet)")
-    p.add_argument("--method", choices=("auto", "exact", "certified"), default="auto",
+    p.add_argument("--method", choices=("auto", "exact", "certified", "coarse"), default="auto",
                    help="exact (Fractions; slow beyond a few dozen rounds of a large law), certified (float64 with "
-                        "a total-variation bound) or auto (exact when small, else certified); a round without a "
-                        "law, only bounds of P(win >= x), is bracketed (method 'bounded', every figure an "
-                        "interval) under auto or certified")
+                        "a total-variation bound), coarse (two shifted chains on a balance grid of the price over "
+                        "20, every figure an interval; no stop but ruin, one bet) or auto (a feature buy's session "
+                        "of more than 1,000 rounds with no stop but ruin: coarse, as the par sheet's; else exact "
+                        "when small, else certified); a round without a law, only bounds of P(win >= x), is "
+                        "bracketed (method 'bounded', every figure an interval) under auto, certified or coarse")
     p.add_argument("--round-law", default=None, metavar="FILE",
                    help="the mode's round law saved by 'analytic solve MODEL --mode M --save-law FILE': "
                         "no round solve (refused unless saved from this very model file and solver version)")
@@ -176,10 +189,39 @@ def _setting(rules, mode, cost) -> str:
             f"(a round costs {_num(cost * rules.bet)}){ladder}; stops: {', '.join(stops + ['ruin'])}")
 
 
+def _coarse_line(c: dict) -> str:
+    """The coarse grid's method line: the grid, the chains' starts, the failure probability and the bound."""
+    starts = (f"started {_num(c['shift'])} below and above the start" if "start_low" not in c else
+              f"started at {_num(c['start_low'])} and {_num(c['start_high'])} ({_num(c['shift'])} below and above "
+              f"the start, moved out to the grid)")
+    return (f"coarse grid {_num(c['grid'])} (the price over {c['steps']}), two chains {starts}: the rounded walk "
+            f"stays that close to the true one except with probability {c['fail']:g} (Hoeffding's maximal "
+            f"inequality), added to each chain's error")
+
+
+def _method(res) -> str:
+    if "coarse" in res.bracket:
+        return f"bounded ({_coarse_line(res.bracket['coarse'])}; chain error {res.error:.2e})"
+    return (f"{res.method}" + (f" (total-variation bound {res.error:.2e})" if res.error else "")
+            + (" (two chains bracketing a round without a law)" if res.method == "bounded" else ""))
+
+
+def coarse_json(res) -> dict | None:
+    """``bracket["coarse"]`` of a session on the coarse grid as JSON (None: not on the coarse grid)."""
+    c = res.bracket.get("coarse")
+    if c is None:
+        return None
+    out = {"grid": float(c["grid"]), "steps": c["steps"], "shift": float(c["shift"]), "fail": c["fail"],
+           "bound": "Hoeffding's maximal inequality"}
+    for k in ("start_low", "start_high"):
+        if k in c:
+            out[k] = float(c[k])
+    return out
+
+
 def format_table(res, rules, sim=None, mode=None) -> str:
     rows = [("session", _setting(rules, mode, res.law.cost))] if mode is not None else []
-    rows += [("method", f"{res.method}" + (f" (total-variation bound {res.error:.2e})" if res.error else "")
-              + (" (two chains bracketing a round without a law)" if res.method == "bounded" else "")),
+    rows += [("method", _method(res)),
             ("final balance: mean", _fig(res.balance_mean)),
             ("P(final balance > start)", _fig(res.p_above_start))]
     for q, v in res.balance_quantiles.items():
@@ -207,11 +249,15 @@ def format_table(res, rules, sim=None, mode=None) -> str:
         # no session played a round (a start below one round's price), or too little mass played one
         rows.append(("return experienced", "not given: no session played a round (or too few, within the "
                                            "certified error)"))
-    if res.method == "bounded":
+    if "coarse" in res.bracket:
+        rows.append(("bracket", "every figure an interval [low, high] (value +/- half-width) between the two "
+                                "coarse chains (docs/sessions.md, 'Long sessions of a feature buy'); not exact"))
+    elif res.method == "bounded":
         rows.append(("bracket", "every figure an interval [low, high] (value +/- half-width) from the two laws "
                                 "bracketing the round (docs/sessions.md)"))
+    if res.method == "bounded":
         for k, v in res.notes.items():
-            if k != "return experienced":
+            if k not in ("return experienced", "coarse grid"):  # (the coarse grid: the method line)
                 rows.append((f"  note: {k}", v))
     if sim is not None:
         n = len(sim.reason)
@@ -296,6 +342,8 @@ def run(args) -> int:
     if args.format == "json":
         d = {"schema": "analytic.session/1", "model": str(args.model), "mode": mode}
         d.update(res.to_json())
+        if coarse_json(res) is not None:
+            d["coarse"] = coarse_json(res)
         if sim is not None:
             d["simulated"] = {"sessions": len(sim.reason), "reasons": sim.reason_share(),
                               "balance_mean": float(sim.final_balance().astype(float).mean()),

@@ -154,7 +154,9 @@ def session_from_law(game, saved: SavedRoundLaw, rules, *, method: str = "auto")
         The model the law was saved from (its currency cap is read from it).
     saved : SavedRoundLaw
     rules : SessionRules
-    method : {'auto', 'exact', 'certified'}
+    method : {'auto', 'exact', 'certified', 'coarse'}
+        ``auto`` and ``coarse``: a long session on the coarse grid where
+        :func:`~analytic.solver.session_bounds.coarse_from_law` takes it.
 
     Returns
     -------
@@ -167,7 +169,11 @@ def session_from_law(game, saved: SavedRoundLaw, rules, *, method: str = "auto")
         :func:`~analytic.solver.session.check_session`).
     """
     from analytic.solver.session import SessionRefused, figures, session_law
+    from analytic.solver.session_bounds import coarse_from_law
 
+    got = coarse_from_law(game, saved, rules, method)
+    if got is not None:
+        return got
     if saved.kind == "bracketed":
         from analytic.solver.session_bounds import bounded_session
 

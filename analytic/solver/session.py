@@ -1128,7 +1128,7 @@ def check_session(game, mode: str, rules: SessionRules, method: str = "auto") ->
     game : Game
     mode : str
     rules : SessionRules
-    method : {'auto', 'exact', 'certified'}
+    method : {'auto', 'exact', 'certified', 'coarse'}
 
     Returns
     -------
@@ -1141,13 +1141,18 @@ def check_session(game, mode: str, rules: SessionRules, method: str = "auto") ->
         With ``key`` (the model) or ``option`` (the setting) at fault: a mode whose round has
         neither a law nor bounds; ``method='exact'`` on a mode whose law is never exact
         (bracketed, or a certified grid law); a bet ladder below the bet, or a currency cap, on a
-        bracketed mode (docs/sessions.md, "Rounds without a law").
+        bracketed mode (docs/sessions.md, "Rounds without a law"); ``method='coarse'`` with a setting
+        the coarse chains cannot honour (:func:`analytic.solver.session_bounds.check_coarse`).
     """
-    if method not in ("auto", "exact", "certified"):
-        raise SessionRefused(f"unknown method {method!r} (auto, exact or certified)", option="method")
+    if method not in ("auto", "exact", "certified", "coarse"):
+        raise SessionRefused(f"unknown method {method!r} (auto, exact, certified or coarse)", option="method")
     kind, key, why = round_law_kind(game, mode)
     if kind == "none":
         raise SessionRefused(why, key=key)
+    if method == "coarse":
+        from analytic.solver.session_bounds import check_coarse
+
+        check_coarse(game, rules)
     if method == "exact" and kind in ("bracketed", "grid"):
         what = ("has no law, only certified bounds of P(win >= x): its sessions are bracketed (method "
                 "'bounded', every figure an interval)" if kind == "bracketed" else
@@ -1242,7 +1247,11 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
     mode : str or None
         Bet mode (default the first).
     rules : SessionRules
-    method : {'auto', 'exact', 'certified'}
+    method : {'auto', 'exact', 'certified', 'coarse'}
+        ``auto``: a feature buy's session of more than :data:`~analytic.solver.session_bounds.COARSE_ROUNDS`
+        rounds with no stop but ruin on the coarse grid, as the par sheet's
+        (:func:`analytic.solver.session_bounds.coarse_from_law`), else exact when small, else certified;
+        ``coarse``: the coarse grid whenever it can be honoured (else refused).
     result : RoundResult, optional
         The mode's solved round (else solved here).
 
@@ -1263,7 +1272,9 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
     SessionResult
         Method ``exact``, ``certified``, or ``bounded`` (a round without a
         law: every figure an interval between the chains of two laws
-        bracketing the round, :func:`analytic.solver.session_bounds.bounded_session`).
+        bracketing the round, :func:`analytic.solver.session_bounds.bounded_session`; or a session
+        on the coarse grid, :func:`analytic.solver.session_bounds.coarse_session`, ``bracket["coarse"]``
+        set).
     """
     from analytic.solver.round import solve_round
     from analytic.solver.round_law_file import saved_round_law, session_from_law
@@ -1429,9 +1440,9 @@ def summary_results(game, mode: str | None = None, *, result=None, rounds=None, 
             long_ruin = None
             if coarse:
                 from analytic.solver.cap import applied_cap
+                from analytic.solver.session_bounds import joined_laws
 
-                lo = {w: laws.nof.get(w, 0) + laws.lo.get(w, 0) for w in set(laws.nof) | set(laws.lo)}
-                hi = {w: laws.nof.get(w, 0) + laws.hi.get(w, 0) for w in set(laws.nof) | set(laws.hi)}
+                lo, hi = joined_laws(laws)
                 c = coarse_session(rules, lo, hi, r.cost, _capped_mean(r), cap=applied_cap(r), snapshots=long_snaps,
                                    lump_high=True)
                 long = dict(c.bracket.get("snapshots", {}))

@@ -94,7 +94,8 @@ from analytic.figures import Figure
 
 __all__ = ["IntervalLaws", "GRID_POINTS", "grid_points", "interval_laws", "interval_laws_from_bounds",
            "bounded_session", "bounded_summary", "COARSE_ROUNDS", "COARSE_STEPS", "COUPLING_FAIL", "COARSE_TRIM",
-           "rounded_law", "coupling_shift", "needs_coarse", "coarse_session"]
+           "rounded_law", "coupling_shift", "needs_coarse", "coarse_session", "joined_laws", "check_coarse",
+           "coarse_from_law"]
 
 #: Grid points of the feature win by default (geometric from the exact part's lattice to the cap).
 GRID_POINTS = 24
@@ -350,10 +351,11 @@ def bounded_session(rules, laws: IntervalLaws, cost: Fraction, mean_win: Figure,
     return res
 
 
-def _combine(R, a, b, cost, mean_win: Figure, cap, a_laws, shift: int = 0):
+def _combine(R, a, b, cost, mean_win: Figure, cap, a_laws, shift=0):
     """The bracketed figures of the true session (rules ``R``) from the chains ``a`` (smaller) and ``b``
     (larger); ``shift``: grid points by which ``a`` starts below and ``b`` above ``R.balance``
-    (:func:`coarse_session`; 0 in :func:`bounded_session`)."""
+    (:func:`coarse_session`; 0 in :func:`bounded_session`), or a pair of them ``(da, db)`` (Fractions, not
+    whole when the true start is off the chains' grid)."""
     from analytic.solver.session import QUANTILES, SessionResult, figures
 
     fa, fb = figures(a), figures(b)
@@ -475,13 +477,17 @@ def _combine(R, a, b, cost, mean_win: Figure, cap, a_laws, shift: int = 0):
                     if hi_q >= up:
                         hi_q = max(hi_q, top if top is not None else Fraction(10**18))
             bq[q] = (lo_q, max(lo_q, hi_q))
-        # P(final balance > R.balance): grid index above the true start, shift + 1 in chain a, 1 - shift in b
+        # P(final balance > R.balance): the first grid index above the true start, floor(da) + 1 in chain a
+        # (started da grid points below it), floor(-db) + 1 in chain b (db above); shift + 1 and 1 - shift
+        # when both are the whole number shift
+        da, db = shift if isinstance(shift, tuple) else (shift, shift)
+
         def first(law, k):
             return float(law.final[max(k - law.offset, 0):].sum()) if len(law.final) else 0.0
 
         # chain a's mass taken out by lump_high ends above a's own start, not surely above R.balance
-        fa_above = first(a, shift + 1) - (a.lumped if shift else 0.0)
-        above = _ifig(*_between(max(fa_above, 0.0), Ea, first(b, 1 - shift), Eb))
+        fa_above = first(a, math.floor(da) + 1) - (a.lumped if da else 0.0)
+        above = _ifig(*_between(max(fa_above, 0.0), Ea, first(b, math.floor(-db) + 1), Eb))
     # the return experienced: same rounds played in both chains only with the feature stop
     retq = None
     if R.stop_on_feature and fa.return_quantiles is not None and fb.return_quantiles is not None:
@@ -639,8 +645,10 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     ``D_t``, within ``x = m h`` (:func:`coupling_shift`) at every round up to
     ``N`` except with probability ``fail``.  On that event the chain started at
     ``B0 - x`` (law ``lo`` rounded) stays at or below the true walk and the one
-    started at ``B0 + x`` (law ``hi`` rounded) at or above it, round by round:
-    the monotone coupling of :func:`bounded_session`, each chain's error
+    started at ``B0 + x`` (law ``hi`` rounded) at or above it, round by round
+    (each start moved further out to the grid of the rounded moves through
+    the price when ``B0`` is off it, so the chains keep the coarse grid
+    whatever the start): the monotone coupling of :func:`bounded_session`, each chain's error
     widened by ``fail``.  Both chains run on the grid ``h`` (a price of
     ``steps`` points), certified, dropping :data:`COARSE_TRIM` of upper tail
     a round.
@@ -668,7 +676,10 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     Returns
     -------
     SessionResult
-        Method ``bounded``; ``bracket["coarse"]``: ``{"grid": h, "shift": x, "fail": fail}``;
+        Method ``bounded``; ``bracket["coarse"]``: ``{"grid": h, "shift": x, "fail": fail, "steps":
+        steps}`` (``h`` and ``x`` in the unit of the bet), with ``start_low`` and ``start_high`` when the chains start
+        elsewhere than ``B0 - x`` and ``B0 + x`` (a start ``B0`` off the grid of the rounded moves
+        through the price: each chain's start moved out to it, the lower one at least 0);
         ``bracket["snapshots"]`` as :func:`bounded_session`.
 
     Raises
@@ -698,12 +709,18 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
         law_error = Fraction(law_error) + Fraction(e)
     else:
         la, lb = rounded_law(lo, h), rounded_law(hi, h)
-    # the shift a multiple of the rounded moves' grid (and the price's), so the true start lies on both chains' grid
+    # the shift a multiple of the rounded moves' grid g0 (and the price's); each chain's start moved out (down
+    # for the lower, up for the upper: still below and above the true walk) to the grid of g0 through the
+    # price, so both chains run on g0 whatever the start (a start already on it: B0 - x and B0 + x); a lower
+    # start below 0 is 0, ruined at once like any start below the price (the least of all outcomes)
     g0 = fgcd([s * (w - cost) for w in list(la) + list(lb)] + [cost * s])
     m = coupling_shift(rules.rounds, fail)
     x = math.ceil(m * s * h / g0) * g0
-    ra = replace(rules, balance=rules.balance - x)
-    rb = replace(rules, balance=rules.balance + x)
+    r = (rules.balance - cost * s) % g0
+    start_a = max(rules.balance - x - r, Fraction(0))
+    start_b = rules.balance + x + (g0 - r) % g0
+    ra = replace(rules, balance=start_a)
+    rb = replace(rules, balance=start_b)
     kw = dict(law_error=Fraction(law_error), method="certified", snapshots=snapshots, lump_high=lump_high,
               trim=COARSE_TRIM)
     a = session_law(ra, la, {}, cost, mean_win=mean_win, **kw)
@@ -711,13 +728,22 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     # its paths that rise above the true start are taken out as surviving above it -- only more optimistic,
     # so still an upper chain -- and the chain stays below the start
     up = sum((w * p for w, p in lb.items()), Fraction(0)) >= cost and lump_high
-    G = fgcd([g0, rules.balance - cost * s]) or g0  # both chains' balance grid (g0 divides x)
-    b = session_law(rb, lb, {}, cost, mean_win=mean_win, lump_above=-int(x / G) if up else None, **kw)
-    if a.grid != b.grid or (x / a.grid).denominator != 1:  # (cannot happen: g0 divides both chains' moves)
-        raise SessionRefused("the coarse chains' grids do not hold the start (a defect: please report it)")
-    k = int(x / a.grid)
+    # (the upper chain's index of the last grid point at or below the true start: every index above it is above)
+    b = session_law(rb, lb, {}, cost, mean_win=mean_win,
+                    lump_above=math.floor((rules.balance - start_b) / g0) if up else None, **kw)
+    if a.grid != g0 or b.grid != g0:  # (cannot happen: both starts, the price and every move on g0)
+        raise SessionRefused("the coarse chains' grids do not hold their starts (a defect: please report it)")
+    # the starts' distances from the true one in grid points (whole when the start is on the grid)
+    k = ((rules.balance - start_a) / g0, (start_b - rules.balance) / g0)
+    if k[0] == k[1] and k[0].denominator == 1:
+        k = int(k[0])
     trio = None if lo is hi else ({}, la, lb)  # bracketing laws: their means bound the mean win too
-    info = {"grid": h * s, "shift": x, "fail": fail}
+    info = {"grid": h * s, "shift": x, "fail": fail, "steps": steps}
+    if start_a != rules.balance - x or start_b != rules.balance + x:
+        info.update(start_low=start_a, start_high=start_b)
+    starts = (f"{float(x):g} below and above the start" if "start_low" not in info else
+              f"at {float(start_a):g} and {float(start_b):g} ({float(x):g} below and above the start, moved out "
+              f"to the grid through the price)")
 
     def one(R, A, B):
         A, B = replace(A, error=A.error + fail), replace(B, error=B.error + fail)
@@ -726,7 +752,7 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
         # (placed where taken out, its end unknown: all of it with lump_above) has no finite upper end but
         # the largest balance the rounds can reach
         reach = float(np.sum(B.final)) - B.error - B.lumped if len(B.final) else 0.0
-        top = R.balance + x + R.rounds * s * (max(lb) - cost)
+        top = start_b + R.rounds * s * (max(lb) - cost)
         for q in list(res.balance_quantiles):
             if reach < float(q):
                 lo_q, hi_q = res.balance_quantiles[q]
@@ -734,9 +760,12 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
         res.notes.pop("wide", None)
         res.notes["coarse grid"] = (
             f"bracketed on a coarse grid of {float(h * s):g} (1/{steps} of the price): each round's win rounded "
-            f"down or up to it at random with its mean kept, the chains started {float(x):g} below and above the "
-            f"start (the rounded walk stays that close to the true one over the {R.rounds:,} rounds except with "
-            f"probability {fail:g}, Hoeffding); not exact")
+            f"down or up to it at random with its mean kept, the chains started {starts} (the rounded walk stays "
+            f"within {float(x):g} of the true one over the {R.rounds:,} rounds except with probability {fail:g}, "
+            f"Hoeffding); not exact")
+        if not R.stop_on_feature:
+            res.notes["return experienced"] = ("not given on the coarse grid: the chains bracket the balance, not "
+                                               "total won / total staked")
         res.bracket["coarse"] = dict(info)
         return res
 
@@ -745,3 +774,116 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
         res.bracket["snapshots"] = {t: one(replace(rules, rounds=t), a.snapshots[t], b.snapshots[t])
                                     for t in a.snapshots}
     return res
+
+
+def joined_laws(laws: IntervalLaws) -> tuple[dict, dict]:
+    """``(lo, hi)``: the two whole round laws of ``laws`` (the exact no-feature part added to each
+    bracketing feature part), as :func:`coarse_session` takes them."""
+    lo = {w: laws.nof.get(w, 0) + laws.lo.get(w, 0) for w in set(laws.nof) | set(laws.lo)}
+    hi = {w: laws.nof.get(w, 0) + laws.hi.get(w, 0) for w in set(laws.nof) | set(laws.hi)}
+    return lo, hi
+
+
+#: The stop settings (:class:`~analytic.solver.session.SessionRules` fields) the coarse chains cannot honour.
+_COARSE_STOPS = ("stop_on_any_win", "stop_on_feature", "stop_single_win_above", "stop_cash_up", "stop_cash_down")
+
+
+def check_coarse(game, rules) -> None:
+    """Refuse, before any solve, a session that :func:`coarse_session` cannot honour (``method='coarse'``).
+
+    Parameters
+    ----------
+    game : Game
+    rules : SessionRules
+
+    Raises
+    ------
+    SessionRefused
+        With ``option`` the stop rule or the bet ladder at fault (the coarse chains bracket a session
+        with no stop but ruin and the rounds, at one bet), or ``key`` ``cap.currency`` (a win cap in
+        currency: the chains step with the win in total bets).
+    """
+    from analytic.solver.session import SessionRefused
+
+    for k in _COARSE_STOPS:
+        v = getattr(rules, k)
+        if v is not None and v is not False:
+            raise SessionRefused("method 'coarse' brackets sessions with no stop but ruin and the rounds (its two "
+                                 "chains start away from the start and play the wins rounded to the grid, which a "
+                                 "stop rule would read); leave the stop out, or use method auto or certified (the "
+                                 "fine chain)", option=k)
+    if len(rules.levels) > 1:
+        raise SessionRefused("method 'coarse' plays one bet: with a bet ladder a larger balance plays a larger bet "
+                             "and can lose more, so the shifted chains do not bracket the session; leave the ladder "
+                             "out, or use method auto or certified", option="bet_ladder")
+    if game.cap is not None and game.cap.currency:
+        raise SessionRefused("method 'coarse' with a win cap in currency is not solved (the chains step with the "
+                             "win in total bets); use method auto or certified", key="cap.currency")
+
+
+def coarse_from_law(game, saved, rules, method: str = "auto"):
+    """A session of a saved round law on the coarse grid when the method asks for it, else None.
+
+    ``method='auto'``: the par sheet's rule (:func:`analytic.solver.session.summary_results`): a
+    feature-buy mode, more than :data:`COARSE_ROUNDS` rounds, a price spanning more than
+    :data:`COARSE_STEPS` points of the fine chain's balance grid (:func:`needs_coarse`), no stop but
+    ruin, one bet, no currency cap; ``method='coarse'``: whenever :func:`check_coarse` allows it and
+    the coarse grid is coarser than the fine one.  The same call as the par sheet's
+    (:func:`coarse_session` with ``lump_high``), so the same figures for the same setting.
+
+    Parameters
+    ----------
+    game : Game
+    saved : SavedRoundLaw
+        The mode's round (:func:`analytic.solver.round_law_file.saved_round_law`).
+    rules : SessionRules
+    method : {'auto', 'exact', 'certified', 'coarse'}
+
+    Returns
+    -------
+    SessionResult or None
+        Method ``bounded``, ``bracket["coarse"]`` set; None: the fine chain (any other method,
+        ``auto`` on a session outside the rule, or a start below one round's price: ruin at once,
+        exactly, under any method).
+
+    Raises
+    ------
+    SessionRefused
+        ``method='coarse'`` on a session it cannot honour (:func:`check_coarse`), or whose price spans
+        at most :data:`COARSE_STEPS` points of the fine grid (the coarse grid would be no coarser;
+        ``option`` ``method``).
+    """
+    from analytic.solver.session import SessionRefused, _fgcd as fgcd
+
+    if method not in ("auto", "coarse"):
+        return None
+    if method == "auto":
+        try:
+            check_coarse(game, rules)
+        except SessionRefused:
+            return None
+        if game.modes[saved.mode].buys is None:
+            return None
+    else:
+        check_coarse(game, rules)
+    s, c, B = rules.bet, Fraction(saved.cost), rules.balance
+    if B < c * s:  # every session ends by ruin before its first round: the fine chain says so exactly
+        return None
+    if saved.kind == "bracketed":
+        lo, hi = joined_laws(saved.laws)
+        points = list(saved.laws.nof) + list(saved.laws.lo) + list(saved.laws.hi)
+        cap, err = saved.cap, 0
+    else:
+        lo = hi = dict(saved.points)
+        points = list(lo)
+        cap, err = None, saved.error
+    fine = fgcd([s * (Fraction(w) - c) for w in points] + [c * s, B - c * s]) or Fraction(1)
+    if method == "auto":
+        if not needs_coarse(rules.rounds, c * s, fine):
+            return None
+    elif not c * s > COARSE_STEPS * fine:
+        raise SessionRefused(f"method 'coarse': a round's price ({c * s}) spans {c * s / fine} points of this "
+                             f"session's own balance grid ({fine}), not more than {COARSE_STEPS}: the coarse grid "
+                             f"(the price over {COARSE_STEPS}) would be no coarser; use method auto or certified",
+                             option="method")
+    return coarse_session(rules, lo, hi, c, saved.mean_win, cap=cap, lump_high=True, law_error=err)

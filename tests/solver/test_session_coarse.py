@@ -107,6 +107,33 @@ def test_coarse_bracket_holds_every_path(seed, steps, lump):
     assert not _misses(got.bracket["snapshots"][3], fb3, ruin3, rules.balance)
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("balance", [F(20), F(45, 2), F(10), F(5)])
+def test_a_start_off_the_coarse_grid(seed, balance):
+    """A start that is not the price plus a multiple of the coarse grid (7 / 2): each chain's start moved
+    out to the grid, so the chains keep the coarse grid (not the finer one through the start), and the
+    bracket still holds every path; a start within the shift of 0 (10) has its lower chain at 0 (ruined at
+    once), one below the price (5) is ruined at once in truth too."""
+    law = _buy_law(seed)
+    cost, N = F(7), 6
+    rules = SessionRules(balance=balance, rounds=N)
+    got = coarse_session(rules, law, law, cost, Figure(sum(w * p for w, p in law.items())), steps=2, fail=1e-3,
+                         snapshots=(3,), lump_high=True)
+    c = got.bracket["coarse"]
+    assert got.law.grid >= F(7, 2) and got.bracket["law_hi"].grid == got.law.grid
+    assert c["start_low"] <= max(balance - c["shift"], 0) and c["start_high"] >= balance + c["shift"]
+    assert c["start_low"] == 0 or c["start_low"] > balance - c["shift"] - got.law.grid
+    assert c["start_high"] < balance + c["shift"] + got.law.grid
+    # P(above the start) reaches the upper chain's mass at balances above the true start (counted by balance)
+    b = got.bracket["law_hi"]
+    above_b = sum(float(p) for i, p in enumerate(b.final) if c["start_high"] + (b.offset + i) * b.grid > balance)
+    assert float(got.p_above_start.value + got.p_above_start.error) >= above_b - 1e-12
+    fb, ruin, _ = _exact(rules, law, {}, cost)
+    assert not _misses(got, fb, ruin, rules.balance)
+    fb3, ruin3, _ = _exact(SessionRules(balance=balance, rounds=3), law, {}, cost)
+    assert not _misses(got.bracket["snapshots"][3], fb3, ruin3, rules.balance)
+
+
 def test_without_the_shift_the_bracket_misses(monkeypatch):
     """The rounded chain alone (the start not shifted) is not the true session: some exact figure falls
     outside on these laws, so the test above can fail."""

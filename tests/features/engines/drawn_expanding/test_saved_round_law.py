@@ -100,3 +100,28 @@ def test_command_line_round_trip_and_a_tampered_bracket(tmp_path, capsys):
     assert main(argv + ["--round-law", str(law)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {law}: interval_laws.hi"), err
+
+
+@pytest.mark.parametrize("mode", ["buy_free_spins", "buy_power_free_spins"])
+def test_a_long_buy_session_is_the_par_sheets(mode, monkeypatch):
+    """A feature buy's session beyond COARSE_ROUNDS (lowered to 20) from 100 buys' price, no stop but
+    ruin: ``analytic session``'s path (the saved law, method auto) runs the par sheet's coarse chains
+    (:func:`summary_results`' longest horizon): the same figures and arrays, bit for bit -- a bracketed
+    round (two bracketing laws rounded) and a certified grid law (one law rounded in float64)."""
+    import analytic.solver.session_bounds as sb
+    from test_drawn_oracles import tiny
+    from analytic.solver.round import solve_round
+    from analytic.solver.session import summary_results
+
+    monkeypatch.setattr(sb, "COARSE_ROUNDS", 20)
+    game = tiny(12)
+    r = solve_round(game, mode)
+    back = _through_file(game, r, mode)
+    assert back.kind == ("bracketed" if mode == "buy_free_spins" else "law")
+    start = 100 * r.cost
+    want = summary_results(game, mode, result=r, rounds=(10, 40), balance=start, autoplay={}).horizons[40]
+    got = session_from_law(game, back, SessionRules(balance=start, rounds=40))
+    assert "coarse" in want.bracket and got.bracket["coarse"] == want.bracket["coarse"]
+    same(got, want)
+    # at most COARSE_ROUNDS rounds: the fine chain, as the sheet's shorter horizons
+    assert "coarse" not in session_from_law(game, back, SessionRules(balance=start, rounds=20)).bracket
