@@ -77,13 +77,11 @@ def _decimal(x: Fraction, d: int, sep: bool = True) -> str:
 def centre_text(c: Fraction, d: int, sep: bool = True) -> str:
     """A printed centre (a multiple of ``10^-d``), exactly: fixed, or in scientific notation where
     :func:`num` would use it (below 1e-4 or from 1e7), with every digit it has."""
-    from decimal import Decimal
-
     if c == 0:
         return "0"
     if abs(c) >= 10 ** 7 or abs(c) < Fraction(1, 10 ** 4):
-        k = max(_decade(abs(c)) + d, 0)
-        return format(Decimal(int(c * 10 ** d)).scaleb(-d), f".{k}e")
+        k = max(_decade(abs(c)) + d, 0)  # every digit of c (at most 17 significant: a float prints them)
+        return f"{float(c):.{k}e}"
     return _decimal(c, d, sep)
 
 
