@@ -12,9 +12,23 @@ import random
 import numpy as np
 import pytest
 
+from analytic.features.engines.drawn_expanding import kernel
 from analytic.features.engines.drawn_expanding.draw_cap import _unique_rows
 from analytic.features.engines.drawn_expanding.kernel import (grid_spin, group_pay, mgf_spin, multiply_gathered,
                                                               spin_step)
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def path(request, monkeypatch):
+    """A test twice: on the compiled kernels, and on the numpy fallback a machine without numba would
+    run (``kernel.COMPILED`` is read at each call).  The fused steps promise the fallback's floats;
+    ``spin_step`` itself does not (its fallback, one ``numpy.convolve`` per row, sums in another
+    order: "the same sums up to their rounding"), so its tests run compiled only."""
+    if request.param == "compiled" and not kernel.COMPILED:
+        pytest.skip("numba is not installed")
+    if request.param == "numpy":
+        monkeypatch.setattr(kernel, "COMPILED", False)
+    return request.param
 
 
 def _row(rng, n, zeros, cut):
@@ -57,6 +71,7 @@ def test_spin_step_sums_as_the_plain_loop(seed):
             assert (tail[r], tm[r], total[r]) == (t, m, s)
 
 
+@pytest.mark.usefixtures("path")
 def test_group_pay_adds_the_groups_in_order():
     rng = np.random.default_rng(3)
     R, ng, nl, nid = 9, 3, 4, 5
@@ -78,6 +93,7 @@ def test_group_pay_adds_the_groups_in_order():
         group_pay(E, EM, MS, MM, F + 10, LX)
 
 
+@pytest.mark.usefixtures("path")
 def test_multiply_gathered_is_numpys_product():
     rng = np.random.default_rng(4)
     P = np.exp(rng.random((3, 6, 5, 4)) * 800)  # overflow to inf
@@ -98,6 +114,7 @@ def test_multiply_gathered_is_numpys_product():
         multiply_gathered(ex.copy(), P, np.array([0, 1, 6, 0]), False)
 
 
+@pytest.mark.usefixtures("path")
 def test_grid_spin_is_the_step_then_the_columns_formulas():
     """grid_spin against spin_step row by row and the columns beyond the grid written out in floats."""
     rng = random.Random(6)
@@ -136,6 +153,7 @@ def test_grid_spin_is_the_step_then_the_columns_formulas():
         grid_spin(S, HL, hlen, slots + 2, [0], 1.0, grid_hi, tables, gmass, mean, gam, under, under_top, raise_by)
 
 
+@pytest.mark.usefixtures("path")
 def test_mgf_spin_multiplies_as_written():
     rng = np.random.default_rng(8)
     Z = np.exp(rng.random((5, 3, 6)) * 400)
