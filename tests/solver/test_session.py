@@ -254,3 +254,22 @@ def test_snapshots_are_the_shorter_sessions(setting, method):
         mine = {rules.balance + (cut.offset + i) * cut.grid: p for i, p in enumerate(cut.final) if p}
         for b, p in fb.items():
             assert near(mine.get(b, 0), p), (t, b)
+
+
+def test_a_forced_exact_session_too_long_to_run_is_refused():
+    """A forced exact session whose big-integer chain would run for hours is refused with the
+    reason and the way out, before the chain; the same law at a few rounds, or with cash barriers
+    that keep the balance grid small, runs exactly (hand-made law: 1001 wins of 1/1001 each)."""
+    from analytic.solver.session import EXACT_LIMIT, exact_work
+
+    law = {F(k): F(1, 1001) for k in range(1001)}
+    with pytest.raises(SessionRefused, match="certified") as e:
+        run_session(law, {}, F(1), SessionRules(balance=F(100), rounds=1000), method="exact")
+    assert e.value.option == "method"
+    assert exact_work(1000, 1001, 100, 10) > EXACT_LIMIT
+    # the barriers bound the live balances: the estimate, and the run, stay small
+    assert exact_work(1000, 1001, 100, 10, up=20, down=-10) < EXACT_LIMIT / 10
+    got = run_session(law, {}, F(1), SessionRules(balance=F(100), rounds=3), method="exact")
+    assert got.method == "exact"
+    # the estimate grows with the rounds about like N^2 (more live balances, longer integers) and more
+    assert exact_work(80, 1001, 100, 24) > 4 * exact_work(40, 1001, 100, 24)
