@@ -80,8 +80,16 @@ def centre_text(c: Fraction, d: int, sep: bool = True) -> str:
     if c == 0:
         return "0"
     if abs(c) >= 10 ** 7 or abs(c) < Fraction(1, 10 ** 4):
-        k = max(_decade(abs(c)) + d, 0)  # every digit of c (at most 17 significant: a float prints them)
-        return f"{float(c):.{k}e}"
+        # every digit of c, from its exact decimal (a float has only 17 significant digits: printed
+        # to more it shows its binary expansion, not c); the exponent as a float prints it (e+07)
+        from decimal import Context, Decimal
+
+        n = c * 10 ** d
+        if n.denominator != 1:
+            raise ValueError(f"centre_text: {c} is not a multiple of 10^-{d}")
+        k = max(_decade(abs(c)) + d, 0)
+        m, x = format(Decimal(int(n)).scaleb(-d, Context(prec=len(str(abs(int(n)))) + 1)), f".{k}e").split("e")
+        return f"{m}e{int(x):+03d}"
     return _decimal(c, d, sep)
 
 

@@ -129,3 +129,16 @@ def test_cli_solve_pct_holds_the_certified_interval():
     assert m
     c, e = _q(m.group(1)) / 100, _q(m.group(2)) / 100
     _holds(c - e, c + e, f)
+
+
+def test_a_centre_in_scientific_notation_prints_its_own_digits_not_a_floats():
+    # 123456789.1233 .. 123456789.1235: a float has 17 significant digits; printed to 19 it showed
+    # "1.234567891234000027e+08", whose interval leaves out the certified low end
+    for f, digits in ((Figure(Fraction("123456789.1234"), "bounded", Fraction("1e-4")), 8),
+                      (Figure(Fraction("12345678.9"), "bounded", Fraction("1e-5")), 10)):
+        lo, hi = _pm(F.fig_num(f, digits))
+        _holds(lo, hi, f)
+        m = re.fullmatch(rf"({_NUM}) \(bounded\) ± ({_NUM})", F.extra_text(f))
+        assert m, F.extra_text(f)
+        c, e = _q(m.group(1)), _q(m.group(2))
+        _holds(c - e, c + e, f)
