@@ -142,3 +142,33 @@ def test_a_centre_in_scientific_notation_prints_its_own_digits_not_a_floats():
         assert m, F.extra_text(f)
         c, e = _q(m.group(1)), _q(m.group(2))
         _holds(c - e, c + e, f)
+
+
+def test_cli_solve_prints_no_bounded_feature_figure_or_sd_without_its_error():
+    import dataclasses
+    from pathlib import Path
+
+    from analytic.cli.solve import format_table
+    from analytic.model.loader import load_model
+    from analytic.solver.round import FeatureFigures, solve_game
+
+    res = next(iter(solve_game(load_model(str(Path(__file__).parent / "data" / "toy.toml"))).values()))
+    # a bounded feature and second moment, made by hand (the printed form is what is tested)
+    avg = Figure(Fraction("77.9285361234"), "bounded", Fraction("2.5e-7"))
+    spins = Figure(Fraction("13.19477712"), "bounded", Fraction("3e-9"))
+    feat = FeatureFigures("free_spins", Figure(Fraction(1, 176)), avg, 1.0, spins, Figure(Fraction(1, 2)))
+    bounded = dataclasses.replace(res, features=(feat,),
+                                  second_moment=Figure(res.second_moment.value, "bounded", Fraction("0.0123")),
+                                  rtp=Figure(res.rtp.value, "bounded", Fraction(1, 10**9)))
+    text = format_table(bounded)
+    line = next(l for l in text.splitlines() if l.lstrip().startswith("feature free_spins"))
+    m = re.search(rf"average win ({_NUM}) \+/- ({_NUM})x\s+expected spins ({_NUM}) \+/- ({_NUM})\s+\[bounded\]", line)
+    assert m, line
+    for f, c, e in ((avg, m.group(1), m.group(2)), (spins, m.group(3), m.group(4))):
+        _holds(_q(c) - _q(e), _q(c) + _q(e), f)
+    line = next(l for l in text.splitlines() if "standard deviation" in l)
+    m = re.search(rf"between ({_NUM}) and ({_NUM})\s+\[bounded\]", line)
+    assert m, line
+    v = bounded.variance_figure
+    lo, hi = _q(m.group(1)), _q(m.group(2))
+    assert lo >= 0 and lo * lo <= v.value - v.error and v.value + v.error <= hi * hi, (line, v)
