@@ -172,3 +172,14 @@ def test_cli_solve_prints_no_bounded_feature_figure_or_sd_without_its_error():
     v = bounded.variance_figure
     lo, hi = _q(m.group(1)), _q(m.group(2))
     assert lo >= 0 and lo * lo <= v.value - v.error and v.value + v.error <= hi * hi, (line, v)
+
+
+def test_cli_session_method_line_rounds_the_error_up():
+    from types import SimpleNamespace
+
+    from analytic.cli.session import _method
+
+    for err in (3.9249e-9, 1.0001e-12, 2.5e-8):  # 3.9249e-9 to nearest: "3.92e-09", below the bound
+        t = _method(SimpleNamespace(bracket={}, method="certified", error=err))
+        m = re.search(rf"total-variation bound ({_NUM})\)", t)
+        assert m and _q(m.group(1)) >= Fraction(err), t
