@@ -183,3 +183,18 @@ def test_cli_session_method_line_rounds_the_error_up():
         t = _method(SimpleNamespace(bracket={}, method="certified", error=err))
         m = re.search(rf"total-variation bound ({_NUM})\)", t)
         assert m and _q(m.group(1)) >= Fraction(err), t
+
+
+def test_up_to_and_at_most_notes_round_up():
+    from analytic.cli.verify import law_text
+    from analytic.solver.distribution import RoundLaw
+    from analytic.solver.exceedance import exceedance
+
+    e = Fraction("1.2345e-7")  # to nearest, 3 digits: 1.23e-07, below the missing mass
+    law = RoundLaw({Fraction(0): Fraction(1, 2), Fraction(3): Fraction(1, 2) - e}, e)
+    m = re.search(rf"mass up to ({_NUM}) is missing", exceedance(law).max_note)
+    assert m and _q(m.group(1)) >= e, exceedance(law).max_note
+    t = law_text({"test": "binomial interval", "df": 3, "gap": 1.2345e-7, "statistic": 0.5, "p_value": 0.5,
+                  "verdict": "ok"})
+    m = re.search(rf"gap at most ({_NUM})\)", t)
+    assert m and _q(m.group(1)) >= Fraction(1.2345e-7), t
