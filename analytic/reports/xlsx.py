@@ -395,7 +395,8 @@ def _ladder(w, m: ModeSheet) -> None:
         lo, hi = (float(r.low), float(r.high)) if r.low == r.high else \
             (_sig_out(r.low, False, 10), _sig_out(r.high, True, 10))  # what 0.000000000E+00 shows: still bounds
         w.put([r.label, float(r.threshold), float(mid), ex.label, lo, hi,
-               1 / float(mid) if mid else None, (t if len(t) <= 40 else "(JSON)") if r.exact else ""],
+               # "1 in" of the centre only where the low bound is above 0 (else the Markdown's "at most 1 in")
+               1 / float(mid) if mid and r.low > 0 else None, (t if len(t) <= 40 else "(JSON)") if r.exact else ""],
               ["", NUM, "0.000000E+00", "", "0.000000000E+00", "0.000000000E+00", NUM])
     if ex.max_win is not None:
         mid = (ex.max_low + ex.max_high) / 2
@@ -498,6 +499,16 @@ def _distribution(wb, s: ParSheet):
     w.finish()
 
 
+def _to_ruin(h) -> float | None:
+    """Mean rounds to ruin of a horizon, as the Markdown's :func:`~analytic.reports.format.session_rows`
+    gives it: None (an empty cell) when ruin is impossible or its probability is not above its certified
+    error (the mean is then not bounded below the horizon; its centre would look like a figure)."""
+    f = h.rounds_to_ruin
+    if f is None or (f.label != "exact" and f.error >= h.rounds):
+        return None
+    return _num(f)
+
+
 def _sessions(wb, s: ParSheet):
     """One worksheet: every mode's session horizons (all quantile levels, low and high ends) and
     the autoplay stops, or the line saying why a mode has none."""
@@ -522,7 +533,7 @@ def _sessions(wb, s: ParSheet):
             # the error rounded up and the quantiles' ends outward, to what their cells show
             w.put([h.rounds, h.method, _sig_out(h.error, True, 3) if h.method != "exact" else None,
                    _num(h.balance_mean), _errn(h.balance_mean), _num(h.p_above_start), _num(h.ruin),
-                   _num(h.rounds_to_ruin) if h.rounds_to_ruin is not None else None]
+                   _to_ruin(h)]
                   + [_out(x, up, 4) for _, lo, hi in h.quantiles for x, up in ((lo, False), (hi, True))],
                   [INT, "", "0.00E+00", _fmt(h.balance_mean, NUM), "0.00E+00", _fmt(h.p_above_start, PROB),
                    _fmt(h.ruin, "0.00E+00"), _fmt(h.rounds_to_ruin, NUM)] + [NUM] * (2 * len(levels)))

@@ -82,3 +82,13 @@ def test_certified_ends_show_outward(x):
     assert _display(X._out(x / 10 ** 4, False, 6), X.PCT) <= x / 10 ** 4 <= _display(X._out(x / 10 ** 4, True, 6), X.PCT)
     assert _display(X._sig_out(x, False, 10), "0.000000000E+00") <= x <= _display(X._sig_out(x, True, 10), "0.000000000E+00")
     assert x <= _display(X._sig_out(x, True, 3), "0.00E+00")
+
+
+def test_rounds_to_ruin_cell_is_empty_where_its_error_reaches_the_horizon():
+    from types import SimpleNamespace
+
+    # ruin 0 +- 3e-9 within 100 rounds: the mean rounds to ruin is not bounded below 100 (Markdown: "-")
+    h = SimpleNamespace(rounds=100, rounds_to_ruin=Figure(Fraction(100), "bounded", Fraction(150)))
+    assert X._to_ruin(h) is None
+    h = SimpleNamespace(rounds=1000, rounds_to_ruin=Figure(Fraction("704.428955"), "bounded", Fraction("6e-5")))
+    assert X._to_ruin(h) == 704.428955
