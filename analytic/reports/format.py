@@ -17,7 +17,7 @@ __all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "fig_pct", "fig_num"
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
            "prob_text",
-           "ladder_table", "max_win_text", "bound_text", "pct_bound", "centre_text"]
+           "ladder_table", "max_win_text", "bound_text", "pct_bound", "centre_text", "sd_text"]
 
 
 #: Exact fractions longer than this many characters are printed only in the appendix and the JSON.
@@ -318,6 +318,37 @@ def retrigger_text(g) -> str:
     aw = "; ".join(f"+{a} spins {one_in(p)}" for a, p in g.retrigger_awards)
     return (f"Retrigger probability per free spin (exact): {one_in(g.retrigger_probability)} "
             f"({pct(g.retrigger_probability)}), {g.retrigger_note}; awards: {aw}.")
+
+
+def _sqrt_out(lo, hi, digits: int = 4) -> tuple[Fraction, Fraction]:
+    """``floor(sqrt(lo))`` and ``ceil(sqrt(hi))`` to ``digits`` decimals, exactly (integer square roots)."""
+    from math import isqrt
+
+    k = 10 ** (2 * digits)
+    lo, hi = max(Fraction(lo), Fraction(0)) * k, max(Fraction(hi), Fraction(0)) * k
+    a = isqrt(lo.numerator // lo.denominator)
+    n = -((-hi.numerator) // hi.denominator)
+    b = isqrt(n) + (isqrt(n) ** 2 < n)
+    return Fraction(a, 10 ** digits), Fraction(b, 10 ** digits)
+
+
+def sd_text(m, x=None) -> str:
+    """The standard deviation (``x`` None) or a volatility index ``x = z * sd`` of a mode sheet ``m``:
+    :func:`num` of the value where the variance is exact; where it is bounded, the interval of the
+    square roots of its certified ends (times ``z``), rounded outward to 4 decimals, as
+    ``low .. high (bounded)`` (the centre's square root to 4 decimals would claim digits the
+    variance's error does not support).
+
+    ``z`` is ``x / m.sd`` (``x`` was computed as ``z * m.sd`` in floats, so within a relative
+    ``2^-53`` of it); the interval is widened by ``2^-51`` relative to cover that.
+    """
+    v = m.variance
+    if v.label == "exact" or not v.error or (x is not None and not m.sd):
+        return num(m.sd if x is None else x)
+    z2 = Fraction(1) if x is None else (Fraction(x) / Fraction(m.sd)) ** 2
+    w = Fraction(1, 2 ** 51) if x is not None else Fraction(0)
+    a, b = _sqrt_out(z2 * (1 - w) ** 2 * (v.value - v.error), z2 * (1 + w) ** 2 * (v.value + v.error))
+    return f"{_decimal(a, 4)} .. {_decimal(b, 4)} (bounded)"
 
 
 def pct_bound(x, up: bool, digits: int = 2) -> str:

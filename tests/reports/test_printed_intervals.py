@@ -198,3 +198,30 @@ def test_up_to_and_at_most_notes_round_up():
                   "verdict": "ok"})
     m = re.search(rf"gap at most ({_NUM})\)", t)
     assert m and _q(m.group(1)) >= Fraction(1.2345e-7), t
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.fractions(Fraction(1, 100), 10 ** 5, max_denominator=10 ** 6), st.fractions(Fraction(1, 10 ** 9), 1),
+       st.sampled_from([90, 95, 99]))
+def test_sd_and_volatility_of_a_bounded_variance_are_intervals_holding_the_certified_ones(var, rel, c):
+    import math
+    from types import SimpleNamespace
+
+    from analytic.figures import Z_SCORES
+
+    v = Figure(var, "bounded", var * rel / 2)
+    sd = math.sqrt(float(v.published().value))
+    m = SimpleNamespace(variance=v, sd=sd)
+    for text, z in ((F.sd_text(m), Fraction(1)), (F.sd_text(m, Z_SCORES[c] * sd), Fraction(Z_SCORES[c]))):
+        mt = re.fullmatch(rf"({_NUM}) \.\. ({_NUM}) \(bounded\)", text)
+        assert mt, text  # never the centre's square root alone, as if it were known to 4 decimals
+        lo, hi = _q(mt.group(1)), _q(mt.group(2))
+        # lo <= z sqrt(var - e) and z sqrt(var + e) <= hi, squared (exact)
+        assert lo >= 0 and lo * lo <= z * z * (v.value - v.error) and z * z * (v.value + v.error) <= hi * hi, (text, v)
+
+
+def test_sd_of_an_exact_variance_is_its_number():
+    from types import SimpleNamespace
+
+    m = SimpleNamespace(variance=Figure(Fraction(4)), sd=2.0)
+    assert F.sd_text(m) == "2.0000" and F.sd_text(m, 3.2897) == "3.2897"
