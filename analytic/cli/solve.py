@@ -187,8 +187,18 @@ def format_table(res) -> str:
           f"   expected spins {_val(f.expected_spins, 6)}   [{lab}]")
     var = res.variance_figure
     w(f"  {'standard deviation (per unit bet)':<34}{_sd_text(var)}   [{var.label}]")
-    w(f"  {'volatility index 90/95/99 %':<34}{res.volatility_index(90):.4f} / "
-      f"{res.volatility_index(95):.4f} / {res.volatility_index(99):.4f}")
+    if var.label == "exact" or not var.error:
+        w(f"  {'volatility index 90/95/99 %':<34}{res.volatility_index(90):.4f} / "
+          f"{res.volatility_index(95):.4f} / {res.volatility_index(99):.4f}")
+    else:  # z * sd over the bounded variance's certified interval, outward
+        from types import SimpleNamespace
+
+        from analytic.reports.format import sd_text
+
+        m = SimpleNamespace(variance=var, sd=res.sd)
+        w(f"  {'volatility index 90/95/99 %':<34}"
+          + " / ".join(sd_text(m, res.volatility_index(c)).replace(" (bounded)", "") for c in (90, 95, 99))
+          + "   [bounded]")
     if res.base is not None:
         b = res.base
         tw = b.figures.top_win

@@ -172,6 +172,14 @@ def test_cli_solve_prints_no_bounded_feature_figure_or_sd_without_its_error():
     v = bounded.variance_figure
     lo, hi = _q(m.group(1)), _q(m.group(2))
     assert lo >= 0 and lo * lo <= v.value - v.error and v.value + v.error <= hi * hi, (line, v)
+    line = next(l for l in text.splitlines() if "volatility index" in l)
+    ends = re.findall(rf"({_NUM}) \.\. ({_NUM})", line)
+    assert len(ends) == 3 and line.endswith("[bounded]"), line
+    from analytic.figures import Z_SCORES
+
+    for (a, b), c in zip(ends, (90, 95, 99)):
+        z = Fraction(Z_SCORES[c])
+        assert _q(a) ** 2 <= z * z * (v.value - v.error) and z * z * (v.value + v.error) <= _q(b) ** 2, line
 
 
 def test_cli_session_method_line_rounds_the_error_up():
