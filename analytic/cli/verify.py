@@ -129,6 +129,10 @@ def run(args) -> int:
             for r in rows:
                 print(f"  {r['figure']:<20}{r['exact']:>14.8f}{r['simulated']:>14.8f}{r['se']:>12.3g}"
                       f"{r['z']:>8.2f}  {r['verdict']}")
+            for r in rows:  # a bounded figure's column value is its centre: say so, with its error
+                if r["exact_label"] != "exact":
+                    print(f"  ({r['figure']}: bounded, the centre of an interval certified within +/- "
+                          f"{_up3(r['exact_error'])}; z is the distance to that interval)")
             print("  " + law_text(laws[m]))
     return 0 if all_ok else 4
 

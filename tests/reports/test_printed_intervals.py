@@ -233,3 +233,25 @@ def test_sd_of_an_exact_variance_is_its_number():
 
     m = SimpleNamespace(variance=Figure(Fraction(4)), sd=2.0)
     assert F.sd_text(m) == "2.0000" and F.sd_text(m, 3.2897) == "3.2897"
+
+
+def test_cli_verify_says_a_bounded_figure_is_the_centre_of_its_interval(tmp_path, capsys, monkeypatch):
+    import dataclasses
+
+    import analytic.solver.round as round_
+    from analytic.cli import main
+
+    real = round_.solve_round
+
+    def bounded(*a, **k):  # the real solve, its RTP made bounded (what verify prints of it is tested)
+        r = real(*a, **k)
+        return dataclasses.replace(r, rtp=Figure(r.rtp.value, "bounded", Fraction("1.2345e-7")))
+
+    monkeypatch.setattr(round_, "solve_round", bounded)
+    from pathlib import Path
+
+    model = Path(__file__).parent / "data" / "toy.toml"
+    main(["verify", str(model), "--rounds", "200", "--no-progress"])
+    out = capsys.readouterr().out
+    m = re.search(rf"\(RTP: bounded, the centre of an interval certified within \+/- ({_NUM});", out)
+    assert m and _q(m.group(1)) >= Fraction("1.2345e-7"), out
