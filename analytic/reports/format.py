@@ -499,10 +499,7 @@ def max_win_text(ex) -> str:
         return f"Maximum win: {ex.max_note}."
     if ex.max_low == ex.max_high:
         p = f"probability {num(ex.max_low, 6)} ({one_in(ex.max_low)}), exact"
-    elif getattr(ex, "kind", "law") == "interval":
+    else:  # "1 in" of both certified ends (of the centre it would read as certified too)
         p = (f"probability {_sig(ex.max_low, False)} .. {_sig(ex.max_high, True)} ({_one_in_range(ex.max_low, ex.max_high)}), "
-             "certified bounds")
-    else:
-        p = (f"probability {_sig(ex.max_low, False)} .. {_sig(ex.max_high, True)} ({one_in((ex.max_low + ex.max_high) / 2)}), "
              "certified bounds")
     return f"Maximum win: {num(ex.max_win)} x total bet, {p} ({ex.max_note})."

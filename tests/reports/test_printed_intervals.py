@@ -255,3 +255,14 @@ def test_cli_verify_says_a_bounded_figure_is_the_centre_of_its_interval(tmp_path
     out = capsys.readouterr().out
     m = re.search(rf"\(RTP: bounded, the centre of an interval certified within \+/- ({_NUM});", out)
     assert m and _q(m.group(1)) >= Fraction("1.2345e-7"), out
+
+
+def test_maximum_win_one_in_is_the_range_of_its_certified_ends():
+    from types import SimpleNamespace
+
+    lo, hi = Fraction("1.913313056e-9"), Fraction("1.914619833e-9")
+    ex = SimpleNamespace(max_win=Fraction(500), max_low=lo, max_high=hi, kind="law", max_note="the win cap")
+    t = F.max_win_text(ex)
+    m = re.search(rf"\(1 in ({_NUM}) \.\. ({_NUM})\)", t)
+    assert m, t  # was "(1 in 5.2248e+08)": the centre's, inside a sentence of certified bounds
+    assert _q(m.group(1)) <= 1 / hi and 1 / lo <= _q(m.group(2)), t
