@@ -266,3 +266,10 @@ def test_maximum_win_one_in_is_the_range_of_its_certified_ends():
     m = re.search(rf"\(1 in ({_NUM}) \.\. ({_NUM})\)", t)
     assert m, t  # was "(1 in 5.2248e+08)": the centre's, inside a sentence of certified bounds
     assert _q(m.group(1)) <= 1 / hi and 1 / lo <= _q(m.group(2)), t
+
+
+def test_currency_cap_method_text_rounds_its_bound_up():
+    from analytic.solver.cap import _up2
+
+    for x in (Fraction("1.2345e-9"), Fraction("9.96e-5"), Fraction("3e-7")):
+        assert _q(_up2(x)) >= x and _q(_up2(x)) <= x * Fraction(11, 10)  # up, by at most a unit of the 2nd digit
