@@ -87,6 +87,14 @@ class _Doc(FPDF):
         self.ln(2)
 
 
+def _word_widths(head, rows, least: int = 4) -> tuple[int, ...]:
+    """Column widths (relative) of a table from each column's longest word, so a cell wraps between
+    words and never inside a number (equal widths broke "12,578.7854138 ± 2.5e-06" as
+    "12,578.785413" over "8 ± 2.5e-06")."""
+    cols = list(zip(head, *rows))
+    return tuple(max(least, *(len(w) for c in col for w in str("" if c is None else c).split())) for col in cols)
+
+
 def _title(d: _Doc, s: ParSheet):
     d.add_page()
     d.ln(50)
@@ -285,7 +293,7 @@ def _session(d: _Doc, m: ModeSheet):
     d.para(sec.note.replace("<=", "at most").replace(">=", "at least"), size=7)
     d.ln(1)
     head, rows = session_rows(sec, SESSION_SHOWN)
-    d.table(head, rows, size=6)
+    d.table(head, rows, widths=_word_widths(head, rows), size=6)
     d.png(plots.session_png(m), w=170)
     d.h2("Autoplay")
     d.para(sec.autoplay_note, size=7)

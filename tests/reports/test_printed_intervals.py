@@ -273,3 +273,29 @@ def test_currency_cap_method_text_rounds_its_bound_up():
 
     for x in (Fraction("1.2345e-9"), Fraction("9.96e-5"), Fraction("3e-7")):
         assert _q(_up2(x)) >= x and _q(_up2(x)) <= x * Fraction(11, 10)  # up, by at most a unit of the 2nd digit
+
+
+def test_pdf_session_table_never_breaks_a_number(tmp_path):
+    import dataclasses
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if not shutil.which("pdftotext"):
+        pytest.skip("pdftotext not installed")
+    from tests.reports.test_session_section import TINY
+
+    from analytic.model.loader import load_model_text
+    from analytic.reports.model import build_sheet
+    from analytic.reports.pdf import write_pdf
+
+    sheet = build_sheet(load_model_text(TINY, str(tmp_path / "tiny.toml")), session={"balance": 3, "rounds": (2, 4)})
+    m = sheet.modes[0]
+    # a five-digit balance to 7 decimals with its error, as a long session of a feature buy prints it
+    wide = Figure(Fraction("12578.7854138"), "bounded", Fraction("2.5e-6"))
+    hs = tuple(dataclasses.replace(h, balance_mean=wide) for h in m.session.horizons)
+    sheet = dataclasses.replace(sheet, modes=(dataclasses.replace(m, session=dataclasses.replace(m.session, horizons=hs)),))
+    write_pdf(sheet, str(tmp_path / "t.pdf"))
+    text = subprocess.run(["pdftotext", str(tmp_path / "t.pdf"), "-"], capture_output=True, text=True, check=True).stdout
+    assert "12,578.7854138" in text, [l for l in text.splitlines() if "12,578" in l]
