@@ -299,3 +299,15 @@ def test_pdf_session_table_never_breaks_a_number(tmp_path):
     write_pdf(sheet, str(tmp_path / "t.pdf"))
     text = subprocess.run(["pdftotext", str(tmp_path / "t.pdf"), "-"], capture_output=True, text=True, check=True).stdout
     assert "12,578.7854138" in text, [l for l in text.splitlines() if "12,578" in l]
+
+
+@settings(max_examples=200, deadline=None)
+@given(centres, st.integers(0, 8))
+def test_a_bounded_figure_with_error_0_prints_its_centre_whole(v, digits):
+    # published with error 0 (its centre already a multiple of its quantum, e.g. 9.53125 from a float
+    # chain whose bound is 0): was a ValueError ("not a multiple of 10^-4") from the report's formatting
+    f = Figure(v, "bounded", Fraction(0))
+    p = f.published()
+    for text, unit, k in ((F.fig_num(f, digits), "", 1), (F.fig_pct(f, digits), "%", 100)):
+        lo, hi = _pm(text, unit)
+        assert lo / k <= p.value - p.error and p.value + p.error <= hi / k, (text, p)
