@@ -191,8 +191,13 @@ def shown(f: Figure, decimals: int, scale=1) -> tuple[Fraction, Fraction, int]:
     """
     f = f.published()
     v, e = f.value * scale, f.error * scale
-    if f.label == "exact" or e == 0:
+    if f.label == "exact":
         return v, Fraction(0), decimals
+    if e == 0:  # a bounded figure certified to its published centre (a multiple of its quantum): all its digits
+        d = max(decimals, 0)
+        while (v * 10 ** d).denominator != 1:
+            d += 1
+        return v, Fraction(0), d
     d = max(decimals, 1 - _decade(e), 0)
     q = Fraction(1, 10 ** d)
     c = round(v / q) * q

@@ -199,10 +199,17 @@ def _coarse_line(c: dict) -> str:
             f"inequality), added to each chain's error")
 
 
+def _up(x) -> str:
+    """A certified bound (an error) to 3 significant digits, rounded up (to nearest it could print less)."""
+    from analytic.figures import round_outward
+
+    return f"{float(round_outward(x, up=True, digits=3)):.2e}"
+
+
 def _method(res) -> str:
     if "coarse" in res.bracket:
-        return f"bounded ({_coarse_line(res.bracket['coarse'])}; chain error {res.error:.2e})"
-    return (f"{res.method}" + (f" (total-variation bound {res.error:.2e})" if res.error else "")
+        return f"bounded ({_coarse_line(res.bracket['coarse'])}; chain error {_up(res.error)})"
+    return (f"{res.method}" + (f" (total-variation bound {_up(res.error)})" if res.error else "")
             + (" (two chains bracketing a round without a law)" if res.method == "bounded" else ""))
 
 

@@ -18,6 +18,7 @@ before the solve, exit 2; the file is written whole or not at all.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from fractions import Fraction
 
@@ -54,6 +55,29 @@ def _pct(f: Figure | Fraction) -> str:
     return f"{float(v) * 100:.6f} %"
 
 
+
+
+def _val(f: Figure, decimals: int) -> str:
+    """A figure with ``decimals`` decimals; a bounded one with its certified error (the printed
+    interval containing the certified one, :func:`analytic.figures.shown`)."""
+    if f.label == "exact" or not f.error:
+        return f"{float(f.value):,.{decimals}f}"
+    c, e, d = shown(f, decimals)
+    return f"{centre_text(c, d)} +/- {float(e):.2g}"
+
+
+def _sd_text(v: Figure) -> str:
+    """The standard deviation ``sqrt(variance)`` to 6 decimals; of a bounded variance the interval
+    ``sqrt`` of its certified ends, rounded outward (exactly, with integer square roots)."""
+    from math import isqrt
+
+    if v.label == "exact" or not v.error:
+        return f"{math.sqrt(max(v.value, 0)):.6f}"
+    lo, hi = max(v.value - v.error, Fraction(0)) * 10**12, (v.value + v.error) * 10**12
+    a = isqrt(lo.numerator // lo.denominator)  # floor(sqrt(lo)) in units of 1e-6
+    n = -((-hi.numerator) // hi.denominator)
+    b = isqrt(n) + (isqrt(n) ** 2 < n)  # ceil(sqrt(hi))
+    return f"between {a // 10**6}.{a % 10**6:06d} and {b // 10**6}.{b % 10**6:06d}"
 
 
 def _fr(x: Fraction) -> dict:
@@ -157,12 +181,24 @@ def format_table(res) -> str:
     else:
         w(f"  {'hit frequency':<34}{_pct(res.hit_frequency)}   (1 in {1 / hf:.4f})   [{res.hit_frequency.label}]"
           if hf else f"  hit frequency 0   [{res.hit_frequency.label}]")
-    for f in res.features:
-        w(f"  feature {f.name:<26}1 in {f.one_in:,.4f}   average win {float(f.average_win.value):,.6f}x"
-          f"   expected spins {float(f.expected_spins.value):.6f}   [{f.average_win.label}]")
-    w(f"  {'standard deviation (per unit bet)':<34}{res.sd:.6f}   [{res.second_moment.label}]")
-    w(f"  {'volatility index 90/95/99 %':<34}{res.volatility_index(90):.4f} / "
-      f"{res.volatility_index(95):.4f} / {res.volatility_index(99):.4f}")
+    for f in res.features:  # a bounded average win or expected spins with its error (never a bare centre)
+        lab = "exact" if f.average_win.label == f.expected_spins.label == "exact" else "bounded"
+        w(f"  feature {f.name:<26}1 in {f.one_in:,.4f}   average win {_val(f.average_win, 6)}x"
+          f"   expected spins {_val(f.expected_spins, 6)}   [{lab}]")
+    var = res.variance_figure
+    w(f"  {'standard deviation (per unit bet)':<34}{_sd_text(var)}   [{var.label}]")
+    if var.label == "exact" or not var.error:
+        w(f"  {'volatility index 90/95/99 %':<34}{res.volatility_index(90):.4f} / "
+          f"{res.volatility_index(95):.4f} / {res.volatility_index(99):.4f}")
+    else:  # z * sd over the bounded variance's certified interval, outward
+        from types import SimpleNamespace
+
+        from analytic.reports.format import sd_text
+
+        m = SimpleNamespace(variance=var, sd=res.sd)
+        w(f"  {'volatility index 90/95/99 %':<34}"
+          + " / ".join(sd_text(m, res.volatility_index(c)).replace(" (bounded)", "") for c in (90, 95, 99))
+          + "   [bounded]")
     if res.base is not None:
         b = res.base
         tw = b.figures.top_win
@@ -187,7 +223,9 @@ def format_table(res) -> str:
                 f, p = r["capped_rtp"], r.get("p_reach_cap")
                 iv = (f"{float(f.value) * 100:.8f} %" if not f.error else
                       f"{pct_bound(f.value - f.error, False, 8)} .. {pct_bound(f.value + f.error, True, 8)} %")
-                reach = "" if p is None else f"   P(reach cap) {float(p.value):.4g}"
+                reach = ("" if p is None else f"   P(reach cap) {float(p.value):.4g}" if p.label == "exact" or not p.error
+                         else f"   P(reach cap) {bound_text(max(p.value - p.error, 0), False, 4)} .. "
+                              f"{bound_text(min(p.value + p.error, 1), True, 4)}")
                 w(f"    stake {float(r['stake']):>10,.2f}   cap {float(r['cap_multiple']):>12,.2f}x   "
                   f"RTP {iv}   [{f.label}]{reach}")
     if res.rtp.label != "exact":

@@ -129,6 +129,10 @@ def run(args) -> int:
             for r in rows:
                 print(f"  {r['figure']:<20}{r['exact']:>14.8f}{r['simulated']:>14.8f}{r['se']:>12.3g}"
                       f"{r['z']:>8.2f}  {r['verdict']}")
+            for r in rows:  # a bounded figure's column value is its centre: say so, with its error
+                if r["exact_label"] != "exact":
+                    print(f"  ({r['figure']}: bounded, the centre of an interval certified within +/- "
+                          f"{_up3(r['exact_error'])}; z is the distance to that interval)")
             print("  " + law_text(laws[m]))
     return 0 if all_ok else 4
 
@@ -169,13 +173,20 @@ def _law(exact):
     return round_law(exact)
 
 
+def _up3(x) -> str:
+    """A certified bound to 3 significant digits, rounded up (an 'at most' figure)."""
+    from analytic.figures import round_outward
+
+    return f"{float(round_outward(x, up=True, digits=3)):.3g}"
+
+
 def law_text(d: dict) -> str:
     """One line of the table output for a :func:`check_law` dict."""
     if d["test"] is None:
         return f"round-win law: not tested ({d['reason']})"
     if d["test"].startswith("binomial interval"):
         return (f"round-win law: {d['test']} on P(win >= x) at {d['df']} thresholds (certified bounds, gap "
-                f"at most {d['gap']:.3g}), smallest p-value {d['statistic']:.4g}, p-value {d['p_value']:.4g}"
+                f"at most {_up3(d['gap'])}), smallest p-value {d['statistic']:.4g}, p-value {d['p_value']:.4g}"
                 f"  {d['verdict']}")
     extra = f", {d['impossible']:,} rounds with a win the exact law forbids" if d["impossible"] else ""
     return (f"round-win law: {d['test']} on {len(d['bins'])} bins ({', '.join(d['bins'])}), "

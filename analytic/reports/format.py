@@ -17,7 +17,7 @@ __all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "fig_pct", "fig_num"
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
            "prob_text",
-           "ladder_table", "max_win_text", "bound_text", "pct_bound", "centre_text"]
+           "ladder_table", "max_win_text", "bound_text", "pct_bound", "centre_text", "sd_text"]
 
 
 #: Exact fractions longer than this many characters are printed only in the appendix and the JSON.
@@ -80,8 +80,16 @@ def centre_text(c: Fraction, d: int, sep: bool = True) -> str:
     if c == 0:
         return "0"
     if abs(c) >= 10 ** 7 or abs(c) < Fraction(1, 10 ** 4):
-        k = max(_decade(abs(c)) + d, 0)  # every digit of c (at most 17 significant: a float prints them)
-        return f"{float(c):.{k}e}"
+        # every digit of c, from its exact decimal (a float has only 17 significant digits: printed
+        # to more it shows its binary expansion, not c); the exponent as a float prints it (e+07)
+        from decimal import Context, Decimal
+
+        n = c * 10 ** d
+        if n.denominator != 1:
+            raise ValueError(f"centre_text: {c} is not a multiple of 10^-{d}")
+        k = max(_decade(abs(c)) + d, 0)
+        m, x = format(Decimal(int(n)).scaleb(-d, Context(prec=len(str(abs(int(n)))) + 1)), f".{k}e").split("e")
+        return f"{m}e{int(x):+03d}"
     return _decimal(c, d, sep)
 
 
@@ -312,6 +320,37 @@ def retrigger_text(g) -> str:
             f"({pct(g.retrigger_probability)}), {g.retrigger_note}; awards: {aw}.")
 
 
+def _sqrt_out(lo, hi, digits: int = 4) -> tuple[Fraction, Fraction]:
+    """``floor(sqrt(lo))`` and ``ceil(sqrt(hi))`` to ``digits`` decimals, exactly (integer square roots)."""
+    from math import isqrt
+
+    k = 10 ** (2 * digits)
+    lo, hi = max(Fraction(lo), Fraction(0)) * k, max(Fraction(hi), Fraction(0)) * k
+    a = isqrt(lo.numerator // lo.denominator)
+    n = -((-hi.numerator) // hi.denominator)
+    b = isqrt(n) + (isqrt(n) ** 2 < n)
+    return Fraction(a, 10 ** digits), Fraction(b, 10 ** digits)
+
+
+def sd_text(m, x=None) -> str:
+    """The standard deviation (``x`` None) or a volatility index ``x = z * sd`` of a mode sheet ``m``:
+    :func:`num` of the value where the variance is exact; where it is bounded, the interval of the
+    square roots of its certified ends (times ``z``), rounded outward to 4 decimals, as
+    ``low .. high (bounded)`` (the centre's square root to 4 decimals would claim digits the
+    variance's error does not support).
+
+    ``z`` is ``x / m.sd`` (``x`` was computed as ``z * m.sd`` in floats, so within a relative
+    ``2^-53`` of it); the interval is widened by ``2^-51`` relative to cover that.
+    """
+    v = m.variance
+    if v.label == "exact" or not v.error or (x is not None and not m.sd):
+        return num(m.sd if x is None else x)
+    z2 = Fraction(1) if x is None else (Fraction(x) / Fraction(m.sd)) ** 2
+    w = Fraction(1, 2 ** 51) if x is not None else Fraction(0)
+    a, b = _sqrt_out(z2 * (1 - w) ** 2 * (v.value - v.error), z2 * (1 + w) ** 2 * (v.value + v.error))
+    return f"{_decimal(a, 4)} .. {_decimal(b, 4)} (bounded)"
+
+
 def pct_bound(x, up: bool, digits: int = 2) -> str:
     """A certified bound ``x`` (a fraction of 1) as a percentage number with ``digits`` decimals,
     rounded outward (up for an upper bound); no ``%`` sign."""
@@ -460,10 +499,7 @@ def max_win_text(ex) -> str:
         return f"Maximum win: {ex.max_note}."
     if ex.max_low == ex.max_high:
         p = f"probability {num(ex.max_low, 6)} ({one_in(ex.max_low)}), exact"
-    elif getattr(ex, "kind", "law") == "interval":
+    else:  # "1 in" of both certified ends (of the centre it would read as certified too)
         p = (f"probability {_sig(ex.max_low, False)} .. {_sig(ex.max_high, True)} ({_one_in_range(ex.max_low, ex.max_high)}), "
-             "certified bounds")
-    else:
-        p = (f"probability {_sig(ex.max_low, False)} .. {_sig(ex.max_high, True)} ({one_in((ex.max_low + ex.max_high) / 2)}), "
              "certified bounds")
     return f"Maximum win: {num(ex.max_win)} x total bet, {p} ({ex.max_note})."

@@ -15,7 +15,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
                                      rounds_text)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
-from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
+from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, sd_text, spins_rows, spins_summary
 from analytic.reports.model import SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["render_markdown", "write_markdown", "md_text", "md_code"]
@@ -167,9 +167,9 @@ def _mode(m: ModeSheet) -> list[str]:
     rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)],
             ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})",
              exact_text(m.hit_frequency, FRACTION_LIMIT)],
-            ["standard deviation (per unit staked)", num(m.sd), ""],
+            ["standard deviation (per unit staked)", sd_text(m), ""],
             ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, FRACTION_LIMIT)]]
-    rows += [[f"volatility index {c}%", num(v), ""] for c, v in m.volatility]
+    rows += [[f"volatility index {c}%", sd_text(m, v), ""] for c, v in m.volatility]
     if m.top_win is not None:
         rows.append([m.top_note, f"{num(m.top_win)} x total bet, {one_in(m.top_probability)}",
                      short_frac(m.top_probability)])

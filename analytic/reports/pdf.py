@@ -18,7 +18,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text)
+    FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
 from analytic.reports.model import SESSION_SHOWN, ModeSheet, ParSheet
@@ -85,6 +85,14 @@ class _Doc(FPDF):
     def png(self, data: bytes, w: float = 170):
         self.image(io.BytesIO(data), w=w)
         self.ln(2)
+
+
+def _word_widths(head, rows, least: int = 4) -> tuple[int, ...]:
+    """Column widths (relative) of a table from each column's longest word, so a cell wraps between
+    words and never inside a number (equal widths broke "12,578.7854138 ± 2.5e-06" as
+    "12,578.785413" over "8 ± 2.5e-06")."""
+    cols = list(zip(head, *rows))
+    return tuple(max(least, *(len(w) for c in col for w in str("" if c is None else c).split())) for col in cols)
 
 
 def _title(d: _Doc, s: ParSheet):
@@ -202,9 +210,9 @@ def _mode(d: _Doc, m: ModeSheet):
               else f"buys feature '{i.buys}'."))
     rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)],
             ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})", exact_text(m.hit_frequency, FRACTION_LIMIT)],
-            ["standard deviation (per unit staked)", num(m.sd), ""],
+            ["standard deviation (per unit staked)", sd_text(m), ""],
             ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, FRACTION_LIMIT)]]
-    rows += [[f"volatility index {c}%", num(v), ""] for c, v in m.volatility]
+    rows += [[f"volatility index {c}%", sd_text(m, v), ""] for c, v in m.volatility]
     if m.top_win is not None:
         rows.append([m.top_note, f"{num(m.top_win)} x bet, {one_in(m.top_probability)}", short_frac(m.top_probability)])
     if m.cap_probability is not None:
@@ -285,7 +293,7 @@ def _session(d: _Doc, m: ModeSheet):
     d.para(sec.note.replace("<=", "at most").replace(">=", "at least"), size=7)
     d.ln(1)
     head, rows = session_rows(sec, SESSION_SHOWN)
-    d.table(head, rows, size=6)
+    d.table(head, rows, widths=_word_widths(head, rows), size=6)
     d.png(plots.session_png(m), w=170)
     d.h2("Autoplay")
     d.para(sec.autoplay_note, size=7)

@@ -175,7 +175,8 @@ def _summary(wb, s: ParSheet):
     for info, m in zip(s.modes_info, s.modes):
         w.put([info.name, float(info.cost), f"reel set {info.reel_set}" if info.kind == "spin" else f"buys {info.buys}",
                info.description, _num(m.rtp), m.rtp.label, _errn(m.rtp), _num(m.hit_frequency), m.sd,
-               m.volatility[0][1]], ["", "0.00", "", "", PCT, "", "0.00E+00", PCT, NUM, NUM])
+               m.volatility[0][1]], ["", "0.00", "", "", _fmt(m.rtp, PCT), "", "0.00E+00", _fmt(m.hit_frequency, PCT),
+                                     NUM, NUM])
     w.blank()
     w.title("Paylines (row 0 on top, # = payline cell)", _SUB)
     w.header(["line", "rows per reel"] + [f"row {r}" for r in range(s.rows)])
@@ -219,6 +220,49 @@ def _errn(f) -> float | None:
     return float(round_outward(f.published().error, up=True, digits=3))
 
 
+def _fmt(f, fmt: str) -> str:
+    """The number format of a Figure's value cell: ``fmt``, widened for a bounded figure to every
+    decimal of its published centre (:meth:`~analytic.figures.Figure.published`).
+
+    Shown to fewer decimals (a 94.00145445 % RTP certified to 1.6e-7 as ``94.0015%``) the cell's
+    text, with the error cell beside it, would state an interval leaving out the certified one;
+    the published centre shown whole is the JSON's and the Markdown appendix's centre.
+    """
+    from analytic.figures import Figure, _decade
+
+    if not isinstance(f, Figure) or f.label == "exact":
+        return fmt
+    p = f.published()
+    if p.quantum is None or p.value == 0:
+        return fmt
+    k = -_decade(p.quantum)  # decimals of the published centre (the quantum is a power of ten)
+    if fmt.endswith("%"):
+        return "0." + "0" * max(len(fmt) - 3, k - 2) + "%"
+    if "E+" in fmt:
+        return "0." + "0" * max(len(fmt.split(".")[1].split("E")[0]), _decade(abs(p.value)) + k) + "E+00"
+    head, _, dec = fmt.partition(".")
+    n = max(len(dec), k)
+    return head + ("." + "0" * n if n > 0 else "")
+
+
+def _out(x, up: bool, decimals: int) -> float:
+    """A certified bound rounded outward (up for an upper bound) to ``decimals`` decimals, so a
+    cell showing that many decimals shows a bound still (rounded to nearest it could show a value
+    inside the interval)."""
+    from fractions import Fraction
+
+    q = Fraction(1, 10 ** decimals)
+    x = Fraction(x)
+    return float(-((-x) // q) * q if up else (x // q) * q)
+
+
+def _sig_out(x, up: bool, digits: int) -> float:
+    """A certified bound rounded outward to ``digits`` significant digits (an ``E+00`` cell's)."""
+    from analytic.figures import round_outward
+
+    return float(round_outward(x, up=up, digits=digits))
+
+
 def _figure_row(w, name: str, f, fmt: str) -> None:
     """One figure: its value as a number (``fmt``), then label, certified error and the exact ``p/q``."""
     from analytic.figures import Figure
@@ -227,7 +271,7 @@ def _figure_row(w, name: str, f, fmt: str) -> None:
         f = f.published()
         w.put([name, float(f.value), f.label, _errn(f),
                frac(f.value) if f.label == "exact" and len(frac(f.value)) <= 40 else
-               ("(Appendix / JSON)" if f.label == "exact" else "")], ["", fmt, "", "0.00E+00"])
+               ("(Appendix / JSON)" if f.label == "exact" else "")], ["", _fmt(f, fmt), "", "0.00E+00"])
     else:  # a Fraction or int: exact
         t = frac(f)
         w.put([name, float(f) if not isinstance(f, int) else f, "exact", None,
@@ -302,7 +346,8 @@ def _mode(wb, m: ModeSheet):
                 else "bounded (errors in the Appendix)"
             w.put([f.name, _num(f.frequency), f.one_in if not math.isinf(f.one_in) else None,
                    _num(f.average_win), f.sd, _num(f.expected_spins), _num(f.rtp), lab],
-                  ["", PROB, NUM, NUM, NUM, NUM, PCT])
+                  ["", _fmt(f.frequency, PROB), NUM, _fmt(f.average_win, NUM), NUM, _fmt(f.expected_spins, NUM),
+                   _fmt(f.rtp, PCT)])
     for t in m.spins_played:
         _spins_played(w, t)
     if m.line_wins:
@@ -321,7 +366,9 @@ def _mode(wb, m: ModeSheet):
         w.header(["rounds"] + [f"{lv}% {e}" for lv in levels
                                for e in ("low from", "low to", "high from", "high to")] + ["exactness"])
         for r in m.ranges:
-            w.put([r.rounds] + [x for q in r.quantiles for x in q[1:]] + [r.label],
+            # each quantile's certified ends rounded outward to what the cell shows (4 decimals of a %)
+            w.put([r.rounds] + [_out(x, up, 6) for q in r.quantiles for x, up in zip(q[1:], (False, True, False, True))]
+                  + [r.label],
                   ["0.0E+0"] + [PCT] * (4 * len(levels)))
     else:
         w.header(["rounds"] + [f"{lv}% {e}" for lv in levels for e in ("low", "high")]
@@ -345,13 +392,18 @@ def _ladder(w, m: ModeSheet) -> None:
     for r in ex.rows:
         mid = (r.low + r.high) / 2
         t = frac(r.low)
-        w.put([r.label, float(r.threshold), float(mid), ex.label, float(r.low), float(r.high),
-               1 / float(mid) if mid else None, (t if len(t) <= 40 else "(JSON)") if r.exact else ""],
+        lo, hi = (float(r.low), float(r.high)) if r.low == r.high else \
+            (_sig_out(r.low, False, 10), _sig_out(r.high, True, 10))  # what 0.000000000E+00 shows: still bounds
+        w.put([r.label, float(r.threshold), float(mid), ex.label, lo, hi,
+               # "1 in" of the centre only where the low bound is above 0 (else the Markdown's "at most 1 in")
+               1 / float(mid) if mid and r.low > 0 else None, (t if len(t) <= 40 else "(JSON)") if r.exact else ""],
               ["", NUM, "0.000000E+00", "", "0.000000000E+00", "0.000000000E+00", NUM])
     if ex.max_win is not None:
         mid = (ex.max_low + ex.max_high) / 2
         w.put(["maximum win (x total bet)", float(ex.max_win), float(mid),
-               "exact" if ex.max_low == ex.max_high else "bounded", float(ex.max_low), float(ex.max_high),
+               "exact" if ex.max_low == ex.max_high else "bounded",
+               *((float(ex.max_low), float(ex.max_high)) if ex.max_low == ex.max_high else
+                 (_sig_out(ex.max_low, False, 10), _sig_out(ex.max_high, True, 10))),
                1 / float(mid) if mid else None], ["", NUM, "0.000000E+00", "", "0.000000000E+00",
                                                   "0.000000000E+00", NUM])
     w.text(f"maximum win: {ex.max_note}")
@@ -447,6 +499,16 @@ def _distribution(wb, s: ParSheet):
     w.finish()
 
 
+def _to_ruin(h) -> float | None:
+    """Mean rounds to ruin of a horizon, as the Markdown's :func:`~analytic.reports.format.session_rows`
+    gives it: None (an empty cell) when ruin is impossible or its probability is not above its certified
+    error (the mean is then not bounded below the horizon; its centre would look like a figure)."""
+    f = h.rounds_to_ruin
+    if f is None or (f.label != "exact" and f.error >= h.rounds):
+        return None
+    return _num(f)
+
+
 def _sessions(wb, s: ParSheet):
     """One worksheet: every mode's session horizons (all quantile levels, low and high ends) and
     the autoplay stops, or the line saying why a mode has none."""
@@ -468,11 +530,13 @@ def _sessions(wb, s: ParSheet):
                   "risk of ruin", "rounds to ruin (mean)"]
                  + [f"{float(lv):.0%} quantile {e}" for lv in levels for e in ("low", "high")])
         for h in sec.horizons:
-            w.put([h.rounds, h.method, float(h.error) if h.method != "exact" else None, _num(h.balance_mean),
-                   _errn(h.balance_mean), _num(h.p_above_start), _num(h.ruin),
-                   _num(h.rounds_to_ruin) if h.rounds_to_ruin is not None else None]
-                  + [float(x) for _, lo, hi in h.quantiles for x in (lo, hi)],
-                  [INT, "", "0.00E+00", NUM, "0.00E+00", PROB, "0.00E+00", NUM] + [NUM] * (2 * len(levels)))
+            # the error rounded up and the quantiles' ends outward, to what their cells show
+            w.put([h.rounds, h.method, _sig_out(h.error, True, 3) if h.method != "exact" else None,
+                   _num(h.balance_mean), _errn(h.balance_mean), _num(h.p_above_start), _num(h.ruin),
+                   _to_ruin(h)]
+                  + [_out(x, up, 4) for _, lo, hi in h.quantiles for x, up in ((lo, False), (hi, True))],
+                  [INT, "", "0.00E+00", _fmt(h.balance_mean, NUM), "0.00E+00", _fmt(h.p_above_start, PROB),
+                   _fmt(h.ruin, "0.00E+00"), _fmt(h.rounds_to_ruin, NUM)] + [NUM] * (2 * len(levels)))
         w.blank()
         w.text(sec.autoplay_note)
         a = sec.autoplay
@@ -480,14 +544,14 @@ def _sessions(wb, s: ParSheet):
             w.header(["autoplay stop", "setting", "probability it ends the run", "label", "error (certified)"])
             setting = dict(a.setting)
             for name, f in a.reasons:
-                w.put([name, setting.get(name, ""), _num(f), f.label, _errn(f)], ["", "", PROB, "", "0.00E+00"])
+                w.put([name, setting.get(name, ""), _num(f), f.label, _errn(f)], ["", "", _fmt(f, PROB), "", "0.00E+00"])
             w.put(["rounds played (mean)", setting.get("rounds (at most)", ""), _num(a.rounds_mean),
                    a.rounds_mean.label, _errn(a.rounds_mean)],
-                  ["", "", NUM, "", "0.00E+00"])
+                  ["", "", _fmt(a.rounds_mean, NUM), "", "0.00E+00"])
             w.put(["final balance (mean)", "", _num(a.balance_mean), a.balance_mean.label, _errn(a.balance_mean)],
-                  ["", "", NUM, "", "0.00E+00"])
+                  ["", "", _fmt(a.balance_mean, NUM), "", "0.00E+00"])
             w.put(["P(end above start)", "", _num(a.p_above_start), a.p_above_start.label, _errn(a.p_above_start)],
-                  ["", "", PROB, "", "0.00E+00"])
+                  ["", "", _fmt(a.p_above_start, PROB), "", "0.00E+00"])
         w.blank()
     w.finish()
 
@@ -498,7 +562,8 @@ def _appendix(wb, s: ParSheet):
     w.header(["mode", "figure", "exact", "float", "label", "error", "method"], freeze=True)
     for a in s.appendix:
         w.put([a.mode, a.figure, exact_text(a.value)[:32000], _num(a.value), a.value.label,
-               _errn(a.value) if a.value.label != "exact" else 0.0, a.method], ["", "", "", "0.000000000000", "", "0.00E+00"])
+               _errn(a.value) if a.value.label != "exact" else 0.0, a.method],
+              ["", "", "", _fmt(a.value, "0.000000000000"), "", "0.00E+00"])
     w.finish()
 
 

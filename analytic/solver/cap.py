@@ -432,7 +432,14 @@ def tighten_stake_caps(res):
     return replace(res, extra={**res.extra, "currency_cap": out},
                    methods={**res.methods, "currency cap (law)": (
                        "each stake's bracket intersected with the round's certified law: E[min(R, c)] within "
-                       f"c x {float(err):.2g} (total variation of the law), P(R >= c) within {float(err):.2g}")})
+                       f"c x {_up2(err)} (total variation of the law), P(R >= c) within {_up2(err)}")})
+
+
+def _up2(x) -> str:
+    """A certified bound to 2 significant digits, rounded up (a 'within' figure: never to nearest)."""
+    from analytic.figures import round_outward
+
+    return f"{float(round_outward(x, up=True, digits=2)):.2g}"
 
 
 def add_cap_deduction(res):

@@ -241,7 +241,10 @@ def exceedance(law: RoundLaw, cap: Fraction | None = None) -> Exceedance:
         note = (f"not certified: a grid law leaves out entries of probability 1e-18 or less (its largest point "
                 f"kept is {float(wins[-1]) if wins else 0:g} x total bet)")
     else:
-        note = f"not certified: probability mass up to {float(e):.3g} is missing from the law, at unknown wins"
+        from analytic.figures import round_outward  # "up to": the bound rounded up, never to nearest
+
+        note = (f"not certified: probability mass up to {float(round_outward(e, up=True, digits=3)):.3g} is missing "
+                "from the law, at unknown wins")
     return Exceedance(tuple(rows), label, e, gap, mx, lo, hi, note)
 
 

@@ -129,3 +129,185 @@ def test_cli_solve_pct_holds_the_certified_interval():
     assert m
     c, e = _q(m.group(1)) / 100, _q(m.group(2)) / 100
     _holds(c - e, c + e, f)
+
+
+def test_a_centre_in_scientific_notation_prints_its_own_digits_not_a_floats():
+    # 123456789.1233 .. 123456789.1235: a float has 17 significant digits; printed to 19 it showed
+    # "1.234567891234000027e+08", whose interval leaves out the certified low end
+    for f, digits in ((Figure(Fraction("123456789.1234"), "bounded", Fraction("1e-4")), 8),
+                      (Figure(Fraction("12345678.9"), "bounded", Fraction("1e-5")), 10)):
+        lo, hi = _pm(F.fig_num(f, digits))
+        _holds(lo, hi, f)
+        m = re.fullmatch(rf"({_NUM}) \(bounded\) ± ({_NUM})", F.extra_text(f))
+        assert m, F.extra_text(f)
+        c, e = _q(m.group(1)), _q(m.group(2))
+        _holds(c - e, c + e, f)
+
+
+def test_cli_solve_prints_no_bounded_feature_figure_or_sd_without_its_error():
+    import dataclasses
+    from pathlib import Path
+
+    from analytic.cli.solve import format_table
+    from analytic.model.loader import load_model
+    from analytic.solver.round import FeatureFigures, solve_game
+
+    res = next(iter(solve_game(load_model(str(Path(__file__).parent / "data" / "toy.toml"))).values()))
+    # a bounded feature and second moment, made by hand (the printed form is what is tested)
+    avg = Figure(Fraction("77.9285361234"), "bounded", Fraction("2.5e-7"))
+    spins = Figure(Fraction("13.19477712"), "bounded", Fraction("3e-9"))
+    feat = FeatureFigures("free_spins", Figure(Fraction(1, 176)), avg, 1.0, spins, Figure(Fraction(1, 2)))
+    bounded = dataclasses.replace(res, features=(feat,),
+                                  second_moment=Figure(res.second_moment.value, "bounded", Fraction("0.0123")),
+                                  rtp=Figure(res.rtp.value, "bounded", Fraction(1, 10**9)))
+    text = format_table(bounded)
+    line = next(l for l in text.splitlines() if l.lstrip().startswith("feature free_spins"))
+    m = re.search(rf"average win ({_NUM}) \+/- ({_NUM})x\s+expected spins ({_NUM}) \+/- ({_NUM})\s+\[bounded\]", line)
+    assert m, line
+    for f, c, e in ((avg, m.group(1), m.group(2)), (spins, m.group(3), m.group(4))):
+        _holds(_q(c) - _q(e), _q(c) + _q(e), f)
+    line = next(l for l in text.splitlines() if "standard deviation" in l)
+    m = re.search(rf"between ({_NUM}) and ({_NUM})\s+\[bounded\]", line)
+    assert m, line
+    v = bounded.variance_figure
+    lo, hi = _q(m.group(1)), _q(m.group(2))
+    assert lo >= 0 and lo * lo <= v.value - v.error and v.value + v.error <= hi * hi, (line, v)
+    line = next(l for l in text.splitlines() if "volatility index" in l)
+    ends = re.findall(rf"({_NUM}) \.\. ({_NUM})", line)
+    assert len(ends) == 3 and line.endswith("[bounded]"), line
+    from analytic.figures import Z_SCORES
+
+    for (a, b), c in zip(ends, (90, 95, 99)):
+        z = Fraction(Z_SCORES[c])
+        assert _q(a) ** 2 <= z * z * (v.value - v.error) and z * z * (v.value + v.error) <= _q(b) ** 2, line
+
+
+def test_cli_session_method_line_rounds_the_error_up():
+    from types import SimpleNamespace
+
+    from analytic.cli.session import _method
+
+    for err in (3.9249e-9, 1.0001e-12, 2.5e-8):  # 3.9249e-9 to nearest: "3.92e-09", below the bound
+        t = _method(SimpleNamespace(bracket={}, method="certified", error=err))
+        m = re.search(rf"total-variation bound ({_NUM})\)", t)
+        assert m and _q(m.group(1)) >= Fraction(err), t
+
+
+def test_up_to_and_at_most_notes_round_up():
+    from analytic.cli.verify import law_text
+    from analytic.solver.distribution import RoundLaw
+    from analytic.solver.exceedance import exceedance
+
+    e = Fraction("1.2345e-7")  # to nearest, 3 digits: 1.23e-07, below the missing mass
+    law = RoundLaw({Fraction(0): Fraction(1, 2), Fraction(3): Fraction(1, 2) - e}, e)
+    m = re.search(rf"mass up to ({_NUM}) is missing", exceedance(law).max_note)
+    assert m and _q(m.group(1)) >= e, exceedance(law).max_note
+    t = law_text({"test": "binomial interval", "df": 3, "gap": 1.2345e-7, "statistic": 0.5, "p_value": 0.5,
+                  "verdict": "ok"})
+    m = re.search(rf"gap at most ({_NUM})\)", t)
+    assert m and _q(m.group(1)) >= Fraction(1.2345e-7), t
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.fractions(Fraction(1, 100), 10 ** 5, max_denominator=10 ** 6), st.fractions(Fraction(1, 10 ** 9), 1),
+       st.sampled_from([90, 95, 99]))
+def test_sd_and_volatility_of_a_bounded_variance_are_intervals_holding_the_certified_ones(var, rel, c):
+    import math
+    from types import SimpleNamespace
+
+    from analytic.figures import Z_SCORES
+
+    v = Figure(var, "bounded", var * rel / 2)
+    sd = math.sqrt(float(v.published().value))
+    m = SimpleNamespace(variance=v, sd=sd)
+    for text, z in ((F.sd_text(m), Fraction(1)), (F.sd_text(m, Z_SCORES[c] * sd), Fraction(Z_SCORES[c]))):
+        mt = re.fullmatch(rf"({_NUM}) \.\. ({_NUM}) \(bounded\)", text)
+        assert mt, text  # never the centre's square root alone, as if it were known to 4 decimals
+        lo, hi = _q(mt.group(1)), _q(mt.group(2))
+        # lo <= z sqrt(var - e) and z sqrt(var + e) <= hi, squared (exact)
+        assert lo >= 0 and lo * lo <= z * z * (v.value - v.error) and z * z * (v.value + v.error) <= hi * hi, (text, v)
+
+
+def test_sd_of_an_exact_variance_is_its_number():
+    from types import SimpleNamespace
+
+    m = SimpleNamespace(variance=Figure(Fraction(4)), sd=2.0)
+    assert F.sd_text(m) == "2.0000" and F.sd_text(m, 3.2897) == "3.2897"
+
+
+def test_cli_verify_says_a_bounded_figure_is_the_centre_of_its_interval(tmp_path, capsys, monkeypatch):
+    import dataclasses
+
+    import analytic.solver.round as round_
+    from analytic.cli import main
+
+    real = round_.solve_round
+
+    def bounded(*a, **k):  # the real solve, its RTP made bounded (what verify prints of it is tested)
+        r = real(*a, **k)
+        return dataclasses.replace(r, rtp=Figure(r.rtp.value, "bounded", Fraction("1.2345e-7")))
+
+    monkeypatch.setattr(round_, "solve_round", bounded)
+    from pathlib import Path
+
+    model = Path(__file__).parent / "data" / "toy.toml"
+    main(["verify", str(model), "--rounds", "200", "--no-progress"])
+    out = capsys.readouterr().out
+    m = re.search(rf"\(RTP: bounded, the centre of an interval certified within \+/- ({_NUM});", out)
+    assert m and _q(m.group(1)) >= Fraction("1.2345e-7"), out
+
+
+def test_maximum_win_one_in_is_the_range_of_its_certified_ends():
+    from types import SimpleNamespace
+
+    lo, hi = Fraction("1.913313056e-9"), Fraction("1.914619833e-9")
+    ex = SimpleNamespace(max_win=Fraction(500), max_low=lo, max_high=hi, kind="law", max_note="the win cap")
+    t = F.max_win_text(ex)
+    m = re.search(rf"\(1 in ({_NUM}) \.\. ({_NUM})\)", t)
+    assert m, t  # was "(1 in 5.2248e+08)": the centre's, inside a sentence of certified bounds
+    assert _q(m.group(1)) <= 1 / hi and 1 / lo <= _q(m.group(2)), t
+
+
+def test_currency_cap_method_text_rounds_its_bound_up():
+    from analytic.solver.cap import _up2
+
+    for x in (Fraction("1.2345e-9"), Fraction("9.96e-5"), Fraction("3e-7")):
+        assert _q(_up2(x)) >= x and _q(_up2(x)) <= x * Fraction(11, 10)  # up, by at most a unit of the 2nd digit
+
+
+def test_pdf_session_table_never_breaks_a_number(tmp_path):
+    import dataclasses
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if not shutil.which("pdftotext"):
+        pytest.skip("pdftotext not installed")
+    from tests.reports.test_session_section import TINY
+
+    from analytic.model.loader import load_model_text
+    from analytic.reports.model import build_sheet
+    from analytic.reports.pdf import write_pdf
+
+    sheet = build_sheet(load_model_text(TINY, str(tmp_path / "tiny.toml")), session={"balance": 3, "rounds": (2, 4)})
+    m = sheet.modes[0]
+    # a five-digit balance to 7 decimals with its error, as a long session of a feature buy prints it
+    wide = Figure(Fraction("12578.7854138"), "bounded", Fraction("2.5e-6"))
+    hs = tuple(dataclasses.replace(h, balance_mean=wide) for h in m.session.horizons)
+    sheet = dataclasses.replace(sheet, modes=(dataclasses.replace(m, session=dataclasses.replace(m.session, horizons=hs)),))
+    write_pdf(sheet, str(tmp_path / "t.pdf"))
+    text = subprocess.run(["pdftotext", str(tmp_path / "t.pdf"), "-"], capture_output=True, text=True, check=True).stdout
+    assert "12,578.7854138" in text, [l for l in text.splitlines() if "12,578" in l]
+
+
+@settings(max_examples=200, deadline=None)
+@given(centres, st.integers(0, 8))
+def test_a_bounded_figure_with_error_0_prints_its_centre_whole(v, digits):
+    # published with error 0 (its centre already a multiple of its quantum, e.g. 9.53125 from a float
+    # chain whose bound is 0): was a ValueError ("not a multiple of 10^-4") from the report's formatting
+    f = Figure(v, "bounded", Fraction(0))
+    p = f.published()
+    for text, unit, k in ((F.fig_num(f, digits), "", 1), (F.fig_pct(f, digits), "%", 100)):
+        lo, hi = _pm(text, unit)
+        assert lo / k <= p.value - p.error and p.value + p.error <= hi / k, (text, p)

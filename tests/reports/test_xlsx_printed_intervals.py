@@ -1,0 +1,94 @@
+"""What the XLSX cells show (value with its number format, beside its error cell) holds the certified interval.
+
+The oracle renders a cell as a spreadsheet does, from the float stored and the
+number format (the float's exact binary value rounded half away from zero to
+the format's decimals), in exact decimal arithmetic, independently of the
+writer's own rounding.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytic.figures import Figure
+from analytic.reports import xlsx as X
+
+
+def _display(x: float, fmt: str) -> Fraction:
+    """The value a cell of float ``x`` with number format ``fmt`` shows (exactly)."""
+    d = Decimal(x)  # the float's exact value
+    m = re.fullmatch(r"(?:#,##)?0(?:\.(0+))?(%|E\+00)?", fmt)
+    assert m, fmt
+    n = len(m.group(1) or "")
+    if m.group(2) == "%":
+        return Fraction((d * 100).quantize(Decimal(1).scaleb(-n), ROUND_HALF_UP)) / 100
+    if m.group(2) == "E+00":
+        if d == 0:
+            return Fraction(0)
+        e = d.adjusted()
+        return Fraction(d.scaleb(-e).quantize(Decimal(1).scaleb(-n), ROUND_HALF_UP)) * Fraction(10) ** e
+    return Fraction(d.quantize(Decimal(1).scaleb(-n), ROUND_HALF_UP))
+
+
+class _Rows:
+    def __init__(self):
+        self.rows = []
+
+    def put(self, values, formats=()):
+        self.rows.append((values, formats))
+
+
+def _shown_interval(f: Figure, fmt: str):
+    w = _Rows()
+    X._figure_row(w, "x", f, fmt)
+    (values, formats), = w.rows
+    c = _display(values[1], formats[1])
+    e = _display(values[3], formats[3])
+    return c - e, c + e
+
+
+def test_the_rtp_cell_that_four_decimals_misprinted():
+    # 94.00145445 % certified to 1.58e-7: "94.0015%" with "1.58E-07" beside it states
+    # [0.94001484, 0.94001516], which leaves out the certified [0.9400143865, 0.9400147025]
+    f = Figure(Fraction("0.9400145445"), "bounded", Fraction("1.58e-7"))
+    lo, hi = _shown_interval(f, X.PCT)
+    assert lo <= f.value - f.error and f.value + f.error <= hi, (lo, hi)
+
+
+centres = st.builds(lambda m, k: Fraction(m, 10 ** k), st.integers(1, 10 ** 14), st.integers(0, 16))
+errors = st.builds(lambda m, k: Fraction(m, 10 ** k), st.integers(1, 10 ** 4), st.integers(0, 18))
+
+
+@settings(max_examples=300, deadline=None)
+@given(centres, errors, st.sampled_from([X.PCT, X.PROB, X.NUM, "0.00E+00", "0.000000000000"]))
+def test_a_bounded_value_cell_with_its_error_cell_holds_the_certified_interval(v, e, fmt):
+    f = Figure(v, "bounded", e)
+    lo, hi = _shown_interval(f, fmt)
+    assert lo <= v - e and v + e <= hi, (f, lo, hi)
+
+
+bounds = st.fractions(Fraction(1, 10 ** 12), 10 ** 4, max_denominator=10 ** 14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(bounds)
+def test_certified_ends_show_outward(x):
+    assert _display(X._out(x, False, 4), X.NUM) <= x <= _display(X._out(x, True, 4), X.NUM)
+    assert _display(X._out(x / 10 ** 4, False, 6), X.PCT) <= x / 10 ** 4 <= _display(X._out(x / 10 ** 4, True, 6), X.PCT)
+    assert _display(X._sig_out(x, False, 10), "0.000000000E+00") <= x <= _display(X._sig_out(x, True, 10), "0.000000000E+00")
+    assert x <= _display(X._sig_out(x, True, 3), "0.00E+00")
+
+
+def test_rounds_to_ruin_cell_is_empty_where_its_error_reaches_the_horizon():
+    from types import SimpleNamespace
+
+    # ruin 0 +- 3e-9 within 100 rounds: the mean rounds to ruin is not bounded below 100 (Markdown: "-")
+    h = SimpleNamespace(rounds=100, rounds_to_ruin=Figure(Fraction(100), "bounded", Fraction(150)))
+    assert X._to_ruin(h) is None
+    h = SimpleNamespace(rounds=1000, rounds_to_ruin=Figure(Fraction("704.428955"), "bounded", Fraction("6e-5")))
+    assert X._to_ruin(h) == 704.428955
