@@ -1,7 +1,8 @@
 """What the XLSX cells show (value with its number format, beside its error cell) holds the certified interval.
 
 The oracle renders a cell as a spreadsheet does, from the float stored and the
-number format (the float's exact binary value rounded half away from zero to
+number format (the float's exact binary value taken to 15 significant digits,
+as Excel and LibreOffice display a double, then rounded half away from zero to
 the format's decimals), in exact decimal arithmetic, independently of the
 writer's own rounding.
 """
@@ -21,7 +22,9 @@ from analytic.reports import xlsx as X
 
 def _display(x: float, fmt: str) -> Fraction:
     """The value a cell of float ``x`` with number format ``fmt`` shows (exactly)."""
-    d = Decimal(x)  # the float's exact value
+    d = Decimal(x)  # the float's exact value, shown to 15 significant digits at most
+    if d != 0:
+        d = d.quantize(Decimal(1).scaleb(d.adjusted() - 14), ROUND_HALF_UP)
     m = re.fullmatch(r"(?:#,##)?0(?:\.(0+))?(%|E\+00)?", fmt)
     assert m, fmt
     n = len(m.group(1) or "")
