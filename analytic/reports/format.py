@@ -342,13 +342,21 @@ def sd_text(m, x=None) -> str:
     ``z`` is ``x / m.sd`` (``x`` was computed as ``z * m.sd`` in floats, so within a relative
     ``2^-53`` of it); the interval is widened by ``2^-51`` relative to cover that.
     """
+    iv = sd_interval(m, x)
+    if iv is None:
+        return num(m.sd if x is None else x)
+    return f"{_decimal(iv[0], 4)} .. {_decimal(iv[1], 4)} (bounded)"
+
+
+def sd_interval(m, x=None) -> tuple[Fraction, Fraction] | None:
+    """The certified interval of :func:`sd_text` (4 decimals, outward), or None where the variance
+    is exact (the value is then ``m.sd`` or ``x`` itself, a float of the exact variance)."""
     v = m.variance
     if v.label == "exact" or not v.error or (x is not None and not m.sd):
-        return num(m.sd if x is None else x)
+        return None
     z2 = Fraction(1) if x is None else (Fraction(x) / Fraction(m.sd)) ** 2
     w = Fraction(1, 2 ** 51) if x is not None else Fraction(0)
-    a, b = _sqrt_out(z2 * (1 - w) ** 2 * (v.value - v.error), z2 * (1 + w) ** 2 * (v.value + v.error))
-    return f"{_decimal(a, 4)} .. {_decimal(b, 4)} (bounded)"
+    return _sqrt_out(z2 * (1 - w) ** 2 * (v.value - v.error), z2 * (1 + w) ** 2 * (v.value + v.error))
 
 
 def pct_bound(x, up: bool, digits: int = 2) -> str:

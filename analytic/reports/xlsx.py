@@ -17,7 +17,7 @@ from openpyxl.utils import get_column_letter
 
 from analytic.limits import XLSX_MAX_STOPS
 
-from analytic.reports.format import FREE_GAME_NOTE, exact_text, extra_text, feature_rows, frac, line_grid
+from analytic.reports.format import FREE_GAME_NOTE, exact_text, extra_text, feature_rows, frac, line_grid, sd_interval
 from analytic.reports.model import ModeSheet, ParSheet
 
 __all__ = ["write_xlsx"]
@@ -171,12 +171,15 @@ def _summary(wb, s: ParSheet):
     w.blank()
     w.title("Bet modes", _SUB)
     w.header(["mode", "cost (x total bet)", "plays", "description", "RTP", "RTP label", "RTP error",
-              "hit frequency", "sd", "volatility 90%"])
+              "hit frequency", "hit frequency error", "sd", "sd error", "volatility 90%", "volatility 90% error"])
     for info, m in zip(s.modes_info, s.modes):
+        sd, _l, sde = _sd_cells(m)
+        vol, _l, vole = _sd_cells(m, m.volatility[0][1])
         w.put([info.name, float(info.cost), f"reel set {info.reel_set}" if info.kind == "spin" else f"buys {info.buys}",
-               info.description, _num(m.rtp), m.rtp.label, _errn(m.rtp), _num(m.hit_frequency), m.sd,
-               m.volatility[0][1]], ["", "0.00", "", "", _fmt(m.rtp, PCT), "", "0.00E+00", _fmt(m.hit_frequency, PCT),
-                                     NUM, NUM])
+               info.description, _num(m.rtp), m.rtp.label, _errn(m.rtp), _num(m.hit_frequency), _errn(m.hit_frequency),
+               sd, sde, vol, vole],
+              ["", "0.00", "", "", _fmt(m.rtp, PCT), "", "0.00E+00", _fmt(m.hit_frequency, PCT), "0.00E+00",
+               NUM if sde is None else "0.00000", "0.00E+00", NUM if vole is None else "0.00000", "0.00E+00"])
     w.blank()
     w.title("Paylines (row 0 on top, # = payline cell)", _SUB)
     w.header(["line", "rows per reel"] + [f"row {r}" for r in range(s.rows)])
@@ -278,6 +281,25 @@ def _figure_row(w, name: str, f, fmt: str) -> None:
                t if len(t) <= 40 else "(Appendix / JSON)"], ["", fmt])
 
 
+def _sd_cells(m, x=None) -> tuple[float, str, float | None]:
+    """``(value, label, error)`` of a mode's sd (``x`` None) or volatility index ``x``: the float of
+    an exact variance's, label "float"; where the variance is bounded, the centre of the certified
+    interval of :func:`~analytic.reports.format.sd_interval` and its half-width rounded up to 3
+    significant digits (what the error cell's format shows), label "bounded"."""
+    from analytic.figures import round_outward
+
+    iv = sd_interval(m, x)
+    if iv is None:
+        return (m.sd if x is None else x), "float", None
+    a, b = iv
+    return float((a + b) / 2), "bounded", float(round_outward((b - a) / 2, up=True, digits=3))
+
+
+def _sd_row(w, name: str, m, x=None) -> None:
+    v, lab, e = _sd_cells(m, x)
+    w.put([name, v, lab, e], ["", NUM if e is None else "0.00000", "", "0.00E+00"])
+
+
 def _mode(wb, m: ModeSheet):
     import math
     from fractions import Fraction
@@ -293,10 +315,10 @@ def _mode(wb, m: ModeSheet):
     _figure_row(w, "hit frequency", m.hit_frequency, PCT)
     if not math.isinf(m.hit_one_in):
         w.put(["hit frequency (1 in)", m.hit_one_in, "float"], ["", NUM])
-    w.put(["standard deviation (per unit staked)", m.sd, "float"], ["", NUM])
+    _sd_row(w, "standard deviation (per unit staked)", m)
     _figure_row(w, "variance (per unit staked)", m.variance, NUM)
     for c, v in m.volatility:
-        w.put([f"volatility index {c}%", v, "float"], ["", NUM])
+        _sd_row(w, f"volatility index {c}%", m, v)
     if m.top_win is not None:
         _figure_row(w, f"{m.top_note} (x total bet)", m.top_win, NUM)
         _figure_row(w, f"{m.top_note}: probability", m.top_probability, "0.00E+00")

@@ -95,3 +95,24 @@ def test_rounds_to_ruin_cell_is_empty_where_its_error_reaches_the_horizon():
     assert X._to_ruin(h) is None
     h = SimpleNamespace(rounds=1000, rounds_to_ruin=Figure(Fraction("704.428955"), "bounded", Fraction("6e-5")))
     assert X._to_ruin(h) == 704.428955
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.fractions(1, 10 ** 5, max_denominator=10 ** 6), st.fractions(Fraction(1, 10 ** 9), 50, max_denominator=10 ** 9),
+       st.sampled_from([1.6448536269514722, 1.65]))
+def test_sd_and_volatility_cells_of_a_bounded_variance_hold_the_square_roots(v, e, z):
+    """The sd (and z times it) of a variance ``v +- e``: the cells' value with its error, as shown,
+    hold ``[sqrt(v - e), sqrt(v + e)]`` (squared, exactly); an exact variance's is its float, no error."""
+    import math
+    from types import SimpleNamespace
+
+    sd = math.sqrt(float(v))
+    m = SimpleNamespace(variance=Figure(v, "bounded", e), sd=sd)
+    for x, zz in ((None, 1), (z * sd, Fraction(z))):
+        c, lab, err = X._sd_cells(m, x)
+        assert lab == "bounded" and err is not None
+        lo, hi = _display(c, "0.00000") - _display(err, "0.00E+00"), _display(c, "0.00000") + _display(err, "0.00E+00")
+        assert max(lo, 0) ** 2 <= zz ** 2 * max(v - e, 0) * (1 + Fraction(1, 2 ** 49)) and \
+            zz ** 2 * (v + e) * (1 - Fraction(1, 2 ** 49)) <= hi ** 2, (v, e, c, err)
+    m = SimpleNamespace(variance=Figure(v), sd=sd)
+    assert X._sd_cells(m) == (sd, "float", None)
