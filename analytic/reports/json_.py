@@ -136,6 +136,34 @@ def _bucket_rows(table, rows: list) -> None:
             bd["share"] = Figure(b.share, "bounded", err).to_json()
 
 
+def _grid_rows(table, rows: list, cost) -> None:
+    """The rows ``rows`` (JSON of ``table.buckets``) of a law within total variation ``e =
+    table.mass_error`` of the round's: each a bounded figure with its certified error.
+
+    A row's probability is within ``e`` of the truth; its RTP, ``E[W 1{lo < W <= hi}] / cost``
+    of a function between 0 and ``hi``, within ``e hi / cost`` (total variation bounds the
+    difference of the means of any function with values in ``[0, M]`` by ``M e``); its share
+    ``a / v`` of the RTP's centre ``v`` (certified within ``table.rtp_error = eR``) within ``ea /
+    (v - eR) + |a| eR / (v (v - eR))`` (as :func:`_bucket_rows`).  The no-win row (``hi = 0``)
+    has RTP 0 exactly.
+    """
+    e, eR = Fraction(table.mass_error), Fraction(table.rtp_error)
+    tot_share = sum((b.share for b in table.buckets), Fraction(0))
+    v = sum((b.rtp for b in table.buckets), Fraction(0)) / tot_share if tot_share else Fraction(0)
+    for b, bd in zip(table.buckets, rows):
+        bd["probability"] = Figure(Fraction(b.probability), "bounded", e).to_json()
+        hi = Fraction(b.high or 0)
+        ea = e * hi / Fraction(cost)
+        bd["rtp"] = Figure(Fraction(b.rtp), "bounded", ea).to_json() if ea else Figure(Fraction(b.rtp)).to_json()
+        if v > eR and (ea or eR):
+            bd["share"] = Figure(Fraction(b.share), "bounded",
+                                 ea / (v - eR) + abs(Fraction(b.rtp)) * eR / (v * (v - eR))).to_json()
+        elif not (ea or eR):
+            bd["share"] = Figure(Fraction(b.share)).to_json()
+        else:  # an RTP not certified away from 0: no certified share
+            bd["share"] = {"float": float(b.share), "label": "approximate"}
+
+
 def _range(r) -> dict:
     """An expected-RTP-range row: level -> [low, high], the label, and for a certified row each
     quantile's certified interval."""
@@ -197,14 +225,7 @@ def to_data(sheet: ParSheet) -> dict:
                                 for k, n, p in m.scatter_counts]
         md["extra"] = {k: _conv(v) for k, v in m.extra}
         if m.distribution.mass_error > 0:  # rows of a law with an error are not exact fractions
-            e = float(m.distribution.mass_error)
-            for b, bd in zip(m.distribution.buckets, md["distribution"]["buckets"]):
-                for key in ("probability", "rtp", "share"):
-                    bd[key] = {"float": float(getattr(b, key)), "label": "bounded"}
-                bd["probability"]["error"] = e
-                # a share divides by the RTP's centre, whose last bits depend on the machine where it
-                # is bounded (Figure.published): 12 digits
-                bd["share"]["float"] = float(f"{float(b.share):.12g}")
+            _grid_rows(m.distribution, md["distribution"]["buckets"], m.info.cost)
         else:
             _bucket_rows(m.distribution, md["distribution"]["buckets"])
         md["distribution"].pop("rtp_error", None)  # (the rows carry it)

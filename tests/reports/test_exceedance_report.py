@@ -138,3 +138,40 @@ def test_grid_law_ladder_is_bounded_with_its_gap(tmp_path):
     assert d["rows"][-1]["probability"]["exact"] == "0/1"
     md = render_markdown(sheet)
     assert "| win >= x (x total bet) | P(win >= x) | 1 in | lower bound | upper bound |" in md
+
+
+@pytest.mark.parametrize("cap", [20, 50])
+def test_grid_law_distribution_rows_hold_the_enumerators_rows(tmp_path, cap):
+    """Free spins with retriggers under a cap (a certified grid law): every JSON distribution row's
+    probability, RTP and share is a bounded figure whose interval meets the enumerator's row (exact
+    below the cap, less its own missing mass; uncapped it merges every positive win into one point,
+    so rows cannot be compared), the no-win row's RTP exactly 0."""
+    text = TINY.format(award=1, extra="") + ("" if cap is None else f"\n[cap]\ntotal_bet_multiple = {cap}\n")
+    game = load_model_text(text, str(tmp_path / "tiny.toml"))
+    sheet = build_sheet(game)
+    m = sheet.modes[0]
+    assert m.distribution.mass_error > 0
+    o = Oracle(tomllib.loads(text))
+    ol = o.round_law("base")
+    top = o.cap if cap else max(ol.points)
+
+    def capped(w):
+        return min(w, o.cap) if cap else w
+
+    rtp = sum((capped(w) * p for w, p in ol.points.items()), Fraction(0)) if cap else None
+    rows = json.loads(render_json(sheet))["modes"][0]["distribution"]["buckets"]
+    for r in rows:
+        lo, hi = Fraction(r["low"]["exact"]), Fraction(r["high"]["exact"])
+        inside = {w: p for w, p in ol.points.items() if (w == 0 if hi == 0 else lo < capped(w) <= hi)}
+        want_p = sum(inside.values(), Fraction(0))
+        want_r = sum((capped(w) * p for w, p in inside.items()), Fraction(0))
+        miss_r = ol.missing * hi
+        for key, want, miss in (("probability", want_p, ol.missing), ("rtp", want_r, miss_r)):
+            f = r[key]
+            c, e = Fraction(f["exact"]), Fraction(f.get("error", 0))
+            assert f["label"] == ("exact" if key == "rtp" and hi == 0 else "bounded")
+            assert c - e <= want + miss and want <= c + e, (key, r["label"], c, e, want)
+        if rtp:
+            f = r["share"]
+            c, e = Fraction(f["exact"]), Fraction(f.get("error", 0))
+            assert c - e <= (want_r + miss_r) / rtp and want_r / (rtp + ol.missing * top) <= c + e

@@ -23,5 +23,7 @@ def test_atkins_distribution_rows_are_bounded_and_add_up():
     assert abs(total_p - 1) <= float(table.mass_error) + 1e-12
     assert abs(total_rtp - float(mode.rtp.value)) < 1e-9
     rows = json.loads(render_json(sheet))["modes"][0]["distribution"]["buckets"]
-    assert all(r["probability"]["label"] == "bounded" and "exact" not in r["probability"] for r in rows)
-    assert all(r["rtp"]["label"] == "bounded" for r in rows)
+    # bounded figures, each with its certified error (the centre's p/q as every bounded figure's)
+    assert all(r["probability"]["label"] == "bounded" and r["probability"]["error"] > 0 for r in rows)
+    assert all(r["rtp"]["label"] == "bounded" and r["rtp"]["error"] > 0 for r in rows[1:])
+    assert rows[0]["rtp"] == {"exact": "0/1", "float": 0.0, "label": "exact"}  # the no-win row
