@@ -20,8 +20,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from analytic.reports.model import ParSheet
 from analytic.figures import Figure, round_outward
+from analytic.reports.model import ParSheet, row_errors
 
 __all__ = ["SCHEMA", "to_data", "render_json", "write_json"]
 
@@ -112,56 +112,17 @@ def _bounds(lo: Fraction, hi: Fraction) -> dict:
     return {"low": float(round_outward(lo, up=False)), "high": float(round_outward(hi, up=True)), "label": "bounded"}
 
 
-def _bucket_rows(table, rows: list) -> None:
-    """Relabel the rows ``rows`` (JSON of ``table.buckets``) of a table whose RTP is bounded.
-
-    The RTP shares divide by the RTP's centre ``v`` (certified error ``e =
-    table.rtp_error``), and a row without bounds (the feature rounds', or a
-    bought feature's one row) has ``v`` less the exact rows' RTP as its RTP;
-    so a share ``a / v`` of a row RTP ``a`` (error ``ea``: ``e`` for that row,
-    else 0) is within ``ea / (v - e) + |a| e / (v (v - e))`` of ``a / t`` for
-    any true RTP ``|t - v| <= e``, and is published as a bounded figure with
-    that error; a share of 1 (the only row) is exact.
-    """
-    e = table.rtp_error
-    v = sum((b.rtp for b in table.buckets), Fraction(0))
-    if e <= 0 or v <= e:
-        return
-    for b, bd in zip(table.buckets, rows):
-        ea = e if b.low is None else Fraction(0)
-        if ea:
-            bd["rtp"] = Figure(b.rtp, "bounded", ea).to_json()
-        if b.share != 1 or len(table.buckets) > 1:
-            err = ea / (v - e) + abs(b.rtp) * e / (v * (v - e))
-            bd["share"] = Figure(b.share, "bounded", err).to_json()
-
-
-def _grid_rows(table, rows: list, cost) -> None:
-    """The rows ``rows`` (JSON of ``table.buckets``) of a law within total variation ``e =
-    table.mass_error`` of the round's: each a bounded figure with its certified error.
-
-    A row's probability is within ``e`` of the truth; its RTP, ``E[W 1{lo < W <= hi}] / cost``
-    of a function between 0 and ``hi``, within ``e hi / cost`` (total variation bounds the
-    difference of the means of any function with values in ``[0, M]`` by ``M e``); its share
-    ``a / v`` of the RTP's centre ``v`` (certified within ``table.rtp_error = eR``) within ``ea /
-    (v - eR) + |a| eR / (v (v - eR))`` (as :func:`_bucket_rows`).  The no-win row (``hi = 0``)
-    has RTP 0 exactly.
-    """
-    e, eR = Fraction(table.mass_error), Fraction(table.rtp_error)
-    tot_share = sum((b.share for b in table.buckets), Fraction(0))
-    v = sum((b.rtp for b in table.buckets), Fraction(0)) / tot_share if tot_share else Fraction(0)
-    for b, bd in zip(table.buckets, rows):
-        bd["probability"] = Figure(Fraction(b.probability), "bounded", e).to_json()
-        hi = Fraction(b.high or 0)
-        ea = e * hi / Fraction(cost)
-        bd["rtp"] = Figure(Fraction(b.rtp), "bounded", ea).to_json() if ea else Figure(Fraction(b.rtp)).to_json()
-        if v > eR and (ea or eR):
-            bd["share"] = Figure(Fraction(b.share), "bounded",
-                                 ea / (v - eR) + abs(Fraction(b.rtp)) * eR / (v * (v - eR))).to_json()
-        elif not (ea or eR):
-            bd["share"] = Figure(Fraction(b.share)).to_json()
-        else:  # an RTP not certified away from 0: no certified share
+def _bucket_rows(table, rows: list, cost) -> None:
+    """The rows ``rows`` (JSON of ``table.buckets``) with their certified errors
+    (:func:`~analytic.reports.model.row_errors`): a figure with an error is bounded, one without
+    stays exact; a share that cannot be certified is labelled approximate."""
+    for b, bd, errs in zip(table.buckets, rows, row_errors(table, cost)):
+        if errs is None:
             bd["share"] = {"float": float(b.share), "label": "approximate"}
+            errs = (Fraction(table.mass_error), None, None)
+        for key, err in zip(("probability", "rtp", "share"), errs):
+            if err:  # (an exact one stays as the table renders it)
+                bd[key] = Figure(Fraction(getattr(b, key)), "bounded", err).to_json()
 
 
 def _range(r) -> dict:
@@ -224,10 +185,7 @@ def to_data(sheet: ParSheet) -> dict:
         md["scatter_counts"] = [{"cells": k, "combinations": n, "probability": _frac(p)}
                                 for k, n, p in m.scatter_counts]
         md["extra"] = {k: _conv(v) for k, v in m.extra}
-        if m.distribution.mass_error > 0:  # rows of a law with an error are not exact fractions
-            _grid_rows(m.distribution, md["distribution"]["buckets"], m.info.cost)
-        else:
-            _bucket_rows(m.distribution, md["distribution"]["buckets"])
+        _bucket_rows(m.distribution, md["distribution"]["buckets"], m.info.cost)
         md["distribution"].pop("rtp_error", None)  # (the rows carry it)
         md["methods"] = dict(m.methods)
         md["session"] = _session(m.session)

@@ -83,6 +83,7 @@ from analytic.solver.exceedance import Exceedance, exceedance, interval_exceedan
 from analytic.solver.round import RoundResult, solve_game
 
 __all__ = [
+    "row_errors",
     "RANGE_LEVELS",
     "RANGE_ROUNDS",
     "RANGE_NOTE",
@@ -364,6 +365,42 @@ class DistributionTable:
     mass_error: Fraction
     buckets: tuple[Bucket, ...]
     rtp_error: Fraction = Fraction(0)
+
+
+def row_errors(table: DistributionTable, cost) -> list[tuple[Fraction, Fraction, Fraction] | None]:
+    """Certified errors ``(probability, RTP, share)`` of each row of ``table`` (0 where exact), or
+    None for a row whose share cannot be certified (an RTP not certified away from 0).
+
+    A law within total variation ``e = table.mass_error`` of the round's (a grid law): a row's
+    probability within ``e``; its RTP, ``E[W 1{lo < W <= hi}] / cost`` of a function between 0
+    and ``hi``, within ``e hi / cost`` (total variation bounds the difference of the means of a
+    function with values in ``[0, M]`` by ``M e``).  An exact law whose RTP is bounded (``eR =
+    table.rtp_error``: the feature rounds' row, or a bought feature's one row, is the RTP's
+    centre less the exact rows', so within ``eR``): the probabilities exact.  A share ``a / v``
+    of the RTP's centre ``v`` (within ``eR``) of a row RTP ``a`` within ``ea`` is within ``ea /
+    (v - eR) + |a| eR / (v (v - eR))`` of ``a / t`` for any true RTP ``|t - v| <= eR``; a share of
+    1 (the only row) is exact.
+    """
+    e, eR = Fraction(table.mass_error), Fraction(table.rtp_error)
+    bs = table.buckets
+    if e > 0:
+        tot = sum((b.share for b in bs), Fraction(0))
+        v = sum((b.rtp for b in bs), Fraction(0)) / tot if tot else Fraction(0)
+    else:
+        v = sum((b.rtp for b in bs), Fraction(0))
+    out = []
+    for b in bs:
+        if e > 0:
+            pe, ea = e, e * Fraction(b.high or 0) / Fraction(cost)
+        else:
+            pe, ea = Fraction(0), (eR if b.low is None else Fraction(0))
+        if not (ea or eR) or (e == 0 and len(bs) == 1 and b.share == 1):
+            out.append((pe, ea, Fraction(0)))
+        elif v > eR:
+            out.append((pe, ea, ea / (v - eR) + abs(Fraction(b.rtp)) * eR / (v * (v - eR))))
+        else:
+            out.append(None)
+    return out
 
 
 @dataclass(frozen=True)

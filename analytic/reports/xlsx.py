@@ -15,10 +15,18 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
+from analytic.figures import round_outward
 from analytic.limits import XLSX_MAX_STOPS
-
-from analytic.reports.format import FREE_GAME_NOTE, exact_text, extra_text, feature_rows, frac, line_grid, sd_interval
-from analytic.reports.model import ModeSheet, ParSheet
+from analytic.reports.format import (
+    FREE_GAME_NOTE,
+    exact_text,
+    extra_text,
+    feature_rows,
+    frac,
+    line_grid,
+    sd_interval,
+)
+from analytic.reports.model import ModeSheet, ParSheet, row_errors
 
 __all__ = ["write_xlsx"]
 
@@ -362,14 +370,14 @@ def _mode(wb, m: ModeSheet):
         w.blank()
         w.title("Features", _SUB)
         w.header(["feature", "frequency", "1 in", "average win (x bet)", "sd of win", "expected spins", "RTP",
-                  "label"])
+                  "label", "frequency error", "average win error", "expected spins error", "RTP error"])
         for f in m.features:
-            lab = "exact" if all(x.label == "exact" for x in (f.frequency, f.average_win, f.expected_spins, f.rtp)) \
-                else "bounded (errors in the Appendix)"
+            figs = (f.frequency, f.average_win, f.expected_spins, f.rtp)
+            lab = "exact" if all(x.label == "exact" for x in figs) else "bounded"
             w.put([f.name, _num(f.frequency), f.one_in if not math.isinf(f.one_in) else None,
-                   _num(f.average_win), f.sd, _num(f.expected_spins), _num(f.rtp), lab],
+                   _num(f.average_win), f.sd, _num(f.expected_spins), _num(f.rtp), lab] + [_errn(x) for x in figs],
                   ["", _fmt(f.frequency, PROB), NUM, _fmt(f.average_win, NUM), NUM, _fmt(f.expected_spins, NUM),
-                   _fmt(f.rtp, PCT)])
+                   _fmt(f.rtp, PCT), ""] + ["0.00E+00"] * 4)
     for t in m.spins_played:
         _spins_played(w, t)
     if m.line_wins:
@@ -505,16 +513,19 @@ def _paytable(wb, s: ParSheet):
 def _distribution(wb, s: ParSheet):
     w = _Sheet(wb.create_sheet("Distribution"))
     w.header(["mode", "win (x total bet)", "probability", "1 in", "RTP", "share of RTP", "label",
+              "probability error", "RTP error", "share error",
               "probability exact (p/q up to 40 characters; all in the JSON)"], freeze=True)
     for m in s.modes:
-        lab = "exact" if m.distribution.mass_error == 0 and m.distribution.label == "exact" else \
-            m.distribution.label
-        for b in m.distribution.buckets:
+        for b, errs in zip(m.distribution.buckets, row_errors(m.distribution, m.info.cost)):
             p = float(b.probability)
             t = frac(b.probability)
-            w.put([m.info.name, b.label, p, 1 / p if p else None, float(b.rtp), float(b.share), lab,
+            # each error rounded up to what its cell shows; none at all: the share is not certified
+            pe, re_, se = (None, None, None) if errs is None else (
+                None if not x else float(round_outward(x, up=True, digits=3)) for x in errs)
+            lab = "approximate" if errs is None else "exact" if not any(errs) else "bounded"
+            w.put([m.info.name, b.label, p, 1 / p if p else None, float(b.rtp), float(b.share), lab, pe, re_, se,
                    (t if len(t) <= 40 else "(JSON)") if m.distribution.mass_error == 0 else ""],
-                  ["", "", "0.000000000", NUM, PCT, "0.00%"])
+                  ["", "", "0.000000000", NUM, PCT, "0.00%", "", "0.00E+00", "0.00E+00", "0.00E+00"])
     w.blank()
     for m in s.modes:
         w.text(f"{m.info.name}: {m.distribution.note}")
@@ -549,16 +560,19 @@ def _sessions(wb, s: ParSheet):
         w.text(sec.note)
         levels = [lv for lv, _, _ in sec.horizons[0].quantiles] if sec.horizons else []
         w.header(["rounds", "label", "error (certified)", "mean balance", "mean error", "P(end above start)",
-                  "risk of ruin", "rounds to ruin (mean)"]
+                  "P(end above start) error", "risk of ruin", "risk of ruin error", "rounds to ruin (mean)",
+                  "rounds to ruin error"]
                  + [f"{float(lv):.0%} quantile {e}" for lv in levels for e in ("low", "high")])
         for h in sec.horizons:
             # the error rounded up and the quantiles' ends outward, to what their cells show
+            ruin_t = _to_ruin(h)
             w.put([h.rounds, h.method, _sig_out(h.error, True, 3) if h.method != "exact" else None,
-                   _num(h.balance_mean), _errn(h.balance_mean), _num(h.p_above_start), _num(h.ruin),
-                   _to_ruin(h)]
+                   _num(h.balance_mean), _errn(h.balance_mean), _num(h.p_above_start), _errn(h.p_above_start),
+                   _num(h.ruin), _errn(h.ruin), ruin_t, None if ruin_t is None else _errn(h.rounds_to_ruin)]
                   + [_out(x, up, 4) for _, lo, hi in h.quantiles for x, up in ((lo, False), (hi, True))],
                   [INT, "", "0.00E+00", _fmt(h.balance_mean, NUM), "0.00E+00", _fmt(h.p_above_start, PROB),
-                   _fmt(h.ruin, "0.00E+00"), _fmt(h.rounds_to_ruin, NUM)] + [NUM] * (2 * len(levels)))
+                   "0.00E+00", _fmt(h.ruin, "0.00E+00"), "0.00E+00", _fmt(h.rounds_to_ruin, NUM), "0.00E+00"]
+                  + [NUM] * (2 * len(levels)))
         w.blank()
         w.text(sec.autoplay_note)
         a = sec.autoplay

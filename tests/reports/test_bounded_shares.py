@@ -31,13 +31,13 @@ def test_published_shares_hold_for_every_rtp_within_the_error(exact_rtps, featur
     table = DistributionTable("base spin only", "", "bounded", Fraction(0), tuple(buckets), e)
     rows = [{"rtp": {"exact": f"{b.rtp.numerator}/{b.rtp.denominator}", "label": "exact"},
              "share": {"exact": f"{b.share.numerator}/{b.share.denominator}", "label": "exact"}} for b in buckets]
-    _bucket_rows(table, rows)
+    _bucket_rows(table, rows, 1)
     t = v + where * e
     for b, r in zip(buckets, rows):
         true_rtp = b.rtp if b.low is not None else t - (v - feature_rtp)
         lo, hi = _interval(r["rtp"])
         assert lo <= true_rtp <= hi
-        assert r["share"]["label"] == "bounded"
+        assert r["share"]["label"] == ("exact" if b.rtp == 0 else "bounded")  # 0 / t is 0 for any t
         lo, hi = _interval(r["share"])
         assert lo <= true_rtp / t <= hi
     assert rows[-1]["rtp"]["label"] == "bounded" and all(r["rtp"]["label"] == "exact" for r in rows[:-1])
@@ -47,5 +47,5 @@ def test_exact_rtp_leaves_the_rows_exact():
     b = (Bucket("0", Fraction(0), Fraction(0), Fraction(1, 2), Fraction(0), Fraction(0)),
          Bucket("(0, 1]", Fraction(0), Fraction(1), Fraction(1, 2), Fraction(1, 2), Fraction(1)))
     rows = [{"share": {"label": "exact"}} for _ in b]
-    _bucket_rows(DistributionTable("round", "", "exact", Fraction(0), b), rows)
+    _bucket_rows(DistributionTable("round", "", "exact", Fraction(0), b), rows, 1)
     assert all(r == {"share": {"label": "exact"}} for r in rows)

@@ -116,3 +116,35 @@ def test_sd_and_volatility_cells_of_a_bounded_variance_hold_the_square_roots(v, 
             zz ** 2 * (v + e) * (1 - Fraction(1, 2 ** 49)) <= hi ** 2, (v, e, c, err)
     m = SimpleNamespace(variance=Figure(v), sd=sd)
     assert X._sd_cells(m) == (sd, "float", None)
+
+
+def test_distribution_sheet_rows_carry_their_certified_errors(tmp_path):
+    """A grid law's Distribution rows (a capped retriggering game): label bounded and each error
+    cell at least the certified error of :func:`~analytic.reports.model.row_errors` (oracle for those:
+    tests/reports/test_exceedance_report.py, against the enumerator)."""
+    from pathlib import Path
+
+    from openpyxl import load_workbook
+
+    from analytic.model.loader import load_model_text
+    from analytic.reports.model import build_sheet, row_errors
+    from analytic.reports.xlsx import write_xlsx
+
+    tiny = (Path(__file__).resolve().parents[1] / "data" / "tiny_free_spins.toml.in").read_text()
+    game = load_model_text(tiny.format(award=1, extra="") + "\n[cap]\ntotal_bet_multiple = 20\n",
+                           str(tmp_path / "tiny.toml"))
+    sheet = build_sheet(game)
+    out = tmp_path / "t.xlsx"
+    write_xlsx(sheet, str(out))
+    ws = load_workbook(out)["Distribution"]
+    head = [c.value for c in ws[1]]
+    rows = [[c.value for c in r] for r in ws.iter_rows(min_row=2) if r[0].value == "base"]
+    m = sheet.modes[0]
+    errs = row_errors(m.distribution, m.info.cost)
+    assert len(rows) == len(errs) == len(m.distribution.buckets)
+    for r, e in zip(rows, errs):
+        cells = dict(zip(head, r))
+        assert cells["label"] == "bounded"
+        assert cells["probability error"] >= e[0] > 0
+        for key, want in (("RTP error", e[1]), ("share error", e[2])):
+            assert (cells[key] or 0) >= want
