@@ -74,14 +74,17 @@ def _solve(job, ws):
     'lower': the lower bound of the start ``n0`` (``None``: refused).
     ``ws``: the workspace of the game solved.
     """
-    from analytic.features.engines.drawn_expanding.draw_cap import (RUN_TABLES, TooManyStates, mixture_groups,
-                                                        regular_cap_bound_levels)
+    from analytic.features.engines.drawn_expanding.draw_cap import (RUN_TABLES, TooManyStates, line_expansion_rows,
+                                                        mixture_groups, regular_cap_bound_levels)
     from analytic.features.engines.drawn_expanding.draw_cap_low import regular_cap_lower
     from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
 
     game = ws.game
     kind, feature, n0, levels, eps = job
     t0, c0 = time.perf_counter(), time.process_time()
+    if kind == "rows":  # the spin rows every job of the game reads (and this process's zero-win laws)
+        return job, line_expansion_rows(spin_stats(game, feature, ws)), (time.perf_counter() - t0,
+                                                                           time.process_time() - c0)
     try:
         if kind == "lower":
             res = regular_cap_lower(game, feature, n0, ws=ws)
@@ -144,6 +147,44 @@ def _jobs(feature: str, starts, ws, kinds) -> list:
     return jobs
 
 
+def _keep_rows(task):
+    """Done-callback of a worker's ``rows`` job: keep the rows on this process's spin statistics of ``task``'s game.
+
+    (Run in the pool's management thread: the rows are one attribute set, the values that
+    :func:`~analytic.features.engines.drawn_expanding.draw_cap.line_expansion_rows` builds here, so
+    whichever comes first is kept.)
+    """
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+
+    f, _s, ws, _k = task
+    st = spin_stats(ws.game, f, ws)
+
+    def keep(fut):
+        if not fut.cancelled() and fut.exception() is None and getattr(st, "_line_expansion_rows", None) is None:
+            st._line_expansion_rows = fut.result()[1]
+
+    return keep
+
+
+def _steal(futures, spaces) -> dict:
+    """The jobs of ``futures`` no worker has started, solved in this process from the last: ``{index: result}``.
+
+    Each is taken (cancelled in the pool) only when this process is free, one at a time, so
+    the pool and this process end together; solved as a worker solves it (:func:`_solve`,
+    one BLAS thread), so the figures are the same.
+    """
+    from threadpoolctl import threadpool_limits
+
+    mine = {}
+    with threadpool_limits(limits=1):
+        for i in range(len(futures) - 1, -1, -1):
+            side, job, fut = futures[i]
+            if not fut.cancel():  # started (or queued for a worker): every earlier one is too
+                break
+            mine[i] = _solve(job, spaces[side])
+    return mine
+
+
 def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
     """:func:`regular_cap_bounds` of several tasks in one pool of worker processes.
 
@@ -171,18 +212,26 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
     # lower bounds
     jobs.sort(key=lambda sj: sj[1][0] != "upper")
     if jobs:
-        for side in sorted(set(side for side, _job in jobs)):
-            f, _s, ws, _k = tasks[side]
-            st = spin_stats(ws.game, f, ws)
-            rc.line_expansion_rows(st)  # built once here, inherited by the workers
-            if ws.game.cap is not None and any(job[0] == "upper" for sd, job in jobs if sd == side):
-                rc.line_table_for(ws.game, st, rc.mixture_groups(st))  # read by every upper job, likewise
         nw = workers(len(jobs), spaces[0].workers)
         if meanwhile is not None and nw > 1:
             # this process works meanwhile (the Power Free Spins' capped law, about as long as all the
             # jobs together on the shipped model): it keeps a core, the pool gets the others (one worker
             # more only makes three processes share two cores)
             nw = max(1, min(spaces[0].workers - 1, len(jobs)))
+        sides = sorted(set(side for side, _job in jobs))
+        rows_jobs = []
+        for side in sides:
+            f, _s, ws, _k = tasks[side]
+            st = spin_stats(ws.game, f, ws)
+            if spaces[0].workers == 1 or getattr(st, "_line_expansion_rows", None) is not None:
+                continue  # (one process: each job builds what it reads, once)
+            if nw > 1:  # several workers: built once here, inherited by each of them
+                rc.line_expansion_rows(st)
+                if ws.game.cap is not None and any(job[0] == "upper" for sd, job in jobs if sd == side):
+                    rc.line_table_for(ws.game, st, rc.mixture_groups(st))  # read by every upper job, likewise
+            else:  # one worker: it builds them first (this process meanwhile on its own work), and sends the
+                # rows back for this process (its zero-win laws read them)
+                rows_jobs.append((side, ("rows", f, None, None, None)))
         if spaces[0].workers == 1:
             results = [(side, _solve(job, spaces[side])) for side, job in jobs]
             if meanwhile is not None:
@@ -193,10 +242,15 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
 
             with ProcessPoolExecutor(nw, mp_context=multiprocessing.get_context("fork"),
                                      initializer=_init_worker, initargs=(spaces,)) as pool:
-                futures = [(side, pool.submit(_solve_in_worker, side, job)) for side, job in jobs]  # fork here
+                for side, job in rows_jobs:
+                    pool.submit(_solve_in_worker, side, job).add_done_callback(_keep_rows(tasks[side]))
+                futures = [(side, job, pool.submit(_solve_in_worker, side, job)) for side, job in jobs]  # fork here
                 if meanwhile is not None:
                     meanwhile()
-                results = [(side, f.result()) for side, f in futures]
+                    mine = _steal(futures, spaces)  # then the jobs no worker has started, here, from the last
+                else:
+                    mine = {}
+                results = [(side, mine[i] if i in mine else f.result()) for i, (side, _job, f) in enumerate(futures)]
         seconds: dict = {side: {} for side in range(len(tasks))}
         for side, (job, res, sec) in results:
             kind, feature, n0, chunk, eps = job
