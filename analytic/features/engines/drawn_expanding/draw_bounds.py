@@ -147,42 +147,75 @@ def _jobs(feature: str, starts, ws, kinds) -> list:
     return jobs
 
 
-def _keep_rows(task):
-    """Done-callback of a worker's ``rows`` job: keep the rows on this process's spin statistics of ``task``'s game.
+class _Queue:
+    """The jobs of one call, shared by the pool (from the front) and this process (from the back).
 
-    (Run in the pool's management thread: the rows are one attribute set, the values that
-    :func:`~analytic.features.engines.drawn_expanding.draw_cap.line_expansion_rows` builds here, so
-    whichever comes first is kept.)
+    A worker is handed one job at a time (the next when its last one ends: a done-callback in the
+    pool's management thread), so a job no worker holds yet can still be taken here, once this
+    process is free (:meth:`take_last`): both sides then end about together.  Results by index;
+    a worker's ``rows`` job (the spin rows of a game) is kept on this process's spin statistics
+    of that game besides (the same values its own build gives, so whichever comes first stands).
     """
+
+    def __init__(self, pool, jobs, tasks):
+        import threading
+        from collections import deque
+
+        self.pool, self.tasks = pool, tasks
+        self.todo = deque(enumerate(jobs))  # (index, (side, job))
+        self.results: dict = {}
+        self.cond = threading.Condition()
+
+    def feed(self) -> None:
+        """Hand the first job not yet taken to the pool (nothing when none is left)."""
+        while True:
+            with self.cond:
+                if not self.todo:
+                    return
+                i, (side, job) = self.todo.popleft()
+            try:
+                fut = self.pool.submit(_solve_in_worker, side, job)
+            except Exception as err:  # (a broken or closing pool: the job fails, the next is tried)
+                with self.cond:
+                    self.results[i] = (side, err)
+                    self.cond.notify_all()
+                continue
+            fut.add_done_callback(lambda fut: self._done(i, side, job, fut))
+            return
+
+    def _done(self, i, side, job, fut) -> None:
+        err = fut.exception()
+        if err is None and job[0] == "rows":
+            _keep_rows(self.tasks[side], fut.result()[1])
+        with self.cond:
+            self.results[i] = (side, fut.result() if err is None else err)
+            self.cond.notify_all()
+        self.feed()
+
+    def take_last(self):
+        """``(index, (side, job))`` of the last job no worker holds, taken from the queue; None when none is left."""
+        with self.cond:
+            return self.todo.pop() if self.todo else None
+
+    def wait(self, n: int) -> list:
+        """The ``n`` results in job order, once all are in (a worker's exception raised here)."""
+        with self.cond:
+            self.cond.wait_for(lambda: len(self.results) == n)
+        out = [self.results[i] for i in range(n)]
+        for _side, res in out:
+            if isinstance(res, BaseException):
+                raise res
+        return out
+
+
+def _keep_rows(task, rows) -> None:
+    """Keep a worker's spin rows of ``task``'s game on this process's spin statistics of it (if not built here)."""
     from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
 
     f, _s, ws, _k = task
     st = spin_stats(ws.game, f, ws)
-
-    def keep(fut):
-        if not fut.cancelled() and fut.exception() is None and getattr(st, "_line_expansion_rows", None) is None:
-            st._line_expansion_rows = fut.result()[1]
-
-    return keep
-
-
-def _steal(futures, spaces) -> dict:
-    """The jobs of ``futures`` no worker has started, solved in this process from the last: ``{index: result}``.
-
-    Each is taken (cancelled in the pool) only when this process is free, one at a time, so
-    the pool and this process end together; solved as a worker solves it (:func:`_solve`,
-    one BLAS thread), so the figures are the same.
-    """
-    from threadpoolctl import threadpool_limits
-
-    mine = {}
-    with threadpool_limits(limits=1):
-        for i in range(len(futures) - 1, -1, -1):
-            side, job, fut = futures[i]
-            if not fut.cancel():  # started (or queued for a worker): every earlier one is too
-                break
-            mine[i] = _solve(job, spaces[side])
-    return mine
+    if getattr(st, "_line_expansion_rows", None) is None:
+        st._line_expansion_rows = rows
 
 
 def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
@@ -240,17 +273,25 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
+            order = rows_jobs + jobs  # (a worker builds the rows first, then solves)
             with ProcessPoolExecutor(nw, mp_context=multiprocessing.get_context("fork"),
                                      initializer=_init_worker, initargs=(spaces,)) as pool:
-                for side, job in rows_jobs:
-                    pool.submit(_solve_in_worker, side, job).add_done_callback(_keep_rows(tasks[side]))
-                futures = [(side, job, pool.submit(_solve_in_worker, side, job)) for side, job in jobs]  # fork here
+                queue = _Queue(pool, order, tasks)
+                for _ in range(nw):
+                    queue.feed()  # (fork here)
                 if meanwhile is not None:
                     meanwhile()
-                    mine = _steal(futures, spaces)  # then the jobs no worker has started, here, from the last
-                else:
-                    mine = {}
-                results = [(side, mine[i] if i in mine else f.result()) for i, (side, _job, f) in enumerate(futures)]
+                    # then the jobs no worker holds yet, here, from the last (the shortest); each solved
+                    # as a worker solves it (one BLAS thread), so the figures are the same
+                    from threadpoolctl import threadpool_limits
+
+                    with threadpool_limits(limits=1):
+                        while (item := queue.take_last()) is not None:
+                            i, (side, job) = item
+                            res = _solve(job, spaces[side])
+                            with queue.cond:
+                                queue.results[i] = (side, res)
+                results = [r for r in queue.wait(len(order)) if r[1][0][0] != "rows"]
         seconds: dict = {side: {} for side in range(len(tasks))}
         for side, (job, res, sec) in results:
             kind, feature, n0, chunk, eps = job
