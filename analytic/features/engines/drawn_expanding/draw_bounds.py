@@ -16,6 +16,13 @@ via ``threadpoolctl``, so that the workers do not oversubscribe the cores).
 The number of workers is the workspace's ``workers`` (``1``: in this
 process, no pool), one fewer while this process works ``meanwhile`` (it
 keeps a core); it changes the speed only (the work is cut the same way).
+The jobs wait in one queue: a worker is handed the first one left whenever
+its last one ends, and this process, once its ``meanwhile`` work is done,
+takes the last ones left (the shortest), so both end about together.  The
+spin rows every job reads (:func:`~analytic.features.engines.drawn_expanding.draw_cap.line_expansion_rows`)
+are built here before the pool forks when several workers share them; a
+single worker builds them first itself (this process meanwhile on its own
+work) and sends them back (this process's zero-win laws read them).
 Under the literal reading the upper bounds are those of one bounding game and
 the lower bounds those of the other: :func:`regular_cap_bounds_together` puts
 both games' jobs in one pool (each worker inherits both workspaces), so the
@@ -71,7 +78,8 @@ def _solve(job, ws):
     ``kind`` 'upper': one chain run for the tuple ``levels`` per start of the
     tuple ``n0`` (in that order, sharing the run's per-id tables), a list of
     bounds back per start (``None``: the solve refused, too many states);
-    'lower': the lower bound of the start ``n0`` (``None``: refused).
+    'lower': the lower bound of the start ``n0`` (``None``: refused); 'rows': the spin rows
+    (:func:`~analytic.features.engines.drawn_expanding.draw_cap.line_expansion_rows`) of the game.
     ``ws``: the workspace of the game solved.
     """
     from analytic.features.engines.drawn_expanding.draw_cap import (RUN_TABLES, TooManyStates, line_expansion_rows,
@@ -229,8 +237,9 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
     alone (the same cut into jobs, each job in one process, in the same
     order), so the figures are the same; only the wall time changes: the
     jobs share the pool (``workers`` of the first task's workspace, at most
-    the jobs), while this process runs ``meanwhile``.  With one worker every
-    job runs here, then ``meanwhile``.  Returns one ``{n0: (upper, lower)}``
+    the jobs), while this process runs ``meanwhile`` and then takes the jobs
+    no worker holds yet, from the last.  With ``workers`` 1 every job runs
+    here, then ``meanwhile``.  Returns one ``{n0: (upper, lower)}``
     per task; each workspace keeps its solves and, under
     :data:`JOB_SECONDS`, ``{(kind, n0, levels): (wall, cpu) seconds}`` of this call's.
     """
