@@ -84,62 +84,6 @@ J_AWARDS = 12
 KMAX = 110
 
 
-try:  # pragma: no branch
-    from analytic.engine.jit import load as _load_numba
-
-    _nb = _load_numba()  # numba without its BLAS check (analytic.engine.jit): nothing here calls a BLAS
-except ImportError:  # pragma: no cover - numba is a dependency; numpy's products stand in
-    _nb = None
-
-if _nb is not None:
-    from numba.core import types as _types
-    from numba.extending import intrinsic as _intrinsic
-
-    @_intrinsic
-    def _fma(typingctx, x, y, z):  # pragma: no cover - compiled
-        """``x y + z`` rounded once (IEEE 754 fusedMultiplyAdd, LLVM's ``llvm.fma.f64``)."""
-        sig = _types.float64(_types.float64, _types.float64, _types.float64)
-
-        def codegen(context, builder, signature, args):
-            return builder.fma(*args)
-
-        return sig, codegen
-
-    @_nb.njit(cache=True, nogil=True)
-    def _add_products(acc, x, t):  # pragma: no cover - compiled
-        # acc += x * t, entry by entry, the product rounded as numpy's complex multiply rounds it on a
-        # machine with FMA (re = fma(xr, tr, -(xi ti)), im = fma(xr, ti, xi tr)), then one addition per
-        # part: the bits of ``np.multiply(x, t, out=tmp); acc += tmp`` there (_fused_like_numpy checks)
-        for i in range(acc.shape[0]):
-            xr = x[i].real
-            xi = x[i].imag
-            tr = t[i].real
-            ti = t[i].imag
-            acc[i] = complex(acc[i].real + _fma(xr, tr, -(xi * ti)), acc[i].imag + _fma(xr, ti, xi * tr))
-else:  # pragma: no cover
-    _add_products = None
-
-
-def _fused_like_numpy() -> bool:
-    """True when :func:`_add_products` gives the bits of numpy's ``acc += x * t`` in this process.
-
-    numpy's complex multiply rounds as the compiled loop does on machines where its SIMD loop
-    fuses the multiply-adds (x86-64 with FMA); elsewhere (or without numba) the products stay
-    numpy's.  Checked on entries whose fused and unfused products differ.
-    """
-    if _add_products is None:
-        return False
-    k = np.arange(1, 65, dtype=float)
-    x = (1 + k / 3.0) + 1j * (1 - k / 7.0)  # (inexact products, rounded differently when fused)
-    t = (1 / (k + 0.1)) + 1j * (k / 11.0 + 1e-9)
-    acc = np.exp(1j * k) * 0.3
-    want = acc + x * t
-    _add_products(acc, x, t)
-    re_plain = x.real * t.real - x.imag * t.imag  # (the unfused rounding: must differ somewhere)
-    return bool(np.array_equal(acc.view(np.float64), want.view(np.float64))
-                and not np.array_equal((x * t).real, re_plain))
-
-
 def dot_halves(a: np.ndarray, b: np.ndarray) -> float:
     """The float dot product of two 1-D arrays as the sum of two: the first ``ceil(n / 2)`` entries, and the rest.
 
@@ -329,7 +273,6 @@ class PowerCapLaw:
         tmp = np.empty(nf, dtype=complex)
         tmps = [tmp] + [np.empty(nf, dtype=complex) for _ in range(threads - 1)]  # one per thread
         zN = np.zeros(N)
-        fused = _fused_like_numpy()
         for pl in range(NP - 1, -1, -1):
             for key in [k for k in Hhat if k[0] > pl + 1]:
                 del Hhat[key]
@@ -379,10 +322,6 @@ class PowerCapLaw:
                         acc = accbuf[row]
                         xh, th = pairs[0]
                         np.multiply(xh, th, out=acc)
-                        if fused:  # the same bits in one pass (no temporary)
-                            for xh, th in pairs[1:]:
-                                _add_products(acc, xh, th)
-                            continue
                         for xh, th in pairs[1:]:
                             np.multiply(xh, th, out=tmp)
                             acc += tmp

@@ -12,7 +12,6 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
-import pytest
 
 from analytic.solver.cap import applied_cap
 from analytic.solver.distribution import round_law
@@ -167,41 +166,3 @@ def test_power_cap_law_threads_change_no_bit():
     assert one.solved == two.solved > 0 and sorted(one.start) == sorted(two.start)
     for k in one.start:
         assert one.start[k][0].tobytes() == two.start[k][0].tobytes() and one.start[k][1] == two.start[k][1]
-
-
-def test_fused_products_round_as_one_fma_per_part():
-    """The compiled ``acc += x t``: each part of the product rounded once from the exact value (Fractions)."""
-    from fractions import Fraction as Fr
-
-    from analytic.features.engines.drawn_expanding import ladder_cap as lc
-
-    if lc._add_products is None:
-        pytest.skip("numba not installed")
-    rng = np.random.default_rng(7)
-    n = 203
-    x = rng.standard_normal(n) * 10.0 ** rng.integers(-12, 3, n) + 1j * rng.standard_normal(n)
-    t = rng.standard_normal(n) + 1j * rng.standard_normal(n) * 10.0 ** rng.integers(-9, 1, n)
-    acc0 = rng.standard_normal(n) + 1j * rng.standard_normal(n)
-    acc = acc0.copy()
-    lc._add_products(acc, x, t)
-    for i in range(n):
-        xr, xi, tr, ti = (float(v) for v in (x[i].real, x[i].imag, t[i].real, t[i].imag))
-        re = float(Fr(xr) * Fr(tr) - Fr(xi * ti))  # fma(xr, tr, -(xi ti)): one rounding of the exact value
-        im = float(Fr(xr) * Fr(ti) + Fr(xi * tr))
-        assert acc[i].real == acc0[i].real + re and acc[i].imag == acc0[i].imag + im
-
-
-def test_power_cap_law_fused_products_change_no_bit(monkeypatch):
-    """The compiled products (where they round as numpy's here) against numpy's: every stored number the same."""
-    from analytic.features.engines.drawn_expanding import ladder_cap as lc
-    from analytic.workspace import Workspace
-
-    if not lc._fused_like_numpy():
-        pytest.skip("numpy's complex products are not fused on this machine: the compiled ones are not used")
-    game = tiny(C)
-    fused = lc.PowerCapLaw(game, "power_free_spins", ws=Workspace(game), threads=1)
-    monkeypatch.setattr(lc, "_fused_like_numpy", lambda: False)
-    plain = lc.PowerCapLaw(game, "power_free_spins", ws=Workspace(game), threads=1)
-    assert fused.solved == plain.solved > 0 and sorted(fused.start) == sorted(plain.start)
-    for k in plain.start:
-        assert fused.start[k][0].tobytes() == plain.start[k][0].tobytes() and fused.start[k][1] == plain.start[k][1]
