@@ -81,7 +81,7 @@ def main(path: str = "models/book_of_power.toml", precision: str = "standard", p
         for (kind, n0, chunk), (sec, cpu) in sorted(side.get(JOB_SECONDS, {}).items(), key=lambda kv: -kv[1][0]):
             what = "lower bound" if kind == "lower" else f"upper bounds, levels {chunk[0]:.4g}..{chunk[-1]:.4g}"
             spins = "/".join(str(n) for n in n0) if isinstance(n0, tuple) else str(n0)
-            print(f"    {sec:6.1f} s  ({cpu:5.1f} s CPU) worker job, {spins} spins: {what}")
+            print(f"    {sec:6.1f} s  ({cpu:5.1f} s CPU) job, {spins} spins: {what}")
     for n0 in starts:
         b, lo = bounds[n0]
         print(f"  {n0:3d} spins: {b.states} grid + {b.mgf_states} MGF states over the levels, "

@@ -67,7 +67,8 @@ def run(args) -> int:
 
     game = load_model(args.model)
     vi_z = None if args.vi_z is None else float(args.vi_z)
-    sheet = build_sheet(game, solve_game(game, workspace=solve_workspace(game, args)), vi_z=vi_z)
+    ws = solve_workspace(game, args)
+    sheet = build_sheet(game, solve_game(game, workspace=ws), vi_z=vi_z, workers=ws.workers)
     try:
         paths = write_reports(sheet, args.out, formats)
     except OSError as exc:  # e.g. the disk filled up; nothing is left behind

@@ -1358,8 +1358,43 @@ def _appendix(sheet_modes: list[ModeSheet], results: Mapping[str, RoundResult]) 
     return tuple(out)
 
 
+def _mode_sheet_in_worker(i: int) -> ModeSheet:
+    game, rs, vi_z, session = _SHEET_JOBS[0]
+    return _mode_sheet(game, rs[i], vi_z, session)
+
+
+#: In a worker process of :func:`_mode_sheets` only: its ``(game, results, vi_z, session)``, inherited
+#: through ``fork`` (never pickled); empty in the parent process.
+_SHEET_JOBS: list = []
+
+
+def _mode_sheets(game: Game, rs: list, vi_z, session, workers: int = 1) -> list:
+    """``[_mode_sheet(game, r, vi_z, session) for r in rs]``, shared out over ``workers`` processes.
+
+    Each mode's section is built whole in one process, from the same results
+    (``fork``: a worker inherits them, and sends back only the section), by
+    the same code, so it is the same section as built here; the caches a
+    worker fills (e.g. a mode's session laws) stay in it.  Where ``fork`` is
+    not available, or with one worker or one mode, every section is built
+    here, in order.
+    """
+    import multiprocessing
+
+    nw = min(int(workers), len(rs))
+    if nw < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [_mode_sheet(game, r, vi_z, session) for r in rs]
+    from concurrent.futures import ProcessPoolExecutor
+
+    _SHEET_JOBS[:] = [(game, rs, vi_z, session)]
+    try:
+        with ProcessPoolExecutor(nw, mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(_mode_sheet_in_worker, range(len(rs))))
+    finally:
+        _SHEET_JOBS.clear()
+
+
 def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None, *,
-                vi_z: float | None = None, session: bool | Mapping = True) -> ParSheet:
+                vi_z: float | None = None, session: bool | Mapping = True, workers: int = 1) -> ParSheet:
     """The par-sheet data model of ``game``.
 
     Parameters
@@ -1378,6 +1413,10 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None, *,
         The session section of each mode (:func:`session_section`): True
         (default setting), False (none: ``ModeSheet.session`` is None) or a
         mapping of overrides of the setting.
+    workers : int
+        Processes that build the modes' sections (their sessions, tails and
+        spins laws), one mode each at a time (:func:`_mode_sheets`); 1 (default):
+        all in this process.  The speed changes, never a figure.
 
     Returns
     -------
@@ -1424,7 +1463,7 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None, *,
     feats = [_feature_info(game, f) for f in game.features.values()]
     if vi_z is not None and vi_z not in VI_Z:
         raise ValueError(f"vi_z must be one of {', '.join(map(str, VI_Z))} (or None), got {vi_z!r}")
-    modes = [_mode_sheet(game, results[name], vi_z, session) for name in game.modes if name in results]
+    modes = _mode_sheets(game, [results[name] for name in game.modes if name in results], vi_z, session, workers)
     return ParSheet(
         name=game.name,
         model_file=os.path.basename(game.path),

@@ -227,3 +227,30 @@ def test_check_reports(tmp_path, toy_path):
     bad = check_reports(toy_path, str(tmp_path), sheet)
     assert [os.path.basename(m.path) for m in bad] == ["toy.md"]
     assert "Toy Fruits" in bad[0].diff
+
+
+def test_mode_sections_built_in_worker_processes_are_the_same(fs_path, tmp_path, monkeypatch):
+    """``workers=2``: each mode's section built in a worker process; the sheet as built in this process.
+
+    Oracle: the sheet built here mode by mode (``workers=1``), as JSON and Markdown text;
+    which process built which mode is logged (process ids).
+    """
+    from analytic.reports import model as report_model
+
+    game = load_model(fs_path)
+    res = solve_game(game)
+    here = build_sheet(game, res)
+    log = tmp_path / "modes.log"
+    real = report_model._mode_sheet
+
+    def logged(game, r, *a):  # (inherited by the workers through fork)
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()} {r.mode}\n")
+        return real(game, r, *a)
+
+    monkeypatch.setattr(report_model, "_mode_sheet", logged)
+    shared = build_sheet(game, res, workers=2)
+    assert render_json(shared) == render_json(here) and render_markdown(shared) == render_markdown(here)
+    built = [line.split() for line in log.read_text().splitlines()]
+    assert sorted(m for _pid, m in built) == sorted(game.modes) and len(game.modes) >= 2
+    assert all(int(pid) != os.getpid() for pid, _m in built)  # (none in this process)

@@ -16,6 +16,13 @@ via ``threadpoolctl``, so that the workers do not oversubscribe the cores).
 The number of workers is the workspace's ``workers`` (``1``: in this
 process, no pool), one fewer while this process works ``meanwhile`` (it
 keeps a core); it changes the speed only (the work is cut the same way).
+The jobs wait in one queue: a worker is handed the first one left whenever
+its last one ends, and this process, once its ``meanwhile`` work is done,
+takes the last ones left (the shortest), so both end about together.  The
+spin rows every job reads (:func:`~analytic.features.engines.drawn_expanding.draw_cap.line_expansion_rows`)
+are built here before the pool forks when several workers share them; a
+single worker builds them first itself (this process meanwhile on its own
+work) and sends them back (this process's zero-win laws read them).
 Under the literal reading the upper bounds are those of one bounding game and
 the lower bounds those of the other: :func:`regular_cap_bounds_together` puts
 both games' jobs in one pool (each worker inherits both workspaces), so the
@@ -71,17 +78,21 @@ def _solve(job, ws):
     ``kind`` 'upper': one chain run for the tuple ``levels`` per start of the
     tuple ``n0`` (in that order, sharing the run's per-id tables), a list of
     bounds back per start (``None``: the solve refused, too many states);
-    'lower': the lower bound of the start ``n0`` (``None``: refused).
+    'lower': the lower bound of the start ``n0`` (``None``: refused); 'rows': the spin rows
+    (:func:`~analytic.features.engines.drawn_expanding.draw_cap.line_expansion_rows`) of the game.
     ``ws``: the workspace of the game solved.
     """
-    from analytic.features.engines.drawn_expanding.draw_cap import (RUN_TABLES, TooManyStates, mixture_groups,
-                                                        regular_cap_bound_levels)
+    from analytic.features.engines.drawn_expanding.draw_cap import (RUN_TABLES, TooManyStates, line_expansion_rows,
+                                                        mixture_groups, regular_cap_bound_levels)
     from analytic.features.engines.drawn_expanding.draw_cap_low import regular_cap_lower
     from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
 
     game = ws.game
     kind, feature, n0, levels, eps = job
     t0, c0 = time.perf_counter(), time.process_time()
+    if kind == "rows":  # the spin rows every job of the game reads (and this process's zero-win laws)
+        return job, line_expansion_rows(spin_stats(game, feature, ws)), (time.perf_counter() - t0,
+                                                                           time.process_time() - c0)
     try:
         if kind == "lower":
             res = regular_cap_lower(game, feature, n0, ws=ws)
@@ -144,6 +155,77 @@ def _jobs(feature: str, starts, ws, kinds) -> list:
     return jobs
 
 
+class _Queue:
+    """The jobs of one call, shared by the pool (from the front) and this process (from the back).
+
+    A worker is handed one job at a time (the next when its last one ends: a done-callback in the
+    pool's management thread), so a job no worker holds yet can still be taken here, once this
+    process is free (:meth:`take_last`): both sides then end about together.  Results by index;
+    a worker's ``rows`` job (the spin rows of a game) is kept on this process's spin statistics
+    of that game besides (the same values its own build gives, so whichever comes first stands).
+    """
+
+    def __init__(self, pool, jobs, tasks):
+        import threading
+        from collections import deque
+
+        self.pool, self.tasks = pool, tasks
+        self.todo = deque(enumerate(jobs))  # (index, (side, job))
+        self.results: dict = {}
+        self.cond = threading.Condition()
+
+    def feed(self) -> None:
+        """Hand the first job not yet taken to the pool (nothing when none is left)."""
+        while True:
+            with self.cond:
+                if not self.todo:
+                    return
+                i, (side, job) = self.todo.popleft()
+            try:
+                fut = self.pool.submit(_solve_in_worker, side, job)
+            except Exception as err:  # (a broken or closing pool: the job fails, the next is tried)
+                with self.cond:
+                    self.results[i] = (side, err)
+                    self.cond.notify_all()
+                continue
+            fut.add_done_callback(lambda fut: self._done(i, side, job, fut))
+            return
+
+    def _done(self, i, side, job, fut) -> None:
+        err = fut.exception()
+        if err is None and job[0] == "rows":
+            _keep_rows(self.tasks[side], fut.result()[1])
+        with self.cond:
+            self.results[i] = (side, fut.result() if err is None else err)
+            self.cond.notify_all()
+        self.feed()
+
+    def take_last(self):
+        """``(index, (side, job))`` of the last job no worker holds, taken from the queue; None when none is left."""
+        with self.cond:
+            return self.todo.pop() if self.todo else None
+
+    def wait(self, n: int) -> list:
+        """The ``n`` results in job order, once all are in (a worker's exception raised here)."""
+        with self.cond:
+            self.cond.wait_for(lambda: len(self.results) == n)
+        out = [self.results[i] for i in range(n)]
+        for _side, res in out:
+            if isinstance(res, BaseException):
+                raise res
+        return out
+
+
+def _keep_rows(task, rows) -> None:
+    """Keep a worker's spin rows of ``task``'s game on this process's spin statistics of it (if not built here)."""
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+
+    f, _s, ws, _k = task
+    st = spin_stats(ws.game, f, ws)
+    if getattr(st, "_line_expansion_rows", None) is None:
+        st._line_expansion_rows = rows
+
+
 def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
     """:func:`regular_cap_bounds` of several tasks in one pool of worker processes.
 
@@ -155,8 +237,9 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
     alone (the same cut into jobs, each job in one process, in the same
     order), so the figures are the same; only the wall time changes: the
     jobs share the pool (``workers`` of the first task's workspace, at most
-    the jobs), while this process runs ``meanwhile``.  With one worker every
-    job runs here, then ``meanwhile``.  Returns one ``{n0: (upper, lower)}``
+    the jobs), while this process runs ``meanwhile`` and then takes the jobs
+    no worker holds yet, from the last.  With ``workers`` 1 every job runs
+    here, then ``meanwhile``.  Returns one ``{n0: (upper, lower)}``
     per task; each workspace keeps its solves and, under
     :data:`JOB_SECONDS`, ``{(kind, n0, levels): (wall, cpu) seconds}`` of this call's.
     """
@@ -171,18 +254,26 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
     # lower bounds
     jobs.sort(key=lambda sj: sj[1][0] != "upper")
     if jobs:
-        for side in sorted(set(side for side, _job in jobs)):
-            f, _s, ws, _k = tasks[side]
-            st = spin_stats(ws.game, f, ws)
-            rc.line_expansion_rows(st)  # built once here, inherited by the workers
-            if ws.game.cap is not None and any(job[0] == "upper" for sd, job in jobs if sd == side):
-                rc.line_table_for(ws.game, st, rc.mixture_groups(st))  # read by every upper job, likewise
         nw = workers(len(jobs), spaces[0].workers)
         if meanwhile is not None and nw > 1:
             # this process works meanwhile (the Power Free Spins' capped law, about as long as all the
             # jobs together on the shipped model): it keeps a core, the pool gets the others (one worker
             # more only makes three processes share two cores)
             nw = max(1, min(spaces[0].workers - 1, len(jobs)))
+        sides = sorted(set(side for side, _job in jobs))
+        rows_jobs = []
+        for side in sides:
+            f, _s, ws, _k = tasks[side]
+            st = spin_stats(ws.game, f, ws)
+            if spaces[0].workers == 1 or getattr(st, "_line_expansion_rows", None) is not None:
+                continue  # (one process: each job builds what it reads, once)
+            if nw > 1:  # several workers: built once here, inherited by each of them
+                rc.line_expansion_rows(st)
+                if ws.game.cap is not None and any(job[0] == "upper" for sd, job in jobs if sd == side):
+                    rc.line_table_for(ws.game, st, rc.mixture_groups(st))  # read by every upper job, likewise
+            else:  # one worker: it builds them first (this process meanwhile on its own work), and sends the
+                # rows back for this process (its zero-win laws read them)
+                rows_jobs.append((side, ("rows", f, None, None, None)))
         if spaces[0].workers == 1:
             results = [(side, _solve(job, spaces[side])) for side, job in jobs]
             if meanwhile is not None:
@@ -191,12 +282,25 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
+            order = rows_jobs + jobs  # (a worker builds the rows first, then solves)
             with ProcessPoolExecutor(nw, mp_context=multiprocessing.get_context("fork"),
                                      initializer=_init_worker, initargs=(spaces,)) as pool:
-                futures = [(side, pool.submit(_solve_in_worker, side, job)) for side, job in jobs]  # fork here
+                queue = _Queue(pool, order, tasks)
+                for _ in range(nw):
+                    queue.feed()  # (fork here)
                 if meanwhile is not None:
                     meanwhile()
-                results = [(side, f.result()) for side, f in futures]
+                    # then the jobs no worker holds yet, here, from the last (the shortest); each solved
+                    # as a worker solves it (one BLAS thread), so the figures are the same
+                    from threadpoolctl import threadpool_limits
+
+                    with threadpool_limits(limits=1):
+                        while (item := queue.take_last()) is not None:
+                            i, (side, job) = item
+                            res = _solve(job, spaces[side])
+                            with queue.cond:
+                                queue.results[i] = (side, res)
+                results = [r for r in queue.wait(len(order)) if r[1][0][0] != "rows"]
         seconds: dict = {side: {} for side in range(len(tasks))}
         for side, (job, res, sec) in results:
             kind, feature, n0, chunk, eps = job

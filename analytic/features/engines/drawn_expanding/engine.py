@@ -721,8 +721,15 @@ def solve_feature(game: Game, feature: str, count: int, mode: str | None = None,
         bounds of :mod:`analytic.features.engines.drawn_expanding.moments`.
         ``p_zero_bounds``: ``P(the feature wins nothing)`` within about
         1e-13 (:mod:`analytic.features.engines.drawn_expanding.zero_win`).
+        Kept in ``ws`` per ``(feature, count)`` (a round reads it once per
+        outcome of its base game); ``mode`` is not read.
     """
     ws = workspace_for(game, ws)
+    return ws.memo(("drawn_expanding.feature", feature, int(count)), lambda: _solve_feature(game, feature, count, ws))
+
+
+def _solve_feature(game: Game, feature: str, count: int, ws: Workspace) -> FeatureResult:
+    """:func:`solve_feature`, solved."""
     m = feature_moments(game, feature, count, ws)
     spec = game.features[feature]
     variant = "ladder" if spec.params["ladder"] else "draws"

@@ -88,3 +88,56 @@ def test_two_games_in_one_pool_solve_as_each_alone():
         assert a.excess(0.0, 40.0) == b.excess(0.0, 40.0) and a.p_reach(5.0, 40.0) == b.p_reach(5.0, 40.0)
         assert 0 <= b.excess(0.0, 40.0) <= up[n0][0].excess(0.0, 40.0)  # lower bound of one game below the other's upper
     assert {k[0] for k in wu.get(JOB_SECONDS)} == {"upper"} and {k[0] for k in wl.get(JOB_SECONDS)} == {"lower"}
+
+
+@pytest.mark.parametrize("slow_meanwhile", [False, True])
+def test_jobs_shared_between_this_process_and_the_worker_solve_as_alone(tmp_path, monkeypatch, slow_meanwhile):
+    """This process takes the jobs no worker holds once its own work is done; the worker builds the rows.
+
+    Oracle: each bounding game's bounds solved alone in one process (no pool); which
+    process solved which job is logged (the parent's and the worker's process ids).
+    """
+    import os
+    import time
+
+    from analytic.features.engines.drawn_expanding import draw_bounds as db
+    from analytic.features.engines.drawn_expanding.draw_cap import line_expansion_rows, level_runs, precision_preset
+    from analytic.features.engines.drawn_expanding.line_sets import bounding_game
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+    from analytic.workspace import Workspace
+
+    game = tiny(40, literal=True)
+    up_game, low_game = bounding_game(game, "free_spins", "upper"), bounding_game(game, "free_spins", "lower")
+    alone_up = db.regular_cap_bounds(up_game, "free_spins", [2, 3], ws=Workspace(up_game), kinds=("upper",))
+    alone_low = db.regular_cap_bounds(low_game, "free_spins", [2, 3], ws=Workspace(low_game), kinds=("lower",))
+    log = tmp_path / "solves.log"
+    real = db._solve
+
+    def logged(job, ws):  # (inherited by the worker through fork)
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()} {job[0]}\n")
+        return real(job, ws)
+
+    monkeypatch.setattr(db, "_solve", logged)
+    wu, wl = Workspace(up_game, workers=2), Workspace(low_game, workers=2)
+    up, low = db.regular_cap_bounds_together([("free_spins", [2, 3], wu, ("upper",)),
+                                              ("free_spins", [2, 3], wl, ("lower",))],
+                                             meanwhile=(lambda: time.sleep(3)) if slow_meanwhile else (lambda: None))
+    for n0 in (2, 3):
+        a, b = alone_up[n0][0], up[n0][0]
+        assert a.excess(0.0, 40.0) == b.excess(0.0, 40.0) and a.p_reach(5.0, 40.0) == b.p_reach(5.0, 40.0)
+        a, b = alone_low[n0][1], low[n0][1]
+        assert a.excess(0.0, 40.0) == b.excess(0.0, 40.0) and a.p_reach(5.0, 40.0) == b.p_reach(5.0, 40.0)
+    solves = [line.split() for line in log.read_text().splitlines()]
+    here = [kind for pid, kind in solves if int(pid) == os.getpid()]
+    there = [kind for pid, kind in solves if int(pid) != os.getpid()]
+    assert there[0] == "rows"  # the worker builds the rows first (one worker)
+    runs = len(level_runs(precision_preset(wu.precision)[2]))
+    assert sorted(here + there) == sorted(["rows"] * 2 + ["upper"] * runs + ["lower"] * 2)  # each job once
+    if not slow_meanwhile:
+        assert here  # free at once: this process took jobs from the back
+    # the rows came back to this process, the same as its own build
+    for w in (wu, wl):
+        mine = spin_stats(w.game, "free_spins", w)._line_expansion_rows
+        fresh = line_expansion_rows(spin_stats(w.game, "free_spins", Workspace(w.game)))
+        assert all(x.tobytes() == y.tobytes() for x, y in zip(mine, fresh))
