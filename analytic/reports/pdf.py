@@ -109,7 +109,7 @@ def _title(d: _Doc, s: ParSheet):
              *[f"{k}: {v}" for k, v in s.meta]]
     for m in s.modes:
         lines.append(f"mode {m.info.name} (cost {frac(m.info.cost)} x bet): RTP {fig_pct(m.rtp)}, "
-                     f"hit frequency {one_in(m.hit_frequency)}, volatility index (90%) {num(m.volatility[0][1], 2)}")
+                     f"hit frequency {one_in(m.hit_frequency)}, volatility index (90%) {sd_text(m, m.volatility[0][1])}")
     for x in lines:
         d.multi_cell(0, 6, _t(x), align="C", new_x="LMARGIN", new_y="NEXT")
     d.ln(20)

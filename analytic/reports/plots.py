@@ -14,6 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
+from analytic.reports.format import fig_pct  # noqa: E402
 from analytic.reports.model import ModeSheet, ParSheet  # noqa: E402
 
 __all__ = ["exceedance_png", "distribution_png", "rtp_split_png", "bands_png", "paylines_png", "session_png", "autoplay_png",
@@ -87,7 +88,7 @@ def rtp_split_png(m: ModeSheet) -> bytes:
     ax.set_xlim(lo - pad if lo < 0 else 0, hi + pad)
     if lo < 0:
         ax.axvline(0, color="black", linewidth=0.6)
-    ax.set_title(f"RTP split, mode '{m.info.name}': {float(m.rtp.value) * 100:.4f}%", fontsize=9)
+    ax.set_title(f"RTP split, mode '{m.info.name}': {fig_pct(m.rtp)}", fontsize=9)
     return _png(fig)
 
 
@@ -102,7 +103,7 @@ def bands_png(m: ModeSheet) -> bytes:
         lo = [r.ranges[k][1] * 100 for r in m.bands]
         hi = [r.ranges[k][2] * 100 for r in m.bands]
         ax.fill_between(xs, lo, hi, color=shades.get(lv, "#eeeeee"), label=f"{lv}% range")
-    ax.axhline(rtp, color="black", lw=1, label=f"RTP {rtp:.4f}%")
+    ax.axhline(rtp, color="black", lw=1, label=f"RTP {fig_pct(m.rtp)}")
     ax.set_xscale("log")
     ax.set_xlabel("rounds played")
     ax.set_ylabel("RTP (%)")
