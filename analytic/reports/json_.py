@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from analytic.figures import Figure, round_outward
+from analytic.reports.format import sd_interval
 from analytic.reports.model import ParSheet, row_errors
 
 __all__ = ["SCHEMA", "to_data", "render_json", "write_json"]
@@ -185,6 +186,12 @@ def to_data(sheet: ParSheet) -> dict:
         md["scatter_counts"] = [{"cells": k, "combinations": n, "probability": _frac(p)}
                                 for k, n, p in m.scatter_counts]
         md["extra"] = {k: _conv(v) for k, v in m.extra}
+        # "sd" and "volatility" are floats of the variance's centre; where it is bounded, their
+        # certified intervals (the square roots of its ends, outward, as the Markdown prints them)
+        iv = sd_interval(m)
+        md["sd_bounds"] = None if iv is None else _bounds(*iv)
+        md["volatility_bounds"] = None if iv is None else {
+            str(c): _bounds(*sd_interval(m, x)) for c, x in m.volatility}
         _bucket_rows(m.distribution, md["distribution"]["buckets"], m.info.cost)
         md["distribution"].pop("rtp_error", None)  # (the rows carry it)
         md["methods"] = dict(m.methods)

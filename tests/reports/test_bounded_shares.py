@@ -7,12 +7,15 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from analytic.figures import Figure
 from analytic.reports.json_ import _bucket_rows
 from analytic.reports.model import Bucket, DistributionTable
 
 
 def _interval(d):
-    v, e = Fraction(d["exact"]), Fraction(d.get("error", 0))
+    # a JSON number is decimal text: the error as JSON writes it (the float's shortest repr, the
+    # published decimal), not the binary float's exact value (which may lie an ulp below it)
+    v, e = Fraction(d["exact"]), Fraction(repr(d.get("error", 0)))
     return v - e, v + e
 
 
@@ -49,3 +52,24 @@ def test_exact_rtp_leaves_the_rows_exact():
     rows = [{"share": {"label": "exact"}} for _ in b]
     _bucket_rows(DistributionTable("round", "", "exact", Fraction(0), b), rows, 1)
     assert all(r == {"share": {"label": "exact"}} for r in rows)
+
+
+def test_json_sd_and_volatility_bounds_hold_the_square_roots():
+    """A mode whose variance is bounded: the JSON's ``sd_bounds`` and ``volatility_bounds`` hold
+    ``z sqrt(v +- e)`` (squared, exactly); an exact variance has none."""
+    import json
+    from types import SimpleNamespace
+
+    from analytic.reports import json_ as J
+
+    v, e = Fraction(114113, 1000), Fraction(2995, 1000)
+    sd = float(v) ** 0.5
+    z = 1.6448536269514722
+    m = SimpleNamespace(variance=Figure(v, "bounded", e), sd=sd, volatility=((90, z * sd),))
+    iv = J.sd_interval(m)
+    b = json.loads(json.dumps(J._bounds(*iv)))
+    assert Fraction(b["low"]) ** 2 <= v - e and v + e <= Fraction(b["high"]) ** 2
+    lo, hi = J.sd_interval(m, z * sd)
+    zz = Fraction(z) ** 2
+    assert lo ** 2 <= zz * (v - e) * (1 + Fraction(1, 2 ** 49)) and zz * (v + e) * (1 - Fraction(1, 2 ** 49)) <= hi ** 2
+    assert J.sd_interval(SimpleNamespace(variance=Figure(v), sd=sd, volatility=())) is None

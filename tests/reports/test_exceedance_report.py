@@ -168,10 +168,10 @@ def test_grid_law_distribution_rows_hold_the_enumerators_rows(tmp_path, cap):
         miss_r = ol.missing * hi
         for key, want, miss in (("probability", want_p, ol.missing), ("rtp", want_r, miss_r)):
             f = r[key]
-            c, e = Fraction(f["exact"]), Fraction(f.get("error", 0))
+            c, e = Fraction(f["exact"]), Fraction(repr(f.get("error", 0)))
             assert f["label"] == ("exact" if key == "rtp" and hi == 0 else "bounded")
             assert c - e <= want + miss and want <= c + e, (key, r["label"], c, e, want)
         if rtp:
             f = r["share"]
-            c, e = Fraction(f["exact"]), Fraction(f.get("error", 0))
+            c, e = Fraction(f["exact"]), Fraction(repr(f.get("error", 0)))
             assert c - e <= (want_r + miss_r) / rtp and want_r / (rtp + ol.missing * top) <= c + e

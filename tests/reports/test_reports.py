@@ -153,7 +153,7 @@ TOP_KEYS = ["schema", "name", "model_file", "model_sha256", "solver_version", "r
 MODE_KEYS = ["info", "reel_set", "cycle", "rtp", "mean_win", "second_moment", "variance", "components",
              "line_wins", "scatter_counts", "features", "hit_frequency", "hit_one_in", "sd", "volatility", "ranges",
              "bands", "distribution", "top_win", "top_probability", "top_note", "cap_probability", "extra", "methods",
-             "session", "exceedance", "exceedance_note", "spins_played", "ranges_note"]
+             "session", "exceedance", "exceedance_note", "spins_played", "sd_bounds", "volatility_bounds", "ranges_note"]
 
 
 def test_json_schema_keys_stable(toy_path):
