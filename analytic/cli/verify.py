@@ -2,8 +2,14 @@
 
 Solves each bet mode exactly and simulates it with the independent
 spin-by-spin simulator, then prints every figure side by side with the
-simulation's standard error, the z-score ``(simulated - exact) / se`` (for a
-bounded figure, the distance to its certified interval over ``se``) and a
+standard error of the simulated figure if the exact one is true (the exact
+standard deviation of the round win over ``sqrt(n)`` for the RTP,
+``sqrt(p (1 - p) / n)`` for a frequency ``p``; for a bounded figure the
+largest over its certified interval; the sample's own standard error only
+where those are 0 or unknown: a sample's is 0 when every round lost, or no
+feature started, which made a true solver look wrong), the z-score
+``(simulated - exact) / se`` (for a bounded figure, the distance to its
+certified interval over ``se``) and a
 verdict: ``ok`` when ``|z| <= 3.29`` (the 99.9 % two-sided band), else
 ``CHECK``.
 
@@ -27,6 +33,7 @@ when every verdict is ok, 4 otherwise.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from fractions import Fraction
 
@@ -69,8 +76,12 @@ def compare(exact, sim) -> list[dict]:
         ("hit frequency", exact.hit_frequency, sim.hit_frequency, sim.hit_frequency_se),
         ("feature frequency", Figure(Fraction(feat)), sim.feature_frequency, sim.feature_frequency_se),
     ]
+    n = max(int(getattr(sim, "rounds", 0) or 0), 1)
     for name, fig, s, se in pairs:
         e, err = float(fig.value), float(fig.error)
+        se0 = _null_se(exact, n) if name == "RTP" else _frequency_se(e, err, n)
+        if se0 > 0:
+            se = se0
         # distance from the simulated value to the exact value, or to the
         # certified interval [e - err, e + err] of a bounded figure
         d = 0.0 if abs(s - e) <= err else (s - e) - (err if s > e else -err)
@@ -83,6 +94,26 @@ def compare(exact, sim) -> list[dict]:
         rows.append({"figure": name, "exact": e, "exact_error": err, "exact_label": fig.label,
                      "simulated": s, "se": se, "z": z, "verdict": verdict})
     return rows
+
+
+def _frequency_se(p: float, err: float, n: int) -> float:
+    """Standard error of the share of ``n`` rounds with probability ``p`` (within ``err``): the
+    largest ``sqrt(q (1 - q) / n)`` over ``q`` in ``[p - err, p + err]`` clipped to [0, 1]."""
+    lo, hi = max(p - err, 0.0), min(p + err, 1.0)
+    q = min(max(0.5, lo), hi) if lo <= hi else min(max(p, 0.0), 1.0)
+    return math.sqrt(max(q * (1 - q), 0.0) / n)
+
+
+def _null_se(exact, n: int) -> float:
+    """Standard error of the simulated RTP of ``n`` rounds if the solver's law is true: the round
+    win's standard deviation per unit staked (the upper end of a bounded variance) over ``sqrt(n)``;
+    0 when the solver has no finite variance."""
+    try:
+        v = exact.variance_figure
+        var = float(v.value + v.error)
+    except (AttributeError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return 0.0
+    return math.sqrt(var / n) if math.isfinite(var) and var > 0 else 0.0
 
 
 def run(args) -> int:

@@ -118,9 +118,8 @@ def _bucket_rows(table, rows: list, cost) -> None:
     (:func:`~analytic.reports.model.row_errors`): a figure with an error is bounded, one without
     stays exact; a share that cannot be certified is labelled approximate."""
     for b, bd, errs in zip(table.buckets, rows, row_errors(table, cost)):
-        if errs is None:
+        if errs[2] is None:  # the share not certified; the probability and RTP keep their errors
             bd["share"] = {"float": float(b.share), "label": "approximate"}
-            errs = (Fraction(table.mass_error), None, None)
         for key, err in zip(("probability", "rtp", "share"), errs):
             if err:  # (an exact one stays as the table renders it)
                 bd[key] = Figure(Fraction(getattr(b, key)), "bounded", err).to_json()

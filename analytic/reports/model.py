@@ -367,9 +367,10 @@ class DistributionTable:
     rtp_error: Fraction = Fraction(0)
 
 
-def row_errors(table: DistributionTable, cost) -> list[tuple[Fraction, Fraction, Fraction] | None]:
-    """Certified errors ``(probability, RTP, share)`` of each row of ``table`` (0 where exact), or
-    None for a row whose share cannot be certified (an RTP not certified away from 0).
+def row_errors(table: DistributionTable, cost) -> list[tuple[Fraction, Fraction, Fraction | None]]:
+    """Certified errors ``(probability, RTP, share)`` of each row of ``table`` (0 where exact); the
+    share's error None for a row whose share cannot be certified (an RTP not certified away from 0:
+    the row's probability and RTP keep their errors).
 
     A law within total variation ``e = table.mass_error`` of the round's (a grid law): a row's
     probability within ``e``; its RTP, ``E[W 1{lo < W <= hi}] / cost`` of a function between 0
@@ -399,7 +400,7 @@ def row_errors(table: DistributionTable, cost) -> list[tuple[Fraction, Fraction,
         elif v > eR:
             out.append((pe, ea, ea / (v - eR) + abs(Fraction(b.rtp)) * eR / (v * (v - eR))))
         else:
-            out.append(None)
+            out.append((pe, ea, None))
     return out
 
 

@@ -519,10 +519,9 @@ def _distribution(wb, s: ParSheet):
         for b, errs in zip(m.distribution.buckets, row_errors(m.distribution, m.info.cost)):
             p = float(b.probability)
             t = frac(b.probability)
-            # each error rounded up to what its cell shows; none at all: the share is not certified
-            pe, re_, se = (None, None, None) if errs is None else (
-                None if not x else float(round_outward(x, up=True, digits=3)) for x in errs)
-            lab = "approximate" if errs is None else "exact" if not any(errs) else "bounded"
+            # each error rounded up to what its cell shows; no share error: the share is not certified
+            pe, re_, se = (None if not x else float(round_outward(x, up=True, digits=3)) for x in errs)
+            lab = "approximate" if errs[2] is None else "exact" if not any(errs) else "bounded"
             w.put([m.info.name, b.label, p, 1 / p if p else None, float(b.rtp), float(b.share), lab, pe, re_, se,
                    (t if len(t) <= 40 else "(JSON)") if m.distribution.mass_error == 0 else ""],
                   ["", "", "0.000000000", NUM, PCT, "0.00%", "", "0.00E+00", "0.00E+00", "0.00E+00"])

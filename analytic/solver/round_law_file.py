@@ -40,6 +40,7 @@ import hashlib
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -258,6 +259,9 @@ _FRAC = re.compile(r"(-?[0-9]{1,4000})/([0-9]{1,4000})|(-?0x[0-9a-f]{1,%d})/(0x[
                    % (MAX_BITS // 4, MAX_BITS // 4))
 
 
+_FLOAT_MAX = Fraction(sys.float_info.max)
+
+
 class _Reader:
     """Strict reading of a document; every refusal ``ModelError(file, key, reason)``."""
 
@@ -289,6 +293,9 @@ class _Reader:
                  and int(m.group(4), 16) else None)
             if x is None:
                 raise self.bad(key, f"a zero denominator in {v[:40]!r}")
+            if abs(x) > _FLOAT_MAX:  # the session works in float64 (and the refusals print float(x))
+                raise self.bad(key, f"beyond the float64 range (more than {sys.float_info.max:.6g} in size), "
+                                    f"got {v[:40]!r}")
         elif isinstance(v, float):
             if not math.isfinite(v):
                 raise self.bad(key, "not a finite number")

@@ -73,3 +73,35 @@ def test_json_sd_and_volatility_bounds_hold_the_square_roots():
     zz = Fraction(z) ** 2
     assert lo ** 2 <= zz * (v - e) * (1 + Fraction(1, 2 ** 49)) and zz * (v + e) * (1 - Fraction(1, 2 ** 49)) <= hi ** 2
     assert J.sd_interval(SimpleNamespace(variance=Figure(v), sd=sd, volatility=())) is None
+
+
+def test_rows_whose_share_cannot_be_certified_keep_their_rtp_errors():
+    """An RTP centre v = 1/100 within eR = 1/10 (not certified away from 0): the shares are
+    approximate, but the feature row's RTP (v less the exact rows') is still only known within eR,
+    and a grid law's rows' RTPs within e * hi / cost; they were labelled exact before."""
+    from analytic.reports.json_ import _conv
+
+    v, eR = Fraction(1, 100), Fraction(1, 10)
+    exact_rtp = Fraction(1, 200)
+    base = (Bucket("(0, 1]", Fraction(0), Fraction(1), Fraction(1, 2), exact_rtp, exact_rtp / v),
+            Bucket("rounds with a feature (base spin + feature win)", None, None, Fraction(1, 2),
+                   v - exact_rtp, (v - exact_rtp) / v))
+    rows = [_conv(b) for b in base]
+    _bucket_rows(DistributionTable("base spin only", "", "bounded", Fraction(0), base, eR), rows, 1)
+    assert [r["share"]["label"] for r in rows] == ["approximate", "approximate"]
+    assert rows[0]["rtp"]["label"] == "exact"
+    for t in (v - eR, v + eR):  # any true RTP within the error: the feature row's RTP is t - 1/200
+        lo, hi = _interval(rows[1]["rtp"])
+        assert lo <= t - exact_rtp <= hi
+
+    e = Fraction(1, 1000)  # a grid law within total variation e, RTP again not away from 0
+    grid = (Bucket("(0, 1]", Fraction(0), Fraction(1), Fraction(1, 2), exact_rtp, exact_rtp / v),
+            Bucket("(1, 2]", Fraction(1), Fraction(2), Fraction(1, 2), exact_rtp, exact_rtp / v))
+    rows = [_conv(b) for b in grid]
+    _bucket_rows(DistributionTable("round", "", "bounded", e, grid, eR), rows, 1)
+    for b, r in zip(grid, rows):
+        # a true law moving mass e into the row at its top win: its RTP is higher by e * hi
+        lo, hi = _interval(r["rtp"])
+        assert r["rtp"]["label"] == "bounded" and lo <= b.rtp + e * b.high <= hi
+        lo, hi = _interval(r["probability"])
+        assert lo <= b.probability + e <= hi

@@ -181,3 +181,23 @@ def test_the_writer_refuses_a_number_the_reader_would_refuse():
     assert _num(F(1, 2 ** MAX_BITS - 1)) == f"0x1/{hex(2 ** MAX_BITS - 1)}"
     with pytest.raises(ValueError):
         _num(F(1, 2 ** MAX_BITS))
+
+
+@pytest.mark.parametrize("where", ["win", "negative win", "mean_win"])
+def test_a_number_beyond_the_float64_range_is_refused_not_a_traceback(solved, where):
+    """A hand-edited win (or mean win) of 10^400 (a decimal part within the 4,000 digits allowed):
+    formatting it in the refusal (float(x)) raised OverflowError before; now refused by its size."""
+    from analytic.errors import ModelError
+
+    game, mode, _, saved = solved["sizzling_hot_95"]
+    d = law_to_json(saved, model="m.toml", sha256=SHA, solver_version=__version__)
+    big = f"{10 ** 400}/1"
+    if where == "mean_win":
+        d["mean_win"]["value"], key = big, "mean_win.value"
+    else:
+        d["law"]["points"][1][0] = ("-" if where == "negative win" else "") + big
+        key = "law.points[1][0]"
+    with pytest.raises(ModelError) as e:
+        law_from_json(json.loads(json.dumps(d)), "law.json", game=game, sha256=SHA,
+                      solver_version=__version__, mode=mode)
+    assert e.value.key == key
