@@ -830,10 +830,12 @@ def exact_work(rounds: int, width: int, start: int, bits: int, up: int | None = 
 
     Round ``t`` convolves the live balances (at most ``t * width`` grid
     points, within the barriers: ruin at ``-start``, cash down at ``down``,
-    cash up at ``up``) with the round law's ``width`` points, in integers of
-    about ``t * bits`` bits (numerators over ``D**t``, ``bits`` the bit
-    length of the law's common denominator ``D``): ``sum_t span_t * width *
-    (1 + t * bits / 64)``.
+    cash up at ``up``) with the round law's ``width`` points: products of
+    integers of about ``t * bits`` bits (numerators over ``D**t``, ``bits``
+    the bit length of the law's common denominator ``D``) by the law's
+    ``bits``-bit weights, each about ``(1 + t * bits / 64) * max(1, bits /
+    64)`` limb products: ``sum_t span_t * width * (1 + t * bits / 64) *
+    max(1, bits / 64)``.
 
     Parameters
     ----------
@@ -850,7 +852,7 @@ def exact_work(rounds: int, width: int, start: int, bits: int, up: int | None = 
     lo = -start if down is None else max(down, -start)
     room = math.inf if up is None else up - lo
     t = np.arange(1, rounds + 1, dtype=float)
-    return float(np.sum(np.minimum(t * width, room) * width * (1 + t * bits / 64)))
+    return float(np.sum(np.minimum(t * width, room) * width * (1 + t * bits / 64)) * max(1.0, bits / 64))
 
 
 def _refuse_fine_grid(rules: SessionRules, per_level, prices, G: Fraction, points: int):

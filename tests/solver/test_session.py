@@ -273,3 +273,17 @@ def test_a_forced_exact_session_too_long_to_run_is_refused():
     assert got.method == "exact"
     # the estimate grows with the rounds about like N^2 (more live balances, longer integers) and more
     assert exact_work(80, 1001, 100, 24) > 4 * exact_work(40, 1001, 100, 24)
+
+
+def test_exact_work_counts_the_weights_length():
+    """A law with a long common denominator (Book of Christmas Eve's buy: 40,337 points over a
+    427-bit denominator) costs long products from the first round: two rounds from 300 bets ran
+    past 400 s of CPU, so the estimate must pass the limit; a short denominator's does not grow."""
+    from analytic.solver.session import EXACT_LIMIT, exact_work
+
+    assert exact_work(2, 40337, 300, 427) > EXACT_LIMIT
+    assert exact_work(3, 1001, 100, 24) < EXACT_LIMIT
+    # by hand, 2 rounds of a 3-point law: sum_t (t * 3) * 3 * (1 + t * bits / 64) * max(1, bits / 64)
+    assert exact_work(2, 3, 10, 24) == 9 * (1 + 24 / 64) + 18 * (1 + 48 / 64)
+    assert exact_work(2, 3, 10, 128) == (9 * 3 + 18 * 5) * 2
+    assert exact_work(2, 3, 10, 128, up=1, down=-1) == (2 * 3 * 3 + 2 * 3 * 5) * 2  # 2 live balances
