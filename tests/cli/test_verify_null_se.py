@@ -46,3 +46,16 @@ def test_a_far_off_simulation_is_still_flagged():
                    _sim(1000, 0.0, 0.0, 0.0, 0.0))
     hit = next(r for r in rows if r["figure"] == "hit frequency")
     assert hit["verdict"] == "CHECK" and abs(hit["z"]) > Z_LIMIT
+
+
+def test_a_share_that_cannot_happen_is_a_check_and_valid_json():
+    """A feature the exact figures say never starts, started in the sample (spread 0 both ways):
+    CHECK, with z null, so the JSON output has no Infinity."""
+    import json
+
+    rows = compare(_exact(Fraction(95, 100), Fraction(29, 100), Fraction(0), Fraction(25)),
+                   SimpleNamespace(rounds=100, rtp=0.95, rtp_se=0.5, hit_frequency=0.29, hit_frequency_se=0.045,
+                                   feature_frequency=0.01, feature_frequency_se=0.0))
+    feat = rows[2]
+    assert feat["verdict"] == "CHECK" and feat["z"] is None
+    assert "Infinity" not in json.dumps(rows, allow_nan=False)
