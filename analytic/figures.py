@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-__all__ = ["Figure", "publication_quantum", "round_outward", "shown", "SHOWN_ERROR_DIGITS", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
+__all__ = ["Figure", "publication_quantum", "round_outward", "round_decimals", "shown", "SHOWN_ERROR_DIGITS", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
 
 #: Two-sided normal quantiles used for volatility indices and RTP ranges.
 Z_SCORES = {90: 1.6448536269514722, 95: 1.959963984540054, 99: 2.5758293035489004}
@@ -202,6 +202,25 @@ def shown(f: Figure, decimals: int, scale=1) -> tuple[Fraction, Fraction, int]:
     q = Fraction(1, 10 ** d)
     c = round(v / q) * q
     return Fraction(c), round_outward(e + abs(v - c), up=True, digits=SHOWN_ERROR_DIGITS), d
+
+
+def round_decimals(x, decimals: int, up: bool) -> Fraction:
+    """A certified bound ``x`` rounded outwards to ``decimals`` decimal places (up for an upper bound).
+
+    Parameters
+    ----------
+    x : Fraction, int or float (taken exactly)
+    decimals : int, at least 0
+    up : bool
+
+    Returns
+    -------
+    Fraction
+        A multiple of ``10^-decimals``: the least at or above ``x`` (``up``), else the greatest at or below.
+    """
+    q = Fraction(1, 10 ** decimals)
+    x = Fraction(x)
+    return _ceil_to(x, q) if up else (x // q) * q
 
 
 def _ceil_to(x: Fraction, q: Fraction) -> Fraction:

@@ -38,8 +38,9 @@ import sys
 from fractions import Fraction
 
 from analytic.cli import args as args_
-from analytic.limits import MAX_ROUNDS
 from analytic.figures import Figure
+from analytic.limits import MAX_ROUNDS
+from analytic.reports.format import bound_text
 
 __all__ = ["add_parser", "run", "compare", "check_law", "law_text"]
 
@@ -127,7 +128,9 @@ def run(args) -> int:
     modes = list(game.modes) if args.mode in (None, "all") else [args.mode]
     for m in modes:
         if m not in game.modes:
-            from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
+            from analytic.errors import (
+                ModelError,  # one line, escaped, exit 2 (cli.main)
+            )
 
             raise ModelError(args.model, "modes", f"unknown bet mode {m!r} (known: {', '.join(game.modes)})")
     from analytic.workspace import Workspace, core_count
@@ -163,7 +166,7 @@ def run(args) -> int:
             for r in rows:  # a bounded figure's column value is its centre: say so, with its error
                 if r["exact_label"] != "exact":
                     print(f"  ({r['figure']}: bounded, the centre of an interval certified within +/- "
-                          f"{_up3(r['exact_error'])}; z is the distance to that interval)")
+                          f"{bound_text(r['exact_error'])}; z is the distance to that interval)")
             print("  " + law_text(laws[m]))
     return 0 if all_ok else 4
 
@@ -204,20 +207,13 @@ def _law(exact):
     return round_law(exact)
 
 
-def _up3(x) -> str:
-    """A certified bound to 3 significant digits, rounded up (an 'at most' figure)."""
-    from analytic.figures import round_outward
-
-    return f"{float(round_outward(x, up=True, digits=3)):.3g}"
-
-
 def law_text(d: dict) -> str:
     """One line of the table output for a :func:`check_law` dict."""
     if d["test"] is None:
         return f"round-win law: not tested ({d['reason']})"
     if d["test"].startswith("binomial interval"):
         return (f"round-win law: {d['test']} on P(win >= x) at {d['df']} thresholds (certified bounds, gap "
-                f"at most {_up3(d['gap'])}), smallest p-value {d['statistic']:.4g}, p-value {d['p_value']:.4g}"
+                f"at most {bound_text(d['gap'])}), smallest p-value {d['statistic']:.4g}, p-value {d['p_value']:.4g}"
                 f"  {d['verdict']}")
     extra = f", {d['impossible']:,} rounds with a win the exact law forbids" if d["impossible"] else ""
     return (f"round-win law: {d['test']} on {len(d['bins'])} bins ({', '.join(d['bins'])}), "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from analytic.figures import VALUE_DIGITS, Figure, round_outward, shown
+from analytic.figures import VALUE_DIGITS, Figure, round_decimals, round_outward, shown
 
 __all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
@@ -362,10 +362,7 @@ def sd_interval(m, x=None) -> tuple[Fraction, Fraction] | None:
 def pct_bound(x, up: bool, digits: int = 2) -> str:
     """A certified bound ``x`` (a fraction of 1) as a percentage number with ``digits`` decimals,
     rounded outward (up for an upper bound); no ``%`` sign."""
-    q = Fraction(1, 10 ** digits)
-    y = Fraction(x) * 100
-    y = -((-y) // q) * q if up else (y // q) * q
-    return _decimal(y, digits, sep=False)
+    return _decimal(round_decimals(Fraction(x) * 100, digits, up), digits, sep=False)
 
 
 def _pct_out(x, up: bool, digits: int = 2) -> str:
@@ -378,8 +375,7 @@ def _num_out(x, up: bool, digits: int = 2) -> str:
     x = Fraction(x)
     if x.denominator == 1:
         return num(x)
-    q = Fraction(1, 10 ** digits)
-    return _decimal(-((-x) // q) * q if up else (x // q) * q, digits)
+    return _decimal(round_decimals(x, digits, up), digits)
 
 
 def quantile_text(lo, hi) -> str:
@@ -496,8 +492,7 @@ def _one_in_out(p, up: bool) -> str:
         return one_in(p)
     n = 1 / Fraction(p)
     if n < 10 ** 7:
-        q = Fraction(1, 100)
-        return f"1 in {_decimal(-((-n) // q) * q if up else (n // q) * q, 2)}"
+        return f"1 in {_decimal(round_decimals(n, 2, up), 2)}"
     return f"1 in {float(round_outward(n, up=up, digits=5)):.4e}"
 
 

@@ -15,7 +15,7 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
-from analytic.figures import round_outward
+from analytic.figures import round_decimals, round_outward
 from analytic.limits import XLSX_MAX_STOPS
 from analytic.reports.format import (
     FREE_GAME_NOTE,
@@ -226,8 +226,6 @@ def _errn(f) -> float | None:
     None when exact."""
     if f.label == "exact":
         return None
-    from analytic.figures import round_outward
-
     return float(round_outward(f.published().error, up=True, digits=3))
 
 
@@ -260,17 +258,11 @@ def _out(x, up: bool, decimals: int) -> float:
     """A certified bound rounded outward (up for an upper bound) to ``decimals`` decimals, so a
     cell showing that many decimals shows a bound still (rounded to nearest it could show a value
     inside the interval)."""
-    from fractions import Fraction
-
-    q = Fraction(1, 10 ** decimals)
-    x = Fraction(x)
-    return float(-((-x) // q) * q if up else (x // q) * q)
+    return float(round_decimals(x, decimals, up))
 
 
 def _sig_out(x, up: bool, digits: int) -> float:
     """A certified bound rounded outward to ``digits`` significant digits (an ``E+00`` cell's)."""
-    from analytic.figures import round_outward
-
     return float(round_outward(x, up=up, digits=digits))
 
 
@@ -294,8 +286,6 @@ def _sd_cells(m, x=None) -> tuple[float, str, float | None]:
     an exact variance's, label "float"; where the variance is bounded, the centre of the certified
     interval of :func:`~analytic.reports.format.sd_interval` and its half-width rounded up to 3
     significant digits (what the error cell's format shows), label "bounded"."""
-    from analytic.figures import round_outward
-
     iv = sd_interval(m, x)
     if iv is None:
         return (m.sd if x is None else x), "float", None
