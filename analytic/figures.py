@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-__all__ = ["Figure", "publication_quantum", "round_outward", "round_decimals", "shown", "SHOWN_ERROR_DIGITS", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
+__all__ = ["Figure", "publication_quantum", "round_outward", "round_decimals", "bound_text", "shown", "SHOWN_ERROR_DIGITS", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
 
 #: Two-sided normal quantiles used for volatility indices and RTP ranges.
 Z_SCORES = {90: 1.6448536269514722, 95: 1.959963984540054, 99: 2.5758293035489004}
@@ -202,6 +202,16 @@ def shown(f: Figure, decimals: int, scale=1) -> tuple[Fraction, Fraction, int]:
     q = Fraction(1, 10 ** d)
     c = round(v / q) * q
     return Fraction(c), round_outward(e + abs(v - c), up=True, digits=SHOWN_ERROR_DIGITS), d
+
+
+def bound_text(x, up: bool = True, digits: int = 3, sci: bool = False) -> str:
+    """A certified bound as text: ``digits`` significant digits, rounded outward (up for an upper
+    bound, or an error; :func:`round_outward`), so the text is still a bound.
+
+    ``sci``: in scientific notation (``1.24e-07``) rather than ``g`` format.
+    """
+    v = float(round_outward(x, up=up, digits=digits))
+    return f"{v:.{digits - 1}e}" if sci else f"{v:.{digits}g}"
 
 
 def round_decimals(x, decimals: int, up: bool) -> Fraction:

@@ -48,6 +48,7 @@ import math
 from fractions import Fraction
 
 from analytic.cli import args as args_
+from analytic.figures import bound_text
 
 __all__ = ["add_parser", "run"]
 
@@ -170,10 +171,8 @@ def _fig(f) -> str:
     exactly) with its error rounded up to 3 digits, so the printed interval holds the certified one."""
     if f.label == "exact":
         return f"{float(f.value):.10g}  (exact)"
-    from analytic.figures import round_outward
-
     p = f.published()
-    return f"{float(p.value):.13g}  +/- {float(round_outward(p.error, up=True, digits=3)):.2e}"
+    return f"{float(p.value):.13g}  +/- {bound_text(p.error, sci=True)}"
 
 
 def _setting(rules, mode, cost) -> str:
@@ -199,17 +198,10 @@ def _coarse_line(c: dict) -> str:
             f"inequality), added to each chain's error")
 
 
-def _up(x) -> str:
-    """A certified bound (an error) to 3 significant digits, rounded up (to nearest it could print less)."""
-    from analytic.figures import round_outward
-
-    return f"{float(round_outward(x, up=True, digits=3)):.2e}"
-
-
 def _method(res) -> str:
     if "coarse" in res.bracket:
-        return f"bounded ({_coarse_line(res.bracket['coarse'])}; chain error {_up(res.error)})"
-    return (f"{res.method}" + (f" (total-variation bound {_up(res.error)})" if res.error else "")
+        return f"bounded ({_coarse_line(res.bracket['coarse'])}; chain error {bound_text(res.error, sci=True)})"
+    return (f"{res.method}" + (f" (total-variation bound {bound_text(res.error, sci=True)})" if res.error else "")
             + (" (two chains bracketing a round without a law)" if res.method == "bounded" else ""))
 
 

@@ -10,7 +10,14 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from analytic.figures import VALUE_DIGITS, Figure, round_decimals, round_outward, shown
+from analytic.figures import (
+    VALUE_DIGITS,
+    Figure,
+    bound_text,
+    round_decimals,
+    round_outward,
+    shown,
+)
 
 __all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
@@ -102,11 +109,6 @@ def _decade(x: Fraction) -> int:
 def _err_text(e: Fraction) -> str:
     """A printed error (at most two significant digits, already rounded up: :func:`shown`)."""
     return f"{float(e):.2g}"
-
-
-def bound_text(x, up: bool = True, digits: int = 3) -> str:
-    """A certified bound printed to ``digits`` significant digits, rounded outward (up for an upper bound)."""
-    return f"{float(round_outward(x, up=up, digits=digits)):.{digits}g}"
 
 
 def _pm_pct(f: Figure, digits: int) -> str:
@@ -399,7 +401,7 @@ def prob_text(f: Figure) -> str:
         # (never "[0.353, 0.353]", nor "[0.353, 0.3531]" for [0.353018, 0.353022])
         lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
         for d in range(4, 11):
-            a, b = _sig(lo, False, d), _sig(hi, True, d)
+            a, b = bound_text(lo, False, d), bound_text(hi, True, d)
             if Fraction(b) - Fraction(a) <= Fraction(3, 2) * (hi - lo):
                 break
         return f"[{a}, {b}]"
@@ -454,11 +456,6 @@ def autoplay_rows(a) -> list[list[str]]:
                  f"mean {fig_num(a.rounds_mean, 1)}" + (f", median {quantile_text(*med)}" if med else "")])
     rows.append(["final balance", "", f"mean {fig_num(a.balance_mean, 2)}, P(above start) {prob_text(a.p_above_start)}"])
     return rows
-def _sig(x, up: bool, digits: int = 10) -> str:
-    """A certified bound to ``digits`` significant digits, rounded outward (up for an upper bound)."""
-    return "0" if x == 0 else f"{float(round_outward(x, up=up, digits=digits)):.{digits}g}"
-
-
 def ladder_table(ex) -> tuple[list[str], list[list[str]]]:
     """Header and rows (text) of an :class:`~analytic.solver.exceedance.Exceedance` ladder: an exact
     one with ``P(win >= x)``, "1 in" and the fraction when short; a bounded one with its certified
@@ -468,11 +465,11 @@ def ladder_table(ex) -> tuple[list[str], list[list[str]]]:
         rows = [[r.label, num(r.low, 6), one_in(r.low), short_frac(r.low)] for r in ex.rows]
     elif getattr(ex, "kind", "law") == "interval":  # no law: only the two ends mean anything, no centre
         head = ["win >= x (x total bet)", "lower bound", "upper bound", "1 in (from .. to)"]
-        rows = [[r.label, _sig(r.low, False), _sig(r.high, True), _one_in_range(r.low, r.high)] for r in ex.rows]
+        rows = [[r.label, bound_text(r.low, False, 10), bound_text(r.high, True, 10), _one_in_range(r.low, r.high)] for r in ex.rows]
     else:
         head = ["win >= x (x total bet)", "P(win >= x)", "1 in", "lower bound", "upper bound"]
         rows = [[r.label, num((r.low + r.high) / 2, 6), one_in((r.low + r.high) / 2) if r.low > 0
-                 else f"at most {_one_in_out(r.high, False)}", _sig(r.low, False), _sig(r.high, True)] for r in ex.rows]
+                 else f"at most {_one_in_out(r.high, False)}", bound_text(r.low, False, 10), bound_text(r.high, True, 10)] for r in ex.rows]
     return head, rows
 
 
@@ -503,6 +500,6 @@ def max_win_text(ex) -> str:
     if ex.max_low == ex.max_high:
         p = f"probability {num(ex.max_low, 6)} ({one_in(ex.max_low)}), exact"
     else:  # "1 in" of both certified ends (of the centre it would read as certified too)
-        p = (f"probability {_sig(ex.max_low, False)} .. {_sig(ex.max_high, True)} ({_one_in_range(ex.max_low, ex.max_high)}), "
+        p = (f"probability {bound_text(ex.max_low, False, 10)} .. {bound_text(ex.max_high, True, 10)} ({_one_in_range(ex.max_low, ex.max_high)}), "
              "certified bounds")
     return f"Maximum win: {num(ex.max_win)} x total bet, {p} ({ex.max_note})."

@@ -38,7 +38,7 @@ from math import ceil, lcm
 
 from analytic.errors import ModelError
 from analytic.features.laws import capped
-from analytic.figures import Figure
+from analytic.figures import Figure, bound_text
 
 __all__ = ["applied_cap", "apply_round_cap", "check_round_cap", "add_stake_caps", "add_cap_deduction", "MAX_GRID", "CAP_DEDUCTION"]
 
@@ -432,14 +432,8 @@ def tighten_stake_caps(res):
     return replace(res, extra={**res.extra, "currency_cap": out},
                    methods={**res.methods, "currency cap (law)": (
                        "each stake's bracket intersected with the round's certified law: E[min(R, c)] within "
-                       f"c x {_up2(err)} (total variation of the law), P(R >= c) within {_up2(err)}")})
-
-
-def _up2(x) -> str:
-    """A certified bound to 2 significant digits, rounded up (a 'within' figure: never to nearest)."""
-    from analytic.figures import round_outward
-
-    return f"{float(round_outward(x, up=True, digits=2)):.2g}"
+                       f"c x {bound_text(err, digits=2)} (total variation of the law), P(R >= c) within "
+                       f"{bound_text(err, digits=2)}")})
 
 
 def add_cap_deduction(res):

@@ -241,10 +241,11 @@ def exceedance(law: RoundLaw, cap: Fraction | None = None) -> Exceedance:
         note = (f"not certified: a grid law leaves out entries of probability 1e-18 or less (its largest point "
                 f"kept is {float(wins[-1]) if wins else 0:g} x total bet)")
     else:
-        from analytic.figures import round_outward  # "up to": the bound rounded up, never to nearest
+        from analytic.figures import (
+            bound_text,  # "up to": the bound rounded up, never to nearest
+        )
 
-        note = (f"not certified: probability mass up to {float(round_outward(e, up=True, digits=3)):.3g} is missing "
-                "from the law, at unknown wins")
+        note = f"not certified: probability mass up to {bound_text(e)} is missing from the law, at unknown wins"
     return Exceedance(tuple(rows), label, e, gap, mx, lo, hi, note)
 
 

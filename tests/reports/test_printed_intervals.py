@@ -97,7 +97,7 @@ bounds = st.fractions(Fraction(1, 10 ** 12), 1, max_denominator=10 ** 14)
 @given(bounds, bounds)
 def test_ladder_bounds_and_one_in_ranges_round_outward(a, b):
     lo, hi = min(a, b), max(a, b)
-    assert _q(F._sig(lo, False)) <= lo and hi <= _q(F._sig(hi, True))
+    assert _q(F.bound_text(lo, False, 10)) <= lo and hi <= _q(F.bound_text(hi, True, 10))
     t = F._one_in_range(lo, hi)  # "1 in A .. B": A <= 1 / hi and 1 / lo <= B
     m = re.fullmatch(rf"1 in ({_NUM})(?: \.\. ({_NUM}))?", t)
     assert m, t
@@ -269,10 +269,10 @@ def test_maximum_win_one_in_is_the_range_of_its_certified_ends():
 
 
 def test_currency_cap_method_text_rounds_its_bound_up():
-    from analytic.solver.cap import _up2
+    from analytic.figures import bound_text
 
     for x in (Fraction("1.2345e-9"), Fraction("9.96e-5"), Fraction("3e-7")):
-        assert _q(_up2(x)) >= x and _q(_up2(x)) <= x * Fraction(11, 10)  # up, by at most a unit of the 2nd digit
+        assert _q(bound_text(x, digits=2)) >= x and _q(bound_text(x, digits=2)) <= x * Fraction(11, 10)  # up, by at most a unit of the 2nd digit
 
 
 def test_pdf_session_table_never_breaks_a_number(tmp_path):
