@@ -607,15 +607,15 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
                              "are never exact; use the certified method (or auto)", option="method")
     exact = method == "exact"
     zero = 0 if exact else 0.0
+    kup = math.ceil(rules.stop_cash_up / G) if rules.stop_cash_up is not None else None
+    kdn = -math.ceil(rules.stop_cash_down / G) if rules.stop_cash_down is not None else None
     # exact: integer weights over the common denominator D of the law; a vector after round t
     # holds numerators over D**t, every accumulator numerators over D**N (no gcd until the end)
     D = 1
     if exact:
         for d in list(nof.values()) + list(feat.values()):
             D = math.lcm(D, Fraction(d).denominator)
-        kup0 = math.ceil(rules.stop_cash_up / G) if rules.stop_cash_up is not None else None
-        kdn0 = -math.ceil(rules.stop_cash_down / G) if rules.stop_cash_down is not None else None
-        work = exact_work(N, width, int(rules.balance / G), D.bit_length(), kup0, kdn0)
+        work = exact_work(N, width, int(rules.balance / G), D.bit_length(), kup, kdn)
         if work > EXACT_LIMIT:
             raise SessionRefused(f"an exact session of {N:,} rounds would take about {work:.1e} multiply-adds of "
                                  f"big integers (the limit is {EXACT_LIMIT:.0e}, about 5 minutes): use the certified "
@@ -633,8 +633,6 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
             ra[why] = (lo, a)
         arrs.append(ra)
 
-    kup = math.ceil(rules.stop_cash_up / G) if rules.stop_cash_up is not None else None
-    kdn = -math.ceil(rules.stop_cash_down / G) if rules.stop_cash_down is not None else None
     # smallest grid index that affords rung j: B0 + k G >= price_j
     ka = [math.ceil((p - rules.balance) / G) for p in prices]
     nl = len(levels)
