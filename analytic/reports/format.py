@@ -23,7 +23,7 @@ __all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "fig_pct", "fig_num"
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
-           "prob_text",
+           "prob_text", "prob_bracket",
            "ladder_table", "max_win_text", "bound_text", "pct_bound", "centre_text", "sd_text"]
 
 
@@ -387,28 +387,36 @@ def quantile_text(lo, hi) -> str:
     return a if a == b else f"{a} .. {b}"
 
 
+def prob_bracket(lo, hi) -> str:
+    """``[a, b]``: the certified interval ``[lo, hi]`` of a probability, cut to ``[0, 1]`` (a
+    probability lies there whatever its bound says), each end rounded outward, with as many
+    significant digits (4 to 10) as keep the printed bracket within 1.5 times its width (never
+    "[0.353, 0.353]", nor "[0.353, 0.3531]" for [0.353018, 0.353022])."""
+    lo, hi = max(Fraction(lo), Fraction(0)), min(Fraction(hi), Fraction(1))
+    for d in range(4, 11):
+        a, b = bound_text(lo, False, d), bound_text(hi, True, d)
+        if Fraction(b) - Fraction(a) <= Fraction(3, 2) * (hi - lo):
+            break
+    return f"[{a}, {b}]"
+
+
 def prob_text(f: Figure) -> str:
     """A session probability: 6 significant digits (or the exact ``p/q`` when short), with the
-    certified error when bounded."""
+    certified error when bounded; a bounded one whose ``centre ± error`` would reach below 0 or
+    above 1 as its bracket cut to ``[0, 1]`` (:func:`prob_bracket`)."""
     v = float(f.value)
     t = f"{v:.6g}" if v else "0"
     if f.label == "exact":
         fr = frac(f.value)
         return fr if len(fr) <= 12 else t
-    if f.error >= Fraction(1, 10**6):  # a bracket (a session of a round without a law): its two ends,
-        # within [0, 1] (a probability's interval is cut there), rounded outward, with as many
-        # significant digits (4 to 10) as keep the printed bracket within 1.5 times its width
-        # (never "[0.353, 0.353]", nor "[0.353, 0.3531]" for [0.353018, 0.353022])
-        lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
-        for d in range(4, 11):
-            a, b = bound_text(lo, False, d), bound_text(hi, True, d)
-            if Fraction(b) - Fraction(a) <= Fraction(3, 2) * (hi - lo):
-                break
-        return f"[{a}, {b}]"
+    if f.error >= Fraction(1, 10**6):  # a bracket (a session of a round without a law): its two ends
+        return prob_bracket(f.value - f.error, f.value + f.error)
     # six significant digits, or fewer where the published centre has fewer (no padding zeros)
     p = f.published()
     v, have = abs(p.value), max(-_decade(p.quantum), 0)
     c, e, d = shown(f, min(max(6 - 1 - _decade(v), 0), have) if v else 0)
+    if c - e < 0 or c + e > 1:  # ("0 ± 2.6e-09": the ends of the interval a probability can have)
+        return prob_bracket(f.value - f.error, f.value + f.error)
     return f"{centre_text(c, d, sep=False)} ± {_err_text(e)}"
 
 

@@ -87,7 +87,17 @@ def test_prob_text_holds_the_certified_interval(f):
         lo, hi = _q(m.group(1)), _q(m.group(2))
         assert lo <= max(f.value - f.error, 0) and min(f.value + f.error, 1) <= hi, (t, f)
     else:
-        _holds(*_pm(t), f)
+        lo, hi = _pm(t)
+        _holds(lo, hi, f)
+    assert 0 <= lo and hi <= 1, (t, f)  # a probability's printed interval never leaves [0, 1]
+
+
+def test_a_probability_certified_near_0_or_1_prints_within_0_and_1():
+    """The certified session's "0 ± 2.6e-09" (a risk of ruin the chain's law gives as 0, within its
+    total-variation error) reached below 0; "1 - 1e-9 ± 2.6e-09" above 1."""
+    for v, e, want in ((Fraction(0), Fraction("2.6e-9"), "[0, 2.6e-09]"),
+                       (1 - Fraction("1e-9"), Fraction("2.6e-9"), "[0.999999996, 1]")):
+        assert F.prob_text(Figure(v, "bounded", e)) == want
 
 
 bounds = st.fractions(Fraction(1, 10 ** 12), 1, max_denominator=10 ** 14)
