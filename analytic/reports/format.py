@@ -271,12 +271,14 @@ def feature_rows(sheet) -> list[list[str]]:
 
 def range_cells(r) -> list[str]:
     """The ``low .. high`` texts of a :class:`~analytic.reports.model.RangeRow`, one per level; a low
-    end truncated at 0 (the normal approximation went below a return of 0) is marked ``*``."""
-    if r.quantiles:  # certified: each quantile's interval, one value when it is below the printed precision
-        def iv(a, b):  # each end rounded outward
-            a, b = _pct_out(a, False), _pct_out(b, True)
-            return a if a == b else f"{a}-{b}"
-        return [f"{iv(a, b)} .. {iv(c, e)}" for lv, a, b, c, e in r.quantiles]
+    end truncated at 0 (the normal approximation went below a return of 0) is marked ``*``.  A
+    certified row's ``low`` is its lower quantile's certified lower bound rounded down to 0.01 %,
+    ``high`` its upper quantile's certified upper bound rounded up: the printed range contains the
+    true central range."""
+    if r.quantiles:  # certified: from the lower quantile's lower bound to the upper quantile's upper
+        # bound, each rounded outward: a range holding the central range whatever the quantiles are
+        # within their certified intervals (model.CERTIFIED_RANGE_NOTE; both intervals in the JSON, XLSX)
+        return [f"{_pct_out(a, False)} .. {_pct_out(e, True)}" for lv, a, b, c, e in r.quantiles]
     return [f"{pct(lo, 2)}{'*' if lv in r.truncated else ''} .. {pct(hi, 2)}" for lv, lo, hi in r.ranges]
 
 

@@ -321,3 +321,25 @@ def test_a_bounded_figure_with_error_0_prints_its_centre_whole(v, digits):
     for text, unit, k in ((F.fig_num(f, digits), "", 1), (F.fig_pct(f, digits), "%", 100)):
         lo, hi = _pm(text, unit)
         assert lo / k <= p.value - p.error and p.value + p.error <= hi / k, (text, p)
+
+
+rtps = st.fractions(0, 3, max_denominator=10 ** 9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(rtps, min_size=4, max_size=4))
+def test_a_certified_rtp_range_prints_one_range_holding_every_central_range_it_allows(xs):
+    """The lower quantile certified to [a, b], the upper to [c, e]: the cell is one range "X% .. Y%"
+    with X <= a and e <= Y (the true central range inside it whatever the quantiles are), at most
+    the rounding (0.01 % each end) wider than [a, e].  It printed both intervals,
+    "96.32%-96.34% .. 97.06%-97.08%"."""
+    from analytic.reports.model import RangeRow, CERTIFIED_RANGE_NOTE
+
+    a, b, c, e = sorted(xs)
+    r = RangeRow(10 ** 7, ((90, float(a), float(e)),), (), "certified", ((90, a, b, c, e),))
+    (t,) = F.range_cells(r)
+    m = re.fullmatch(rf"({_NUM})% \.\. ({_NUM})%", t)
+    assert m, t
+    lo, hi = _q(m.group(1)) / 100, _q(m.group(2)) / 100
+    assert lo <= a and e <= hi and hi - lo < e - a + Fraction(2, 10 ** 4), (t, a, e)
+    assert "rounded down" in CERTIFIED_RANGE_NOTE and "contains the true central range" in CERTIFIED_RANGE_NOTE
