@@ -23,7 +23,7 @@ __all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "fig_pct", "fig_num"
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
-           "prob_text", "prob_bracket",
+           "prob_text", "prob_bracket", "distribution_rows", "DISTRIBUTION_HEAD", "DISTRIBUTION_BOUNDED_NOTE",
            "ladder_table", "max_win_text", "bound_text", "pct_bound", "centre_text", "sd_text"]
 
 
@@ -280,6 +280,84 @@ def range_cells(r) -> list[str]:
         # within their certified intervals (model.CERTIFIED_RANGE_NOTE; both intervals in the JSON, XLSX)
         return [f"{_pct_out(a, False)} .. {_pct_out(e, True)}" for lv, a, b, c, e in r.quantiles]
     return [f"{pct(lo, 2)}{'*' if lv in r.truncated else ''} .. {pct(hi, 2)}" for lv, lo, hi in r.ranges]
+
+
+#: Header of the win-distribution table (:func:`distribution_rows`).
+DISTRIBUTION_HEAD = ["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"]
+
+#: The sentence under a win-distribution table with a bounded cell (:func:`distribution_rows`).
+DISTRIBUTION_BOUNDED_NOTE = (
+    "Bounded figures: a figure printed without ± is within one unit of its last printed digit of the "
+    "true value (its rounding plus its certified error, checked cell by cell); one whose error is "
+    "larger is printed as centre ± error, or as its certified range. The certified errors are in the "
+    "JSON and XLSX par sheets.")
+_APPROXIMATE_SHARE_NOTE = (" A share marked (approximate) is not certified: the mode's RTP is not "
+                           "certified away from 0.")
+
+
+def _printed(text: str) -> tuple[Fraction, Fraction]:
+    """``(x, u)`` of a printed number (``num``, ``pct``, ``one_in`` text): its exact value and one
+    unit of its last printed digit (0 for an integer, which reads as exact)."""
+    t = text.replace("1 in ", "").replace("%", "").replace(",", "")
+    m, _, k = t.partition("e")
+    dec = len(m.partition(".")[2])
+    u = Fraction(0) if "." not in m else Fraction(10) ** (int(k or 0) - dec)
+    return Fraction(t), u
+
+
+def _covers(text: str, lo, hi) -> bool:
+    """Whether ``text`` printed plainly is within one unit of its last digit of every value in
+    ``[lo, hi]`` (exactly)."""
+    x, u = _printed(text)
+    return x - u <= lo and hi <= x + u
+
+
+def distribution_rows(table, cost) -> tuple[list[list[str]], str]:
+    """Text rows of a win-distribution table (:data:`DISTRIBUTION_HEAD`) and the sentence to print
+    under it ("" when every figure is exact).
+
+    Each row's certified errors ``(probability, RTP, share)`` are
+    :func:`~analytic.reports.model.row_errors`' (the JSON's and the XLSX's).  An exact figure is
+    printed as before (probability to 6 decimals, "1 in N", RTP to 4 decimals of a percentage,
+    share to 2).  A bounded one is printed the same way when that text is within one unit of its
+    last digit of its whole certified interval (:data:`DISTRIBUTION_BOUNDED_NOTE`, which says so),
+    else as centre ± error (:func:`prob_text`, :func:`fig_pct`'s form; a probability interval cut
+    to [0, 1]) and its "1 in" as the certified range (``1 in A .. B``).  A share that cannot be
+    certified is marked ``(approximate)``.
+
+    Parameters
+    ----------
+    table : DistributionTable
+    cost : Fraction
+        The mode's cost (total bets), for :func:`~analytic.reports.model.row_errors`.
+
+    Returns
+    -------
+    (list of list of str, str)
+    """
+    from analytic.reports.model import row_errors
+
+    rows, bounded, approx = [], False, False
+    for b, (pe, ea, se) in zip(table.buckets, row_errors(table, cost)):
+        p, r, sh = Fraction(b.probability), Fraction(b.rtp), Fraction(b.share)
+        cells = [num(p, 6), one_in(p), pct(r), pct(sh, 2)]
+        if pe:
+            lo, hi = max(p - pe, Fraction(0)), min(p + pe, Fraction(1))
+            if not _covers(cells[0], lo, hi):
+                cells[0] = prob_text(Figure(p, "bounded", pe))
+            if lo <= 0 or not _covers(cells[1], 1 / hi, 1 / lo):
+                cells[1] = _one_in_range(lo, hi)
+        if ea and not _covers(cells[2], (r - ea) * 100, (r + ea) * 100):
+            cells[2] = _pm_pct(Figure(r, "bounded", ea), 4)
+        if se is None:
+            cells[3] += " (approximate)"
+        elif se and not _covers(cells[3], (sh - se) * 100, (sh + se) * 100):
+            cells[3] = _pm_pct(Figure(sh, "bounded", se), 2)
+        bounded = bounded or bool(pe or ea or se)
+        approx = approx or se is None
+        rows.append([b.label] + cells)
+    note = (DISTRIBUTION_BOUNDED_NOTE if bounded else "") + (_APPROXIMATE_SHARE_NOTE if approx else "")
+    return rows, note.strip()
 
 
 #: What the free-game combination tables are.

@@ -16,6 +16,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
                                      rounds_text)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, sd_text, spins_rows, spins_summary
+from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows
 from analytic.reports.model import SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["render_markdown", "write_markdown", "md_text", "md_code"]
@@ -208,10 +209,9 @@ def _mode(m: ModeSheet) -> list[str]:
     out += _table(["rounds"] + [f"{lv}% range" for lv in levels],
                   [[rounds_text(r.rounds)] + range_cells(r) for r in m.ranges])
     d = m.distribution
-    out += ["### Win distribution", "", md_text(d.note), ""]
-    out += _table(["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"],
-                  [[b.label, num(b.probability, 6), one_in(b.probability), pct(b.rtp), pct(b.share, 2)]
-                   for b in d.buckets])
+    drows, dnote = distribution_rows(d, i.cost)
+    out += ["### Win distribution", "", md_text(d.note), ""] + ([md_text(dnote), ""] if dnote else [])
+    out += _table(DISTRIBUTION_HEAD, drows)
     out += ["### Exceedance ladder", "", md_text(m.exceedance_note), ""]
     if m.exceedance is not None:
         head, rows = ladder_table(m.exceedance)

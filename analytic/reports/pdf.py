@@ -21,6 +21,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
+from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows
 from analytic.reports.model import SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
@@ -263,9 +264,12 @@ def _mode(d: _Doc, m: ModeSheet):
     d.png(plots.bands_png(m), w=150)
     d.h2("Win distribution")
     d.para(m.distribution.note)
-    d.table(["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"],
-            [[b.label, num(b.probability, 6), one_in(b.probability), pct(b.rtp), pct(b.share, 2)]
-             for b in m.distribution.buckets], widths=(4, 2, 2, 2, 2))
+    drows, dnote = distribution_rows(m.distribution, m.info.cost)
+    if dnote:
+        d.para(dnote)
+    # a cell with its error or a range ("1 in A .. B") wraps between words, never inside a number
+    wide = any(x in c for r in drows for c in r[1:] for x in ("±", "..", "[", "("))
+    d.table(DISTRIBUTION_HEAD, drows, widths=_word_widths(DISTRIBUTION_HEAD, drows) if wide else (4, 2, 2, 2, 2))
     if any(b.low is not None for b in m.distribution.buckets):  # a chart of win intervals, not of one
         d.png(plots.distribution_png(m), w=150)                  # "feature rounds" row of probability 1
     d.h2("Exceedance ladder")
