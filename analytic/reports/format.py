@@ -19,7 +19,7 @@ from analytic.figures import (
     shown,
 )
 
-__all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
+__all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "one_in_fig", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
@@ -69,6 +69,22 @@ def one_in(p) -> str:
         return "never"
     n = 1 / p
     return f"1 in {n:,.2f}" if n < 1e7 else f"1 in {n:.4e}"
+
+
+def one_in_fig(f: Figure) -> str:
+    """``'1 in N'`` of a probability Figure: of an exact one :func:`one_in`; of a bounded one the
+    same text where it is within half a unit of its last digit of ``1 / p`` for every ``p`` in the
+    certified interval (so it reads as a rounded figure should), else the certified range ``1 in A ..
+    B`` (:func:`_one_in_range`, each end rounded outward)."""
+    if f.label == "exact" or not f.error:
+        return one_in(f)
+    lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
+    t = one_in(f)
+    if lo > 0 and t != "never":
+        x, u = _printed(t)
+        if x - u / 2 <= 1 / hi and 1 / lo <= x + u / 2:
+            return t
+    return _one_in_range(lo, hi)
 
 
 def _decimal(x: Fraction, d: int, sep: bool = True) -> str:

@@ -21,7 +21,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
-from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows
+from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig
 from analytic.reports.model import SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
@@ -110,7 +110,7 @@ def _title(d: _Doc, s: ParSheet):
              *[f"{k}: {v}" for k, v in s.meta]]
     for m in s.modes:
         lines.append(f"mode {m.info.name} (cost {frac(m.info.cost)} x bet): RTP {fig_pct(m.rtp)}, "
-                     f"hit frequency {one_in(m.hit_frequency)}, volatility index (90%) {sd_text(m, m.volatility[0][1])}")
+                     f"hit frequency {one_in_fig(m.hit_frequency)}, volatility index (90%) {sd_text(m, m.volatility[0][1])}")
     for x in lines:
         d.multi_cell(0, 6, _t(x), align="C", new_x="LMARGIN", new_y="NEXT")
     d.ln(20)
@@ -210,7 +210,7 @@ def _mode(d: _Doc, m: ModeSheet):
            + (f"base reel set '{m.reel_set}', cycle {num(m.cycle)} stop combinations." if m.cycle
               else f"buys feature '{i.buys}'."))
     rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)],
-            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})", exact_text(m.hit_frequency, FRACTION_LIMIT)],
+            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in_fig(m.hit_frequency)})", exact_text(m.hit_frequency, FRACTION_LIMIT)],
             ["standard deviation (per unit staked)", sd_text(m), ""],
             ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, FRACTION_LIMIT)]]
     rows += [[f"volatility index {c}%", sd_text(m, v), ""] for c, v in m.volatility]

@@ -343,3 +343,35 @@ def test_a_certified_rtp_range_prints_one_range_holding_every_central_range_it_a
     lo, hi = _q(m.group(1)) / 100, _q(m.group(2)) / 100
     assert lo <= a and e <= hi and hi - lo < e - a + Fraction(2, 10 ** 4), (t, a, e)
     assert "rounded down" in CERTIFIED_RANGE_NOTE and "contains the true central range" in CERTIFIED_RANGE_NOTE
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.builds(lambda v, e: Figure(v, "bounded", e),
+                 st.fractions(Fraction(1, 10 ** 9), 1, max_denominator=10 ** 12),
+                 st.fractions(Fraction(1, 10 ** 15), Fraction(1, 100), max_denominator=10 ** 15)))
+def test_one_in_of_a_bounded_probability_holds_its_certified_interval(f):
+    """The hit frequency's "1 in N" (par sheets: 2 decimals; the CLI: 4): a plain N is within half a
+    unit of its last digit of 1/p for every p in the certified interval (cut to [0, 1]), else the
+    printed range holds them all.  It printed the centre's 1/p."""
+    from analytic.cli.solve import _one_in
+
+    lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
+    for t in (F.one_in_fig(f), _one_in(f)):
+        if m := re.fullmatch(rf"1 in ({_NUM}) or rarer", t):
+            assert lo == 0 and _q(m.group(1)) <= 1 / hi, t
+        elif m := re.fullmatch(rf"1 in ({_NUM}) \.\. ({_NUM})", t):
+            assert _q(m.group(1)) <= 1 / hi and 1 / lo <= _q(m.group(2)), (t, f)
+        else:
+            m = re.fullmatch(rf"1 in ({_NUM})", t)
+            assert m and lo > 0, t
+            x = m.group(1).replace(",", "")
+            base, _, k = x.partition("e")
+            u = Fraction(10) ** (int(k or 0) - len(base.partition(".")[2]))
+            assert _q(x) - u / 2 <= 1 / hi and 1 / lo <= _q(x) + u / 2, (t, f)
+
+
+
+def test_one_in_of_a_wide_bounded_probability_is_its_range():
+    """p = 0.0123456 +- 2e-6: 1/p runs from 80.987 to 81.013, printed "1 in 81.00" from the centre."""
+    f = Figure(Fraction("0.0123456"), "bounded", Fraction("2e-6"))
+    assert F.one_in_fig(f) == "1 in 80.98 .. 81.02"
