@@ -431,7 +431,8 @@ def _sqrt_out(lo, hi, digits: int = 4) -> tuple[Fraction, Fraction]:
 
 
 def sd_text(m, x=None) -> str:
-    """The standard deviation (``x`` None) or a volatility index ``x = z * sd`` of a mode sheet ``m``:
+    """The standard deviation (``x`` None) or a volatility index ``x = z * sd`` of a mode sheet ``m``
+    (or of a feature row, :class:`~analytic.reports.model.FeatureRow`, its ``variance`` None or a Figure):
     :func:`num` of the value where the variance is exact; where it is bounded, the interval of the
     square roots of its certified ends (times ``z``), rounded outward to 4 decimals, as
     ``low .. high (bounded)`` (the centre's square root to 4 decimals would claim digits the
@@ -450,7 +451,7 @@ def sd_interval(m, x=None) -> tuple[Fraction, Fraction] | None:
     """The certified interval of :func:`sd_text` (4 decimals, outward), or None where the variance
     is exact (the value is then ``m.sd`` or ``x`` itself, a float of the exact variance)."""
     v = m.variance
-    if v.label == "exact" or not v.error or (x is not None and not m.sd):
+    if v is None or v.label == "exact" or not v.error or (x is not None and not m.sd):
         return None
     z2 = Fraction(1) if x is None else (Fraction(x) / Fraction(m.sd)) ** 2
     w = Fraction(1, 2 ** 51) if x is not None else Fraction(0)

@@ -197,7 +197,7 @@ def _mode(m: ModeSheet) -> list[str]:
     if m.features:
         out += ["### Features", ""]
         out += _table(["feature", "frequency", "average win (x bet)", "sd of win", "expected spins", "RTP"],
-                      [[f.name, one_in(f.frequency), fig_num(f.average_win), num(f.sd), fig_num(f.expected_spins),
+                      [[f.name, one_in(f.frequency), fig_num(f.average_win), sd_text(f), fig_num(f.expected_spins),
                         fig_pct(f.rtp)] for f in m.features])
     for t in m.spins_played:
         out += [f"### Spins played: {md_text(t.feature)}", "", md_text(t.note), "", md_text(spins_summary(t)), ""]

@@ -216,6 +216,10 @@ class FeatureRow:
     expected_spins: Figure
     rtp: Figure
     method: str
+    #: The feature win's variance (given it started): ``sd`` is its centre's square root; bounded
+    #: where the feature's figures are (the text sheets print the sd as the certified interval of
+    #: its square roots, :func:`~analytic.reports.format.sd_text`).  None where not computed.
+    variance: Figure | None = None
 
 
 @dataclass(frozen=True)
@@ -773,7 +777,7 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
     feats = tuple(
         FeatureRow(f.name, f.frequency, f.one_in, f.average_win,
                    f.sd if f.average_win.label == "exact" else float(f"{f.sd:.12g}"), f.expected_spins, f.rtp,
-                   f.method)
+                   f.method, f.variance)
         for f in r.features
     )
     variance = r.variance_figure

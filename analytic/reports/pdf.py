@@ -239,7 +239,7 @@ def _mode(d: _Doc, m: ModeSheet):
     if m.features:
         d.h2("Features")
         d.table(["feature", "frequency", "average win (x bet)", "sd of win", "expected spins", "RTP"],
-                [[f.name, one_in(f.frequency), fig_num(f.average_win), num(f.sd), fig_num(f.expected_spins),
+                [[f.name, one_in(f.frequency), fig_num(f.average_win), sd_text(f), fig_num(f.expected_spins),
                   fig_pct(f.rtp)] for f in m.features])
     for t in m.spins_played:
         d.h2(f"Spins played: {t.feature}")
