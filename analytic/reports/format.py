@@ -564,17 +564,29 @@ def autoplay_rows(a) -> list[list[str]]:
 def ladder_table(ex) -> tuple[list[str], list[list[str]]]:
     """Header and rows (text) of an :class:`~analytic.solver.exceedance.Exceedance` ladder: an exact
     one with ``P(win >= x)``, "1 in" and the fraction when short; a bounded one with its certified
-    low and high ends (10 significant digits, rounded outward)."""
+    low and high ends (10 significant digits, rounded outward), its ``P(win >= x)`` and "1 in" the
+    centre's text only where that is within half a unit of its last digit of every value between
+    them (else the interval, :func:`prob_text`, :func:`one_in_fig`)."""
     if ex.label == "exact":
         head = ["win >= x (x total bet)", "P(win >= x)", "1 in", "exact"]
         rows = [[r.label, num(r.low, 6), one_in(r.low), short_frac(r.low)] for r in ex.rows]
     elif getattr(ex, "kind", "law") == "interval":  # no law: only the two ends mean anything, no centre
         head = ["win >= x (x total bet)", "lower bound", "upper bound", "1 in (from .. to)"]
         rows = [[r.label, bound_text(r.low, False, 10), bound_text(r.high, True, 10), _one_in_range(r.low, r.high)] for r in ex.rows]
-    else:
+    else:  # the centre's text where it reads right (within half a unit of its last digit of every
+        # value between the bounds), else the interval (prob_text: centre ± half-width, or [low, high])
         head = ["win >= x (x total bet)", "P(win >= x)", "1 in", "lower bound", "upper bound"]
-        rows = [[r.label, num((r.low + r.high) / 2, 6), one_in((r.low + r.high) / 2) if r.low > 0
-                 else f"at most {_one_in_out(r.high, False)}", bound_text(r.low, False, 10), bound_text(r.high, True, 10)] for r in ex.rows]
+        rows = []
+        for r in ex.rows:
+            f = Figure((r.low + r.high) / 2, "bounded", (r.high - r.low) / 2)
+            p = num(f.value, 6)
+            x, u = _printed(p)
+            if not (x - u / 2 <= r.low and r.high <= x + u / 2):
+                p = prob_text(f)
+            one = (one_in_fig(f) if r.low > 0 else "never" if r.high == 0  # (above a cap: exactly 0)
+                   else f"at most {_one_in_out(r.high, False)}")
+            rows.append([r.label, p, one,
+                         bound_text(r.low, False, 10), bound_text(r.high, True, 10)])
     return head, rows
 
 

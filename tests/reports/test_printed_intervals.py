@@ -375,3 +375,43 @@ def test_one_in_of_a_wide_bounded_probability_is_its_range():
     """p = 0.0123456 +- 2e-6: 1/p runs from 80.987 to 81.013, printed "1 in 81.00" from the centre."""
     f = Figure(Fraction("0.0123456"), "bounded", Fraction("2e-6"))
     assert F.one_in_fig(f) == "1 in 80.98 .. 81.02"
+
+
+def _half_unit(t: str) -> tuple[Fraction, Fraction]:
+    """A plain printed number read as rounded: within half a unit of its last digit."""
+    x = t.replace(",", "")
+    base, _, k = x.partition("e")
+    u = Fraction(10) ** (int(k or 0) - len(base.partition(".")[2]))
+    return _q(x) - u / 2, _q(x) + u / 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fractions(0, 1, max_denominator=10 ** 12), st.fractions(0, Fraction(1, 100), max_denominator=10 ** 15))
+def test_a_bounded_ladder_rows_probability_and_one_in_hold_its_bounds(low, gap):
+    """A grid law's ladder row between certified ``low`` and ``high``: its P(win >= x) and "1 in"
+    cells hold every value between them (a plain number read as rounded to its last digit).  The
+    centre was printed whatever the gap ("2.318589e-13" for [0, 4.64e-13])."""
+    from types import SimpleNamespace
+
+    high = min(low + gap, Fraction(1))
+    ex = SimpleNamespace(label="bounded", kind="law", rows=[SimpleNamespace(label="x", low=low, high=high)])
+    _, (row,) = F.ladder_table(ex)
+    p, one = row[1], row[2]
+    if m := re.fullmatch(rf"\[({_NUM}), ({_NUM})\]", p):
+        lo, hi = _q(m.group(1)), _q(m.group(2))
+    elif "±" in p:
+        lo, hi = _pm(p)
+    else:
+        lo, hi = _half_unit(p)
+    assert lo <= low and high <= hi, (row, low, high)
+    if one == "never":
+        assert high == 0, row
+    elif m := re.fullmatch(rf"at most 1 in ({_NUM})", one):
+        assert low == 0 and high <= 1 / _q(m.group(1)), row
+    elif m := re.fullmatch(rf"1 in ({_NUM}) \.\. ({_NUM})", one):
+        assert _q(m.group(1)) <= 1 / high and 1 / low <= _q(m.group(2)), row
+    else:
+        m = re.fullmatch(rf"1 in ({_NUM})", one)
+        assert m, row
+        a, b = _half_unit(m.group(1))
+        assert a <= 1 / high and 1 / low <= b, row
