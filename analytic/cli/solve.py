@@ -188,7 +188,10 @@ def format_table(res) -> str:
     for c in res.components:
         w(f"    {c.name:<32}{_pct(c.rtp)}")
     hf, he = float(res.hit_frequency.value), float(res.hit_frequency.error)
-    if he >= 0.01:  # an interval too wide to print as a number (a feature whose zero-win probability is unknown)
+    c, e, _ = shown(res.hit_frequency, 6, 100)
+    # an interval too wide to print as a number (a feature whose zero-win probability is unknown), or
+    # one whose centre +/- error would leave [0 %, 100 %]: its ends, cut there
+    if he >= 0.01 or (res.hit_frequency.label != "exact" and (c - e < 0 or c + e > 100)):
         h = res.hit_frequency
         w(f"  {'hit frequency':<34}between {pct_bound(max(h.value - h.error, 0), False, 4)} % and "
           f"{pct_bound(min(h.value + h.error, 1), True, 4)} %"

@@ -19,7 +19,7 @@ from analytic.figures import (
     shown,
 )
 
-__all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "one_in_fig", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
+__all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "one_in_fig", "fig_pct", "prob_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
@@ -144,6 +144,18 @@ def fig_pct(f: Figure, digits: int = 4) -> str:
     the certified one.
     """
     return _pm_pct(f, digits) + ("" if f.label == "exact" else " (bounded)")
+
+
+def prob_pct(f: Figure, digits: int = 4) -> str:
+    """A probability Figure as :func:`fig_pct` prints it; a bounded one whose printed ``centre ±
+    error`` would reach below 0 % or above 100 % as its certified interval cut to [0 %, 100 %]
+    (``[a%, b%] (bounded)``, each end rounded outward to ``digits`` decimals)."""
+    if f.label != "exact":
+        c, e, _ = shown(f, digits, 100)
+        if c - e < 0 or c + e > 100:
+            lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
+            return f"[{_pct_out(lo, False, digits)}, {_pct_out(hi, True, digits)}] (bounded)"
+    return fig_pct(f, digits)
 
 
 def fig_num(f: Figure, digits: int = 4) -> str:

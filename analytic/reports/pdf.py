@@ -21,7 +21,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
-from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig
+from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig, prob_pct
 from analytic.reports.model import SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
@@ -210,7 +210,7 @@ def _mode(d: _Doc, m: ModeSheet):
            + (f"base reel set '{m.reel_set}', cycle {num(m.cycle)} stop combinations." if m.cycle
               else f"buys feature '{i.buys}'."))
     rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)],
-            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in_fig(m.hit_frequency)})", exact_text(m.hit_frequency, FRACTION_LIMIT)],
+            ["hit frequency", f"{prob_pct(m.hit_frequency)} ({one_in_fig(m.hit_frequency)})", exact_text(m.hit_frequency, FRACTION_LIMIT)],
             ["standard deviation (per unit staked)", sd_text(m), ""],
             ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, FRACTION_LIMIT)]]
     rows += [[f"volatility index {c}%", sd_text(m, v), ""] for c, v in m.volatility]
@@ -239,7 +239,7 @@ def _mode(d: _Doc, m: ModeSheet):
     if m.features:
         d.h2("Features")
         d.table(["feature", "frequency", "average win (x bet)", "sd of win", "expected spins", "RTP"],
-                [[f.name, one_in(f.frequency), fig_num(f.average_win), sd_text(f), fig_num(f.expected_spins),
+                [[f.name, one_in_fig(f.frequency), fig_num(f.average_win), sd_text(f), fig_num(f.expected_spins),
                   fig_pct(f.rtp)] for f in m.features])
     for t in m.spins_played:
         d.h2(f"Spins played: {t.feature}")

@@ -11,6 +11,7 @@ figures like a 94.00145445 % RTP certified to 1.6e-5 %, printed as
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 
@@ -415,3 +416,44 @@ def test_a_bounded_ladder_rows_probability_and_one_in_hold_its_bounds(low, gap):
         assert m, row
         a, b = _half_unit(m.group(1))
         assert a <= 1 / high and 1 / low <= b, row
+
+
+@functools.lru_cache(maxsize=1)
+def _toy_result():
+    """The toy game's round (solved once; a bounded figure is put in by hand)."""
+    from pathlib import Path
+
+    from analytic.model.loader import load_model
+    from analytic.solver.round import solve_game
+
+    return next(iter(solve_game(load_model(str(Path(__file__).parent / "data" / "toy.toml"))).values()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.builds(lambda v, e: Figure(v, "bounded", e),
+                 st.fractions(0, 1, max_denominator=10 ** 12), st.fractions(Fraction(1, 10 ** 15), Fraction(1, 20),
+                                                                           max_denominator=10 ** 15)))
+def test_a_bounded_hit_frequency_prints_within_0_and_100_percent(f):
+    """The md/pdf hit frequency (prob_pct) and the CLI solve's: the printed interval holds the
+    certified one cut to [0, 1], and stays within [0 %, 100 %] (fig_pct printed "99.9995% ± 0.0010%")."""
+    import dataclasses
+
+    from analytic.cli.solve import format_table
+
+    lo_c, hi_c = max(f.value - f.error, 0), min(f.value + f.error, 1)
+    t = F.prob_pct(f)
+    if m := re.fullmatch(rf"\[({_NUM})%, ({_NUM})%\] \(bounded\)", t):
+        lo, hi = _q(m.group(1)) / 100, _q(m.group(2)) / 100
+    else:
+        lo, hi = (x / 100 for x in _pm(t, "%"))
+    assert 0 <= lo <= lo_c and hi_c <= hi <= 1, (t, f)
+    line = next(x for x in format_table(dataclasses.replace(_toy_result(), hit_frequency=f)).splitlines()
+                if x.lstrip().startswith("hit frequency"))
+    if m := re.search(rf"between ({_NUM}) % and ({_NUM}) %", line):
+        lo, hi = _q(m.group(1)) / 100, _q(m.group(2)) / 100
+    else:
+        m = re.search(rf"({_NUM}) %  \(bounded, \+/- ({_NUM}) %\)", line)
+        assert m, line
+        c, e = _q(m.group(1)) / 100, _q(m.group(2)) / 100
+        lo, hi = c - e, c + e
+    assert 0 <= lo <= lo_c and hi_c <= hi <= 1, (line, f)
