@@ -48,7 +48,7 @@ import math
 from fractions import Fraction
 
 from analytic.cli import args as args_
-from analytic.figures import bound_text
+from analytic.figures import bound_text, round_outward
 
 __all__ = ["add_parser", "run"]
 
@@ -159,8 +159,6 @@ def _num(x) -> str:
     """A quantile: its value (10 significant digits), or ``[low, high]`` when only the interval is
     certified; an interval whose two ends print alike is one value."""
     if isinstance(x, tuple):  # each end rounded outward
-        from analytic.figures import round_outward
-
         lo, hi = (f"{float(round_outward(v, up=up)):,.10g}" for v, up in ((x[0], False), (x[1], True)))
         return lo if lo == hi else f"[{lo}, {hi}]"
     return f"{float(x):,.10g}"
@@ -173,6 +171,20 @@ def _fig(f) -> str:
         return f"{float(f.value):.10g}  (exact)"
     p = f.published()
     return f"{float(p.value):.13g}  +/- {bound_text(p.error, sci=True)}"
+
+
+def _pfig(f) -> str:
+    """A probability as :func:`_fig` prints it; a bounded one whose printed ``value +/- error`` would
+    reach below 0 or above 1 (a bracket's end at 0 or 1, the error rounded up) as its certified
+    interval cut to ``[0, 1]``, each end rounded outward (:func:`~analytic.reports.format.prob_bracket`)."""
+    if f.label != "exact":
+        p = f.published()
+        c, e = Fraction(f"{float(p.value):.13g}"), round_outward(p.error, up=True, digits=3)
+        if c - e < 0 or c + e > 1:
+            from analytic.reports.format import prob_bracket
+
+            return prob_bracket(f.value - f.error, f.value + f.error)
+    return _fig(f)
 
 
 def _setting(rules, mode, cost) -> str:
@@ -222,15 +234,15 @@ def format_table(res, rules, sim=None, mode=None) -> str:
     rows = [("session", _setting(rules, mode, res.law.cost))] if mode is not None else []
     rows += [("method", _method(res)),
             ("final balance: mean", _fig(res.balance_mean)),
-            ("P(final balance > start)", _fig(res.p_above_start))]
+            ("P(final balance > start)", _pfig(res.p_above_start))]
     for q, v in res.balance_quantiles.items():
         rows.append((f"  balance quantile {float(q):g}", _num(v)))
     for why, f in res.reasons.items():
-        rows.append((f"ends by '{why}'", _fig(f)))
+        rows.append((f"ends by '{why}'", _pfig(f)))
     rows.append(("rounds played: mean", _fig(res.rounds_mean)))
     for q in (Fraction(1, 10), Fraction(1, 2), Fraction(9, 10)):
         rows.append((f"  rounds quantile {float(q):g}", _num(res.rounds_quantiles[q])))
-    rows.append(("risk of ruin", _fig(res.ruin)))
+    rows.append(("risk of ruin", _pfig(res.ruin)))
     if res.rounds_to_ruin is not None:
         rows.append(("  rounds until ruin (mean, ruined)", _fig(res.rounds_to_ruin)))
     if res.return_mean is not None:

@@ -22,7 +22,7 @@ import math
 import sys
 from fractions import Fraction
 
-from analytic.figures import Figure, shown
+from analytic.figures import Figure, round_decimals, shown
 from analytic.reports.format import bound_text, centre_text, pct_bound
 from analytic.solver.cap import applied_cap
 
@@ -55,6 +55,21 @@ def _pct(f: Figure | Fraction) -> str:
     return f"{float(v) * 100:.6f} %"
 
 
+
+
+def _one_in(f: Figure) -> str:
+    """``1 in N`` of a probability to 4 decimals; of a bounded one the same where it is within half a
+    unit of its last digit of ``1 / p`` for every ``p`` in the certified interval, else the certified
+    range ``1 in A .. B`` (``A`` rounded down, ``B`` up; ``1 in A or rarer`` where ``p`` can be 0)."""
+    t = f"1 in {1 / float(f.value):.4f}"
+    if f.label == "exact" or not f.error:
+        return t
+    lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
+    x, u = Fraction(t[5:]), Fraction(1, 10**4)
+    if lo > 0 and x - u / 2 <= 1 / hi and 1 / lo <= x + u / 2:
+        return t
+    a = f"1 in {float(round_decimals(1 / hi, 4, up=False)):.4f}"
+    return f"{a} or rarer" if lo <= 0 else f"{a} .. {float(round_decimals(1 / lo, 4, up=True)):.4f}"
 
 
 def _val(f: Figure, decimals: int) -> str:
@@ -173,13 +188,16 @@ def format_table(res) -> str:
     for c in res.components:
         w(f"    {c.name:<32}{_pct(c.rtp)}")
     hf, he = float(res.hit_frequency.value), float(res.hit_frequency.error)
-    if he >= 0.01:  # an interval too wide to print as a number (a feature whose zero-win probability is unknown)
+    c, e, _ = shown(res.hit_frequency, 6, 100)
+    # an interval too wide to print as a number (a feature whose zero-win probability is unknown), or
+    # one whose centre +/- error would leave [0 %, 100 %]: its ends, cut there
+    if he >= 0.01 or (res.hit_frequency.label != "exact" and (c - e < 0 or c + e > 100)):
         h = res.hit_frequency
         w(f"  {'hit frequency':<34}between {pct_bound(max(h.value - h.error, 0), False, 4)} % and "
           f"{pct_bound(min(h.value + h.error, 1), True, 4)} %"
           "   [bounded]")
     else:
-        w(f"  {'hit frequency':<34}{_pct(res.hit_frequency)}   (1 in {1 / hf:.4f})   [{res.hit_frequency.label}]"
+        w(f"  {'hit frequency':<34}{_pct(res.hit_frequency)}   ({_one_in(res.hit_frequency)})   [{res.hit_frequency.label}]"
           if hf else f"  hit frequency 0   [{res.hit_frequency.label}]")
     for f in res.features:  # a bounded average win or expected spins with its error (never a bare centre)
         lab = "exact" if f.average_win.label == f.expected_spins.label == "exact" else "bounded"

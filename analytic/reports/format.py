@@ -19,11 +19,11 @@ from analytic.figures import (
     shown,
 )
 
-__all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "fig_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
+__all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "one_in_fig", "fig_pct", "prob_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
-           "prob_text",
+           "prob_text", "prob_bracket", "distribution_rows", "DISTRIBUTION_HEAD", "DISTRIBUTION_BOUNDED_NOTE",
            "ladder_table", "max_win_text", "bound_text", "pct_bound", "centre_text", "sd_text"]
 
 
@@ -69,6 +69,22 @@ def one_in(p) -> str:
         return "never"
     n = 1 / p
     return f"1 in {n:,.2f}" if n < 1e7 else f"1 in {n:.4e}"
+
+
+def one_in_fig(f: Figure) -> str:
+    """``'1 in N'`` of a probability Figure: of an exact one :func:`one_in`; of a bounded one the
+    same text where it is within half a unit of its last digit of ``1 / p`` for every ``p`` in the
+    certified interval (so it reads as a rounded figure should), else the certified range ``1 in A ..
+    B`` (:func:`_one_in_range`, each end rounded outward)."""
+    if f.label == "exact" or not f.error:
+        return one_in(f)
+    lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
+    t = one_in(f)
+    if lo > 0 and t != "never":
+        x, u = _printed(t)
+        if x - u / 2 <= 1 / hi and 1 / lo <= x + u / 2:
+            return t
+    return _one_in_range(lo, hi)
 
 
 def _decimal(x: Fraction, d: int, sep: bool = True) -> str:
@@ -128,6 +144,18 @@ def fig_pct(f: Figure, digits: int = 4) -> str:
     the certified one.
     """
     return _pm_pct(f, digits) + ("" if f.label == "exact" else " (bounded)")
+
+
+def prob_pct(f: Figure, digits: int = 4) -> str:
+    """A probability Figure as :func:`fig_pct` prints it; a bounded one whose printed ``centre ±
+    error`` would reach below 0 % or above 100 % as its certified interval cut to [0 %, 100 %]
+    (``[a%, b%] (bounded)``, each end rounded outward to ``digits`` decimals)."""
+    if f.label != "exact":
+        c, e, _ = shown(f, digits, 100)
+        if c - e < 0 or c + e > 100:
+            lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
+            return f"[{_pct_out(lo, False, digits)}, {_pct_out(hi, True, digits)}] (bounded)"
+    return fig_pct(f, digits)
 
 
 def fig_num(f: Figure, digits: int = 4) -> str:
@@ -271,13 +299,93 @@ def feature_rows(sheet) -> list[list[str]]:
 
 def range_cells(r) -> list[str]:
     """The ``low .. high`` texts of a :class:`~analytic.reports.model.RangeRow`, one per level; a low
-    end truncated at 0 (the normal approximation went below a return of 0) is marked ``*``."""
-    if r.quantiles:  # certified: each quantile's interval, one value when it is below the printed precision
-        def iv(a, b):  # each end rounded outward
-            a, b = _pct_out(a, False), _pct_out(b, True)
-            return a if a == b else f"{a}-{b}"
-        return [f"{iv(a, b)} .. {iv(c, e)}" for lv, a, b, c, e in r.quantiles]
+    end truncated at 0 (the normal approximation went below a return of 0) is marked ``*``.  A
+    certified row's ``low`` is its lower quantile's certified lower bound rounded down to 0.01 %,
+    ``high`` its upper quantile's certified upper bound rounded up: the printed range contains the
+    true central range."""
+    if r.quantiles:  # certified: from the lower quantile's lower bound to the upper quantile's upper
+        # bound, each rounded outward: a range holding the central range whatever the quantiles are
+        # within their certified intervals (model.CERTIFIED_RANGE_NOTE; both intervals in the JSON, XLSX)
+        return [f"{_pct_out(a, False)} .. {_pct_out(e, True)}" for lv, a, b, c, e in r.quantiles]
     return [f"{pct(lo, 2)}{'*' if lv in r.truncated else ''} .. {pct(hi, 2)}" for lv, lo, hi in r.ranges]
+
+
+#: Header of the win-distribution table (:func:`distribution_rows`).
+DISTRIBUTION_HEAD = ["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"]
+
+#: The sentence under a win-distribution table with a bounded cell (:func:`distribution_rows`).
+DISTRIBUTION_BOUNDED_NOTE = (
+    "Bounded figures: a figure printed without ± is within one unit of its last printed digit of the "
+    "true value (its rounding plus its certified error, checked cell by cell); one whose error is "
+    "larger is printed as centre ± error, or as its certified range. The certified errors are in the "
+    "JSON and XLSX par sheets.")
+_APPROXIMATE_SHARE_NOTE = (" A share marked (approximate) is not certified: the mode's RTP is not "
+                           "certified away from 0.")
+
+
+def _printed(text: str) -> tuple[Fraction, Fraction]:
+    """``(x, u)`` of a printed number (``num``, ``pct``, ``one_in`` text): its exact value and one
+    unit of its last printed digit (0 for an integer, which reads as exact)."""
+    t = text.replace("1 in ", "").replace("%", "").replace(",", "")
+    m, _, k = t.partition("e")
+    dec = len(m.partition(".")[2])
+    u = Fraction(0) if "." not in m else Fraction(10) ** (int(k or 0) - dec)
+    return Fraction(t), u
+
+
+def _covers(text: str, lo, hi) -> bool:
+    """Whether ``text`` printed plainly is within one unit of its last digit of every value in
+    ``[lo, hi]`` (exactly)."""
+    x, u = _printed(text)
+    return x - u <= lo and hi <= x + u
+
+
+def distribution_rows(table, cost) -> tuple[list[list[str]], str]:
+    """Text rows of a win-distribution table (:data:`DISTRIBUTION_HEAD`) and the sentence to print
+    under it ("" when every figure is exact).
+
+    Each row's certified errors ``(probability, RTP, share)`` are
+    :func:`~analytic.reports.model.row_errors`' (the JSON's and the XLSX's).  An exact figure is
+    printed as before (probability to 6 decimals, "1 in N", RTP to 4 decimals of a percentage,
+    share to 2).  A bounded one is printed the same way when that text is within one unit of its
+    last digit of its whole certified interval (:data:`DISTRIBUTION_BOUNDED_NOTE`, which says so),
+    else as centre ± error (:func:`prob_text`, :func:`fig_pct`'s form; a probability interval cut
+    to [0, 1]) and its "1 in" as the certified range (``1 in A .. B``).  A share that cannot be
+    certified is marked ``(approximate)``.
+
+    Parameters
+    ----------
+    table : DistributionTable
+    cost : Fraction
+        The mode's cost (total bets), for :func:`~analytic.reports.model.row_errors`.
+
+    Returns
+    -------
+    (list of list of str, str)
+    """
+    from analytic.reports.model import row_errors
+
+    rows, bounded, approx = [], False, False
+    for b, (pe, ea, se) in zip(table.buckets, row_errors(table, cost)):
+        p, r, sh = Fraction(b.probability), Fraction(b.rtp), Fraction(b.share)
+        cells = [num(p, 6), one_in(p), pct(r), pct(sh, 2)]
+        if pe:
+            lo, hi = max(p - pe, Fraction(0)), min(p + pe, Fraction(1))
+            if not _covers(cells[0], lo, hi):
+                cells[0] = prob_text(Figure(p, "bounded", pe))
+            if lo <= 0 or not _covers(cells[1], 1 / hi, 1 / lo):
+                cells[1] = _one_in_range(lo, hi)
+        if ea and not _covers(cells[2], (r - ea) * 100, (r + ea) * 100):
+            cells[2] = _pm_pct(Figure(r, "bounded", ea), 4)
+        if se is None:
+            cells[3] += " (approximate)"
+        elif se and not _covers(cells[3], (sh - se) * 100, (sh + se) * 100):
+            cells[3] = _pm_pct(Figure(sh, "bounded", se), 2)
+        bounded = bounded or bool(pe or ea or se)
+        approx = approx or se is None
+        rows.append([b.label] + cells)
+    note = (DISTRIBUTION_BOUNDED_NOTE if bounded else "") + (_APPROXIMATE_SHARE_NOTE if approx else "")
+    return rows, note.strip()
 
 
 #: What the free-game combination tables are.
@@ -335,7 +443,8 @@ def _sqrt_out(lo, hi, digits: int = 4) -> tuple[Fraction, Fraction]:
 
 
 def sd_text(m, x=None) -> str:
-    """The standard deviation (``x`` None) or a volatility index ``x = z * sd`` of a mode sheet ``m``:
+    """The standard deviation (``x`` None) or a volatility index ``x = z * sd`` of a mode sheet ``m``
+    (or of a feature row, :class:`~analytic.reports.model.FeatureRow`, its ``variance`` None or a Figure):
     :func:`num` of the value where the variance is exact; where it is bounded, the interval of the
     square roots of its certified ends (times ``z``), rounded outward to 4 decimals, as
     ``low .. high (bounded)`` (the centre's square root to 4 decimals would claim digits the
@@ -354,7 +463,7 @@ def sd_interval(m, x=None) -> tuple[Fraction, Fraction] | None:
     """The certified interval of :func:`sd_text` (4 decimals, outward), or None where the variance
     is exact (the value is then ``m.sd`` or ``x`` itself, a float of the exact variance)."""
     v = m.variance
-    if v.label == "exact" or not v.error or (x is not None and not m.sd):
+    if v is None or v.label == "exact" or not v.error or (x is not None and not m.sd):
         return None
     z2 = Fraction(1) if x is None else (Fraction(x) / Fraction(m.sd)) ** 2
     w = Fraction(1, 2 ** 51) if x is not None else Fraction(0)
@@ -387,28 +496,36 @@ def quantile_text(lo, hi) -> str:
     return a if a == b else f"{a} .. {b}"
 
 
+def prob_bracket(lo, hi) -> str:
+    """``[a, b]``: the certified interval ``[lo, hi]`` of a probability, cut to ``[0, 1]`` (a
+    probability lies there whatever its bound says), each end rounded outward, with as many
+    significant digits (4 to 10) as keep the printed bracket within 1.5 times its width (never
+    "[0.353, 0.353]", nor "[0.353, 0.3531]" for [0.353018, 0.353022])."""
+    lo, hi = max(Fraction(lo), Fraction(0)), min(Fraction(hi), Fraction(1))
+    for d in range(4, 11):
+        a, b = bound_text(lo, False, d), bound_text(hi, True, d)
+        if Fraction(b) - Fraction(a) <= Fraction(3, 2) * (hi - lo):
+            break
+    return f"[{a}, {b}]"
+
+
 def prob_text(f: Figure) -> str:
     """A session probability: 6 significant digits (or the exact ``p/q`` when short), with the
-    certified error when bounded."""
+    certified error when bounded; a bounded one whose ``centre ± error`` would reach below 0 or
+    above 1 as its bracket cut to ``[0, 1]`` (:func:`prob_bracket`)."""
     v = float(f.value)
     t = f"{v:.6g}" if v else "0"
     if f.label == "exact":
         fr = frac(f.value)
         return fr if len(fr) <= 12 else t
-    if f.error >= Fraction(1, 10**6):  # a bracket (a session of a round without a law): its two ends,
-        # within [0, 1] (a probability's interval is cut there), rounded outward, with as many
-        # significant digits (4 to 10) as keep the printed bracket within 1.5 times its width
-        # (never "[0.353, 0.353]", nor "[0.353, 0.3531]" for [0.353018, 0.353022])
-        lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
-        for d in range(4, 11):
-            a, b = bound_text(lo, False, d), bound_text(hi, True, d)
-            if Fraction(b) - Fraction(a) <= Fraction(3, 2) * (hi - lo):
-                break
-        return f"[{a}, {b}]"
+    if f.error >= Fraction(1, 10**6):  # a bracket (a session of a round without a law): its two ends
+        return prob_bracket(f.value - f.error, f.value + f.error)
     # six significant digits, or fewer where the published centre has fewer (no padding zeros)
     p = f.published()
     v, have = abs(p.value), max(-_decade(p.quantum), 0)
     c, e, d = shown(f, min(max(6 - 1 - _decade(v), 0), have) if v else 0)
+    if c - e < 0 or c + e > 1:  # ("0 ± 2.6e-09": the ends of the interval a probability can have)
+        return prob_bracket(f.value - f.error, f.value + f.error)
     return f"{centre_text(c, d, sep=False)} ± {_err_text(e)}"
 
 
@@ -459,17 +576,29 @@ def autoplay_rows(a) -> list[list[str]]:
 def ladder_table(ex) -> tuple[list[str], list[list[str]]]:
     """Header and rows (text) of an :class:`~analytic.solver.exceedance.Exceedance` ladder: an exact
     one with ``P(win >= x)``, "1 in" and the fraction when short; a bounded one with its certified
-    low and high ends (10 significant digits, rounded outward)."""
+    low and high ends (10 significant digits, rounded outward), its ``P(win >= x)`` and "1 in" the
+    centre's text only where that is within half a unit of its last digit of every value between
+    them (else the interval, :func:`prob_text`, :func:`one_in_fig`)."""
     if ex.label == "exact":
         head = ["win >= x (x total bet)", "P(win >= x)", "1 in", "exact"]
         rows = [[r.label, num(r.low, 6), one_in(r.low), short_frac(r.low)] for r in ex.rows]
     elif getattr(ex, "kind", "law") == "interval":  # no law: only the two ends mean anything, no centre
         head = ["win >= x (x total bet)", "lower bound", "upper bound", "1 in (from .. to)"]
         rows = [[r.label, bound_text(r.low, False, 10), bound_text(r.high, True, 10), _one_in_range(r.low, r.high)] for r in ex.rows]
-    else:
+    else:  # the centre's text where it reads right (within half a unit of its last digit of every
+        # value between the bounds), else the interval (prob_text: centre ± half-width, or [low, high])
         head = ["win >= x (x total bet)", "P(win >= x)", "1 in", "lower bound", "upper bound"]
-        rows = [[r.label, num((r.low + r.high) / 2, 6), one_in((r.low + r.high) / 2) if r.low > 0
-                 else f"at most {_one_in_out(r.high, False)}", bound_text(r.low, False, 10), bound_text(r.high, True, 10)] for r in ex.rows]
+        rows = []
+        for r in ex.rows:
+            f = Figure((r.low + r.high) / 2, "bounded", (r.high - r.low) / 2)
+            p = num(f.value, 6)
+            x, u = _printed(p)
+            if not (x - u / 2 <= r.low and r.high <= x + u / 2):
+                p = prob_text(f)
+            one = (one_in_fig(f) if r.low > 0 else "never" if r.high == 0  # (above a cap: exactly 0)
+                   else f"at most {_one_in_out(r.high, False)}")
+            rows.append([r.label, p, one,
+                         bound_text(r.low, False, 10), bound_text(r.high, True, 10)])
     return head, rows
 
 

@@ -16,6 +16,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
                                      rounds_text)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, sd_text, spins_rows, spins_summary
+from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig, prob_pct
 from analytic.reports.model import SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["render_markdown", "write_markdown", "md_text", "md_code"]
@@ -165,7 +166,7 @@ def _mode(m: ModeSheet) -> list[str]:
            + (f"base reel set {md_code(m.reel_set)}, cycle {num(m.cycle)} stop combinations." if m.cycle
               else f"buys feature {md_code(i.buys)}."), ""]
     rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)],
-            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})",
+            ["hit frequency", f"{prob_pct(m.hit_frequency)} ({one_in_fig(m.hit_frequency)})",
              exact_text(m.hit_frequency, FRACTION_LIMIT)],
             ["standard deviation (per unit staked)", sd_text(m), ""],
             ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, FRACTION_LIMIT)]]
@@ -196,7 +197,7 @@ def _mode(m: ModeSheet) -> list[str]:
     if m.features:
         out += ["### Features", ""]
         out += _table(["feature", "frequency", "average win (x bet)", "sd of win", "expected spins", "RTP"],
-                      [[f.name, one_in(f.frequency), fig_num(f.average_win), num(f.sd), fig_num(f.expected_spins),
+                      [[f.name, one_in_fig(f.frequency), fig_num(f.average_win), sd_text(f), fig_num(f.expected_spins),
                         fig_pct(f.rtp)] for f in m.features])
     for t in m.spins_played:
         out += [f"### Spins played: {md_text(t.feature)}", "", md_text(t.note), "", md_text(spins_summary(t)), ""]
@@ -208,10 +209,9 @@ def _mode(m: ModeSheet) -> list[str]:
     out += _table(["rounds"] + [f"{lv}% range" for lv in levels],
                   [[rounds_text(r.rounds)] + range_cells(r) for r in m.ranges])
     d = m.distribution
-    out += ["### Win distribution", "", md_text(d.note), ""]
-    out += _table(["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"],
-                  [[b.label, num(b.probability, 6), one_in(b.probability), pct(b.rtp), pct(b.share, 2)]
-                   for b in d.buckets])
+    drows, dnote = distribution_rows(d, i.cost)
+    out += ["### Win distribution", "", md_text(d.note), ""] + ([md_text(dnote), ""] if dnote else [])
+    out += _table(DISTRIBUTION_HEAD, drows)
     out += ["### Exceedance ladder", "", md_text(m.exceedance_note), ""]
     if m.exceedance is not None:
         head, rows = ladder_table(m.exceedance)

@@ -139,10 +139,12 @@ def vi_convention(vi_z: float | None) -> str:
 CERTIFIED_RANGE_NOTE = (
     "From the law of the total win of N rounds (the N-fold convolution of the round law, "
     "analytic.solver.nround): each end of the central range is a quantile of the RTP over N rounds, "
-    "certified to lie in the interval printed (lower quantile lo-hi .. upper quantile lo-hi; one value "
-    "where the interval is below the printed precision). The interval holds the grid rebinning bound "
-    "(Azuma-Hoeffding, probability 1e-9), the mass dropped outside the windows, float and round-law "
-    "errors. A return is never below 0.")
+    "certified to lie in an interval (both intervals in the JSON and XLSX par sheets). The Markdown and "
+    "PDF sheets print each range from the lower quantile's certified lower bound, rounded down, to the "
+    "upper quantile's certified upper bound, rounded up: it contains the true central range, and is "
+    "wider by at most the two quantiles' intervals and the rounding. The intervals hold the grid rebinning bound (Azuma-Hoeffding, "
+    "probability 1e-9), the mass dropped outside the windows, float and round-law errors. A return is "
+    "never below 0.")
 #: Grid for the confidence-band plot: 10^k, 2 10^k, 4 10^k, 8 10^k (the N-round law's doublings).
 _BAND_ROUNDS = tuple(sorted({c * 10**k for k in range(3, 8) for c in (1, 2, 4, 8)} | {10**8}))
 
@@ -214,6 +216,10 @@ class FeatureRow:
     expected_spins: Figure
     rtp: Figure
     method: str
+    #: The feature win's variance (given it started): ``sd`` is its centre's square root; bounded
+    #: where the feature's figures are (the text sheets print the sd as the certified interval of
+    #: its square roots, :func:`~analytic.reports.format.sd_text`).  None where not computed.
+    variance: Figure | None = None
 
 
 @dataclass(frozen=True)
@@ -771,7 +777,7 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
     feats = tuple(
         FeatureRow(f.name, f.frequency, f.one_in, f.average_win,
                    f.sd if f.average_win.label == "exact" else float(f"{f.sd:.12g}"), f.expected_spins, f.rtp,
-                   f.method)
+                   f.method, f.variance)
         for f in r.features
     )
     variance = r.variance_figure

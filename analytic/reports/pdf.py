@@ -21,6 +21,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
+from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig, prob_pct
 from analytic.reports.model import SESSION_SHOWN, ModeSheet, ParSheet
 
 __all__ = ["write_pdf"]
@@ -109,7 +110,7 @@ def _title(d: _Doc, s: ParSheet):
              *[f"{k}: {v}" for k, v in s.meta]]
     for m in s.modes:
         lines.append(f"mode {m.info.name} (cost {frac(m.info.cost)} x bet): RTP {fig_pct(m.rtp)}, "
-                     f"hit frequency {one_in(m.hit_frequency)}, volatility index (90%) {sd_text(m, m.volatility[0][1])}")
+                     f"hit frequency {one_in_fig(m.hit_frequency)}, volatility index (90%) {sd_text(m, m.volatility[0][1])}")
     for x in lines:
         d.multi_cell(0, 6, _t(x), align="C", new_x="LMARGIN", new_y="NEXT")
     d.ln(20)
@@ -209,7 +210,7 @@ def _mode(d: _Doc, m: ModeSheet):
            + (f"base reel set '{m.reel_set}', cycle {num(m.cycle)} stop combinations." if m.cycle
               else f"buys feature '{i.buys}'."))
     rows = [["RTP", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)],
-            ["hit frequency", f"{fig_pct(m.hit_frequency)} ({one_in(m.hit_frequency)})", exact_text(m.hit_frequency, FRACTION_LIMIT)],
+            ["hit frequency", f"{prob_pct(m.hit_frequency)} ({one_in_fig(m.hit_frequency)})", exact_text(m.hit_frequency, FRACTION_LIMIT)],
             ["standard deviation (per unit staked)", sd_text(m), ""],
             ["variance (per unit staked)", fig_num(m.variance), exact_text(m.variance, FRACTION_LIMIT)]]
     rows += [[f"volatility index {c}%", sd_text(m, v), ""] for c, v in m.volatility]
@@ -238,7 +239,7 @@ def _mode(d: _Doc, m: ModeSheet):
     if m.features:
         d.h2("Features")
         d.table(["feature", "frequency", "average win (x bet)", "sd of win", "expected spins", "RTP"],
-                [[f.name, one_in(f.frequency), fig_num(f.average_win), num(f.sd), fig_num(f.expected_spins),
+                [[f.name, one_in_fig(f.frequency), fig_num(f.average_win), sd_text(f), fig_num(f.expected_spins),
                   fig_pct(f.rtp)] for f in m.features])
     for t in m.spins_played:
         d.h2(f"Spins played: {t.feature}")
@@ -263,9 +264,12 @@ def _mode(d: _Doc, m: ModeSheet):
     d.png(plots.bands_png(m), w=150)
     d.h2("Win distribution")
     d.para(m.distribution.note)
-    d.table(["win (x total bet)", "probability", "1 in", "RTP", "share of RTP"],
-            [[b.label, num(b.probability, 6), one_in(b.probability), pct(b.rtp), pct(b.share, 2)]
-             for b in m.distribution.buckets], widths=(4, 2, 2, 2, 2))
+    drows, dnote = distribution_rows(m.distribution, m.info.cost)
+    if dnote:
+        d.para(dnote)
+    # a cell with its error or a range ("1 in A .. B") wraps between words, never inside a number
+    wide = any(x in c for r in drows for c in r[1:] for x in ("±", "..", "[", "("))
+    d.table(DISTRIBUTION_HEAD, drows, widths=_word_widths(DISTRIBUTION_HEAD, drows) if wide else (4, 2, 2, 2, 2))
     if any(b.low is not None for b in m.distribution.buckets):  # a chart of win intervals, not of one
         d.png(plots.distribution_png(m), w=150)                  # "feature rounds" row of probability 1
     d.h2("Exceedance ladder")

@@ -360,14 +360,17 @@ def _mode(wb, m: ModeSheet):
         w.blank()
         w.title("Features", _SUB)
         w.header(["feature", "frequency", "1 in", "average win (x bet)", "sd of win", "expected spins", "RTP",
-                  "label", "frequency error", "average win error", "expected spins error", "RTP error"])
+                  "label", "frequency error", "average win error", "expected spins error", "RTP error",
+                  "sd of win error"])
         for f in m.features:
             figs = (f.frequency, f.average_win, f.expected_spins, f.rtp)
             lab = "exact" if all(x.label == "exact" for x in figs) else "bounded"
+            sd, _, sd_err = _sd_cells(f)  # a bounded variance's: the certified interval of its square roots
             w.put([f.name, _num(f.frequency), f.one_in if not math.isinf(f.one_in) else None,
-                   _num(f.average_win), f.sd, _num(f.expected_spins), _num(f.rtp), lab] + [_errn(x) for x in figs],
-                  ["", _fmt(f.frequency, PROB), NUM, _fmt(f.average_win, NUM), NUM, _fmt(f.expected_spins, NUM),
-                   _fmt(f.rtp, PCT), ""] + ["0.00E+00"] * 4)
+                   _num(f.average_win), sd, _num(f.expected_spins), _num(f.rtp), lab] + [_errn(x) for x in figs]
+                  + [sd_err],
+                  ["", _fmt(f.frequency, PROB), NUM, _fmt(f.average_win, NUM), NUM if sd_err is None else "0.00000",
+                   _fmt(f.expected_spins, NUM), _fmt(f.rtp, PCT), ""] + ["0.00E+00"] * 5)
     for t in m.spins_played:
         _spins_played(w, t)
     if m.line_wins:

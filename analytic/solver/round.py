@@ -64,6 +64,10 @@ class FeatureFigures:
     rtp : Figure
         Its share of the mode's RTP (per unit staked).
     method : str
+    variance : Figure or None
+        Variance of the feature win given it started (``sd`` is the square root of its centre):
+        exact, or bounded with the error carried from the feature's mean and second moment
+        (``|d(m2 - a^2)| <= e2 + 2 |a| ea + ea^2``).  None where not computed.
     """
 
     name: str
@@ -73,6 +77,7 @@ class FeatureFigures:
     expected_spins: Figure
     rtp: Figure
     method: str = ""
+    variance: Figure | None = None
 
     @property
     def one_in(self) -> float:
@@ -378,6 +383,7 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
     feat_m2: dict[str, Fraction] = {}
     feat_spins: dict[str, Fraction] = {}
     feat_err: dict[str, Fraction] = {}
+    feat_m2_err: dict[str, Fraction] = {}
     feat_spins_err: dict[str, Fraction] = {}  # an engine's expected spins may be a certified interval
     methods = {}
     line_bonus = _line_bonus_features(game)
@@ -410,6 +416,9 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
             feat_spins[name] = feat_spins.get(name, 0) + p * k * fr.expected_spins.value
             feat_spins_err[name] = feat_spins_err.get(name, 0) + p * k * fr.expected_spins.error
             feat_err[name] = feat_err.get(name, 0) + p * k * fr.mean.error
+            # p2 = k f2 + k (k - 1) fm^2 from centres: within k e2 + k (k - 1) (2 |fm| e + e^2)
+            feat_m2_err[name] = feat_m2_err.get(name, 0) + p * (
+                k * fr.second_moment.error + k * (k - 1) * (2 * abs(fm) * fr.mean.error + fr.mean.error ** 2))
             methods[f"feature {name}"] = fr.method
             if at > last.get(name, (-1,))[0]:
                 last[name] = (at, fr.method)
@@ -435,6 +444,8 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
         fp = feat_prob[name]
         avg = feat_mean[name] / fp
         var = feat_m2[name] / fp - avg * avg
+        ea = feat_err[name] / fp
+        var_err = feat_m2_err[name] / fp + 2 * abs(avg) * ea + ea * ea
         fl = "exact" if feat_err[name] == 0 else "bounded"
         comps.append(Component(f"feature {name}", Figure(feat_mean[name] / m.cost, fl, feat_err[name] / m.cost)))
         feats.append(
@@ -446,6 +457,7 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
                 expected_spins=_labelled(feat_spins[name] / fp, feat_spins_err[name] / fp),
                 rtp=Figure(feat_mean[name] / m.cost, fl, feat_err[name] / m.cost),
                 method=methods.get(f"feature {name}", ""),
+                variance=_labelled(var, var_err),
             )
         )
     hit = _round_hit_frequency(base, cache, line_bonus)
@@ -594,7 +606,8 @@ def _solve_buy(game: Game, m, cache: dict, shared: dict | None, ws: Workspace) -
     rtp = _scale(mean, 1 / m.cost)
     feats = (
         FeatureFigures(m.buys, Figure(Fraction(1)), mean, math.sqrt(max(var, 0)), _labelled(spins, spins_err), rtp,
-                       next(iter(cache.values())).method if cache else ""),
+                       next(iter(cache.values())).method if cache else "",
+                       _labelled(var, e2 + 2 * abs(s1) * e1 + e1 * e1)),
     )
     return RoundResult(
         game=game, mode=m.name, cost=m.cost, base=None, mean_win=mean, second_moment=Figure(s2, lab, e2),

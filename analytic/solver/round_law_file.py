@@ -29,9 +29,9 @@ The file (JSON, schema ``analytic.round_law/1``) also records the model
 file's SHA-256 and the solver version; :func:`read_round_law` refuses a file
 made from another model file or another solver version, and validates every
 value (types, probabilities in [0, 1], each law's total within its error of
-1).  Numbers keep their type: an exact number (Fraction) is the string
-``"p/q"`` (``"0xP/0xQ"`` in hexadecimal when a part has more than 4,000
-digits), a float a JSON number.  No pickle, no code.
+1, that error below 1/2: :data:`VACUOUS_ERROR`).  Numbers keep their type:
+an exact number (Fraction) is the string ``"p/q"`` (``"0xP/0xQ"`` in
+hexadecimal when a part has more than 4,000 digits), a float a JSON number.  No pickle, no code.
 """
 
 from __future__ import annotations
@@ -53,6 +53,9 @@ __all__ = ["SCHEMA", "SavedRoundLaw", "saved_round_law", "session_from_law", "la
 
 #: The file's schema name and version.
 SCHEMA = "analytic.round_law/1"
+#: A saved law's total-variation error from which it is refused (``law.error``): an error of 1/2 or more
+#: puts every probability's interval ``p +- e`` over a width of at least 1, so it certifies nothing.
+VACUOUS_ERROR = Fraction(1, 2)
 #: Slack of a float law's total beyond its certified error (float64 rounding of the sum).
 FLOAT_SLACK = 1e-9
 _DIGITS = 4000
@@ -382,8 +385,8 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
     ------
     ModelError
         ``FILE: KEY: reason``: a wrong schema, a value of the wrong type or out of range, a law
-        whose probabilities do not add up as they must, an exact law whose mean is not the mean win
-        (capped: above it) or whose exact split does not part it, another model file or solver version, a
+        whose probabilities do not add up as they must or whose error is 1/2 or more, an exact law
+        whose mean is not the mean win (capped: above it) or whose exact split does not part it, another model file or solver version, a
         mode not the one asked for (or unknown to the model).
     """
     R = _Reader(path)
@@ -424,6 +427,10 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
     if kind == "law":
         law = R.obj(doc["law"], "law", {"points", "error"})
         err = R.num(law["error"], "law.error", lo=0, hi=1)
+        if err >= VACUOUS_ERROR:
+            raise R.bad("law.error", f"must be below 1/2, got {float(err):.6g}: a total-variation error of 1/2 or "
+                                     f"more certifies no probability (every interval would be at least [0, 1] "
+                                     f"wide); save the law again")
         pts = R.pairs(law["points"], "law.points")
         R.total([pts], err, "law.points")
         exact = err == 0 and all(isinstance(x, Fraction) for pair in pts for x in pair)
@@ -443,6 +450,9 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
             else:
                 R.obj(sp, "split", {"no_feature", "feature", "error"})
                 e = R.num(sp["error"], "split.error", lo=0, hi=1)
+                if err + e >= VACUOUS_ERROR:  # (the split's law is within law.error + split.error)
+                    raise R.bad("split.error", f"with law.error it must be below 1/2, got {float(err + e):.6g} in "
+                                               f"all: that error certifies no probability; save the law again")
                 a, b = R.pairs(sp["no_feature"], "split.no_feature"), R.pairs(sp["feature"], "split.feature")
                 R.total([a, b], err + e, "split")
                 if exact and e == 0:  # an exact split: the law's points, parted

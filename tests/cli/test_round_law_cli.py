@@ -257,3 +257,24 @@ def test_an_edited_split_is_refused(saved, capsys):
     law.write_text(json.dumps(d))
     rc, got = _session(capsys, model, *SESSION, "--round-law", str(law))
     assert rc == 2 and "split: the rounds without and with a feature" in got.err
+
+
+@pytest.mark.parametrize("key, value", [(("law", "error"), "1/2"), (("law", "error"), "3/4"), (("law", "error"), 0.5),
+                                        (("split", "error"), "1/2")])
+def test_a_law_whose_error_is_half_or_more_is_refused(saved, capsys, key, value):
+    """A total-variation error e >= 1/2 puts every probability p of the session within [p - e, p + e], an
+    interval at least 1 wide: it certifies nothing (it was read and the session printed 'certified'
+    figures).  The split's law is within law.error + split.error, refused alike."""
+    model, law = saved
+    _edit(law, _set(key, value))
+    rc, cap = _session(capsys, model, *SESSION, "--round-law", str(law))
+    _one_line_refusal(rc, cap, law, f"{'.'.join(key)}: ")
+    assert "1/2" in cap.err
+
+
+def test_a_law_whose_error_is_below_half_is_read(saved, capsys):
+    """Just below 1/2 the file is read (the bound is the refusal's, not a tighter guess)."""
+    model, law = saved
+    _edit(law, _set(("law", "error"), "49/100"))
+    rc, cap = _session(capsys, model, "--balance", "12", "--rounds", "40", "--round-law", str(law))
+    assert rc == 0, cap.err

@@ -184,3 +184,30 @@ def test_christmas_eve_buy_matches_the_committed_par_sheet(capsys):
     assert d["error"] == row["error"]
     for q in row["balance_quantiles"]:
         assert d["balance_quantiles"][str(float(F(q["level"])))] == [q["low_float"], q["high_float"]], q["level"]
+
+
+@pytest.mark.parametrize("balance, rounds", [(41, 30), (12, 60), (200, 30)])
+def test_table_probabilities_stay_within_0_and_1(tiny, capsys, balance, rounds):
+    """The coarse bracket's probabilities in the table: each printed interval (``value +/- error`` or
+    ``[low, high]``) holds the exact walk's figure and lies within [0, 1].  From 41 the risk of ruin
+    was printed "0.4488  +/- 4.49e-01" (below 0: the bracket's half-width rounded up), from 200
+    "5e-06  +/- 5.01e-06" and "0.999995  +/- 5.01e-06" (below 0, above 1)."""
+    import re
+
+    rc = main(["session", str(tiny), "--mode", "buy", "--balance", str(balance), "--rounds", str(rounds)])
+    out = capsys.readouterr().out
+    assert rc == 0
+    final, ruin = _walk(F(balance), rounds)
+    truth = {"risk of ruin": ruin, "ends by 'ruin'": ruin, "ends by 'rounds'": 1 - ruin,
+             "P(final balance > start)": sum(p for b, p in final.items() if b > balance)}
+    num = r"[0-9.e+-]+"
+    for line in out.splitlines():
+        key = next((k for k in truth if line.startswith(k)), None)
+        if key is None:
+            continue
+        text = line[len(key):].strip()
+        m = re.fullmatch(rf"({num})  \+/- ({num})", text) or re.fullmatch(rf"\[({num}), ({num})\]", text)
+        assert m, line
+        a, b = F(m.group(1)), F(m.group(2))
+        lo, hi = (a - b, a + b) if "+/-" in text else (a, b)
+        assert 0 <= lo <= truth[key] <= hi <= 1, line

@@ -11,6 +11,7 @@ figures like a 94.00145445 % RTP certified to 1.6e-5 %, printed as
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 
@@ -87,7 +88,17 @@ def test_prob_text_holds_the_certified_interval(f):
         lo, hi = _q(m.group(1)), _q(m.group(2))
         assert lo <= max(f.value - f.error, 0) and min(f.value + f.error, 1) <= hi, (t, f)
     else:
-        _holds(*_pm(t), f)
+        lo, hi = _pm(t)
+        _holds(lo, hi, f)
+    assert 0 <= lo and hi <= 1, (t, f)  # a probability's printed interval never leaves [0, 1]
+
+
+def test_a_probability_certified_near_0_or_1_prints_within_0_and_1():
+    """The certified session's "0 ± 2.6e-09" (a risk of ruin the chain's law gives as 0, within its
+    total-variation error) reached below 0; "1 - 1e-9 ± 2.6e-09" above 1."""
+    for v, e, want in ((Fraction(0), Fraction("2.6e-9"), "[0, 2.6e-09]"),
+                       (1 - Fraction("1e-9"), Fraction("2.6e-9"), "[0.999999996, 1]")):
+        assert F.prob_text(Figure(v, "bounded", e)) == want
 
 
 bounds = st.fractions(Fraction(1, 10 ** 12), 1, max_denominator=10 ** 14)
@@ -311,3 +322,138 @@ def test_a_bounded_figure_with_error_0_prints_its_centre_whole(v, digits):
     for text, unit, k in ((F.fig_num(f, digits), "", 1), (F.fig_pct(f, digits), "%", 100)):
         lo, hi = _pm(text, unit)
         assert lo / k <= p.value - p.error and p.value + p.error <= hi / k, (text, p)
+
+
+rtps = st.fractions(0, 3, max_denominator=10 ** 9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(rtps, min_size=4, max_size=4))
+def test_a_certified_rtp_range_prints_one_range_holding_every_central_range_it_allows(xs):
+    """The lower quantile certified to [a, b], the upper to [c, e]: the cell is one range "X% .. Y%"
+    with X <= a and e <= Y (the true central range inside it whatever the quantiles are), at most
+    the rounding (0.01 % each end) wider than [a, e].  It printed both intervals,
+    "96.32%-96.34% .. 97.06%-97.08%"."""
+    from analytic.reports.model import RangeRow, CERTIFIED_RANGE_NOTE
+
+    a, b, c, e = sorted(xs)
+    r = RangeRow(10 ** 7, ((90, float(a), float(e)),), (), "certified", ((90, a, b, c, e),))
+    (t,) = F.range_cells(r)
+    m = re.fullmatch(rf"({_NUM})% \.\. ({_NUM})%", t)
+    assert m, t
+    lo, hi = _q(m.group(1)) / 100, _q(m.group(2)) / 100
+    assert lo <= a and e <= hi and hi - lo < e - a + Fraction(2, 10 ** 4), (t, a, e)
+    assert "rounded down" in CERTIFIED_RANGE_NOTE and "contains the true central range" in CERTIFIED_RANGE_NOTE
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.builds(lambda v, e: Figure(v, "bounded", e),
+                 st.fractions(Fraction(1, 10 ** 9), 1, max_denominator=10 ** 12),
+                 st.fractions(Fraction(1, 10 ** 15), Fraction(1, 100), max_denominator=10 ** 15)))
+def test_one_in_of_a_bounded_probability_holds_its_certified_interval(f):
+    """The hit frequency's "1 in N" (par sheets: 2 decimals; the CLI: 4): a plain N is within half a
+    unit of its last digit of 1/p for every p in the certified interval (cut to [0, 1]), else the
+    printed range holds them all.  It printed the centre's 1/p."""
+    from analytic.cli.solve import _one_in
+
+    lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
+    for t in (F.one_in_fig(f), _one_in(f)):
+        if m := re.fullmatch(rf"1 in ({_NUM}) or rarer", t):
+            assert lo == 0 and _q(m.group(1)) <= 1 / hi, t
+        elif m := re.fullmatch(rf"1 in ({_NUM}) \.\. ({_NUM})", t):
+            assert _q(m.group(1)) <= 1 / hi and 1 / lo <= _q(m.group(2)), (t, f)
+        else:
+            m = re.fullmatch(rf"1 in ({_NUM})", t)
+            assert m and lo > 0, t
+            x = m.group(1).replace(",", "")
+            base, _, k = x.partition("e")
+            u = Fraction(10) ** (int(k or 0) - len(base.partition(".")[2]))
+            assert _q(x) - u / 2 <= 1 / hi and 1 / lo <= _q(x) + u / 2, (t, f)
+
+
+
+def test_one_in_of_a_wide_bounded_probability_is_its_range():
+    """p = 0.0123456 +- 2e-6: 1/p runs from 80.987 to 81.013, printed "1 in 81.00" from the centre."""
+    f = Figure(Fraction("0.0123456"), "bounded", Fraction("2e-6"))
+    assert F.one_in_fig(f) == "1 in 80.98 .. 81.02"
+
+
+def _half_unit(t: str) -> tuple[Fraction, Fraction]:
+    """A plain printed number read as rounded: within half a unit of its last digit."""
+    x = t.replace(",", "")
+    base, _, k = x.partition("e")
+    u = Fraction(10) ** (int(k or 0) - len(base.partition(".")[2]))
+    return _q(x) - u / 2, _q(x) + u / 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fractions(0, 1, max_denominator=10 ** 12), st.fractions(0, Fraction(1, 100), max_denominator=10 ** 15))
+def test_a_bounded_ladder_rows_probability_and_one_in_hold_its_bounds(low, gap):
+    """A grid law's ladder row between certified ``low`` and ``high``: its P(win >= x) and "1 in"
+    cells hold every value between them (a plain number read as rounded to its last digit).  The
+    centre was printed whatever the gap ("2.318589e-13" for [0, 4.64e-13])."""
+    from types import SimpleNamespace
+
+    high = min(low + gap, Fraction(1))
+    ex = SimpleNamespace(label="bounded", kind="law", rows=[SimpleNamespace(label="x", low=low, high=high)])
+    _, (row,) = F.ladder_table(ex)
+    p, one = row[1], row[2]
+    if m := re.fullmatch(rf"\[({_NUM}), ({_NUM})\]", p):
+        lo, hi = _q(m.group(1)), _q(m.group(2))
+    elif "±" in p:
+        lo, hi = _pm(p)
+    else:
+        lo, hi = _half_unit(p)
+    assert lo <= low and high <= hi, (row, low, high)
+    if one == "never":
+        assert high == 0, row
+    elif m := re.fullmatch(rf"at most 1 in ({_NUM})", one):
+        assert low == 0 and high <= 1 / _q(m.group(1)), row
+    elif m := re.fullmatch(rf"1 in ({_NUM}) \.\. ({_NUM})", one):
+        assert _q(m.group(1)) <= 1 / high and 1 / low <= _q(m.group(2)), row
+    else:
+        m = re.fullmatch(rf"1 in ({_NUM})", one)
+        assert m, row
+        a, b = _half_unit(m.group(1))
+        assert a <= 1 / high and 1 / low <= b, row
+
+
+@functools.lru_cache(maxsize=1)
+def _toy_result():
+    """The toy game's round (solved once; a bounded figure is put in by hand)."""
+    from pathlib import Path
+
+    from analytic.model.loader import load_model
+    from analytic.solver.round import solve_game
+
+    return next(iter(solve_game(load_model(str(Path(__file__).parent / "data" / "toy.toml"))).values()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.builds(lambda v, e: Figure(v, "bounded", e),
+                 st.fractions(0, 1, max_denominator=10 ** 12), st.fractions(Fraction(1, 10 ** 15), Fraction(1, 20),
+                                                                           max_denominator=10 ** 15)))
+def test_a_bounded_hit_frequency_prints_within_0_and_100_percent(f):
+    """The md/pdf hit frequency (prob_pct) and the CLI solve's: the printed interval holds the
+    certified one cut to [0, 1], and stays within [0 %, 100 %] (fig_pct printed "99.9995% ± 0.0010%")."""
+    import dataclasses
+
+    from analytic.cli.solve import format_table
+
+    lo_c, hi_c = max(f.value - f.error, 0), min(f.value + f.error, 1)
+    t = F.prob_pct(f)
+    if m := re.fullmatch(rf"\[({_NUM})%, ({_NUM})%\] \(bounded\)", t):
+        lo, hi = _q(m.group(1)) / 100, _q(m.group(2)) / 100
+    else:
+        lo, hi = (x / 100 for x in _pm(t, "%"))
+    assert 0 <= lo <= lo_c and hi_c <= hi <= 1, (t, f)
+    line = next(x for x in format_table(dataclasses.replace(_toy_result(), hit_frequency=f)).splitlines()
+                if x.lstrip().startswith("hit frequency"))
+    if m := re.search(rf"between ({_NUM}) % and ({_NUM}) %", line):
+        lo, hi = _q(m.group(1)) / 100, _q(m.group(2)) / 100
+    else:
+        m = re.search(rf"({_NUM}) %  \(bounded, \+/- ({_NUM}) %\)", line)
+        assert m, line
+        c, e = _q(m.group(1)) / 100, _q(m.group(2)) / 100
+        lo, hi = c - e, c + e
+    assert 0 <= lo <= lo_c and hi_c <= hi <= 1, (line, f)
