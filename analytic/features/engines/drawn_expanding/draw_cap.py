@@ -1163,9 +1163,14 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     same = [g for g in range(ng) if np.array_equal(MS[g], MS[g][:1].repeat(nl, 0))
             and np.array_equal(MM[g], MM[g][:1].repeat(nl, 0))]  # groups whose pays the levels share
     varies = [g for g in range(ng) if g not in same]
+    ex_buf, level_buf = np.empty((1, 16) + PEXL.shape), np.empty((1, 16) + PEXL.shape)  # (prepare's MGF products)
 
     def grow(a, extra, fill=0):
-        return np.concatenate([a, np.full((extra,) + a.shape[1:], fill, dtype=a.dtype)])
+        # (zeros: fresh pages, written only where used; no filled temporary copied in)
+        out = (np.zeros if fill == 0 else functools.partial(np.full, fill_value=fill))(
+            (len(a) + extra,) + a.shape[1:], dtype=a.dtype)
+        out[:len(a)] = a
+        return out
 
     def prepare(ids, mgf: bool = True):
         """Fill the per-id tables: ids after a draw, charge coefficient, and (``mgf``) the per-class MGF of the spin."""
@@ -1191,22 +1196,28 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
             # exp(theta x) is a product over the groups: first the groups the levels share (1 x ids x
             # rows x thetas), then the others (levels x ids x rows x thetas), each factor in place
             # (the products of ``ex = ex * PEX[g][0 or :, F[:, g]]``, group by group)
-            if same or varies:
-                ex = np.empty((1, len(part)) + PEXL.shape)
-                ex[...] = PEXL
-                for g in same:
-                    ex = multiply_gathered(ex, PEX[g], F[:, g], True)
-                for gi, g in enumerate(varies):  # (the first one from the shared product, to every level)
-                    to = None if gi else np.empty((nl,) + ex.shape[1:])
-                    ex = multiply_gathered(ex, PEX[g], F[:, g], False, out=to)
-            else:  # (one factor: every id's the same)
-                ex = PEXL[None, None]
+            nid = len(part)
             GZ[part, :, :, 0] = WC.sum(axis=1)[None, None, :]
             # sums over the rows as matrix products (BLAS): x is rows x ids x levels, ex (levels or 1)
             # x ids x rows x thetas, broadcast over the levels
-            nid = len(part)
             GZ[part, :, :, 1] = (WC @ x.reshape(len(WC[0]), -1)).reshape(nc, nid, nl).transpose(1, 2, 0)
-            GZ[part, :, :, 2:] = np.matmul(WC, ex).transpose(1, 0, 2, 3)
+            if same or varies:
+                ex = ex_buf[:, :nid]  # (1 x ids x rows x thetas, reused)
+                ex[...] = PEXL
+                for g in same:
+                    multiply_gathered(ex, PEX[g], F[:, g], True)
+                if not varies:
+                    GZ[part, :, :, 2:] = np.matmul(WC, ex).transpose(1, 0, 2, 3)
+                # then level by level (the shared product times the level's factors, group by group):
+                # numpy's matmul is one BLAS product per (level, id), the same whether the levels are
+                # stacked or not, and one level's products stay in cache
+                ev = level_buf[:, :nid]
+                for b in range(nl) if varies else ():
+                    for gi, g in enumerate(varies):
+                        multiply_gathered(ev if gi else ex, PEX[g][b:b + 1], F[:, g], True, out=ev)
+                    GZ[part, b, :, 2:] = np.matmul(WC, ev)[0]
+            else:  # (one factor: every id's the same)
+                GZ[part, :, :, 2:] = np.matmul(WC, PEXL[None, None]).transpose(1, 0, 2, 3)
         gz_done[ids] = True
 
     def prepare_grid(ids):
