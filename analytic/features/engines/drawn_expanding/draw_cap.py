@@ -1018,7 +1018,7 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                   multiplier_of_count, ws) -> list[RegularCapBound]:
     """The chain run of :func:`regular_cap_bound_levels` (arguments checked there)."""
     from analytic.features.engines.drawn_expanding.kernel import (grid_spin, group_pay, mgf_spin, multiply_gathered,
-                                                                  sorted_unique, sum_blocks)
+                                                                  sum_blocks)
 
     reading, ceiling = st.reading, st.ceiling
     cmax = 1  # the first draw count at the ceiling
@@ -1163,14 +1163,21 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     same = [g for g in range(ng) if np.array_equal(MS[g], MS[g][:1].repeat(nl, 0))
             and np.array_equal(MM[g], MM[g][:1].repeat(nl, 0))]  # groups whose pays the levels share
     varies = [g for g in range(ng) if g not in same]
+    ex_buf, level_buf = np.empty((1, 16) + PEXL.shape), np.empty((1, 16) + PEXL.shape)  # (prepare's MGF products)
 
     def grow(a, extra, fill=0):
-        return np.concatenate([a, np.full((extra,) + a.shape[1:], fill, dtype=a.dtype)])
+        # (zeros: fresh pages, written only where used; no filled temporary copied in)
+        out = (np.zeros if fill == 0 else functools.partial(np.full, fill_value=fill))(
+            (len(a) + extra,) + a.shape[1:], dtype=a.dtype)
+        out[:len(a)] = a
+        return out
 
     def prepare(ids, mgf: bool = True):
-        """Fill the per-id tables: ids after a draw, charge coefficient, and (``mgf``) the per-class MGF of the spin."""
+        """Fill the per-id tables: ids after a draw, charge coefficient, and (``mgf``) the per-class MGF of the spin.
+
+        ``ids``: distinct, increasing (a batch of :func:`sum_blocks`' ids, or a part of one)."""
         nonlocal GZ, S1, BUMP, done, slot, gz_done
-        ids = sorted_unique(np.asarray(ids, dtype=np.int64))
+        ids = np.asarray(ids, dtype=np.int64)
         for i in ids[~done[ids]]:
             m = tuples[int(i)]
             BUMP[i] = [ident(_bump(m, g, kcap[g])) for g in range(ng)]
@@ -1191,22 +1198,28 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
             # exp(theta x) is a product over the groups: first the groups the levels share (1 x ids x
             # rows x thetas), then the others (levels x ids x rows x thetas), each factor in place
             # (the products of ``ex = ex * PEX[g][0 or :, F[:, g]]``, group by group)
-            if same or varies:
-                ex = np.empty((1, len(part)) + PEXL.shape)
-                ex[...] = PEXL
-                for g in same:
-                    ex = multiply_gathered(ex, PEX[g], F[:, g], True)
-                for gi, g in enumerate(varies):  # (the first one from the shared product, to every level)
-                    to = None if gi else np.empty((nl,) + ex.shape[1:])
-                    ex = multiply_gathered(ex, PEX[g], F[:, g], False, out=to)
-            else:  # (one factor: every id's the same)
-                ex = PEXL[None, None]
+            nid = len(part)
             GZ[part, :, :, 0] = WC.sum(axis=1)[None, None, :]
             # sums over the rows as matrix products (BLAS): x is rows x ids x levels, ex (levels or 1)
             # x ids x rows x thetas, broadcast over the levels
-            nid = len(part)
             GZ[part, :, :, 1] = (WC @ x.reshape(len(WC[0]), -1)).reshape(nc, nid, nl).transpose(1, 2, 0)
-            GZ[part, :, :, 2:] = np.matmul(WC, ex).transpose(1, 0, 2, 3)
+            if same or varies:
+                ex = ex_buf[:, :nid]  # (1 x ids x rows x thetas, reused)
+                ex[...] = PEXL
+                for g in same:
+                    multiply_gathered(ex, PEX[g], F[:, g], True)
+                if not varies:
+                    GZ[part, :, :, 2:] = np.matmul(WC, ex).transpose(1, 0, 2, 3)
+                # then level by level (the shared product times the level's factors, group by group):
+                # numpy's matmul is one BLAS product per (level, id), the same whether the levels are
+                # stacked or not, and one level's products stay in cache
+                ev = level_buf[:, :nid]
+                for b in range(nl) if varies else ():
+                    for gi, g in enumerate(varies):
+                        multiply_gathered(ev if gi else ex, PEX[g][b:b + 1], F[:, g], True, out=ev)
+                    GZ[part, b, :, 2:] = np.matmul(WC, ev)[0]
+            else:  # (one factor: every id's the same)
+                GZ[part, :, :, 2:] = np.matmul(WC, PEXL[None, None]).transpose(1, 0, 2, 3)
         gz_done[ids] = True
 
     def prepare_grid(ids):
@@ -1282,8 +1295,9 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
     # (mass, first moment, MGF) per award class; below eps_mgf it is charged its mean.
     W = N + 3
 
-    def route(uid, new, reach, a, n, same, later, finish):
-        """Send rows after a spin of award ``a``: finished, same level (no draw), or a draw into each group."""
+    def route(uid, new, reach, a, n, same, later, finish, bumps):
+        """Send rows after a spin of award ``a``: finished, same level (no draw), or a draw into each group
+        (``bumps[g]``: the ids after a draw into group ``g``, ``BUMP[uid, g]``)."""
         n2 = n - 1 + a
         if a == 0:
             if n2 == 0:
@@ -1291,9 +1305,8 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
             else:
                 same.setdefault(n2, []).append((uid, new, 1.0, reach))
             return
-        bumps = BUMP[uid]
         for g in range(ng):
-            later.setdefault(n2, []).append((bumps[:, g], new, wg[g], reach))
+            later.setdefault(n2, []).append((bumps[g], new, wg[g], reach))
 
     def finish_grid(new):
         law[:] += new[:, :, :N].sum(axis=0)
@@ -1340,7 +1353,8 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                     Z[:, :, 2:] = Hd[:, :, :N] @ ez
                     mpending.setdefault(n, []).append((uid[drop], Z, 1.0, P[drop]))
                 if keep.any():
-                    uid, H, gmass, P = uid[keep], H[keep], gmass[keep], P[keep]
+                    if not keep.all():  # (all kept: the arrays as they are, no copy)
+                        uid, H, gmass, P = uid[keep], H[keep], gmass[keep], P[keep]
                     prepare(uid, mgf=False)
                     prepare_grid(uid)
                     sl_ = slot[uid]
@@ -1357,9 +1371,10 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                     # row's and the spin's overflow mass and moment (class mass cm = XM + BP)
                     news = grid_spin(H, HL, HB, sl_, range(nc), 1 + gam, grid[N:], (BP, BM, XM, X1), gmass, mean, gam,
                                      under, under * grid[-1], 1 + 1e-12)
+                    bumps = np.ascontiguousarray(BUMP[uid].T)  # (each group's row contiguous)
                     for ci, a in enumerate(classes):
                         new = news[ci]
-                        route(uid, new, P * cmass[ci], a, n, pending, nxt, finish_grid)
+                        route(uid, new, P * cmass[ci], a, n, pending, nxt, finish_grid, bumps)
             mblocks = mpending.pop(n, None)
             if mblocks:
                 uid, Z, P = gather(mblocks)  # ids x levels x (K + 2), reach per id
@@ -1376,8 +1391,9 @@ def _solve_levels(game, st, feature, n0, levels, u, eps, eps_mgf, groups, max_st
                                         f"states at eps_mgf = {eps_mgf:g}; raise eps_mgf")
                 if len(uid) == 0:
                     continue
+                bumps = np.ascontiguousarray(BUMP[uid].T)
                 for ci, a in enumerate(classes):  # (mass, first moment, MGF) times the spin's, per class
-                    route(uid, mgf_spin(Z, GZ, uid, ci), P * cmass[ci], a, n, mpending, mnxt, finish_mgf)
+                    route(uid, mgf_spin(Z, GZ, uid, ci), P * cmass[ci], a, n, mpending, mnxt, finish_mgf, bumps)
         pending, mpending = nxt, mnxt
         depth += 1
     mgf_T = np.where(np.isfinite(mgf_T), mgf_T, np.inf)
