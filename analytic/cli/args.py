@@ -69,9 +69,14 @@ seed = int_type(0, MAX_SEED, "seed")
 workers = int_type(1, 1024, "workers")
 
 
-def add_solve_options(p) -> None:
-    """Add the solve's ``--cap-precision`` and ``--workers`` options to the subcommand parser ``p``."""
-    p.add_argument("--cap-precision", choices=("standard", "certify"), default="standard",
+def add_solve_options(p, precision_default: str | None = "standard") -> None:
+    """Add the solve's ``--cap-precision`` and ``--workers`` options to the subcommand parser ``p``.
+
+    ``precision_default``: the value of ``--cap-precision`` when not given (None: the caller tells
+    "not given" from "standard", e.g. to refuse it beside a saved round law, and
+    :func:`solve_workspace` reads None as 'standard').
+    """
+    p.add_argument("--cap-precision", choices=("standard", "certify"), default=precision_default,
                    help="precision of the certified cap interval where a feature's cap cut is bounded "
                         "(engine drawn_expanding without a ladder, e.g. the seed model book_of_power's regular Free "
                         "Spins): standard (default) or certify (narrower, "
@@ -105,7 +110,7 @@ def solve_workspace(game, args):
                 raise UsageError(f"ANALYTIC_WORKERS: {exc}") from None
         else:
             n = core_count()
-    return Workspace(game, precision=args.cap_precision, workers=n)
+    return Workspace(game, precision=args.cap_precision or "standard", workers=n)
 
 
 def stake(text: str) -> Fraction:

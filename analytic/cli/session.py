@@ -113,6 +113,7 @@ def add_parser(sub):
     p.add_argument("--simulate", type=args_.int_type(1, 10**7, "sessions"), default=None, metavar="K",
                    help="also play K sessions with the simulator and print its figures beside")
     p.add_argument("--seed", type=args_.seed, default=0, help="seed of --simulate (default 0)")
+    args_.add_solve_options(p, precision_default=None)
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="a table of figures (default) or JSON (schema analytic.session/1)")
     return p
@@ -304,14 +305,18 @@ def run(args) -> int:
     mode = args.mode or game.default_mode.name
     if mode not in game.modes:
         raise args_.UsageError(f"{args.model}: modes: unknown bet mode {mode!r} (known: {', '.join(game.modes)})")
+    if args.round_law is not None and args.cap_precision is not None:
+        raise args_.UsageError("--cap-precision: the round is not solved with --round-law (the saved law is the "
+                               "solve's: give --cap-precision to 'analytic solve --save-law')")
     saved = _read_law(args, game, mode) if args.round_law is not None else None
+    ws = args_.solve_workspace(game, args)  # (the round's solve: its precision and worker processes)
     # what the model and the options decide alone: refused before the round's solve (which can take minutes)
     if rules.stop_on_feature and not game.features:
         raise _no_feature_stop(args, game, mode)
     try:
         from analytic.solver.round import check_round
 
-        check_round(game, mode)
+        check_round(game, mode, ws)
         kind = check_session(game, mode, rules, args.method)
     except SessionRefused as exc:
         raise _usage(args, exc) from None
@@ -326,9 +331,9 @@ def run(args) -> int:
         if rules.stop_on_feature and game.modes[mode].buys is None and not saved.features:
             raise _no_feature_stop(args, game, mode)
     elif rules.stop_on_feature and game.modes[mode].buys is None:
-        from analytic.solver.round import solve_round
+        from analytic.solver.round import solve_rounds
 
-        result = solve_round(game, mode)
+        result = solve_rounds(game, [mode], workspace=ws)[0]  # (the solve's path: its prefetch, as `solve`)
         if not features_started(game, mode, result.base):
             raise _no_feature_stop(args, game, mode)
     try:
@@ -337,7 +342,7 @@ def run(args) -> int:
 
             res = session_from_law(game, saved, rules, method=args.method)
         else:
-            res = solve_session(game, mode, rules, method=args.method, result=result)
+            res = solve_session(game, mode, rules, method=args.method, result=result, workspace=ws)
     except SessionRefused as exc:
         raise _usage(args, exc, mode) from None
     sim = None

@@ -120,7 +120,7 @@ def _null_se(exact, n: int) -> float:
 def run(args) -> int:
     from analytic.model.loader import load_model
     from analytic.simulator.runner import simulate
-    from analytic.solver.round import solve_round
+    from analytic.solver.round import solve_rounds
 
     if args.workers > 1:
         args_.require_extra("dask.distributed", "sim", "--workers above 1")
@@ -143,8 +143,9 @@ def run(args) -> int:
     report = {}
     laws = {}
     all_ok = True
+    solved = dict(zip(modes, solve_rounds(game, modes, workspace=ws)))  # (with the round's prefetch, as `solve`)
     for m in modes:
-        exact = solve_round(game, m, workspace=ws)
+        exact = solved[m]
         sim = simulate(game, m, rounds=args.rounds, seed=args.seed, workers=args.workers,
                        progress=False if args.no_progress else None)
         rows = compare(exact, sim)

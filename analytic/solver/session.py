@@ -1278,7 +1278,7 @@ def _round_law_of(game, mode, rules: SessionRules, result=None):
 
 
 def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = "auto",
-                  result=None) -> SessionResult:
+                  result=None, workspace=None) -> SessionResult:
     """Session figures of a bet mode, from its round's law.
 
     Parameters
@@ -1294,6 +1294,9 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
         ``coarse``: the coarse grid whenever it can be honoured (else refused).
     result : RoundResult, optional
         The mode's solved round (else solved here).
+    workspace : Workspace, optional
+        The solve's :class:`analytic.workspace.Workspace` of ``game`` (its cap precision and worker
+        processes; default a fresh one: precision 'standard', one process), when the round is solved here.
 
     Raises
     ------
@@ -1316,13 +1319,14 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
         on the coarse grid, :func:`analytic.solver.session_bounds.coarse_session`, ``bracket["coarse"]``
         set).
     """
-    from analytic.solver.round import solve_round
+    from analytic.solver.round import solve_rounds
     from analytic.solver.round_law_file import saved_round_law, session_from_law
 
     mode = mode or game.default_mode.name
     _refuse_early(game)
     check_session(game, mode, rules, method)  # what the model and the setting decide: before the solve
-    r = result if result is not None else solve_round(game, mode)
+    # (solve_rounds: the round's prefetch too -- work side by side in the workspace's worker processes)
+    r = result if result is not None else solve_rounds(game, [mode], workspace=workspace)[0]
     # the chain's inputs taken from the round exactly as a saved round law holds them (analytic session
     # --round-law): the same chain on the same numbers either way
     saved = saved_round_law(game, mode, r, split=rules.stop_on_feature, features=False)

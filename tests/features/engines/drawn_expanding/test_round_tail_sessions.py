@@ -188,3 +188,28 @@ def test_kind_before_the_solve_agrees_with_the_solved_round(cap):
             assert law.points is not None and law.error == 0 and set(law.points) - {F(0)}
         if kind == "none":
             assert key == "cap" and "total_bet_multiple" in why
+
+
+def test_cli_session_workers_same_figures(tmp_path, capsys):
+    """``analytic session`` solves the round as ``solve`` does (its prefetch; the cap bounds' worker processes
+    with ``--workers 2``): the same JSON as with one process; ``--cap-precision`` beside a saved law refused."""
+    import json
+
+    from test_drawn_oracles import TINY, with_reading
+
+    from analytic.cli import main
+
+    path = tmp_path / "tiny_bop.toml"
+    path.write_text(with_reading(TINY.replace("CAP", str(C)), False), encoding="utf-8")
+    argv = ["session", str(path), "--balance", "20", "--rounds", "30", "--stop-cash-up", "8", "--format", "json"]
+    outs = []
+    for w in ("1", "2"):
+        rc = main(argv + ["--workers", w])
+        cap = capsys.readouterr()
+        assert rc == 0, cap.err
+        outs.append(cap.out)
+    assert outs[0] == outs[1]
+    assert json.loads(outs[0])["method"] == "bounded"
+    rc = main(argv + ["--round-law", str(tmp_path / "law.json"), "--cap-precision", "certify"])
+    cap = capsys.readouterr()
+    assert rc == 2 and not cap.out and cap.err.startswith("error: --cap-precision: "), cap.err
