@@ -834,9 +834,9 @@ def _features(ctx: _Ctx, value: Any) -> None:
         if kind in kinds.RETIRED_KINDS:
             ctx.fail(ctx.join(key, "kind"), f"kind {kind!r} named a game and is retired: a feature is declared "
                                             f"from mechanics; declare {kinds.RETIRED_KINDS[kind]}")
-        if kind not in kinds.FEATURE_KINDS:
-            ctx.fail(ctx.join(key, "kind"), f"unknown feature kind {kind!r} "
-                                            f"(known: {', '.join(kinds.FEATURE_KINDS)})")
+        known = [k for k in kinds.FEATURE_KINDS if k != kinds.GAME_RULES_KIND]  # the game's rules: no feature
+        if kind not in known:
+            ctx.fail(ctx.join(key, "kind"), f"unknown feature kind {kind!r} (known: {', '.join(known)})")
         reel_set = None
         if "reels" in spec:
             reel_set = _reel_set_name(ctx, spec["reels"], ctx.join(key, "reels"))

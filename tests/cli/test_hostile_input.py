@@ -212,6 +212,19 @@ add("award-1e9-spins", SOLVE, tiny(("\n[cap]", FS.format(t=999999999, r=1))), ("
 add("retrigger-award-1e9-spins", SOLVE, tiny(("\n[cap]", FS.format(t=10, r=999999999))),
     ("features.fs.retrigger.counts.3", "10000"))
 add("award-negative", SOLVE, tiny(("\n[cap]", FS.format(t=-1, r=1))), ("features.fs.trigger.counts.3", ">= 0"))
+# an award of 0: the solver started a feature of no spins (feature frequency 1 in N, a pick bonus played),
+# the simulator started nothing (verify: z = -65)
+add("award-zero", SOLVE, tiny(("\n[cap]", FS.format(t=0, r=1))), ("features.fs.trigger.counts.3", "award of 0"))
+PICK_TRIG = '\n[features.pb]\nkind = "pick_bonus"\ntrigger = {{ symbols = ["s"], counts = {{ 3 = {t} }} }}\n' \
+       'picks = {{ 1 = 1 }}\nprizes = [[5, 1]]\n\n[cap]'
+add("pick-bonus-award-zero", SOLVE, tiny(("\n[cap]", PICK_TRIG.format(t=0))),
+    ("features.pb.trigger.counts.3", "award of 0"))
+# an award of 5 for a pick bonus was read by neither the solver nor the simulator (played once)
+add("pick-bonus-award-five", SOLVE, tiny(("\n[cap]", PICK_TRIG.format(t=5))),
+    ("features.pb.trigger.counts.3", "must be 1"))
+# the base game's pseudo-kind of rules was accepted as a feature kind, then failed at solve (exit 1, no key)
+add("feature-kind-game-rules", SOLVE, tiny(("\n[cap]", FS.format(t=10, r=1).replace('"free_spins"', '"__game__"'))),
+    ("features.fs.kind", "unknown feature kind"))
 
 # --- mechanics of [features.NAME] (analytic/model/mechanics/): one-line key-path errors, and the
 # combinations no engine solves refused at the feature with what each engine accepts
