@@ -1,0 +1,38 @@
+"""The README and docs/*.md point only inside the repository: every relative link and every
+code-quoted path (``analytic/...``, ``../x``) names a file of a fresh clone.
+
+The oracle is the file tree itself, not the documents' text: a path the reader
+of a fresh clone cannot open (the README named ``../shared/seeds/``, a folder
+of the development machine) fails.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _targets(doc: Path):
+    text = doc.read_text(encoding="utf-8")
+    for m in re.finditer(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):  # [text](target#anchor)
+        if not re.match(r"[a-z]+:", m.group(1)):  # not http:, mailto:
+            yield doc.parent, m.group(1)
+    for m in re.finditer(r"`((?:\.\./|analytic/|tests/|docs/|models/|reports/)[^`\s]*)`", text):
+        path = m.group(1).rstrip(".,").split("::")[0]
+        if not any(ch in path for ch in "*{<"):  # a pattern, not a path
+            yield ROOT, path  # code-quoted paths are read from the repository's root
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[d.name for d in DOCS])
+def test_documented_paths_lie_inside_the_repository(doc: Path):
+    bad = []
+    for base, target in _targets(doc):
+        p = (base / target).resolve()
+        if not p.is_relative_to(ROOT) or not p.exists():
+            bad.append(target)
+    assert not bad, f"{doc.name} points outside the repository or to nothing: {bad}"
