@@ -867,8 +867,19 @@ def _line_triggers(ctx: _Ctx, value: Any) -> dict[str, dict[int, str]]:
         key = ctx.join("line_triggers", name)
         ctx.symbol(name, key, roles=("bonus",))
         out[name] = ctx.counts(counts, key, hi=ctx.reels, hi_reason=f"the game has {ctx.reels} reels",
-                               value_fn=lambda v, k: _feature_name(ctx, v, k))
+                               value_fn=lambda v, k: _line_feature(ctx, v, k))
     return out
+
+
+def _line_feature(ctx: _Ctx, value: Any, key: str) -> str:
+    """A feature a line trigger starts: a pick bonus (played once per payline); free spins get their spin
+    count from their trigger's counts, which a line trigger has not (the solver gave 0 spins, the simulator 1)."""
+    name = _feature_name(ctx, value, key)
+    kind = ctx.features[name].kind
+    if kind != "pick_bonus":
+        ctx.fail(key, f"feature {name!r} is of kind {kind!r}: a line trigger starts only a pick bonus (played "
+                      "once); free spins take their spins from their trigger's counts")
+    return name
 
 
 def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:

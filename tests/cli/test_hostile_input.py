@@ -312,6 +312,11 @@ add("pick-bonus-1e9-prizes-per-pick", SOLVE, PICK_MODEL.replace("\n[cap]", PICK.
     ("features.pick.picks", "at most 40"))
 add("pick-bonus-41-prizes", SOLVE, PICK_MODEL.replace("\n[cap]", PICK.format(n=41, m=1), 1),
     ("features.pick.picks", "41 prizes; at most 40"))
+# a line trigger naming free spins: the solver gave them 0 spins (the award of a count below the trigger's),
+# the simulator 1 (verify: z = 20)
+add("line-trigger-starts-free-spins", SOLVE,
+    PICK_MODEL.replace("\n[cap]", '\n[line_triggers]\nb = { 3 = "fs" }' + FS.format(t=10, r=1), 1),
+    ("line_triggers.b.3", "only a pick bonus"))
 
 # --- nesting (RecursionError in the TOML reader and the loader) ----------------------------
 add("nested-arrays-3000", REPORT, tiny(('published = { rtp = "95%" }', "published = { x = " + "[" * 3000 + "]" * 3000 + " }")), ())
