@@ -79,7 +79,9 @@ def _check_csv_strips(src: Path, out: Path, tuned: str) -> None:
     Raises
     ------
     UsageError
-        On ``--out``, naming the reel set (``reels.NAME``).
+        On ``--out``, naming the reel set (``reels.NAME``); also when the
+        tuned CSV file's path is a folder, a symbolic link or another
+        non-regular file.
     """
     import tomllib
 
@@ -88,7 +90,15 @@ def _check_csv_strips(src: Path, out: Path, tuned: str) -> None:
     except (OSError, ValueError):  # the loader read it a moment ago; nothing to compare then
         return
     csvs = {rs: v["csv"] for rs, v in reels.items() if isinstance(v, dict) and isinstance(v.get("csv"), str)}
-    new_csv = out.with_name(f"{out.stem}_{tuned}.csv").resolve() if tuned in csvs else None
+    new_csv = None
+    if tuned in csvs:
+        target = out.with_name(f"{out.stem}_{tuned}.csv")
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            what = ("a symbolic link (it would be replaced by the file, not written through)" if target.is_symlink()
+                    else "a folder" if target.is_dir() else "not a regular file")
+            raise args_.UsageError(f"--out: the tuned strips of reels.{tuned} go to {str(target)!r}, which is "
+                                   f"{what}; move it or choose another --out name")
+        new_csv = target.resolve()
     for rs, name in csvs.items():
         if rs == tuned:
             continue
