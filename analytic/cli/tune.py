@@ -141,8 +141,15 @@ def run(args) -> int:
         print("error: --out is the input model; pass --in-place to overwrite it", file=sys.stderr)
         return 2
     from analytic.tuner.search import tuned_reel_set
+    from analytic.tuner.write import partial_path
 
-    _check_csv_strips(src, out, args.reel_set or tuned_reel_set(game, mode))
+    tuned = args.reel_set or tuned_reel_set(game, mode)
+    _check_csv_strips(src, out, tuned)
+    for f in (out, out.with_name(f"{out.stem}_{tuned}.csv")):  # the temporary names written, then renamed
+        tmp = partial_path(f)
+        if tmp.is_dir() and not tmp.is_symlink():
+            raise args_.UsageError(f"--out: {str(tmp)!r}, where {f.name!r} is written before its rename, is a "
+                                   "folder; move it")
     targets = Targets(args.target_rtp, args.target_hit_frequency, args.target_feature_frequency,
                       rtp_tolerance=args.rtp_tolerance)
 

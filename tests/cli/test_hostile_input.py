@@ -566,13 +566,16 @@ add("tune-no-target", ["tune", "{model}", "--out", "{out}"], where=("--target-rt
 
 def _csv_and_in_the_way(kind: str):
     """``game/strips.csv`` and, where tune writes the tuned strips of ``--out game/t.toml``
-    (``game/t_base.csv``), a folder or a symbolic link."""
+    (``game/t_base.csv``), a folder or a symbolic link; or a folder where it writes the model
+    before the rename (``game/.t.toml.partial``)."""
 
     def setup(tmp: Path) -> None:
         (tmp / "game" / "strips.csv").write_text(GOOD_CSV)
         way = tmp / "game" / "t_base.csv"
         if kind == "folder":
             way.mkdir()
+        elif kind == "partial-folder":
+            (tmp / "game" / ".t.toml.partial").mkdir()
         else:
             (tmp / "victim.csv").write_text(GOOD_CSV)
             way.symlink_to(tmp / "victim.csv")
@@ -580,10 +583,12 @@ def _csv_and_in_the_way(kind: str):
     return setup
 
 
-# the tuned CSV's path was checked only when written: a folder there was a traceback after the tuning
-for kind, says in (("folder", "is a folder"), ("link", "symbolic link")):
-    add(f"tune-csv-out-is-a-{kind}", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/game/t.toml"],
-        csv_model("strips.csv"), ("--out", "t_base.csv", says), setup=_csv_and_in_the_way(kind), names_file=False)
+# the tuned CSV's path and the temporary files' were checked only when written: a folder there was a
+# traceback after the tuning
+for kind, says in (("folder", "t_base.csv', which is a folder"), ("link", "t_base.csv', which is a symbolic link"),
+                   ("partial-folder", ".t.toml.partial")):
+    add(f"tune-csv-out-{kind}", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/game/t.toml"],
+        csv_model("strips.csv"), ("--out", says), setup=_csv_and_in_the_way(kind), names_file=False)
 
 # --- command lines: report, solve, the program ------------------------------------------------
 add("report-out-is-a-file", ["report", "{model}", "--out", "{tmp}/afile"], where=("--out", "is a file"),
