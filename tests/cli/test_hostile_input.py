@@ -590,6 +590,19 @@ for kind, says in (("folder", "t_base.csv', which is a folder"), ("link", "t_bas
     add(f"tune-csv-out-{kind}", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/game/t.toml"],
         csv_model("strips.csv"), ("--out", says), setup=_csv_and_in_the_way(kind), names_file=False)
 
+
+def _partial_folder(name: str):
+    def setup(tmp: Path) -> None:
+        (tmp / f".{name}.partial").mkdir()
+    return setup
+
+
+# graph's --out and solve's --save-law: a folder at the temporary name was a traceback after the work
+add("graph-out-partial-is-a-folder", ["graph", "{model}", "--feature", "fs", "--out", "{tmp}/g.dot"], mech(""),
+    ("--out", ".g.dot.partial", "is a folder"), setup=_partial_folder("g.dot"), names_file=False)
+add("save-law-partial-is-a-folder", SOLVE + ["--save-law", "{tmp}/law.json"], None,
+    ("--save-law", ".law.json.partial", "is a folder"), setup=_partial_folder("law.json"), names_file=False)
+
 # --- command lines: report, solve, the program ------------------------------------------------
 add("report-out-is-a-file", ["report", "{model}", "--out", "{tmp}/afile"], where=("--out", "is a file"),
     setup=_a_file, names_file=False)
