@@ -894,6 +894,9 @@ def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
     modes: dict[str, BetMode] = {}
     for name, spec in t.items():
         key = ctx.join("modes", name)
+        if name == "all":  # solve --mode all, verify --mode all: such a mode could never be chosen alone
+            ctx.fail(key, "the name 'all' is taken by the command line ('--mode all' means every bet mode); "
+                          "rename the mode")
         is_buy = isinstance(spec, Mapping) and "buys" in spec
         if isinstance(spec, Mapping) and "power" in spec:
             ctx.fail(ctx.join(key, "power"), "retired: the Power Bet's gamble is declared on the mode as "

@@ -301,6 +301,8 @@ add("mechanic-rule-default-only", SOLVE, mech('expanding_symbol = { choose_from 
 add("mode-gamble-policy", SOLVE, mech("", ('description = "plain"', 'gamble = { feature = "fs", into = "fs", '
                                            'policy = "sometimes", win_probability = "1/2" }')),
     ("modes.base.gamble.policy", "allowed: never, always"))
+# a mode named 'all': '--mode all' solved every mode, so it could never be solved alone or have its law saved
+add("mode-named-all", SOLVE, tiny(("[modes.base]", "[modes.all]")), ("modes.all", "'all' is taken"))
 add("mode-power-retired", SOLVE, tiny(('description = "plain"', "power = true")), ("modes.base.power", "retired"))
 
 PICK = ('\n[line_triggers]\nb = {{ 3 = "pick" }}\n[features.pick]\nkind = "pick_bonus"\npicks = {{ {n} = 1 }}\n'
