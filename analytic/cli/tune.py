@@ -67,6 +67,28 @@ def _check_locks(locks: list[str], game) -> None:
                                    f"{', '.join(s.name for s in game.symbols)})")
 
 
+def _check_feature_target(target, game, mode: str) -> None:
+    """Refuse a feature-frequency target no strip can meet, before the first solve.
+
+    Raises
+    ------
+    UsageError
+        ``--target-feature-frequency`` on a feature buy (it starts its feature
+        every round: the frequency is 1) other than 1, or on a game where no
+        feature can start from a spin (no trigger, no line trigger).
+    """
+    if target is None:
+        return
+    if game.modes[mode].buys is not None:
+        if target != 1:
+            raise args_.UsageError(f"--target-feature-frequency: bet mode {mode!r} buys its feature, which then "
+                                   "starts every round (feature frequency 1); no strip changes that")
+        return
+    if not game.line_triggers and not any(f.trigger is not None for f in game.features.values()):
+        raise args_.UsageError("--target-feature-frequency: no feature of the model starts from a spin (no "
+                               "trigger, no line trigger), so the feature frequency is 0 whatever the strips")
+
+
 def _check_csv_strips(src: Path, out: Path, tuned: str) -> None:
     """Refuse an output whose model would not read the same strips (before any tuning).
 
@@ -131,6 +153,7 @@ def run(args) -> int:
         raise args_.UsageError(f"--reel-set: unknown reel set {args.reel_set[:60]!r} "
                                f"(the model has {', '.join(game.reel_sets)})")
     _check_locks(args.lock, game)
+    _check_feature_target(args.target_feature_frequency, game, mode)
     out = src if args.in_place else Path(args.out or src.with_name(src.stem + ".tuned.toml"))
     if not args.in_place:
         args_.check_out_file(str(out))

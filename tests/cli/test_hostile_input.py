@@ -564,6 +564,14 @@ add("tune-out-unwritable", ["tune", "{model}", "--target-rtp", "90", "--out", "/
 add("tune-out-nul", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/a\0b.toml"], where=("--out",),
     names_file=False)
 add("tune-no-target", ["tune", "{model}", "--out", "{out}"], where=("--target-rtp",), names_file=False)
+# a feature-frequency target no strip can meet ran the whole search, then exit 3
+add("tune-feature-target-without-features", TUNE + ["--target-rtp", "90", "--target-feature-frequency", "1/100"],
+    where=("--target-feature-frequency", "frequency is 0"), names_file=False)
+add("tune-feature-target-on-a-buy", TUNE + ["--target-rtp", "90", "--target-feature-frequency", "1/100",
+                                            "--mode", "buy"],
+    mech("", ('description = "plain"', 'description = "plain"\n\n[modes.buy]\ncost = 50\nbuys = "fs"\n'
+                                        'buy_counts = { 3 = 1 }')),
+    where=("--target-feature-frequency", "starts every round"), names_file=False)
 
 
 def _csv_and_in_the_way(kind: str):
