@@ -36,3 +36,20 @@ def test_documented_paths_lie_inside_the_repository(doc: Path):
         if not p.is_relative_to(ROOT) or not p.exists():
             bad.append(target)
     assert not bad, f"{doc.name} points outside the repository or to nothing: {bad}"
+
+
+def test_the_readme_command_table_names_every_option():
+    """Each ``| `analytic COMMAND ...` |`` row of the README lists every option of that command's parser
+    (the parser is the oracle: a user reading the table finds every option ``--help`` shows)."""
+    import argparse
+
+    from analytic.cli import _parser
+
+    sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    text = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Commands\n", 1)[1].split("\n## ", 1)[0]
+    rows = dict(re.findall(r"^\| `analytic (\w+) ([^`]*)` \|", text, re.M))
+    assert set(rows) == set(sub.choices), "one README row per command"
+    for cmd, usage in rows.items():
+        options = {o for a in sub.choices[cmd]._actions for o in a.option_strings if o.startswith("--")} - {"--help"}
+        missing = options - set(re.findall(r"--[a-z][a-z-]*", usage))
+        assert not missing, f"README's row of 'analytic {cmd}' lacks {sorted(missing)}"
