@@ -306,6 +306,45 @@ class Tables:
         return out
 
 
+#: Largest base-spin win (ticks) the simulator's int64 arithmetic takes: room for sums of many.
+MAX_SPIN_TICKS = 2**62
+
+
+def _check_int64(game: Game, den: int, cand_pays, scatter_pays, classic, mult) -> None:
+    """Refuse a game whose base spin can win more ticks than int64 arithmetic holds.
+
+    A bound in Python integers: the largest pay (line, group, combo, anywhere; ticks) times the
+    largest wild multiplier to the power of the reels, times the paylines (ways: the symbols with
+    pays times ``(rows x largest multiplier) ^ reels``; both ways twice), plus the largest scatter
+    pay.  Pays of up to 10^18 line bets times x10^6 wilds wrapped around silently (a simulated RTP
+    of 3.5e17 for an exact 2.8e34).
+
+    Raises
+    ------
+    ModelError
+        At ``paytable``, with the bound.
+    """
+    pays = [int(v) for v in np.asarray(cand_pays).ravel()]
+    if classic is not None:
+        for k in ("pays", "any_pays"):
+            if k in classic:
+                pays += [int(v) for v in np.asarray(classic[k]).ravel()]
+    top = max(pays, default=0)
+    m = max(int(v) for v in np.asarray(mult).ravel()) if len(mult) else 1
+    if game.ways:
+        bound = top * len(pays) * (game.rows * m) ** game.reels
+    else:
+        bound = top * len(game.lines) * m ** game.reels
+    if game.pays_both_ways:
+        bound *= 2
+    bound += max((int(v) for v in np.asarray(scatter_pays).ravel()), default=0)
+    if bound > MAX_SPIN_TICKS:
+        raise ModelError(game.path, "paytable",
+                         f"the simulator counts wins in 64-bit integers of 1/{den} line bet, and a base spin can "
+                         f"win up to about {float(bound):.3g} of them (more than 2^62): it cannot simulate this "
+                         "game (the exact solver can)")
+
+
 def compile_tables(game: Game, stake=None) -> Tables:
     """Build the batch evaluator's :class:`Tables` from a game.
 
@@ -455,6 +494,7 @@ def compile_tables(game: Game, stake=None) -> Tables:
 
     expands = np.array([bool(getattr(s, "expands", False)) for s in game.symbols], dtype=bool)
     classic = _compile_classic(game, idx, den)
+    _check_int64(game, den, cand_pays, scatter_pays, classic, mult)
     return Tables(
         classic=classic,
         wild_mask=np.array([s.role in ("wild", "wild_scatter") for s in game.symbols], dtype=bool),

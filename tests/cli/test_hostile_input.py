@@ -320,6 +320,12 @@ add("line-trigger-starts-free-spins", SOLVE,
     PICK_MODEL.replace("\n[cap]", '\n[line_triggers]\nb = { 3 = "fs" }' + FS.format(t=10, r=1), 1),
     ("line_triggers.b.3", "only a pick bonus"))
 
+# pays of 10^18 line bets with x10^6 wilds: the simulator's int64 ticks wrapped around (a simulated RTP of
+# 3.5e17 for an exact 2.8e34, "ok" nowhere but no error either); refused, and by verify before its solve
+BIG = tiny(("a = { 3 = 10 }", "a = { 3 = 1000000000000000000 }"), ('w = "wild"', 'w = { role = "wild", multiplier = 1000000 }'))
+add("simulate-wins-beyond-int64", ["simulate", "{model}", "--rounds", "10"], BIG, ("paytable", "64-bit integers"))
+add("verify-wins-beyond-int64", ["verify", "{model}", "--rounds", "10"], BIG, ("paytable", "64-bit integers"))
+
 # --- nesting (RecursionError in the TOML reader and the loader) ----------------------------
 add("nested-arrays-3000", REPORT, tiny(('published = { rtp = "95%" }', "published = { x = " + "[" * 3000 + "]" * 3000 + " }")), ())
 add("nested-inline-tables-3000", REPORT,
