@@ -73,6 +73,8 @@ from fractions import Fraction
 from math import lcm
 from typing import Any, Mapping, Sequence
 
+import math
+
 import numpy as np
 
 from analytic.errors import ModelError
@@ -311,18 +313,19 @@ MAX_SPIN_TICKS = 2**62
 
 
 def _check_int64(game: Game, den: int, cand_pays, scatter_pays, classic, mult) -> None:
-    """Refuse a game whose base spin can win more ticks than int64 arithmetic holds.
+    """Refuse a game whose base spin or pick bonus can win more ticks than int64 arithmetic holds.
 
     A bound in Python integers: the largest pay (line, group, combo, anywhere; ticks) times the
     largest wild multiplier to the power of the reels, times the paylines (ways: the symbols with
     pays times ``(rows x largest multiplier) ^ reels``; both ways twice), plus the largest scatter
-    pay.  Pays of up to 10^18 line bets times x10^6 wilds wrapped around silently (a simulated RTP
-    of 3.5e17 for an exact 2.8e34).
+    pay; a pick bonus: its largest prize times the most prizes revealed (a board: every prize tile
+    times every multiplier tile).  Pays of up to 10^18 line bets times x10^6 wilds wrapped around
+    silently (a simulated RTP of 3.5e17 for an exact 2.8e34).  Free-spin wins are not bounded here.
 
     Raises
     ------
     ModelError
-        At ``paytable``, with the bound.
+        At ``paytable`` (or ``features.NAME`` of the pick bonus), with the bound.
     """
     pays = [int(v) for v in np.asarray(cand_pays).ravel()]
     if classic is not None:
@@ -338,9 +341,24 @@ def _check_int64(game: Game, den: int, cand_pays, scatter_pays, classic, mult) -
     if game.pays_both_ways:
         bound *= 2
     bound += max((int(v) for v in np.asarray(scatter_pays).ravel()), default=0)
+    where, what = "paytable", "a base spin"
+    for spec in game.features.values():  # a pick bonus's largest win (prizes in line bets)
+        p = spec.params
+        if spec.engine != "pick_bonus":
+            continue
+        if "board" in p:
+            b = p["board"]
+            most = sum(v * n for v, n in b["prizes"]) * math.prod(v ** n for v, n in b["multipliers"])
+        elif "prizes" in p:
+            most = (max(int(v) for v, _ in p["prizes"]) * max(int(k) for k in p.get("picks", {1: 1}))
+                    * max(int(k) for k in p.get("prizes_per_pick", {1: 1})))
+        else:
+            continue
+        if int(most) * den > bound:
+            bound, where, what = int(most) * den, f"features.{spec.name}", f"pick bonus {spec.name!r}"
     if bound > MAX_SPIN_TICKS:
-        raise ModelError(game.path, "paytable",
-                         f"the simulator counts wins in 64-bit integers of 1/{den} line bet, and a base spin can "
+        raise ModelError(game.path, where,
+                         f"the simulator counts wins in 64-bit integers of 1/{den} line bet, and {what} can "
                          f"win up to about {float(bound):.3g} of them (more than 2^62): it cannot simulate this "
                          "game (the exact solver can)")
 
