@@ -319,8 +319,11 @@ def _check_int64(game: Game, den: int, cand_pays, scatter_pays, classic, mult) -
     largest wild multiplier to the power of the reels, times the paylines (ways: the symbols with
     pays times ``(rows x largest multiplier) ^ reels``; both ways twice), plus the largest scatter
     pay; a pick bonus: its largest prize times the most prizes revealed (a board: every prize tile
-    times every multiplier tile).  Pays of up to 10^18 line bets times x10^6 wilds wrapped around
-    silently (a simulated RTP of 3.5e17 for an exact 2.8e34).  Free-spin wins are not bounded here.
+    times every multiplier tile); one free spin: the line bound times the feature's multipliers
+    (``multiplier`` and its gifts, revealed wild reels' largest to the power of the reels, the
+    reel wild multipliers' largest per reel) and 31 (an expansion's pay).  Pays of up to 10^18
+    line bets times x10^6 wilds wrapped around silently (a simulated RTP of 3.5e17 for an exact
+    2.8e34).  The sum over a feature's spins is not bounded here.
 
     Raises
     ------
@@ -342,9 +345,18 @@ def _check_int64(game: Game, den: int, cand_pays, scatter_pays, classic, mult) -
         bound *= 2
     bound += max((int(v) for v in np.asarray(scatter_pays).ravel()), default=0)
     where, what = "paytable", "a base spin"
-    for spec in game.features.values():  # a pick bonus's largest win (prizes in line bets)
+    for spec in game.features.values():
         p = spec.params
-        if spec.engine != "pick_bonus":
+        if spec.engine != "pick_bonus":  # one free spin: the line bound times the feature's multipliers
+            fac = int(p.get("multiplier") or 1)
+            fac += sum(int(v) * int(n) for e, v, n in p.get("gifts") or () if e == "multiplier")
+            if spec.engine == "revealed_wild_reels" and p.get("multipliers"):
+                fac *= max(int(k) for k in p["multipliers"]) ** game.reels
+            if p.get("reel_wild_multipliers"):
+                fac *= math.prod(max(int(k) for k in t) for t in p["reel_wild_multipliers"]["reels"].values())
+            most = bound * fac * 31  # the expansion's pay too (a repeat multiplier at most 30)
+            if most > bound and most > MAX_SPIN_TICKS:
+                bound, where, what = most, f"features.{spec.name}", f"a free spin of {spec.name!r}"
             continue
         if "board" in p:
             b = p["board"]

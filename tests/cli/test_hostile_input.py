@@ -325,6 +325,9 @@ add("line-trigger-starts-free-spins", SOLVE,
 BIG = tiny(("a = { 3 = 10 }", "a = { 3 = 1000000000000000000 }"), ('w = "wild"', 'w = { role = "wild", multiplier = 1000000 }'))
 add("simulate-wins-beyond-int64", ["simulate", "{model}", "--rounds", "10"], BIG, ("paytable", "64-bit integers"))
 add("verify-wins-beyond-int64", ["verify", "{model}", "--rounds", "10"], BIG, ("paytable", "64-bit integers"))
+add("simulate-free-spin-beyond-int64", ["simulate", "{model}", "--rounds", "10"],
+    mech("multiplier = 1000000000000000000", ("a = { 3 = 10 }", "a = { 3 = 1000 }")),
+    ("features.fs", "64-bit integers"))
 add("simulate-pick-bonus-beyond-int64", ["simulate", "{model}", "--rounds", "10"],
     PICK_MODEL.replace("\n[cap]", PICK.format(n=40, m=1).replace("[[5, 1]]", "[[1000000000000000000, 1]]"), 1),
     ("features.pick", "64-bit integers"))
