@@ -299,7 +299,6 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     _check_expanding(ctx)
     line_triggers = _line_triggers(ctx, top.get("line_triggers", {}))
     modes = _modes(ctx, top)
-    _warn_unstarted(ctx, line_triggers, modes)
     _check_coins(ctx, modes, group_pays, combos, anywhere, line_triggers)
     _check_triggers(ctx, modes)
     cap = _cap(ctx, top["cap"]) if "cap" in top else None
@@ -701,20 +700,6 @@ def _warn_unpaid(ctx: _Ctx, group_pays=None, combos=None, anywhere=None) -> None
                                        f"regular symbol {name!r} has no line pays, so it never pays "
                                        "(give it pays, or the role 'blank' if it is meant to stop lines)"),
                           stacklevel=2)
-
-
-def _warn_unstarted(ctx: _Ctx, line_triggers: Mapping, modes: Mapping[str, BetMode]) -> None:
-    """Warn (:class:`~analytic.errors.ModelWarning`) of a feature that nothing starts: no trigger, no
-    line trigger, no bet mode buying it or gambling into it (it would never play, its RTP share 0)."""
-    started = {f for table in line_triggers.values() for f in table.values()}
-    for m in modes.values():
-        started.add(m.buys)
-        started.add((m.params.get("gamble") or {}).get("into"))
-    for name, f in ctx.features.items():
-        if f.trigger is None and name not in started:
-            warnings.warn(ModelWarning(ctx.path, ctx.join("features", name),
-                                       f"feature {name!r} has no trigger, no [line_triggers] entry starts it and "
-                                       "no bet mode buys it, so it never plays"), stacklevel=2)
 
 
 def _reels(ctx: _Ctx, value: Any) -> None:

@@ -842,17 +842,6 @@ def test_regular_symbol_without_pays_warns(tmp_path, capsys):
                    "pays (give it pays, or the role 'blank' if it is meant to stop lines)"]
 
 
-def test_a_feature_nothing_starts_warns(tmp_path, capsys):
-    """A pick bonus without a trigger that no line trigger starts and no mode buys never plays:
-    loaded silently before, its par-sheet row 0."""
-    bonus = '\n[features.pb]\nkind = "pick_bonus"\npicks = { 1 = 1 }\nprizes = [[5, 1]]\n\n[cap]'
-    (tmp_path / "m.toml").write_text(tiny(("\n[cap]", bonus)))
-    assert main(["solve", str(tmp_path / "m.toml")]) == 0
-    err = capsys.readouterr().err.splitlines()
-    assert err == [f"warning: {tmp_path / 'm.toml'}: features.pb: feature 'pb' has no trigger, no [line_triggers] "
-                   "entry starts it and no bet mode buys it, so it never plays"]
-
-
 def test_workers_without_the_sim_extra_names_it(tmp_path, capsys, monkeypatch):
     import importlib.util
 
