@@ -245,7 +245,8 @@ def check_out_file(path: str, flag: str = "--out", example: str = "tuned.toml") 
     ------
     UsageError
         ``path`` is a symbolic link, a folder or another non-regular file,
-        its folder is missing or a file, or not writable.
+        its folder is missing or a file, or not writable; or the temporary
+        ``.<name>.partial`` it is written through is a folder.
     """
     p = _check_path_text(path, flag)
     if p.is_symlink():  # the file is written beside and renamed: it would replace the link, not write through
@@ -255,6 +256,10 @@ def check_out_file(path: str, flag: str = "--out", example: str = "tuned.toml") 
         raise UsageError(f"{flag}: {path!r} is a folder; give a file name such as {str(p / example)!r}")
     if p.exists() and not p.is_file():
         raise UsageError(f"{flag}: {path!r} is not a regular file")
+    tmp = p.with_name(f".{p.name}.partial")  # analytic.tuner.write.partial_path: written first, then renamed
+    if tmp.is_dir() and not tmp.is_symlink():
+        raise UsageError(f"{flag}: {str(tmp)!r}, where {p.name!r} is written before its rename, is a folder; "
+                         "move it")
     parent = p.parent
     if not parent.exists():
         raise UsageError(f"{flag}: the folder {str(parent)!r} does not exist")

@@ -67,6 +67,28 @@ def _check_locks(locks: list[str], game) -> None:
                                    f"{', '.join(s.name for s in game.symbols)})")
 
 
+def _check_feature_target(target, game, mode: str) -> None:
+    """Refuse a feature-frequency target no strip can meet, before the first solve.
+
+    Raises
+    ------
+    UsageError
+        ``--target-feature-frequency`` on a feature buy (it starts its feature
+        every round: the frequency is 1) other than 1, or on a game where no
+        feature can start from a spin (no trigger, no line trigger).
+    """
+    if target is None:
+        return
+    if game.modes[mode].buys is not None:
+        if target != 1:
+            raise args_.UsageError(f"--target-feature-frequency: bet mode {mode!r} buys its feature, which then "
+                                   "starts every round (feature frequency 1); no strip changes that")
+        return
+    if not game.line_triggers and not any(f.trigger is not None for f in game.features.values()):
+        raise args_.UsageError("--target-feature-frequency: no feature of the model starts from a spin (no "
+                               "trigger, no line trigger), so the feature frequency is 0 whatever the strips")
+
+
 def _check_csv_strips(src: Path, out: Path, tuned: str) -> None:
     """Refuse an output whose model would not read the same strips (before any tuning).
 
@@ -79,7 +101,9 @@ def _check_csv_strips(src: Path, out: Path, tuned: str) -> None:
     Raises
     ------
     UsageError
-        On ``--out``, naming the reel set (``reels.NAME``).
+        On ``--out``, naming the reel set (``reels.NAME``); also when the
+        tuned CSV file's path is a folder, a symbolic link or another
+        non-regular file.
     """
     import tomllib
 
@@ -88,7 +112,15 @@ def _check_csv_strips(src: Path, out: Path, tuned: str) -> None:
     except (OSError, ValueError):  # the loader read it a moment ago; nothing to compare then
         return
     csvs = {rs: v["csv"] for rs, v in reels.items() if isinstance(v, dict) and isinstance(v.get("csv"), str)}
-    new_csv = out.with_name(f"{out.stem}_{tuned}.csv").resolve() if tuned in csvs else None
+    new_csv = None
+    if tuned in csvs:
+        target = out.with_name(f"{out.stem}_{tuned}.csv")
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            what = ("a symbolic link (it would be replaced by the file, not written through)" if target.is_symlink()
+                    else "a folder" if target.is_dir() else "not a regular file")
+            raise args_.UsageError(f"--out: the tuned strips of reels.{tuned} go to {str(target)!r}, which is "
+                                   f"{what}; move it or choose another --out name")
+        new_csv = target.resolve()
     for rs, name in csvs.items():
         if rs == tuned:
             continue
@@ -121,6 +153,7 @@ def run(args) -> int:
         raise args_.UsageError(f"--reel-set: unknown reel set {args.reel_set[:60]!r} "
                                f"(the model has {', '.join(game.reel_sets)})")
     _check_locks(args.lock, game)
+    _check_feature_target(args.target_feature_frequency, game, mode)
     out = src if args.in_place else Path(args.out or src.with_name(src.stem + ".tuned.toml"))
     if not args.in_place:
         args_.check_out_file(str(out))
@@ -131,8 +164,15 @@ def run(args) -> int:
         print("error: --out is the input model; pass --in-place to overwrite it", file=sys.stderr)
         return 2
     from analytic.tuner.search import tuned_reel_set
+    from analytic.tuner.write import partial_path
 
-    _check_csv_strips(src, out, args.reel_set or tuned_reel_set(game, mode))
+    tuned = args.reel_set or tuned_reel_set(game, mode)
+    _check_csv_strips(src, out, tuned)
+    for f in (out, out.with_name(f"{out.stem}_{tuned}.csv")):  # the temporary names written, then renamed
+        tmp = partial_path(f)
+        if tmp.is_dir() and not tmp.is_symlink():
+            raise args_.UsageError(f"--out: {str(tmp)!r}, where {f.name!r} is written before its rename, is a "
+                                   "folder; move it")
     targets = Targets(args.target_rtp, args.target_hit_frequency, args.target_feature_frequency,
                       rtp_tolerance=args.rtp_tolerance)
 

@@ -140,6 +140,9 @@ def run(args) -> int:
 
     for m in modes:  # every mode's refusals before any solve or simulation
         check_round(game, m, ws)
+    from analytic.simulator.evaluate import compile_tables
+
+    compile_tables(game)  # and the simulator's (a game whose wins do not fit its integers)
     report = {}
     laws = {}
     all_ok = True

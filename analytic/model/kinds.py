@@ -698,6 +698,15 @@ class ValidationContext:
                           f"count {c} can never show: a window of reel set {where} holds at most "
                           f"{best} cell(s) of {', '.join(symbols)}")
 
+    def _award(self, value: Any, key: str) -> int:
+        """A trigger count's award: an integer 1 .. :data:`MAX_AWARD` (0 would start a feature of no spins,
+        which the solver and the simulator cannot read alike: refused)."""
+        v = self.integer(value, key, min=0, max=MAX_AWARD)
+        if v == 0:
+            self.fail(key, "an award of 0 starts nothing; leave the count out (a count below the smallest "
+                           "listed one starts nothing, one above a listed count awards what that count awards)")
+        return v
+
     def trigger(
         self,
         value: Any,
@@ -734,7 +743,7 @@ class ValidationContext:
         ck = self.join(key, "counts")
         counts = self.counts(t["counts"], ck, hi=cells,
                              hi_reason=f"the window has {self.reels} x {self.rows} = {cells} cells",
-                             value_fn=lambda v, k: self.integer(v, k, min=0, max=MAX_AWARD))
+                             value_fn=lambda v, k: self._award(v, k))
         requires: list[str] = []
         if "requires" in t:
             rk = self.join(key, "requires")
@@ -791,6 +800,11 @@ def _pick_bonus(params: Mapping[str, Any], key: str, ctx: ValidationContext) -> 
     f = ctx.feature
     if f is not None and f.reel_set is not None:
         ctx.fail(ctx.join(key, "reels"), "not used by kind 'pick_bonus' (it has no spins)")
+    if f is not None and f.trigger is not None:
+        for n, award in f.trigger.counts.items():
+            if award != 1:
+                ctx.fail(ctx.join(ctx.join(ctx.join(key, "trigger"), "counts"), str(n)),
+                         f"a pick bonus is played once per trigger: its award must be 1, got {award}")
 
 
 register_kind("free_spins", _free_spins)

@@ -834,9 +834,9 @@ def _features(ctx: _Ctx, value: Any) -> None:
         if kind in kinds.RETIRED_KINDS:
             ctx.fail(ctx.join(key, "kind"), f"kind {kind!r} named a game and is retired: a feature is declared "
                                             f"from mechanics; declare {kinds.RETIRED_KINDS[kind]}")
-        if kind not in kinds.FEATURE_KINDS:
-            ctx.fail(ctx.join(key, "kind"), f"unknown feature kind {kind!r} "
-                                            f"(known: {', '.join(kinds.FEATURE_KINDS)})")
+        known = [k for k in kinds.FEATURE_KINDS if k != kinds.GAME_RULES_KIND]  # the game's rules: no feature
+        if kind not in known:
+            ctx.fail(ctx.join(key, "kind"), f"unknown feature kind {kind!r} (known: {', '.join(known)})")
         reel_set = None
         if "reels" in spec:
             reel_set = _reel_set_name(ctx, spec["reels"], ctx.join(key, "reels"))
@@ -867,8 +867,19 @@ def _line_triggers(ctx: _Ctx, value: Any) -> dict[str, dict[int, str]]:
         key = ctx.join("line_triggers", name)
         ctx.symbol(name, key, roles=("bonus",))
         out[name] = ctx.counts(counts, key, hi=ctx.reels, hi_reason=f"the game has {ctx.reels} reels",
-                               value_fn=lambda v, k: _feature_name(ctx, v, k))
+                               value_fn=lambda v, k: _line_feature(ctx, v, k))
     return out
+
+
+def _line_feature(ctx: _Ctx, value: Any, key: str) -> str:
+    """A feature a line trigger starts: a pick bonus (played once per payline); free spins get their spin
+    count from their trigger's counts, which a line trigger has not (the solver gave 0 spins, the simulator 1)."""
+    name = _feature_name(ctx, value, key)
+    kind = ctx.features[name].kind
+    if kind != "pick_bonus":
+        ctx.fail(key, f"feature {name!r} is of kind {kind!r}: a line trigger starts only a pick bonus (played "
+                      "once); free spins take their spins from their trigger's counts")
+    return name
 
 
 def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
@@ -883,6 +894,9 @@ def _modes(ctx: _Ctx, top: dict[str, Any]) -> dict[str, BetMode]:
     modes: dict[str, BetMode] = {}
     for name, spec in t.items():
         key = ctx.join("modes", name)
+        if name == "all":  # solve --mode all, verify --mode all: such a mode could never be chosen alone
+            ctx.fail(key, "the name 'all' is taken by the command line ('--mode all' means every bet mode); "
+                          "rename the mode")
         is_buy = isinstance(spec, Mapping) and "buys" in spec
         if isinstance(spec, Mapping) and "power" in spec:
             ctx.fail(ctx.join(key, "power"), "retired: the Power Bet's gamble is declared on the mode as "

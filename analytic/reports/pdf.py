@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+import unicodedata
 
 from fpdf import FPDF
 from fpdf.fonts import FontFace
@@ -32,10 +33,23 @@ _HEAD = FontFace(emphasis="BOLD", color=(255, 255, 255), fill_color=(59, 110, 16
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 
+#: Typographic characters outside latin-1 -> their plain form (the rest: NFKC, then an escape).
+_PLAIN = str.maketrans({"\u2014": "-", "\u2013": "-", "\u2018": "'", "\u2019": "'", "\u201c": '"',
+                        "\u201d": '"', "\u2026": "...", "\u20ac": "EUR", "\u2212": "-"})
+
+
 def _t(x) -> str:
-    """Text safe for the core (latin-1) fonts; control characters other than a line break become spaces."""
-    text = _CONTROL.sub(" ", str(x).replace("\u2014", "-").replace("\u2013", "-"))
-    return text.encode("latin-1", "replace").decode("latin-1")
+    """Text safe for the core (latin-1) fonts; control characters other than a line break become spaces.
+
+    Characters outside latin-1 are written plainly where they have a plain form (dashes, quotes,
+    ``EUR``, NFKC's ``TM``) and otherwise as their escape (``\\u2603``), never as ``?``: two
+    different names stay different on the sheet.
+    """
+    text = _CONTROL.sub(" ", str(x).translate(_PLAIN))
+    if not text.isascii():
+        text = "".join(ch if ord(ch) < 256 else unicodedata.normalize("NFKC", ch).translate(_PLAIN)
+                       for ch in text)
+    return text.encode("latin-1", "backslashreplace").decode("latin-1")
 
 
 class _Doc(FPDF):

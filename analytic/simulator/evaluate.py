@@ -73,6 +73,8 @@ from fractions import Fraction
 from math import lcm
 from typing import Any, Mapping, Sequence
 
+import math
+
 import numpy as np
 
 from analytic.errors import ModelError
@@ -306,6 +308,73 @@ class Tables:
         return out
 
 
+#: Largest base-spin win (ticks) the simulator's int64 arithmetic takes: room for sums of many.
+MAX_SPIN_TICKS = 2**62
+
+
+def _check_int64(game: Game, den: int, cand_pays, scatter_pays, classic, mult) -> None:
+    """Refuse a game whose base spin or pick bonus can win more ticks than int64 arithmetic holds.
+
+    A bound in Python integers: the largest pay (line, group, combo, anywhere; ticks) times the
+    largest wild multiplier to the power of the reels, times the paylines (ways: the symbols with
+    pays times ``(rows x largest multiplier) ^ reels``; both ways twice), plus the largest scatter
+    pay; a pick bonus: its largest prize times the most prizes revealed (a board: every prize tile
+    times every multiplier tile); one free spin: the line bound times the feature's multipliers
+    (``multiplier`` and its gifts, revealed wild reels' largest to the power of the reels, the
+    reel wild multipliers' largest per reel) and 31 (an expansion's pay).  Pays of up to 10^18
+    line bets times x10^6 wilds wrapped around silently (a simulated RTP of 3.5e17 for an exact
+    2.8e34).  The sum over a feature's spins is not bounded here.
+
+    Raises
+    ------
+    ModelError
+        At ``paytable`` (or ``features.NAME`` of the pick bonus), with the bound.
+    """
+    pays = [int(v) for v in np.asarray(cand_pays).ravel()]
+    if classic is not None:
+        for k in ("pays", "any_pays"):
+            if k in classic:
+                pays += [int(v) for v in np.asarray(classic[k]).ravel()]
+    top = max(pays, default=0)
+    m = max(int(v) for v in np.asarray(mult).ravel()) if len(mult) else 1
+    if game.ways:
+        bound = top * len(pays) * (game.rows * m) ** game.reels
+    else:
+        bound = top * len(game.lines) * m ** game.reels
+    if game.pays_both_ways:
+        bound *= 2
+    bound += max((int(v) for v in np.asarray(scatter_pays).ravel()), default=0)
+    where, what = "paytable", "a base spin"
+    for spec in game.features.values():
+        p = spec.params
+        if spec.engine != "pick_bonus":  # one free spin: the line bound times the feature's multipliers
+            fac = int(p.get("multiplier") or 1)
+            fac += sum(int(v) * int(n) for e, v, n in p.get("gifts") or () if e == "multiplier")
+            if spec.engine == "revealed_wild_reels" and p.get("multipliers"):
+                fac *= max(int(k) for k in p["multipliers"]) ** game.reels
+            if p.get("reel_wild_multipliers"):
+                fac *= math.prod(max(int(k) for k in t) for t in p["reel_wild_multipliers"]["reels"].values())
+            most = bound * fac * 31  # the expansion's pay too (a repeat multiplier at most 30)
+            if most > bound and most > MAX_SPIN_TICKS:
+                bound, where, what = most, f"features.{spec.name}", f"a free spin of {spec.name!r}"
+            continue
+        if "board" in p:
+            b = p["board"]
+            most = sum(v * n for v, n in b["prizes"]) * math.prod(v ** n for v, n in b["multipliers"])
+        elif "prizes" in p:
+            most = (max(int(v) for v, _ in p["prizes"]) * max(int(k) for k in p.get("picks", {1: 1}))
+                    * max(int(k) for k in p.get("prizes_per_pick", {1: 1})))
+        else:
+            continue
+        if int(most) * den > bound:
+            bound, where, what = int(most) * den, f"features.{spec.name}", f"pick bonus {spec.name!r}"
+    if bound > MAX_SPIN_TICKS:
+        raise ModelError(game.path, where,
+                         f"the simulator counts wins in 64-bit integers of 1/{den} line bet, and {what} can "
+                         f"win up to about {float(bound):.3g} of them (more than 2^62): it cannot simulate this "
+                         "game (the exact solver can)")
+
+
 def compile_tables(game: Game, stake=None) -> Tables:
     """Build the batch evaluator's :class:`Tables` from a game.
 
@@ -455,6 +524,7 @@ def compile_tables(game: Game, stake=None) -> Tables:
 
     expands = np.array([bool(getattr(s, "expands", False)) for s in game.symbols], dtype=bool)
     classic = _compile_classic(game, idx, den)
+    _check_int64(game, den, cand_pays, scatter_pays, classic, mult)
     return Tables(
         classic=classic,
         wild_mask=np.array([s.role in ("wild", "wild_scatter") for s in game.symbols], dtype=bool),

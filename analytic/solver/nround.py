@@ -59,6 +59,9 @@ ETA = 1e-9
 C_SD = 14.0
 #: Maximal round wins allowed above the window's normal part.
 K_MAX = 4
+#: Most grid points of the round law as given (a top win of 10^36 grid steps: pays up to 10^18 times
+#: wild multipliers); a finer law is first split, mean-preserving, onto a coarser grid (counted in ``t``).
+MAX_BASE_POINTS = 1 << 26
 
 
 @dataclass(frozen=True)
@@ -257,6 +260,18 @@ def n_round_quantiles(points: Mapping[Fraction, Fraction], error: Fraction | flo
         raise ValueError("n_round_quantiles: round counts must be >= 1")
     levels = tuple(levels)
     g = grid_of(list(pts)) or Fraction(1)
+    sq0 = 0.0
+    if max(pts) / g >= MAX_BASE_POINTS:  # too fine for an array: split onto g 2^k (|D| <= one new step)
+        g *= 1 << math.ceil(max(pts) / g / (MAX_BASE_POINTS - 2)).bit_length()
+        split: dict[int, Fraction] = {}
+        for w, p in pts.items():
+            x = w / g
+            k = x.numerator // x.denominator
+            split[k] = split.get(k, Fraction(0)) + p * (1 - (x - k))
+            if x != k:
+                split[k + 1] = split.get(k + 1, Fraction(0)) + p * (x - k)
+        pts = {k * g: p for k, p in split.items() if p}
+        sq0 = 1.0
     idx = {w: int(w / g) for w in pts}
     top = max(idx.values())
     if M is None:
@@ -268,7 +283,7 @@ def n_round_quantiles(points: Mapping[Fraction, Fraction], error: Fraction | flo
     var = float(sum(idx[w] ** 2 * p for w, p in pts.items())) - mu * mu
     sd = math.sqrt(max(var, 0.0)) or 1.0
     e0 = float(error) + 2 * U  # float(p) rounds each p by a relative U: total variation <= U sum p
-    one = _fit(NRoundLaw(0, 1, probs, 1, 0.0, 0.0), mu, sd, top, M)
+    one = _fit(NRoundLaw(0, 1, probs, 1, sq0, 0.0), mu, sd, top, M)
     powers = [one]  # powers[j]: 2^j rounds
     cache: dict[int, NRoundLaw] = {1: one}
 

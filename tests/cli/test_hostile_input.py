@@ -212,6 +212,19 @@ add("award-1e9-spins", SOLVE, tiny(("\n[cap]", FS.format(t=999999999, r=1))), ("
 add("retrigger-award-1e9-spins", SOLVE, tiny(("\n[cap]", FS.format(t=10, r=999999999))),
     ("features.fs.retrigger.counts.3", "10000"))
 add("award-negative", SOLVE, tiny(("\n[cap]", FS.format(t=-1, r=1))), ("features.fs.trigger.counts.3", ">= 0"))
+# an award of 0: the solver started a feature of no spins (feature frequency 1 in N, a pick bonus played),
+# the simulator started nothing (verify: z = -65)
+add("award-zero", SOLVE, tiny(("\n[cap]", FS.format(t=0, r=1))), ("features.fs.trigger.counts.3", "award of 0"))
+PICK_TRIG = '\n[features.pb]\nkind = "pick_bonus"\ntrigger = {{ symbols = ["s"], counts = {{ 3 = {t} }} }}\n' \
+       'picks = {{ 1 = 1 }}\nprizes = [[5, 1]]\n\n[cap]'
+add("pick-bonus-award-zero", SOLVE, tiny(("\n[cap]", PICK_TRIG.format(t=0))),
+    ("features.pb.trigger.counts.3", "award of 0"))
+# an award of 5 for a pick bonus was read by neither the solver nor the simulator (played once)
+add("pick-bonus-award-five", SOLVE, tiny(("\n[cap]", PICK_TRIG.format(t=5))),
+    ("features.pb.trigger.counts.3", "must be 1"))
+# the base game's pseudo-kind of rules was accepted as a feature kind, then failed at solve (exit 1, no key)
+add("feature-kind-game-rules", SOLVE, tiny(("\n[cap]", FS.format(t=10, r=1).replace('"free_spins"', '"__game__"'))),
+    ("features.fs.kind", "unknown feature kind"))
 
 # --- mechanics of [features.NAME] (analytic/model/mechanics/): one-line key-path errors, and the
 # combinations no engine solves refused at the feature with what each engine accepts
@@ -288,6 +301,8 @@ add("mechanic-rule-default-only", SOLVE, mech('expanding_symbol = { choose_from 
 add("mode-gamble-policy", SOLVE, mech("", ('description = "plain"', 'gamble = { feature = "fs", into = "fs", '
                                            'policy = "sometimes", win_probability = "1/2" }')),
     ("modes.base.gamble.policy", "allowed: never, always"))
+# a mode named 'all': '--mode all' solved every mode, so it could never be solved alone or have its law saved
+add("mode-named-all", SOLVE, tiny(("[modes.base]", "[modes.all]")), ("modes.all", "'all' is taken"))
 add("mode-power-retired", SOLVE, tiny(('description = "plain"', "power = true")), ("modes.base.power", "retired"))
 
 PICK = ('\n[line_triggers]\nb = {{ 3 = "pick" }}\n[features.pick]\nkind = "pick_bonus"\npicks = {{ {n} = 1 }}\n'
@@ -299,6 +314,23 @@ add("pick-bonus-1e9-prizes-per-pick", SOLVE, PICK_MODEL.replace("\n[cap]", PICK.
     ("features.pick.picks", "at most 40"))
 add("pick-bonus-41-prizes", SOLVE, PICK_MODEL.replace("\n[cap]", PICK.format(n=41, m=1), 1),
     ("features.pick.picks", "41 prizes; at most 40"))
+# a line trigger naming free spins: the solver gave them 0 spins (the award of a count below the trigger's),
+# the simulator 1 (verify: z = 20)
+add("line-trigger-starts-free-spins", SOLVE,
+    PICK_MODEL.replace("\n[cap]", '\n[line_triggers]\nb = { 3 = "fs" }' + FS.format(t=10, r=1), 1),
+    ("line_triggers.b.3", "only a pick bonus"))
+
+# pays of 10^18 line bets with x10^6 wilds: the simulator's int64 ticks wrapped around (a simulated RTP of
+# 3.5e17 for an exact 2.8e34, "ok" nowhere but no error either); refused, and by verify before its solve
+BIG = tiny(("a = { 3 = 10 }", "a = { 3 = 1000000000000000000 }"), ('w = "wild"', 'w = { role = "wild", multiplier = 1000000 }'))
+add("simulate-wins-beyond-int64", ["simulate", "{model}", "--rounds", "10"], BIG, ("paytable", "64-bit integers"))
+add("verify-wins-beyond-int64", ["verify", "{model}", "--rounds", "10"], BIG, ("paytable", "64-bit integers"))
+add("simulate-free-spin-beyond-int64", ["simulate", "{model}", "--rounds", "10"],
+    mech("multiplier = 1000000000000000000", ("a = { 3 = 10 }", "a = { 3 = 1000 }")),
+    ("features.fs", "64-bit integers"))
+add("simulate-pick-bonus-beyond-int64", ["simulate", "{model}", "--rounds", "10"],
+    PICK_MODEL.replace("\n[cap]", PICK.format(n=40, m=1).replace("[[5, 1]]", "[[1000000000000000000, 1]]"), 1),
+    ("features.pick", "64-bit integers"))
 
 # --- nesting (RecursionError in the TOML reader and the loader) ----------------------------
 add("nested-arrays-3000", REPORT, tiny(('published = { rtp = "95%" }', "published = { x = " + "[" * 3000 + "]" * 3000 + " }")), ())
@@ -544,6 +576,54 @@ add("tune-out-unwritable", ["tune", "{model}", "--target-rtp", "90", "--out", "/
 add("tune-out-nul", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/a\0b.toml"], where=("--out",),
     names_file=False)
 add("tune-no-target", ["tune", "{model}", "--out", "{out}"], where=("--target-rtp",), names_file=False)
+# a feature-frequency target no strip can meet ran the whole search, then exit 3
+add("tune-feature-target-without-features", TUNE + ["--target-rtp", "90", "--target-feature-frequency", "1/100"],
+    where=("--target-feature-frequency", "frequency is 0"), names_file=False)
+add("tune-feature-target-on-a-buy", TUNE + ["--target-rtp", "90", "--target-feature-frequency", "1/100",
+                                            "--mode", "buy"],
+    mech("", ('description = "plain"', 'description = "plain"\n\n[modes.buy]\ncost = 50\nbuys = "fs"\n'
+                                        'buy_counts = { 3 = 1 }')),
+    where=("--target-feature-frequency", "starts every round"), names_file=False)
+
+
+def _csv_and_in_the_way(kind: str):
+    """``game/strips.csv`` and, where tune writes the tuned strips of ``--out game/t.toml``
+    (``game/t_base.csv``), a folder or a symbolic link; or a folder where it writes the model
+    before the rename (``game/.t.toml.partial``)."""
+
+    def setup(tmp: Path) -> None:
+        (tmp / "game" / "strips.csv").write_text(GOOD_CSV)
+        way = tmp / "game" / "t_base.csv"
+        if kind == "folder":
+            way.mkdir()
+        elif kind == "partial-folder":
+            (tmp / "game" / ".t.toml.partial").mkdir()
+        else:
+            (tmp / "victim.csv").write_text(GOOD_CSV)
+            way.symlink_to(tmp / "victim.csv")
+
+    return setup
+
+
+# the tuned CSV's path and the temporary files' were checked only when written: a folder there was a
+# traceback after the tuning
+for kind, says in (("folder", "t_base.csv', which is a folder"), ("link", "t_base.csv', which is a symbolic link"),
+                   ("partial-folder", ".t.toml.partial")):
+    add(f"tune-csv-out-{kind}", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/game/t.toml"],
+        csv_model("strips.csv"), ("--out", says), setup=_csv_and_in_the_way(kind), names_file=False)
+
+
+def _partial_folder(name: str):
+    def setup(tmp: Path) -> None:
+        (tmp / f".{name}.partial").mkdir()
+    return setup
+
+
+# graph's --out and solve's --save-law: a folder at the temporary name was a traceback after the work
+add("graph-out-partial-is-a-folder", ["graph", "{model}", "--feature", "fs", "--out", "{tmp}/g.dot"], mech(""),
+    ("--out", ".g.dot.partial", "is a folder"), setup=_partial_folder("g.dot"), names_file=False)
+add("save-law-partial-is-a-folder", SOLVE + ["--save-law", "{tmp}/law.json"], None,
+    ("--save-law", ".law.json.partial", "is a folder"), setup=_partial_folder("law.json"), names_file=False)
 
 # --- command lines: report, solve, the program ------------------------------------------------
 add("report-out-is-a-file", ["report", "{model}", "--out", "{tmp}/afile"], where=("--out", "is a file"),
