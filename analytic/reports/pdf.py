@@ -292,7 +292,8 @@ def _mode(d: _Doc, m: ModeSheet):
         head, rows = ladder_table(m.exceedance)
         d.table(head, rows, widths=(3, 2, 2.5, 3) if len(head) == 4 else (3, 2, 2.5, 2.5, 2.5))
         d.para(max_win_text(m.exceedance))
-        d.png(plots.exceedance_png(m), w=150)
+        if any(r.high > 0 for r in m.exceedance.rows):  # a log-log chart of the rows of P > 0 (none: no
+            d.png(plots.exceedance_png(m), w=150)       # chart; the table says "never")
     _session(d, m)
     d.h2("Methods")
     d.table(["figure", "method"], [list(x) for x in m.methods], widths=(1, 3), align=("LEFT",) * 2)
