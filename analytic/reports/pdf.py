@@ -63,20 +63,26 @@ class _Doc(FPDF):
         self.set_y(-10)
         self.set_font("Helvetica", "", 7)
         self.set_text_color(120)
-        self.cell(0, 5, _t(f"{self.sheet.name} par sheet - {self.sheet.model_file} - analytic "
-                           f"{self.sheet.solver_version} - page {self.page_no()}"), align="C")
+        tail = _t(f" par sheet - {self.sheet.model_file} - analytic {self.sheet.solver_version} - page {self.page_no()}")
+        name = _t(self.sheet.name)
+        room = self.epw - self.get_string_width(tail)
+        if self.get_string_width(name) > room:  # one line: a long name (or file name) is cut, visibly,
+            while name and self.get_string_width(name + "...") > room:  # so the page number stays on the page
+                name = name[:-1]
+            name += "..."
+        self.cell(0, 5, name + tail, align="C")
         self.set_text_color(0)
 
     def h1(self, text):
         self.set_font("Helvetica", "B", 14)
-        self.cell(0, 9, _t(text), new_x="LMARGIN", new_y="NEXT")
+        self.multi_cell(0, 9, _t(text), new_x="LMARGIN", new_y="NEXT")  # a long name wraps, never off the page
 
     def h2(self, text):
         if self.get_y() > 250:
             self.add_page()
         self.ln(2)
         self.set_font("Helvetica", "B", 11)
-        self.cell(0, 7, _t(text), new_x="LMARGIN", new_y="NEXT")
+        self.multi_cell(0, 7, _t(text), new_x="LMARGIN", new_y="NEXT")
 
     def para(self, text, size=8):
         self.set_font("Helvetica", "", size)
