@@ -63,15 +63,23 @@ class _Doc(FPDF):
         self.set_y(-10)
         self.set_font("Helvetica", "", 7)
         self.set_text_color(120)
-        tail = _t(f" par sheet - {self.sheet.model_file} - analytic {self.sheet.solver_version} - page {self.page_no()}")
+        page = f" - page {self.page_no()}"
+        tail = _t(f" par sheet - {self.sheet.model_file} - analytic {self.sheet.solver_version}")
         name = _t(self.sheet.name)
-        room = self.epw - self.get_string_width(tail)
-        if self.get_string_width(name) > room:  # one line: a long name (or file name) is cut, visibly,
-            while name and self.get_string_width(name + "...") > room:  # so the page number stays on the page
-                name = name[:-1]
-            name += "..."
-        self.cell(0, 5, name + tail, align="C")
+        # one line: a long game name, then if need be a long file name, is cut visibly ("...") so that the
+        # page number stays on the page
+        name = self._cut(name, self.epw - self.get_string_width(tail + page))
+        text = self._cut(name + tail, self.epw - self.get_string_width(page))
+        self.cell(0, 5, text + page, align="C")
         self.set_text_color(0)
+
+    def _cut(self, text: str, room: float) -> str:
+        """``text``, or its longest start followed by ``...`` that fits in ``room`` mm (current font)."""
+        if self.get_string_width(text) <= room:
+            return text
+        while text and self.get_string_width(text + "...") > room:
+            text = text[:-1]
+        return text + "..."
 
     def h1(self, text):
         self.set_font("Helvetica", "B", 14)
