@@ -143,7 +143,7 @@ def _title(d: _Doc, s: ParSheet):
         d.multi_cell(0, 6, _t(x), align="C", new_x="LMARGIN", new_y="NEXT")
     d.ln(20)
     d.set_font("Helvetica", "", 8)
-    d.cell(0, 5, _t(f"model file {s.model_file}"), align="C", new_x="LMARGIN", new_y="NEXT")
+    d.multi_cell(0, 5, _t(f"model file {s.model_file}"), align="C", new_x="LMARGIN", new_y="NEXT")  # wraps
     d.cell(0, 5, _t(f"SHA-256 {s.model_sha256}"), align="C", new_x="LMARGIN", new_y="NEXT")
     d.cell(0, 5, _t(f"solver analytic {s.solver_version}"), align="C", new_x="LMARGIN", new_y="NEXT")
 

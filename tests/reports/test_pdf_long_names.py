@@ -44,3 +44,6 @@ def test_long_game_and_mode_names_stay_on_the_page(tmp_path, stem):
     flat = re.sub(r"\s+", "", subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
                                              check=True).stdout)
     assert f"Betmode'{MODE}'" in flat
+    title = re.sub(r"\s+", "", subprocess.run(["pdftotext", "-f", "1", "-l", "2", str(pdf), "-"], capture_output=True,
+                                              text=True, check=True).stdout)
+    assert f"modelfile{stem}.tomlSHA-256" in title  # the title page's line, whole
