@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from analytic.figures import (
+from analytic.figures import (fraction_text, int_text, 
     VALUE_DIGITS,
     Figure,
     bound_text,
@@ -42,7 +42,7 @@ def frac(v) -> str:
     if isinstance(v, Figure):
         v = v.value
     v = Fraction(v)
-    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    return int_text(v.numerator) if v.denominator == 1 else fraction_text(v)
 
 
 def pct(x, digits: int = 4) -> str:
