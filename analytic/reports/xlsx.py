@@ -584,12 +584,19 @@ def _sessions(wb, s: ParSheet):
     w.finish()
 
 
+#: Characters of text an Excel cell holds (32,767); a longer exact value is referred to the other sheets.
+XLSX_CELL_CHARS = 32767
+
+
 def _appendix(wb, s: ParSheet):
     w = _Sheet(wb.create_sheet("Appendix"))
     w.text(f"Model {s.model_file}; SHA-256 {s.model_sha256}; analytic {s.solver_version}")
     w.header(["mode", "figure", "exact", "float", "label", "error", "method"], freeze=True)
     for a in s.appendix:
-        w.put([a.mode, a.figure, exact_text(a.value)[:32000], _num(a.value), a.value.label,
+        t = exact_text(a.value)
+        if len(t) > XLSX_CELL_CHARS:  # never a cut fraction (its start reads as another number)
+            t = f"({len(t):,} characters, more than a cell holds: in full in the Markdown and PDF appendix)"
+        w.put([a.mode, a.figure, t, _num(a.value), a.value.label,
                _errn(a.value) if a.value.label != "exact" else 0.0, a.method],
               ["", "", "", _fmt(a.value, "0.000000000000"), "", "0.00E+00"])
     w.finish()
