@@ -23,8 +23,6 @@ __all__ = ["Figure", "int_text", "fraction_text", "publication_quantum", "round_
 #: Two-sided normal quantiles used for volatility indices and RTP ranges.
 Z_SCORES = {90: 1.6448536269514722, 95: 1.959963984540054, 99: 2.5758293035489004}
 
-
-
 #: Digits below which ``str(int)`` is used as is (Python refuses to convert an integer of more than
 #: ``sys.get_int_max_str_digits()`` digits, 4,300 by default, to text).
 _STR_DIGITS = 4000

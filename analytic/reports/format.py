@@ -10,9 +10,11 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from analytic.figures import (fraction_text, int_text, 
+from analytic.figures import (
     VALUE_DIGITS,
     Figure,
+    fraction_text,
+    int_text,
     bound_text,
     round_decimals,
     round_outward,
