@@ -18,10 +18,48 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-__all__ = ["Figure", "publication_quantum", "round_outward", "round_decimals", "bound_text", "shown", "SHOWN_ERROR_DIGITS", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
+__all__ = ["Figure", "int_text", "fraction_text", "publication_quantum", "round_outward", "round_decimals", "bound_text", "shown", "SHOWN_ERROR_DIGITS", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
 
 #: Two-sided normal quantiles used for volatility indices and RTP ranges.
 Z_SCORES = {90: 1.6448536269514722, 95: 1.959963984540054, 99: 2.5758293035489004}
+
+#: Digits below which ``str(int)`` is used as is (Python refuses to convert an integer of more than
+#: ``sys.get_int_max_str_digits()`` digits, 4,300 by default, to text).
+_STR_DIGITS = 4000
+
+
+def int_text(n: int) -> str:
+    """Decimal text of the integer ``n``, however many digits it has.
+
+    ``str(n)`` raises ``ValueError`` beyond the interpreter's limit on integer-to-text conversion
+    (4,300 digits by default); an exact figure of a long feature's law (a capped RTP from the
+    round law of hundreds of free spins: a power of the free reel set's cycle) has more.  The
+    integer is split at a power of ten (``divmod``, exact) until each piece is short enough;
+    the interpreter's limit is left as it is.
+
+    Parameters
+    ----------
+    n : int
+        Any integer.
+
+    Returns
+    -------
+    str
+        Its decimal digits, ``-`` first if negative (equal to ``str(n)`` where that works).
+    """
+    if n < 0:
+        return "-" + int_text(-n)
+    if n < 10**_STR_DIGITS:
+        return str(n)
+    k = int(n.bit_length() * 0.30102999566398120) // 2  # about half the digits
+    hi, lo = divmod(n, 10**k)
+    return int_text(hi) + int_text(lo).zfill(k)
+
+
+def fraction_text(v: Fraction) -> str:
+    """``"p/q"`` of a Fraction (:func:`int_text` of each part), however long."""
+    v = Fraction(v)
+    return f"{int_text(v.numerator)}/{int_text(v.denominator)}"
 
 
 @dataclass(frozen=True)
@@ -81,7 +119,7 @@ class Figure:
     def to_json(self) -> dict:
         """``{"exact": "p/q", "float": x, "label": ..., "error": e}`` of the :meth:`published` figure."""
         f = self.published()
-        d = {"exact": f"{f.value.numerator}/{f.value.denominator}", "float": float(f.value), "label": f.label}
+        d = {"exact": fraction_text(f.value), "float": float(f.value), "label": f.label}
         if f.label != "exact":
             d["error"] = float(f.error)
         return d

@@ -22,7 +22,7 @@ import math
 import sys
 from fractions import Fraction
 
-from analytic.figures import Figure, round_decimals, shown
+from analytic.figures import Figure, fraction_text, int_text, round_decimals, shown
 from analytic.reports.format import bound_text, centre_text, pct_bound
 from analytic.solver.cap import applied_cap
 
@@ -248,10 +248,10 @@ def format_table(res) -> str:
                   f"RTP {iv}   [{f.label}]{reach}")
     if res.rtp.label != "exact":
         w(f"  RTP certified within +/- {bound_text(res.rtp.error, True, 3)}")
-    elif len(str(res.rtp.value.denominator)) <= 40:
-        w(f"  exact RTP = {res.rtp.value.numerator}/{res.rtp.value.denominator}")
+    elif len(int_text(res.rtp.value.denominator)) <= 40:
+        w(f"  exact RTP = {fraction_text(res.rtp.value)}")
     else:
-        w(f"  exact RTP: a fraction with a {len(str(res.rtp.value.denominator))}-digit denominator "
+        w(f"  exact RTP: a fraction with a {len(int_text(res.rtp.value.denominator))}-digit denominator "
           f"(--format json prints it)")
     return "\n".join(out)
 

@@ -13,6 +13,8 @@ from fractions import Fraction
 from analytic.figures import (
     VALUE_DIGITS,
     Figure,
+    fraction_text,
+    int_text,
     bound_text,
     round_decimals,
     round_outward,
@@ -42,7 +44,7 @@ def frac(v) -> str:
     if isinstance(v, Figure):
         v = v.value
     v = Fraction(v)
-    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    return int_text(v.numerator) if v.denominator == 1 else fraction_text(v)
 
 
 def pct(x, digits: int = 4) -> str:

@@ -20,7 +20,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from analytic.figures import Figure, round_outward
+from analytic.figures import Figure, fraction_text, int_text, round_outward
 from analytic.reports.format import sd_interval
 from analytic.reports.model import ParSheet, row_errors
 
@@ -75,7 +75,7 @@ def _conv(v: Any) -> Any:
 def _q(rows) -> list:
     """Quantile rows ``(level, low, high)`` as ``{"level", "low", "high"}`` (exact fractions as text;
     ``low == high``: determined, else the certified interval)."""
-    t = lambda v: f"{v.numerator}/{v.denominator}" if v.denominator != 1 else str(v.numerator)  # noqa: E731
+    t = lambda v: fraction_text(v) if v.denominator != 1 else int_text(v.numerator)  # noqa: E731
     return [{"level": t(lv), "low": t(lo), "high": t(hi), "low_float": float(lo), "high_float": float(hi)}
             for lv, lo, hi in rows]
 

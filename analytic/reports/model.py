@@ -76,7 +76,7 @@ from typing import Any, Mapping
 
 from analytic import __version__
 from analytic.model.game import Game
-from analytic.figures import Figure, Z_SCORES, published_split
+from analytic.figures import Figure, Z_SCORES, fraction_text, int_text, published_split
 from analytic.reports.format import bound_text
 from analytic.solver.distribution import round_law
 from analytic.solver.exceedance import Exceedance, exceedance, interval_exceedance
@@ -629,7 +629,7 @@ def _amount(v) -> str:
 
 def _show(v: Any) -> str:
     if isinstance(v, Fraction):
-        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+        return int_text(v.numerator) if v.denominator == 1 else fraction_text(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, Mapping):

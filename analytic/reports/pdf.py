@@ -63,20 +63,34 @@ class _Doc(FPDF):
         self.set_y(-10)
         self.set_font("Helvetica", "", 7)
         self.set_text_color(120)
-        self.cell(0, 5, _t(f"{self.sheet.name} par sheet - {self.sheet.model_file} - analytic "
-                           f"{self.sheet.solver_version} - page {self.page_no()}"), align="C")
+        page = f" - page {self.page_no()}"
+        tail = _t(f" par sheet - {self.sheet.model_file} - analytic {self.sheet.solver_version}")
+        name = _t(self.sheet.name)
+        # one line: a long game name, then if need be a long file name, is cut visibly ("...") so that the
+        # page number stays on the page
+        name = self._cut(name, self.epw - self.get_string_width(tail + page))
+        text = self._cut(name + tail, self.epw - self.get_string_width(page))
+        self.cell(0, 5, text + page, align="C")
         self.set_text_color(0)
+
+    def _cut(self, text: str, room: float) -> str:
+        """``text``, or its longest start followed by ``...`` that fits in ``room`` mm (current font)."""
+        if self.get_string_width(text) <= room:
+            return text
+        while text and self.get_string_width(text + "...") > room:
+            text = text[:-1]
+        return text + "..."
 
     def h1(self, text):
         self.set_font("Helvetica", "B", 14)
-        self.cell(0, 9, _t(text), new_x="LMARGIN", new_y="NEXT")
+        self.multi_cell(0, 9, _t(text), new_x="LMARGIN", new_y="NEXT")  # a long name wraps, never off the page
 
     def h2(self, text):
         if self.get_y() > 250:
             self.add_page()
         self.ln(2)
         self.set_font("Helvetica", "B", 11)
-        self.cell(0, 7, _t(text), new_x="LMARGIN", new_y="NEXT")
+        self.multi_cell(0, 7, _t(text), new_x="LMARGIN", new_y="NEXT")
 
     def para(self, text, size=8):
         self.set_font("Helvetica", "", size)
@@ -129,7 +143,7 @@ def _title(d: _Doc, s: ParSheet):
         d.multi_cell(0, 6, _t(x), align="C", new_x="LMARGIN", new_y="NEXT")
     d.ln(20)
     d.set_font("Helvetica", "", 8)
-    d.cell(0, 5, _t(f"model file {s.model_file}"), align="C", new_x="LMARGIN", new_y="NEXT")
+    d.multi_cell(0, 5, _t(f"model file {s.model_file}"), align="C", new_x="LMARGIN", new_y="NEXT")  # wraps
     d.cell(0, 5, _t(f"SHA-256 {s.model_sha256}"), align="C", new_x="LMARGIN", new_y="NEXT")
     d.cell(0, 5, _t(f"solver analytic {s.solver_version}"), align="C", new_x="LMARGIN", new_y="NEXT")
 
@@ -292,7 +306,8 @@ def _mode(d: _Doc, m: ModeSheet):
         head, rows = ladder_table(m.exceedance)
         d.table(head, rows, widths=(3, 2, 2.5, 3) if len(head) == 4 else (3, 2, 2.5, 2.5, 2.5))
         d.para(max_win_text(m.exceedance))
-        d.png(plots.exceedance_png(m), w=150)
+        if any(r.high > 0 for r in m.exceedance.rows):  # a log-log chart of the rows of P > 0 (none: no
+            d.png(plots.exceedance_png(m), w=150)       # chart; the table says "never")
     _session(d, m)
     d.h2("Methods")
     d.table(["figure", "method"], [list(x) for x in m.methods], widths=(1, 3), align=("LEFT",) * 2)

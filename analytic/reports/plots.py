@@ -21,6 +21,14 @@ __all__ = ["exceedance_png", "distribution_png", "rtp_split_png", "bands_png", "
            "stake_png"]
 
 
+def _lit(text) -> str:
+    """Text from the model file (a bet-mode or feature name) as literal matplotlib text: ``$`` escaped,
+    else ``"ante $2 or $5"`` is read as mathtext (the dollars gone, the text set as math, or an
+    exception on what mathtext cannot parse: ``x$\\frac{$y``).  (Mathtext stays on for the log axes'
+    tick labels.)"""
+    return str(text).replace("$", r"\$")
+
+
 def _png(fig) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
@@ -40,7 +48,7 @@ def distribution_png(m: ModeSheet) -> bytes:
     ax.set_xticks(range(len(rows)), labels, rotation=45, ha="right", fontsize=7)
     ax.set_ylabel("probability")
     ax.set_xlabel("win (x total bet)")
-    ax.set_title(f"Win distribution, mode '{m.info.name}' ({m.distribution.scope})", fontsize=9)
+    ax.set_title(f"Win distribution, mode '{_lit(m.info.name)}' ({m.distribution.scope})", fontsize=9)
     ax.grid(axis="y", which="major", alpha=0.3)
     return _png(fig)
 
@@ -65,7 +73,7 @@ def exceedance_png(m: ModeSheet) -> bytes:
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("x (multiples of the total bet)")
     ax.set_ylabel("P(round win >= x)")
-    ax.set_title(f"Exceedance, mode '{m.info.name}' ({ex.label})", fontsize=9)
+    ax.set_title(f"Exceedance, mode '{_lit(m.info.name)}' ({ex.label})", fontsize=9)
     ax.grid(which="major", alpha=0.3)
     ax.legend(fontsize=7)
     return _png(fig)
@@ -74,7 +82,7 @@ def exceedance_png(m: ModeSheet) -> bytes:
 def rtp_split_png(m: ModeSheet) -> bytes:
     """Horizontal bar of the RTP split by component."""
     fig, ax = plt.subplots(figsize=(7, 0.5 + 0.35 * max(len(m.components), 1)))
-    names = [n for n, _ in m.components]
+    names = [_lit(n) for n, _ in m.components]
     vals = [float(f.value) * 100 for _, f in m.components]
     ax.barh(range(len(names)), vals, color="#c0504d")
     ax.set_yticks(range(len(names)), names, fontsize=8)
@@ -88,7 +96,7 @@ def rtp_split_png(m: ModeSheet) -> bytes:
     ax.set_xlim(lo - pad if lo < 0 else 0, hi + pad)
     if lo < 0:
         ax.axvline(0, color="black", linewidth=0.6)
-    ax.set_title(f"RTP split, mode '{m.info.name}': {fig_pct(m.rtp)}", fontsize=9)
+    ax.set_title(f"RTP split, mode '{_lit(m.info.name)}': {fig_pct(m.rtp)}", fontsize=9)
     return _png(fig)
 
 
@@ -107,7 +115,7 @@ def bands_png(m: ModeSheet) -> bytes:
     ax.set_xscale("log")
     ax.set_xlabel("rounds played")
     ax.set_ylabel("RTP (%)")
-    ax.set_title(f"Expected RTP range, mode '{m.info.name}'", fontsize=9)
+    ax.set_title(f"Expected RTP range, mode '{_lit(m.info.name)}'", fontsize=9)
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     return _png(fig)
@@ -154,7 +162,7 @@ def session_png(m: ModeSheet) -> bytes:
     ax.set_xscale("log")
     ax.set_xlabel("rounds played")
     ax.set_ylabel("final balance")
-    ax.set_title(f"Balance, mode '{m.info.name}'", fontsize=9)
+    ax.set_title(f"Balance, mode '{_lit(m.info.name)}'", fontsize=9)
     ax.legend(fontsize=6)
     ax.grid(alpha=0.3)
     bx.plot(xs, [r for _, _, r in sec.curve], color="#c0504d", marker="o", ms=3)
@@ -181,7 +189,7 @@ def autoplay_png(m: ModeSheet) -> bytes:
         ax.text(v, i, f" {v:.4g}", va="center", ha="left", fontsize=7)
     ax.set_xlim(0, 1.15)
     ax.set_xlabel("probability that the stop ends the autoplay run")
-    ax.set_title(f"Autoplay stops, mode '{m.info.name}'", fontsize=9)
+    ax.set_title(f"Autoplay stops, mode '{_lit(m.info.name)}'", fontsize=9)
     return _png(fig)
 
 

@@ -46,20 +46,32 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _EXACT_INT = 2**53
 
 
+#: Characters XML 1.0 cannot hold that openpyxl lets through (the noncharacters U+FFFE, U+FFFF; a
+#: model's text may hold them): a sheet with one is not well-formed XML, which Excel and openpyxl refuse.
+_NOT_XML = re.compile("[\ufffe\uffff]")
+
+
+def _xml_text(text: str) -> str:
+    """``text`` with every character XLSX cannot hold replaced: control characters by U+FFFD, the
+    noncharacters U+FFFE and U+FFFF by their escapes (``\\uffff``, as the PDF shows them)."""
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", ILLEGAL_CHARACTERS_RE.sub("\ufffd", text))
+
+
 def cell(ws, row: int, col: int, value):
     """Write ``value`` to a cell so that text always stays text.
 
     A string starting with ``= + - @``, a tab or a carriage return is stored
     as a string cell with Excel's quote prefix (it shows as typed and never
     becomes a formula, also after an edit); characters XLSX cannot hold
-    (control characters) become U+FFFD; an integer beyond 2**53 is written as
+    (control characters) become U+FFFD, the noncharacters U+FFFE and U+FFFF their
+    escapes; an integer beyond 2**53 is written as
     its exact digits (text), not as a rounded float.
     """
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _EXACT_INT:
         value = str(value)
     c = ws.cell(row, col)
     if isinstance(value, str):
-        value = ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
+        value = _xml_text(value)
         c.value = value
         if value.startswith(_FORMULA_START):
             c.data_type = "s"
@@ -73,7 +85,7 @@ def sheet_title(text: str, taken=()) -> str:
     """A worksheet name Excel accepts: no ``[]:*?/\\``, no apostrophe at either end, at most 31
     characters, and not one of ``taken`` ignoring case (Excel's sheet names ignore case); a clash
     ends in `` (2)``, `` (3)``, ... within the 31 characters."""
-    t = re.sub(r"[\[\]:*?/\\]", "_", ILLEGAL_CHARACTERS_RE.sub("_", text))
+    t = re.sub(r"[\[\]:*?/\\]", "_", _NOT_XML.sub("_", ILLEGAL_CHARACTERS_RE.sub("_", text)))
     t = re.sub(r"^'|'$", "_", t[:31])
     used = {x.casefold() for x in taken}
     out, k = t, 1
@@ -584,12 +596,19 @@ def _sessions(wb, s: ParSheet):
     w.finish()
 
 
+#: Characters of text an Excel cell holds (32,767); a longer exact value is referred to the other sheets.
+XLSX_CELL_CHARS = 32767
+
+
 def _appendix(wb, s: ParSheet):
     w = _Sheet(wb.create_sheet("Appendix"))
     w.text(f"Model {s.model_file}; SHA-256 {s.model_sha256}; analytic {s.solver_version}")
     w.header(["mode", "figure", "exact", "float", "label", "error", "method"], freeze=True)
     for a in s.appendix:
-        w.put([a.mode, a.figure, exact_text(a.value)[:32000], _num(a.value), a.value.label,
+        t = exact_text(a.value)
+        if len(t) > XLSX_CELL_CHARS:  # never a cut fraction (its start reads as another number)
+            t = f"({len(t):,} characters, more than a cell holds: in full in the Markdown and PDF appendix)"
+        w.put([a.mode, a.figure, t, _num(a.value), a.value.label,
                _errn(a.value) if a.value.label != "exact" else 0.0, a.method],
               ["", "", "", _fmt(a.value, "0.000000000000"), "", "0.00E+00"])
     w.finish()
