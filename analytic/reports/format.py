@@ -21,6 +21,7 @@ from analytic.figures import (
 
 __all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "one_in_fig", "fig_pct", "prob_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
+           "LINE_WINS_NOTE", "WAYS_WINS_NOTE", "line_wins_rate", "total_bet_text", "ways_game",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
            "prob_text", "prob_bracket", "distribution_rows", "DISTRIBUTION_HEAD", "DISTRIBUTION_BOUNDED_NOTE",
@@ -386,6 +387,32 @@ def distribution_rows(table, cost) -> tuple[list[list[str]], str]:
         rows.append([b.label] + cells)
     note = (DISTRIBUTION_BOUNDED_NOTE if bounded else "") + (_APPROXIMATE_SHARE_NOTE if approx else "")
     return rows, note.strip()
+
+
+def ways_game(s) -> bool:
+    """Whether the sheet ``s`` is a ways game's (``ParSheet.ways`` "ways" or "ways, pays both ways";
+    "paylines, pays both ways" is a payline game)."""
+    return s.ways.startswith("ways")
+
+
+def total_bet_text(s) -> str:
+    """The total bet of a regular spin with its unit: line bets, or a ways game's pay units (its
+    paytable pays per way; docs/model-format.md, "Ways pays")."""
+    return f"{s.total_bet} pay units (pays per way)" if ways_game(s) else f"{s.total_bet} line bets"
+
+
+#: What a payline game's line-wins table counts.
+LINE_WINS_NOTE = "Hits: (stop combination, payline) pairs over the cycle; probability per spin and line."
+#: What a ways game's line-wins table counts (docs/model-format.md, "Ways pays"): its hits per stop
+#: combination are the expected number of paying ways in a spin, which can exceed 1.
+WAYS_WINS_NOTE = ("Hits: (stop combination, way, direction) triples over the cycle; 'ways per spin' is hits "
+                  "per stop combination: the expected number of such paying ways in one spin (not a "
+                  "probability: it can exceed 1).")
+
+
+def line_wins_rate(w, ways: bool) -> str:
+    """A line-wins row's rate: ``1 in N`` per spin and line, or a ways game's ways per spin."""
+    return f"{float(w.probability):.6g}" if ways else one_in(w.probability)
 
 
 #: What the free-game combination tables are.

@@ -19,7 +19,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
+    FRACTION_LIMIT, FREE_GAME_NOTE, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
 from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig, prob_pct
@@ -139,7 +139,7 @@ def _summary(d: _Doc, s: ParSheet):
     d.h1("Game")
     rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["pays", s.ways + (f" ({len(s.lines)} paylines)" if s.lines else "")] if s.ways
             else ["paylines", len(s.lines)],
-            ["total bet", f"{s.total_bet} line bets"], *[[k, v] for k, v in s.meta]]
+            ["total bet", total_bet_text(s)], *[[k, v] for k, v in s.meta]]
     rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
     rows += [["volatility index convention", s.volatility_convention.replace("·", "x")]]
     d.table(["item", "value"], rows, widths=(1, 3), align=("LEFT", "LEFT"))
@@ -216,7 +216,7 @@ def _free_games(d: _Doc, s: ParSheet):
                 + [["total", "", "", "", "", "", num(sum(w.rtp for w in g.line_wins), 6)]])
 
 
-def _mode(d: _Doc, m: ModeSheet):
+def _mode(d: _Doc, m: ModeSheet, ways: bool = False):
     d.add_page()
     i = m.info
     d.h1(f"Bet mode '{i.name}'")
@@ -263,9 +263,11 @@ def _mode(d: _Doc, m: ModeSheet):
         if t.p_retrigger:
             d.table(RETRIGGERS_HEAD, spins_rows(t.retriggers), widths=(3, 2.5, 2.5, 2.5))
     if m.line_wins:
-        d.h2("Line wins by symbol and count")
-        d.table(["symbol", "count", "wild mult.", "pay", "hits", "probability (per line)", "RTP"],
-                [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability), pct(w.rtp)]
+        d.h2(("Ways wins" if ways else "Line wins") + " by symbol and count")
+        if ways:
+            d.para(WAYS_WINS_NOTE)
+        d.table(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability (per line)", "RTP"],
+                [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), line_wins_rate(w, ways), pct(w.rtp)]
                  for w in m.line_wins])
     if m.scatter_counts:
         d.h2("Scatter symbols in view")
@@ -361,6 +363,6 @@ def write_pdf(sheet: ParSheet, path: str) -> None:
     _reels(d, sheet)
     _free_games(d, sheet)
     for m in sheet.modes:
-        _mode(d, m)
+        _mode(d, m, ways_game(sheet))
     _appendix(d, sheet)
     d.output(path)

@@ -19,6 +19,8 @@ from analytic.figures import round_decimals, round_outward
 from analytic.limits import XLSX_MAX_STOPS
 from analytic.reports.format import (
     FREE_GAME_NOTE,
+    WAYS_WINS_NOTE,
+    ways_game,
     exact_text,
     extra_text,
     feature_rows,
@@ -169,7 +171,7 @@ def _summary(wb, s: ParSheet):
         w.put(["paylines", len(s.lines)], ["0"])
     if s.ways:
         w.put(["pays", s.ways])
-    w.put(["total bet (line bets)", s.total_bet], ["0"])
+    w.put(["total bet (pay units)" if ways_game(s) else "total bet (line bets)", s.total_bet], ["0"])
     for k, v in s.meta:
         w.put([k, v])
     for k, v in s.cap:
@@ -298,7 +300,7 @@ def _sd_row(w, name: str, m, x=None) -> None:
     w.put([name, v, lab, e], ["", NUM if e is None else "0.00000", "", "0.00E+00"])
 
 
-def _mode(wb, m: ModeSheet):
+def _mode(wb, m: ModeSheet, ways: bool = False):
     import math
     from fractions import Fraction
 
@@ -375,8 +377,11 @@ def _mode(wb, m: ModeSheet):
         _spins_played(w, t)
     if m.line_wins:
         w.blank()
-        w.title("Line wins by symbol and count", _SUB)
-        w.header(["symbol", "count", "wild mult.", "pay", "hits", "probability per line", "RTP", "label"])
+        w.title(("Ways wins" if ways else "Line wins") + " by symbol and count", _SUB)
+        if ways:
+            w.text(WAYS_WINS_NOTE)
+        w.header(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability per line",
+                  "RTP", "label"])
         for x in m.line_wins:
             w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],
                   ["", "0", "0", INT, INT, "0.00E+00", PCT])
@@ -600,7 +605,7 @@ def write_xlsx(sheet: ParSheet, path: str) -> None:
     wb = Workbook()
     _summary(wb, sheet)
     for m in sheet.modes:
-        _mode(wb, m)
+        _mode(wb, m, ways_game(sheet))
     _reels(wb, sheet)
     _free_games(wb, sheet)
     _paytable(wb, sheet)
