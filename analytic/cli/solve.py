@@ -23,7 +23,7 @@ import sys
 from fractions import Fraction
 
 from analytic.figures import Figure, round_decimals, shown
-from analytic.reports.format import bound_text, centre_text, pct_bound
+from analytic.reports.format import bound_text, centre_text, cost_text, pct_bound
 from analytic.solver.cap import applied_cap
 
 __all__ = ["add_parser", "run", "result_to_json", "format_table"]
@@ -181,7 +181,7 @@ def format_table(res) -> str:
     out = []
     w = out.append
     unit = "pay units" if getattr(g, "ways", False) else "line bets"  # a ways game's paytable is per way
-    w(f"{g.name} — bet mode '{res.mode}' (cost {res.cost}x total bet, total bet = {g.total_bet} {unit})")
+    w(f"{g.name} — bet mode '{res.mode}' (cost {cost_text(res.cost)}x total bet, total bet = {g.total_bet} {unit})")
     if res.base is not None:
         b = res.base
         w(f"  reel set '{b.reel_set}': cycle {b.cycle:,} stop combinations")

@@ -19,7 +19,7 @@ from analytic.figures import (
     shown,
 )
 
-__all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "one_in_fig", "fig_pct", "prob_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
+__all__ = ["APPENDIX_NOTE", "frac", "cost_text", "pct", "num", "one_in", "one_in_fig", "fig_pct", "prob_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
            "LINE_WINS_NOTE", "WAYS_WINS_NOTE", "line_wins_rate", "total_bet_text", "ways_game",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
@@ -44,6 +44,26 @@ def frac(v) -> str:
         v = v.value
     v = Fraction(v)
     return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+def cost_text(v) -> str:
+    """A price (a bet mode's cost, total-bet multiples) as the model writes it: a decimal of at most
+    12 places exactly (``"42.4"`` for 212/5), else ``p/q``; an integer as itself."""
+    v = Fraction(v.value if isinstance(v, Figure) else v)
+    k = max(_exponent(v.denominator, 2), _exponent(v.denominator, 5))  # 10^k / denominator is whole ...
+    if v.denominator == 1 or k > 12 or 10**k % v.denominator:  # ... unless another prime divides it
+        return frac(v)
+    n = v.numerator * 10**k // v.denominator  # exact
+    sign, n = ("-" if n < 0 else ""), abs(n)
+    return f"{sign}{n // 10**k}.{n % 10**k:0{k}d}"
+
+
+def _exponent(n: int, p: int) -> int:
+    e = 0
+    while n % p == 0:
+        n //= p
+        e += 1
+    return e
 
 
 def pct(x, digits: int = 4) -> str:

@@ -12,7 +12,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, FREE_GAME_NOTE, LINE_WINS_NOTE, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
+    FRACTION_LIMIT, FREE_GAME_NOTE, cost_text, LINE_WINS_NOTE, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
                                      rounds_text)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, sd_text, spins_rows, spins_summary
@@ -101,7 +101,7 @@ def _summary(s: ParSheet) -> list[str]:
     out += _table(["item", "value"], rows, "ll")
     out += ["### Bet modes", ""]
     out += _table(["mode", "cost (x total bet)", "plays", "description"],
-                  [[m.name, frac(m.cost), f"reel set {m.reel_set}" if m.kind == "spin"
+                  [[m.name, cost_text(m.cost), f"reel set {m.reel_set}" if m.kind == "spin"
                     else f"buys {m.buys} (counts {', '.join(f'{n}: {w}' for n, w in m.buy_counts)})",
                     m.description] for m in s.modes_info], "lrll")
     if s.lines:

@@ -19,7 +19,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, FREE_GAME_NOTE, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
+    FRACTION_LIMIT, FREE_GAME_NOTE, cost_text, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
 from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig, prob_pct
@@ -123,7 +123,7 @@ def _title(d: _Doc, s: ParSheet):
              + (f" ({s.ways})" if s.ways and s.lines else s.ways),
              *[f"{k}: {v}" for k, v in s.meta]]
     for m in s.modes:
-        lines.append(f"mode {m.info.name} (cost {frac(m.info.cost)} x bet): RTP {fig_pct(m.rtp)}, "
+        lines.append(f"mode {m.info.name} (cost {cost_text(m.info.cost)} x bet): RTP {fig_pct(m.rtp)}, "
                      f"hit frequency {one_in_fig(m.hit_frequency)}, volatility index (90%) {sd_text(m, m.volatility[0][1])}")
     for x in lines:
         d.multi_cell(0, 6, _t(x), align="C", new_x="LMARGIN", new_y="NEXT")
@@ -145,7 +145,7 @@ def _summary(d: _Doc, s: ParSheet):
     d.table(["item", "value"], rows, widths=(1, 3), align=("LEFT", "LEFT"))
     d.h2("Bet modes")
     d.table(["mode", "cost (x bet)", "plays", "description"],
-            [[m.name, frac(m.cost), f"reel set {m.reel_set}" if m.kind == "spin" else f"buys {m.buys}",
+            [[m.name, cost_text(m.cost), f"reel set {m.reel_set}" if m.kind == "spin" else f"buys {m.buys}",
               m.description] for m in s.modes_info], widths=(2, 1, 2, 4), align=("LEFT", "RIGHT", "LEFT", "LEFT"))
     if s.lines:
         d.h2("Paylines")

@@ -19,6 +19,7 @@ from analytic.figures import round_decimals, round_outward
 from analytic.limits import XLSX_MAX_STOPS
 from analytic.reports.format import (
     FREE_GAME_NOTE,
+    cost_text,
     WAYS_WINS_NOTE,
     ways_game,
     exact_text,
@@ -307,7 +308,7 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
     from analytic.figures import Figure
 
     w = _Sheet(wb.create_sheet(sheet_title(f"Mode {m.info.name}", wb.sheetnames)))
-    w.title(f"Bet mode '{m.info.name}' (cost {frac(m.info.cost)} x total bet)")
+    w.title(f"Bet mode '{m.info.name}' (cost {cost_text(m.info.cost)} x total bet)")
     w.header(["figure", "value", "label", "error (certified)", _EXACT_HEAD], freeze=True)
     if m.cycle:
         w.put([f"cycle (stop combinations of reel set {m.reel_set})", m.cycle, "exact"], ["", INT])
