@@ -251,7 +251,9 @@ def format_table(res) -> str:
                 w(f"    stake {float(r['stake']):>10,.2f}   cap {float(r['cap_multiple']):>12,.2f}x   "
                   f"RTP {iv}   [{f.label}]{reach}")
     if res.rtp.label != "exact":
-        w(f"  RTP certified within +/- {bound_text(res.rtp.error, True, 3)}")
+        # a fraction of the stake, as the solver's extra figures (capped_rtp ...), not percent as the RTP row
+        w(f"  RTP certified within +/- {bound_text(res.rtp.error, True, 3)} of the stake "
+          f"(+/- {bound_text(res.rtp.error * 100, True, 3)} percentage points)")
     elif len(str(res.rtp.value.denominator)) <= 40:
         w(f"  exact RTP = {res.rtp.value.numerator}/{res.rtp.value.denominator}")
     else:

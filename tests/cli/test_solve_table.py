@@ -46,3 +46,12 @@ def test_header_unit_of_the_total_bet():
     ways = format_table(_round(game=SimpleNamespace(name="toy", total_bet=25, ways=True))).splitlines()[0]
     assert lines.endswith("total bet = 20 line bets)")
     assert ways.endswith("total bet = 25 pay units)")
+
+
+def test_certified_rtp_line_names_its_unit():
+    """The last line gave the RTP's certified error as a fraction (1.99e-08) under an RTP row in
+    percent (+/- 2e-06 %) with no unit: it now says both.  Error 1/10^8 of the stake = 1e-06 points."""
+    r = _round(game=SimpleNamespace(name="toy", total_bet=1),
+               rtp=Figure(Fraction(96, 100), "bounded", Fraction(1, 10**8)))
+    last = format_table(r).splitlines()[-1]
+    assert last == "  RTP certified within +/- 1e-08 of the stake (+/- 1e-06 percentage points)"
