@@ -21,7 +21,7 @@ from analytic.figures import (
 
 __all__ = ["APPENDIX_NOTE", "frac", "cost_text", "pct", "num", "one_in", "one_in_fig", "fig_pct", "prob_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
-           "LINE_WINS_NOTE", "WAYS_WINS_NOTE", "line_wins_rate", "total_bet_text", "ways_game",
+           "LINE_WINS_NOTE", "WAYS_WINS_NOTE", "FREE_GAME_WAYS_NOTE", "free_game_note", "line_wins_rate", "total_bet_text", "ways_game",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
            "prob_text", "prob_bracket", "distribution_rows", "DISTRIBUTION_HEAD", "DISTRIBUTION_BOUNDED_NOTE",
@@ -440,6 +440,18 @@ FREE_GAME_NOTE = ("Line wins of one free spin on the feature's reel set by symbo
                   "pays them, before the feature's own rules (expanding symbol, wild reels, multipliers, gifts): "
                   "hits are (stop combination, payline) pairs over the reel set's cycle; probability per free "
                   "spin and line; return per free spin in total-bet multiples. Exact.")
+
+#: The same for a ways game: hits per way, their rate the expected paying ways per free spin.
+FREE_GAME_WAYS_NOTE = ("Ways wins of one free spin on the feature's reel set by symbol and count, as the paytable "
+                       "pays them, before the feature's own rules (multipliers): hits are (stop combination, way, "
+                       "direction) triples over the reel set's cycle; 'ways per spin' is hits per stop combination "
+                       "(the expected number of such paying ways in one free spin, not a probability); return per "
+                       "free spin in total-bet multiples. Exact.")
+
+
+def free_game_note(s) -> str:
+    """The free-games section's note of sheet ``s`` (paylines or ways)."""
+    return FREE_GAME_WAYS_NOTE if ways_game(s) else FREE_GAME_NOTE
 
 
 #: Columns of a spins-played table and of its retriggers table.

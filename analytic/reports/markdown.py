@@ -12,7 +12,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, FREE_GAME_NOTE, cost_text, LINE_WINS_NOTE, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
+    FRACTION_LIMIT, FREE_GAME_NOTE, cost_text, free_game_note, LINE_WINS_NOTE, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
                                      rounds_text)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, sd_text, spins_rows, spins_summary
@@ -147,13 +147,15 @@ def _reels(s: ParSheet) -> list[str]:
                       [[k] + [st[k] if k < len(st) else "" for st in rs.strips] for k in range(longest)],
                       "r" + "l" * n)
     if s.free_games:
-        out += ["## Free games", "", md_text(FREE_GAME_NOTE), ""]
+        out += ["## Free games", "", md_text(free_game_note(s)), ""]
+        ways = ways_game(s)
         for g in s.free_games:
             out += [f"### Feature {md_code(g.feature)}: reel set {md_code(g.reel_set)} (cycle {num(g.cycle)})", ""]
             if retrigger_text(g):
                 out += [md_text(retrigger_text(g)), ""]
-            out += _table(["symbol", "count", "wild mult.", "pay", "hits", "probability", "return (x total bet)"],
-                          [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability),
+            out += _table(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability",
+                           "return (x total bet)"],
+                          [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), line_wins_rate(w, ways),
                             num(w.rtp, 6)] for w in g.line_wins]
                           + [["total", "", "", "", "", "", num(sum(w.rtp for w in g.line_wins), 6)]], "lrrrrrr")
     return out

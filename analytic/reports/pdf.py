@@ -19,7 +19,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, FREE_GAME_NOTE, cost_text, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
+    FRACTION_LIMIT, FREE_GAME_NOTE, cost_text, free_game_note, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
 from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig, prob_pct
@@ -204,14 +204,16 @@ def _free_games(d: _Doc, s: ParSheet):
         return
     d.add_page()
     d.h1("Free games")
-    d.para(FREE_GAME_NOTE)
+    d.para(free_game_note(s))
+    ways = ways_game(s)
     for g in s.free_games:
         d.h2(f"Feature '{g.feature}': reel set '{g.reel_set}' (cycle {g.cycle:,})")
         if retrigger_text(g):
             d.para(retrigger_text(g))
             d.ln(1)
-        d.table(["symbol", "count", "wild mult.", "pay", "hits", "probability (per line)", "return (x bet)"],
-                [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability), num(w.rtp, 6)]
+        d.table(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability (per line)",
+                 "return (x bet)"],
+                [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), line_wins_rate(w, ways), num(w.rtp, 6)]
                  for w in g.line_wins]
                 + [["total", "", "", "", "", "", num(sum(w.rtp for w in g.line_wins), 6)]])
 

@@ -19,6 +19,7 @@ from analytic.figures import round_decimals, round_outward
 from analytic.limits import XLSX_MAX_STOPS
 from analytic.reports.format import (
     FREE_GAME_NOTE,
+    free_game_note,
     cost_text,
     WAYS_WINS_NOTE,
     ways_game,
@@ -467,7 +468,7 @@ def _free_games(wb, s: ParSheet):
     if not s.free_games:
         return
     w = _Sheet(wb.create_sheet("Free games"))
-    w.text(FREE_GAME_NOTE)
+    w.text(free_game_note(s))
     for g in s.free_games:
         w.blank()
         w.title(f"Feature '{g.feature}': reel set '{g.reel_set}' (cycle {g.cycle:,})", _SUB)
@@ -480,7 +481,8 @@ def _free_games(wb, s: ParSheet):
             for a, q in g.retrigger_awards:
                 w.put([f"+{a} spins", float(q), "exact", 1 / float(q) if q else None], ["", PROB, "", NUM])
         w.blank()
-        w.header(["symbol", "count", "wild mult.", "pay", "hits", "probability per line", "return (x total bet)",
+        w.header(["symbol", "count", "wild mult.", "pay", "hits",
+                  "ways per spin" if ways_game(s) else "probability per line", "return (x total bet)",
                   "label"])
         for x in g.line_wins:
             w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],

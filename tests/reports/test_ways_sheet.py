@@ -55,3 +55,26 @@ def test_ways_sheet_counts_ways(tmp_path):
     assert "### Ways wins by symbol and count" in md and "per spin and line" not in md
     (row,) = [ln for ln in md.splitlines() if ln.startswith("| ace | 3 |")]
     assert row.split("|")[6].strip() == f"{float(rate):.6g}"
+
+
+WAYS_FREE = WAYS.replace('king = "blank"', 'king = "blank"\ns = "scatter"').replace(
+    'base = [["ace", "ace", "king"], ["ace", "king"], ["ace", "ace", "king"]]',
+    'base = [["ace", "s", "king"], ["ace", "s"], ["s", "ace", "king"]]\n'
+    'free = [["ace", "ace", "king"], ["ace", "king"], ["ace", "ace", "king"]]') + """
+[features.fs]
+reels = "free"
+trigger = { symbols = ["s"], counts = { 3 = 5 } }
+multiplier = 2
+"""
+
+
+def test_ways_free_games_section_counts_ways(tmp_path):
+    """The free games section of a ways game said "(stop combination, payline) pairs" and "1 in N"
+    per line; the free reel set is the first test's base set: 16/9 paying ace ways per free spin."""
+    game = load_model_text(WAYS_FREE, str(tmp_path / "ways_free.toml"))
+    md = render_markdown(build_sheet(game, session=False))
+    free = md[md.index("## Free games"):]
+    free = free[:free.index("\n## ", 3)]  # up to the next section (the bet modes)
+    assert "payline" not in free.split("###")[0] and "way, direction) triples" in free
+    (row,) = [ln for ln in free.splitlines() if ln.startswith("| ace | 3 |")]
+    assert row.split("|")[6].strip() == f"{float(_ways_per_spin()):.6g}"
