@@ -249,6 +249,8 @@ def format_table(res, rules, sim=None, mode=None) -> str:
     if res.return_mean is not None:
         rows.append(("return experienced: mean", _fig(res.return_mean)))
     if res.return_quantiles is not None:
+        if res.return_mean is None:  # else the quantiles read as if under "risk of ruin"
+            rows.append(("return experienced", "total won / total staked in a session (docs/sessions.md):"))
         for q in (Fraction(1, 10), Fraction(1, 2), Fraction(9, 10)):
             rows.append((f"  return quantile {float(q):g}", _num(res.return_quantiles[q])))
     elif res.method == "bounded":

@@ -23,7 +23,7 @@ import sys
 from fractions import Fraction
 
 from analytic.figures import Figure, fraction_text, int_text, round_decimals, shown
-from analytic.reports.format import bound_text, centre_text, pct_bound
+from analytic.reports.format import bound_text, centre_text, cost_text, pct_bound
 from analytic.solver.cap import applied_cap
 
 __all__ = ["add_parser", "run", "result_to_json", "format_table"]
@@ -180,7 +180,8 @@ def format_table(res) -> str:
     g = res.game
     out = []
     w = out.append
-    w(f"{g.name} — bet mode '{res.mode}' (cost {res.cost}x total bet, total bet = {g.total_bet} line bets)")
+    unit = "pay units" if getattr(g, "ways", False) else "line bets"  # a ways game's paytable is per way
+    w(f"{g.name} — bet mode '{res.mode}' (cost {cost_text(res.cost)}x total bet, total bet = {g.total_bet} {unit})")
     if res.base is not None:
         b = res.base
         w(f"  reel set '{b.reel_set}': cycle {b.cycle:,} stop combinations")
@@ -226,7 +227,10 @@ def format_table(res) -> str:
           f"1 in {b.cycle / b.figures.top_weight:,.0f}{paid})")
     for k, v in res.extra.items():
         if isinstance(v, Figure) and v.error:  # an interval: print its ends, not a centre that looks like a value
-            w(f"  {k:<34}between {bound_text(v.value - v.error, False, 10)} and {bound_text(v.value + v.error, True, 10)}   [{v.label}]")
+            lo, hi = v.value - v.error, v.value + v.error
+            if k.startswith("p_"):  # a probability (p_reach_cap): its certified interval cut to [0, 1]
+                lo, hi = max(lo, Fraction(0)), min(hi, Fraction(1))
+            w(f"  {k:<34}between {bound_text(lo, False, 10)} and {bound_text(hi, True, 10)}   [{v.label}]")
         elif isinstance(v, Figure):
             w(f"  {k:<34}{float(v.value):.10g}   [{v.label}]")
         elif isinstance(v, Fraction):
@@ -247,7 +251,9 @@ def format_table(res) -> str:
                 w(f"    stake {float(r['stake']):>10,.2f}   cap {float(r['cap_multiple']):>12,.2f}x   "
                   f"RTP {iv}   [{f.label}]{reach}")
     if res.rtp.label != "exact":
-        w(f"  RTP certified within +/- {bound_text(res.rtp.error, True, 3)}")
+        # a fraction of the stake, as the solver's extra figures (capped_rtp ...), not percent as the RTP row
+        w(f"  RTP certified within +/- {bound_text(res.rtp.error, True, 3)} of the stake "
+          f"(+/- {bound_text(res.rtp.error * 100, True, 3)} percentage points)")
     elif len(int_text(res.rtp.value.denominator)) <= 40:
         w(f"  exact RTP = {fraction_text(res.rtp.value)}")
     else:

@@ -40,7 +40,9 @@ def add_parser(sub):
                    help="probability per round of a feature: 1/150 (one in 150), 0.0067 or 0.67%%")
     p.add_argument("--rtp-tolerance", type=args_.tolerance, default=Fraction(5, 100000),
                    help="absolute, default 0.00005 (0.005 percentage points, also 0.005%%)")
-    p.add_argument("--reel-set", default=None, help="reel set to change (default: the mode's)")
+    p.add_argument("--reel-set", default=None, help="reel set to change (default: the mode's base reel set; for a feature buy the "
+                        "bought feature's reel set). Every other mode playing that set changes too: "
+                        "re-solve them")
     p.add_argument("--lock", nargs="*", default=[], metavar="REEL/SYMBOL",
                    help="counts that must not change: 2/book (reel 2) or book (all reels)")
     p.add_argument("--max-steps", type=args_.int_type(0, 10_000, "max steps"), default=60,
@@ -50,7 +52,8 @@ def add_parser(sub):
     p.add_argument("--allow-removal", action="store_true",
                    help="let a symbol's count on a reel fall to 0 (default: every symbol a strip shows keeps a stop)")
     out = p.add_mutually_exclusive_group()
-    out.add_argument("--out", default=None, help="output model file (default: MODEL stem + .tuned.toml)")
+    out.add_argument("--out", default=None, help="output model file (default: MODEL stem + .tuned.toml); a tuned reel set "
+                          "read from a CSV file is written to <out stem>_<reel set>.csv beside it")
     out.add_argument("--in-place", action="store_true", help="overwrite the input model")
     return p
 

@@ -21,8 +21,9 @@ from analytic.figures import (
     shown,
 )
 
-__all__ = ["APPENDIX_NOTE", "frac", "pct", "num", "one_in", "one_in_fig", "fig_pct", "prob_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
+__all__ = ["APPENDIX_NOTE", "frac", "cost_text", "pct", "num", "one_in", "one_in_fig", "fig_pct", "prob_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
+           "LINE_WINS_NOTE", "WAYS_WINS_NOTE", "FREE_GAME_WAYS_NOTE", "free_game_note", "line_wins_rate", "total_bet_text", "ways_game",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
            "prob_text", "prob_bracket", "distribution_rows", "DISTRIBUTION_HEAD", "DISTRIBUTION_BOUNDED_NOTE",
@@ -45,6 +46,26 @@ def frac(v) -> str:
         v = v.value
     v = Fraction(v)
     return int_text(v.numerator) if v.denominator == 1 else fraction_text(v)
+
+
+def cost_text(v) -> str:
+    """A price (a bet mode's cost, total-bet multiples) as the model writes it: a decimal of at most
+    12 places exactly (``"42.4"`` for 212/5), else ``p/q``; an integer as itself."""
+    v = Fraction(v.value if isinstance(v, Figure) else v)
+    k = max(_exponent(v.denominator, 2), _exponent(v.denominator, 5))  # 10^k / denominator is whole ...
+    if v.denominator == 1 or k > 12 or 10**k % v.denominator:  # ... unless another prime divides it
+        return frac(v)
+    n = v.numerator * 10**k // v.denominator  # exact
+    sign, n = ("-" if n < 0 else ""), abs(n)
+    return f"{sign}{n // 10**k}.{n % 10**k:0{k}d}"
+
+
+def _exponent(n: int, p: int) -> int:
+    e = 0
+    while n % p == 0:
+        n //= p
+        e += 1
+    return e
 
 
 def pct(x, digits: int = 4) -> str:
@@ -390,11 +411,49 @@ def distribution_rows(table, cost) -> tuple[list[list[str]], str]:
     return rows, note.strip()
 
 
+def ways_game(s) -> bool:
+    """Whether the sheet ``s`` is a ways game's (``ParSheet.ways`` "ways" or "ways, pays both ways";
+    "paylines, pays both ways" is a payline game)."""
+    return s.ways.startswith("ways")
+
+
+def total_bet_text(s) -> str:
+    """The total bet of a regular spin with its unit: line bets, or a ways game's pay units (its
+    paytable pays per way; docs/model-format.md, "Ways pays")."""
+    return f"{s.total_bet} pay units (pays per way)" if ways_game(s) else f"{s.total_bet} line bets"
+
+
+#: What a payline game's line-wins table counts.
+LINE_WINS_NOTE = "Hits: (stop combination, payline) pairs over the cycle; probability per spin and line."
+#: What a ways game's line-wins table counts (docs/model-format.md, "Ways pays"): its hits per stop
+#: combination are the expected number of paying ways in a spin, which can exceed 1.
+WAYS_WINS_NOTE = ("Hits: (stop combination, way, direction) triples over the cycle; 'ways per spin' is hits "
+                  "per stop combination: the expected number of such paying ways in one spin (not a "
+                  "probability: it can exceed 1).")
+
+
+def line_wins_rate(w, ways: bool) -> str:
+    """A line-wins row's rate: ``1 in N`` per spin and line, or a ways game's ways per spin."""
+    return f"{float(w.probability):.6g}" if ways else one_in(w.probability)
+
+
 #: What the free-game combination tables are.
 FREE_GAME_NOTE = ("Line wins of one free spin on the feature's reel set by symbol and count, as the paytable "
                   "pays them, before the feature's own rules (expanding symbol, wild reels, multipliers, gifts): "
                   "hits are (stop combination, payline) pairs over the reel set's cycle; probability per free "
                   "spin and line; return per free spin in total-bet multiples. Exact.")
+
+#: The same for a ways game: hits per way, their rate the expected paying ways per free spin.
+FREE_GAME_WAYS_NOTE = ("Ways wins of one free spin on the feature's reel set by symbol and count, as the paytable "
+                       "pays them, before the feature's own rules (multipliers): hits are (stop combination, way, "
+                       "direction) triples over the reel set's cycle; 'ways per spin' is hits per stop combination "
+                       "(the expected number of such paying ways in one free spin, not a probability); return per "
+                       "free spin in total-bet multiples. Exact.")
+
+
+def free_game_note(s) -> str:
+    """The free-games section's note of sheet ``s`` (paylines or ways)."""
+    return FREE_GAME_WAYS_NOTE if ways_game(s) else FREE_GAME_NOTE
 
 
 #: Columns of a spins-played table and of its retriggers table.

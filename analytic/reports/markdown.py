@@ -12,7 +12,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
+    FRACTION_LIMIT, FREE_GAME_NOTE, cost_text, free_game_note, LINE_WINS_NOTE, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
                                      rounds_text)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, sd_text, spins_rows, spins_summary
@@ -92,7 +92,7 @@ def _summary(s: ParSheet) -> list[str]:
            f"Model {md_code(s.model_file)} (SHA-256 `{s.model_sha256}`), analytic {s.solver_version}.", "",
            "## Game", ""]
     rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["paylines", len(s.lines)],
-            ["total bet", f"{s.total_bet} line bets"]]
+            ["total bet", total_bet_text(s)]]
     if s.ways:
         rows[1] = ["pays", s.ways + (f" ({len(s.lines)} paylines)" if s.lines else "")]
     rows += [[k, v] for k, v in s.meta]
@@ -101,7 +101,7 @@ def _summary(s: ParSheet) -> list[str]:
     out += _table(["item", "value"], rows, "ll")
     out += ["### Bet modes", ""]
     out += _table(["mode", "cost (x total bet)", "plays", "description"],
-                  [[m.name, frac(m.cost), f"reel set {m.reel_set}" if m.kind == "spin"
+                  [[m.name, cost_text(m.cost), f"reel set {m.reel_set}" if m.kind == "spin"
                     else f"buys {m.buys} (counts {', '.join(f'{n}: {w}' for n, w in m.buy_counts)})",
                     m.description] for m in s.modes_info], "lrll")
     if s.lines:
@@ -147,19 +147,21 @@ def _reels(s: ParSheet) -> list[str]:
                       [[k] + [st[k] if k < len(st) else "" for st in rs.strips] for k in range(longest)],
                       "r" + "l" * n)
     if s.free_games:
-        out += ["## Free games", "", md_text(FREE_GAME_NOTE), ""]
+        out += ["## Free games", "", md_text(free_game_note(s)), ""]
+        ways = ways_game(s)
         for g in s.free_games:
             out += [f"### Feature {md_code(g.feature)}: reel set {md_code(g.reel_set)} (cycle {num(g.cycle)})", ""]
             if retrigger_text(g):
                 out += [md_text(retrigger_text(g)), ""]
-            out += _table(["symbol", "count", "wild mult.", "pay", "hits", "probability", "return (x total bet)"],
-                          [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability),
+            out += _table(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability",
+                           "return (x total bet)"],
+                          [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), line_wins_rate(w, ways),
                             num(w.rtp, 6)] for w in g.line_wins]
                           + [["total", "", "", "", "", "", num(sum(w.rtp for w in g.line_wins), 6)]], "lrrrrrr")
     return out
 
 
-def _mode(m: ModeSheet) -> list[str]:
+def _mode(m: ModeSheet, ways: bool = False) -> list[str]:
     i = m.info
     out = [f"## Bet mode {md_code(i.name)}", "",
            f"Cost {frac(i.cost)} x total bet; "
@@ -185,10 +187,10 @@ def _mode(m: ModeSheet) -> list[str]:
     out += _table(["component", "RTP", "exact"], [[n, fig_pct(f), exact_text(f, FRACTION_LIMIT)] for n, f in m.components]
                   + [["total", fig_pct(m.rtp), exact_text(m.rtp, FRACTION_LIMIT)]])
     if m.line_wins:
-        out += ["### Line wins by symbol and count", "",
-                "Hits: (stop combination, payline) pairs over the cycle; probability per spin and line.", ""]
-        out += _table(["symbol", "count", "wild mult.", "pay", "hits", "probability", "RTP"],
-                      [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability), pct(w.rtp)]
+        out += ["### " + ("Ways wins" if ways else "Line wins") + " by symbol and count", "",
+                WAYS_WINS_NOTE if ways else LINE_WINS_NOTE, ""]
+        out += _table(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability", "RTP"],
+                      [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), line_wins_rate(w, ways), pct(w.rtp)]
                        for w in m.line_wins], "lrrrrrr")
     if m.scatter_counts:
         out += ["### Scatter symbols in view", ""]
@@ -253,7 +255,7 @@ def render_markdown(sheet: ParSheet) -> str:
     """The Markdown par sheet as text."""
     lines = _summary(sheet) + _reels(sheet)
     for m in sheet.modes:
-        lines += _mode(m)
+        lines += _mode(m, ways_game(sheet))
     lines += _appendix(sheet)
     return "\n".join(lines).rstrip() + "\n"
 

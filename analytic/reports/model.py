@@ -684,6 +684,25 @@ def _bucketise(points: Mapping[Fraction, Fraction], top: Fraction, cost: Fractio
     return out
 
 
+def grid_gap_text(gap: Fraction) -> str:
+    """How far a grid law's RTP column (the rows' RTP shares, floats) is from the exact RTP.
+
+    Parameters
+    ----------
+    gap : Fraction
+        The exact RTP less the sum of the rows' RTPs (per unit staked).
+
+    Returns
+    -------
+    str
+        "adds up ... exactly" for a gap of 0 (it read "within 0 percentage points"), else the gap's
+        bound in percentage points, rounded up to 2 significant digits.
+    """
+    if gap == 0:
+        return "their RTP column adds up to the exact RTP exactly."
+    return f"their RTP column adds up to the exact RTP within {bound_text(abs(gap) * 100, digits=2)} percentage points."
+
+
 def _distribution(r: RoundResult, top_cap: Fraction | None, law=None):
     cost = r.cost
     rtp = r.rtp.value
@@ -714,9 +733,8 @@ def _distribution(r: RoundResult, top_cap: Fraction | None, law=None):
             capp = sum((p for w, p in pts.items() if w >= top_cap), Fraction(0))
         if law.method == "grid":  # unbounded retriggers: no finite top win to show
             gap = rtp - sum((bk.rtp for bk in buckets), Fraction(0))
-            note += (f" The rows' probabilities and RTP shares are grid figures (floats, not exact fractions); "
-                     f"their RTP column adds up to the exact RTP within {bound_text(abs(gap) * 100, digits=2)} percentage "
-                     "points.")
+            note += (" The rows' probabilities and RTP shares are grid figures (floats, not exact fractions); "
+                     + grid_gap_text(gap))
             return (DistributionTable("round", note, lab, err, tuple(buckets), r.rtp.error), None, None,
                     "no top win from a grid law (see the exceedance ladder's maximum win)" if own is not None
                     else "no finite top win (unbounded retriggers)", capp)

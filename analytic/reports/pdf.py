@@ -19,7 +19,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, FREE_GAME_NOTE, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
+    FRACTION_LIMIT, FREE_GAME_NOTE, cost_text, free_game_note, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
 from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig, prob_pct
@@ -137,7 +137,7 @@ def _title(d: _Doc, s: ParSheet):
              + (f" ({s.ways})" if s.ways and s.lines else s.ways),
              *[f"{k}: {v}" for k, v in s.meta]]
     for m in s.modes:
-        lines.append(f"mode {m.info.name} (cost {frac(m.info.cost)} x bet): RTP {fig_pct(m.rtp)}, "
+        lines.append(f"mode {m.info.name} (cost {cost_text(m.info.cost)} x bet): RTP {fig_pct(m.rtp)}, "
                      f"hit frequency {one_in_fig(m.hit_frequency)}, volatility index (90%) {sd_text(m, m.volatility[0][1])}")
     for x in lines:
         d.multi_cell(0, 6, _t(x), align="C", new_x="LMARGIN", new_y="NEXT")
@@ -153,13 +153,13 @@ def _summary(d: _Doc, s: ParSheet):
     d.h1("Game")
     rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["pays", s.ways + (f" ({len(s.lines)} paylines)" if s.lines else "")] if s.ways
             else ["paylines", len(s.lines)],
-            ["total bet", f"{s.total_bet} line bets"], *[[k, v] for k, v in s.meta]]
+            ["total bet", total_bet_text(s)], *[[k, v] for k, v in s.meta]]
     rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
     rows += [["volatility index convention", s.volatility_convention.replace("·", "x")]]
     d.table(["item", "value"], rows, widths=(1, 3), align=("LEFT", "LEFT"))
     d.h2("Bet modes")
     d.table(["mode", "cost (x bet)", "plays", "description"],
-            [[m.name, frac(m.cost), f"reel set {m.reel_set}" if m.kind == "spin" else f"buys {m.buys}",
+            [[m.name, cost_text(m.cost), f"reel set {m.reel_set}" if m.kind == "spin" else f"buys {m.buys}",
               m.description] for m in s.modes_info], widths=(2, 1, 2, 4), align=("LEFT", "RIGHT", "LEFT", "LEFT"))
     if s.lines:
         d.h2("Paylines")
@@ -218,19 +218,21 @@ def _free_games(d: _Doc, s: ParSheet):
         return
     d.add_page()
     d.h1("Free games")
-    d.para(FREE_GAME_NOTE)
+    d.para(free_game_note(s))
+    ways = ways_game(s)
     for g in s.free_games:
         d.h2(f"Feature '{g.feature}': reel set '{g.reel_set}' (cycle {g.cycle:,})")
         if retrigger_text(g):
             d.para(retrigger_text(g))
             d.ln(1)
-        d.table(["symbol", "count", "wild mult.", "pay", "hits", "probability (per line)", "return (x bet)"],
-                [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability), num(w.rtp, 6)]
+        d.table(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability (per line)",
+                 "return (x bet)"],
+                [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), line_wins_rate(w, ways), num(w.rtp, 6)]
                  for w in g.line_wins]
                 + [["total", "", "", "", "", "", num(sum(w.rtp for w in g.line_wins), 6)]])
 
 
-def _mode(d: _Doc, m: ModeSheet):
+def _mode(d: _Doc, m: ModeSheet, ways: bool = False):
     d.add_page()
     i = m.info
     d.h1(f"Bet mode '{i.name}'")
@@ -277,9 +279,11 @@ def _mode(d: _Doc, m: ModeSheet):
         if t.p_retrigger:
             d.table(RETRIGGERS_HEAD, spins_rows(t.retriggers), widths=(3, 2.5, 2.5, 2.5))
     if m.line_wins:
-        d.h2("Line wins by symbol and count")
-        d.table(["symbol", "count", "wild mult.", "pay", "hits", "probability (per line)", "RTP"],
-                [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), one_in(w.probability), pct(w.rtp)]
+        d.h2(("Ways wins" if ways else "Line wins") + " by symbol and count")
+        if ways:
+            d.para(WAYS_WINS_NOTE)
+        d.table(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability (per line)", "RTP"],
+                [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), line_wins_rate(w, ways), pct(w.rtp)]
                  for w in m.line_wins])
     if m.scatter_counts:
         d.h2("Scatter symbols in view")
@@ -376,6 +380,6 @@ def write_pdf(sheet: ParSheet, path: str) -> None:
     _reels(d, sheet)
     _free_games(d, sheet)
     for m in sheet.modes:
-        _mode(d, m)
+        _mode(d, m, ways_game(sheet))
     _appendix(d, sheet)
     d.output(path)

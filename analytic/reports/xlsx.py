@@ -19,6 +19,10 @@ from analytic.figures import round_decimals, round_outward
 from analytic.limits import XLSX_MAX_STOPS
 from analytic.reports.format import (
     FREE_GAME_NOTE,
+    free_game_note,
+    cost_text,
+    WAYS_WINS_NOTE,
+    ways_game,
     exact_text,
     extra_text,
     feature_rows,
@@ -181,7 +185,7 @@ def _summary(wb, s: ParSheet):
         w.put(["paylines", len(s.lines)], ["0"])
     if s.ways:
         w.put(["pays", s.ways])
-    w.put(["total bet (line bets)", s.total_bet], ["0"])
+    w.put(["total bet (pay units)" if ways_game(s) else "total bet (line bets)", s.total_bet], ["0"])
     for k, v in s.meta:
         w.put([k, v])
     for k, v in s.cap:
@@ -310,14 +314,14 @@ def _sd_row(w, name: str, m, x=None) -> None:
     w.put([name, v, lab, e], ["", NUM if e is None else "0.00000", "", "0.00E+00"])
 
 
-def _mode(wb, m: ModeSheet):
+def _mode(wb, m: ModeSheet, ways: bool = False):
     import math
     from fractions import Fraction
 
     from analytic.figures import Figure
 
     w = _Sheet(wb.create_sheet(sheet_title(f"Mode {m.info.name}", wb.sheetnames)))
-    w.title(f"Bet mode '{m.info.name}' (cost {frac(m.info.cost)} x total bet)")
+    w.title(f"Bet mode '{m.info.name}' (cost {cost_text(m.info.cost)} x total bet)")
     w.header(["figure", "value", "label", "error (certified)", _EXACT_HEAD], freeze=True)
     if m.cycle:
         w.put([f"cycle (stop combinations of reel set {m.reel_set})", m.cycle, "exact"], ["", INT])
@@ -387,8 +391,11 @@ def _mode(wb, m: ModeSheet):
         _spins_played(w, t)
     if m.line_wins:
         w.blank()
-        w.title("Line wins by symbol and count", _SUB)
-        w.header(["symbol", "count", "wild mult.", "pay", "hits", "probability per line", "RTP", "label"])
+        w.title(("Ways wins" if ways else "Line wins") + " by symbol and count", _SUB)
+        if ways:
+            w.text(WAYS_WINS_NOTE)
+        w.header(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability per line",
+                  "RTP", "label"])
         for x in m.line_wins:
             w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],
                   ["", "0", "0", INT, INT, "0.00E+00", PCT])
@@ -473,7 +480,7 @@ def _free_games(wb, s: ParSheet):
     if not s.free_games:
         return
     w = _Sheet(wb.create_sheet("Free games"))
-    w.text(FREE_GAME_NOTE)
+    w.text(free_game_note(s))
     for g in s.free_games:
         w.blank()
         w.title(f"Feature '{g.feature}': reel set '{g.reel_set}' (cycle {g.cycle:,})", _SUB)
@@ -486,7 +493,8 @@ def _free_games(wb, s: ParSheet):
             for a, q in g.retrigger_awards:
                 w.put([f"+{a} spins", float(q), "exact", 1 / float(q) if q else None], ["", PROB, "", NUM])
         w.blank()
-        w.header(["symbol", "count", "wild mult.", "pay", "hits", "probability per line", "return (x total bet)",
+        w.header(["symbol", "count", "wild mult.", "pay", "hits",
+                  "ways per spin" if ways_game(s) else "probability per line", "return (x total bet)",
                   "label"])
         for x in g.line_wins:
             w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],
@@ -619,7 +627,7 @@ def write_xlsx(sheet: ParSheet, path: str) -> None:
     wb = Workbook()
     _summary(wb, sheet)
     for m in sheet.modes:
-        _mode(wb, m)
+        _mode(wb, m, ways_game(sheet))
     _reels(wb, sheet)
     _free_games(wb, sheet)
     _paytable(wb, sheet)

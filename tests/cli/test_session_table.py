@@ -1,0 +1,34 @@
+"""``analytic session``'s table: every block of rows has its heading."""
+
+from fractions import Fraction
+from types import SimpleNamespace
+
+from analytic.cli.session import format_table
+from analytic.figures import Figure
+
+
+def _res(return_mean):
+    half, tenth = Fraction(1, 2), Fraction(1, 10)
+    qs = {Fraction(1, 10): Fraction(59, 100), Fraction(1, 2): Fraction(93, 100), Fraction(9, 10): Fraction(262, 100)}
+    return SimpleNamespace(
+        bracket={}, method="exact", error=0, law=SimpleNamespace(cost=Fraction(1), returns=True),
+        balance_mean=Figure(Fraction(95)), p_above_start=Figure(half), balance_quantiles={half: Fraction(92)},
+        reasons={"ruin": Figure(Fraction(0)), "rounds": Figure(Fraction(1))}, rounds_mean=Figure(Fraction(120)),
+        rounds_quantiles={tenth: 22, half: 116, Fraction(9, 10): 225}, ruin=Figure(Fraction(0)),
+        rounds_to_ruin=None, return_mean=return_mean, return_quantiles=qs, notes={})
+
+
+def test_return_quantiles_have_their_heading():
+    """Without a mean of the return experienced its quantiles followed "risk of ruin" with no
+    heading, reading as quantiles of the ruin; a heading row now says what they are."""
+    lines = format_table(_res(None), rules=None).splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.lstrip().startswith("return quantile 0.1"))
+    assert lines[i - 1].startswith("return experienced") and "total won / total staked" in lines[i - 1]
+    assert lines[i].split()[-1] == "0.59"
+
+
+def test_return_mean_is_the_heading_when_given():
+    lines = format_table(_res(Figure(Fraction(96, 100))), rules=None).splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.lstrip().startswith("return quantile 0.1"))
+    assert lines[i - 1].startswith("return experienced: mean")
+    assert sum(ln.startswith("return experienced") for ln in lines) == 1
