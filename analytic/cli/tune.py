@@ -197,4 +197,9 @@ def run(args) -> int:
     for c in res.changes:
         print(f"  {c}")
     print(f"wrote {out}")
+    from analytic.tuner.search import modes_sharing
+
+    for other, how in modes_sharing(res.game, res.reel_set, mode):  # (not re-solved: each may take minutes)
+        print(f"note: mode '{other}' reads reel set '{res.reel_set}' too ({how}): its figures change as well; "
+              f"re-solve it (analytic solve {out} --mode {other})")
     return 0 if res.met else 3

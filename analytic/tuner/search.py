@@ -29,7 +29,7 @@ from analytic.model.game import Game
 from analytic.tuner.layout import edit, spread, strip_counts
 
 __all__ = ["Targets", "Metrics", "TuneResult", "tune", "tune_with_cap", "evaluate", "with_counts",
-           "tuned_reel_set"]
+           "tuned_reel_set", "modes_sharing"]
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,36 @@ def tuned_reel_set(game: Game, mode: str) -> str:
     if m.reel_set is not None:
         return m.reel_set
     return game.features[m.buys].reel_set
+
+
+def modes_sharing(game: Game, reel_set: str, mode: str) -> list[tuple[str, str]]:
+    """The bet modes other than ``mode`` whose figures can change with the strips of ``reel_set``.
+
+    A mode reads a reel set when it is the mode's base reel set, when the mode buys a feature
+    played on it, or when the mode's base spin can trigger such a feature (a feature with a
+    trigger; its own conditions, e.g. ``requires``, are not looked at: the list may name a
+    mode the feature never reaches, never leave one out).
+
+    Returns
+    -------
+    list of (str, str)
+        ``(mode name, how it reads the set)`` in model order, e.g. ``("base", "through feature
+        'free_spins'")``.
+    """
+    feats = [n for n, f in game.features.items() if f.reel_set == reel_set]
+    out = []
+    for name, m in game.modes.items():
+        if name == mode:
+            continue
+        if m.reel_set == reel_set:
+            out.append((name, "its base reel set"))
+        elif m.buys is not None and m.buys in feats:
+            out.append((name, f"the bought feature '{m.buys}'"))
+        elif m.buys is None:
+            hit = [n for n in feats if game.features[n].trigger is not None]
+            if hit:
+                out.append((name, "through feature " + ", ".join(f"'{n}'" for n in hit)))
+    return out
 
 
 def with_counts(game: Game, reel_set: str, counts: list[Mapping[str, int]], *, relayout: bool = False) -> Game:

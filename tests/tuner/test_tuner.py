@@ -251,3 +251,31 @@ def test_every_tuner_candidate_gets_its_own_figures(reel_set, monkeypatch):
         model = dict(raw, reels={name: [list(s) for s in strips] for name, strips in g.reel_sets.items()})
         want = Oracle(model).figures("base")["rtp"]
         assert m.rtp == want == solve_round(g, "base").rtp.value
+
+
+def test_cli_names_the_other_modes_of_the_tuned_reel_set(tmp_path, capsys):
+    """Tuning one mode's strips changes every mode that reads them: the command says which (by hand: a
+    second spin mode on the same base reels)."""
+    src = tmp_path / "sz.toml"
+    src.write_text(SIZZLING.read_text() + '\n[modes.base]\ncost = 1\nreels = "base"\n'
+                   '\n[modes.double]\ncost = 2\nreels = "base"\n')
+    out = tmp_path / "sz_tuned.toml"
+    assert main(["tune", str(src), "--target-rtp", "95.0", "--out", str(out)]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("note: ")]
+    assert len(lines) == 1 and "mode 'double' reads reel set 'base' too (its base reel set)" in lines[0], lines
+    assert f"analytic solve {out} --mode double" in lines[0]
+
+
+def test_modes_sharing_by_hand():
+    """Book of Power's modes, read off its model file: the regular free reels are played by the base mode
+    and the Power Bet (each can trigger Free Spins) and bought by Buy Free Spins; the Power free reels
+    only by Power Free Spins (base and Power Bet through its trigger, the other buy)."""
+    from analytic.tuner.search import modes_sharing
+
+    game = load_model(Path(__file__).parents[2] / "models" / "book_of_power.toml")
+    assert modes_sharing(game, "free", "buy_free_spins") == [
+        ("base", "through feature 'free_spins'"), ("power_bet", "through feature 'free_spins'")]
+    assert modes_sharing(game, "free", "base") == [
+        ("power_bet", "through feature 'free_spins'"), ("buy_free_spins", "the bought feature 'free_spins'")]
+    assert [m for m, _ in modes_sharing(game, "power_free", "buy_power_free_spins")] == ["base", "power_bet"]
+    assert modes_sharing(game, "base", "base") == []
