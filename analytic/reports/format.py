@@ -23,7 +23,7 @@ from analytic.figures import (
 
 __all__ = ["APPENDIX_NOTE", "frac", "cost_text", "pct", "num", "one_in", "one_in_fig", "fig_pct", "prob_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
-           "LINE_WINS_NOTE", "WAYS_WINS_NOTE", "FREE_GAME_WAYS_NOTE", "free_game_note", "line_wins_rate", "total_bet_text", "ways_game",
+           "LINE_WINS_NOTE", "WAYS_WINS_NOTE", "FREE_GAME_WAYS_NOTE", "free_game_note", "rate_head", "line_wins_rate", "total_bet_text", "ways_game",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
            "prob_text", "prob_bracket", "distribution_rows", "DISTRIBUTION_HEAD", "DISTRIBUTION_BOUNDED_NOTE",
@@ -103,10 +103,8 @@ def one_in_fig(f: Figure) -> str:
         return one_in(f)
     lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
     t = one_in(f)
-    if lo > 0 and t != "never":
-        x, u = _printed(t)
-        if x - u / 2 <= 1 / hi and 1 / lo <= x + u / 2:
-            return t
+    if lo > 0 and t != "never" and _covers(t, 1 / hi, 1 / lo, Fraction(1, 2)):
+        return t
     return _one_in_range(lo, hi)
 
 
@@ -356,11 +354,11 @@ def _printed(text: str) -> tuple[Fraction, Fraction]:
     return Fraction(t), u
 
 
-def _covers(text: str, lo, hi) -> bool:
-    """Whether ``text`` printed plainly is within one unit of its last digit of every value in
-    ``[lo, hi]`` (exactly)."""
+def _covers(text: str, lo, hi, units=Fraction(1)) -> bool:
+    """Whether ``text`` printed plainly is within ``units`` units of its last digit (one, or a half:
+    as a rounded figure reads) of every value in ``[lo, hi]`` (exactly)."""
     x, u = _printed(text)
-    return x - u <= lo and hi <= x + u
+    return x - units * u <= lo and hi <= x + units * u
 
 
 def distribution_rows(table, cost) -> tuple[list[list[str]], str]:
@@ -430,6 +428,12 @@ LINE_WINS_NOTE = "Hits: (stop combination, payline) pairs over the cycle; probab
 WAYS_WINS_NOTE = ("Hits: (stop combination, way, direction) triples over the cycle; 'ways per spin' is hits "
                   "per stop combination: the expected number of such paying ways in one spin (not a "
                   "probability: it can exceed 1).")
+
+
+def rate_head(ways: bool, per_line: str) -> str:
+    """The rate column's head of a line-wins table: ``per_line`` (the format's "probability" text)
+    for a payline game, "ways per spin" for a ways game (:data:`WAYS_WINS_NOTE`)."""
+    return "ways per spin" if ways else per_line
 
 
 def line_wins_rate(w, ways: bool) -> str:
@@ -653,8 +657,7 @@ def ladder_table(ex) -> tuple[list[str], list[list[str]]]:
         for r in ex.rows:
             f = Figure((r.low + r.high) / 2, "bounded", (r.high - r.low) / 2)
             p = num(f.value, 6)
-            x, u = _printed(p)
-            if not (x - u / 2 <= r.low and r.high <= x + u / 2):
+            if not _covers(p, r.low, r.high, Fraction(1, 2)):
                 p = prob_text(f)
             one = (one_in_fig(f) if r.low > 0 else "never" if r.high == 0  # (above a cap: exactly 0)
                    else f"at most {_one_in_out(r.high, False)}")

@@ -12,7 +12,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, FREE_GAME_NOTE, cost_text, free_game_note, LINE_WINS_NOTE, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
+    FRACTION_LIMIT, cost_text, free_game_note, rate_head, LINE_WINS_NOTE, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
                                      rounds_text)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, sd_text, spins_rows, spins_summary
@@ -153,7 +153,7 @@ def _reels(s: ParSheet) -> list[str]:
             out += [f"### Feature {md_code(g.feature)}: reel set {md_code(g.reel_set)} (cycle {num(g.cycle)})", ""]
             if retrigger_text(g):
                 out += [md_text(retrigger_text(g)), ""]
-            out += _table(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability",
+            out += _table(["symbol", "count", "wild mult.", "pay", "hits", rate_head(ways, "probability"),
                            "return (x total bet)"],
                           [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), line_wins_rate(w, ways),
                             num(w.rtp, 6)] for w in g.line_wins]
@@ -189,7 +189,7 @@ def _mode(m: ModeSheet, ways: bool = False) -> list[str]:
     if m.line_wins:
         out += ["### " + ("Ways wins" if ways else "Line wins") + " by symbol and count", "",
                 WAYS_WINS_NOTE if ways else LINE_WINS_NOTE, ""]
-        out += _table(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability", "RTP"],
+        out += _table(["symbol", "count", "wild mult.", "pay", "hits", rate_head(ways, "probability"), "RTP"],
                       [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), line_wins_rate(w, ways), pct(w.rtp)]
                        for w in m.line_wins], "lrrrrrr")
     if m.scatter_counts:

@@ -19,7 +19,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, FREE_GAME_NOTE, cost_text, free_game_note, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
+    FRACTION_LIMIT, cost_text, free_game_note, rate_head, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
 from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig, prob_pct
@@ -225,7 +225,7 @@ def _free_games(d: _Doc, s: ParSheet):
         if retrigger_text(g):
             d.para(retrigger_text(g))
             d.ln(1)
-        d.table(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability (per line)",
+        d.table(["symbol", "count", "wild mult.", "pay", "hits", rate_head(ways, "probability (per line)"),
                  "return (x bet)"],
                 [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), line_wins_rate(w, ways), num(w.rtp, 6)]
                  for w in g.line_wins]
@@ -282,7 +282,7 @@ def _mode(d: _Doc, m: ModeSheet, ways: bool = False):
         d.h2(("Ways wins" if ways else "Line wins") + " by symbol and count")
         if ways:
             d.para(WAYS_WINS_NOTE)
-        d.table(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability (per line)", "RTP"],
+        d.table(["symbol", "count", "wild mult.", "pay", "hits", rate_head(ways, "probability (per line)"), "RTP"],
                 [[w.symbol, w.count, w.multiplier, w.pay, num(w.hits), line_wins_rate(w, ways), pct(w.rtp)]
                  for w in m.line_wins])
     if m.scatter_counts:

@@ -18,8 +18,8 @@ from openpyxl.utils import get_column_letter
 from analytic.figures import round_decimals, round_outward
 from analytic.limits import XLSX_MAX_STOPS
 from analytic.reports.format import (
-    FREE_GAME_NOTE,
     free_game_note,
+    rate_head,
     cost_text,
     WAYS_WINS_NOTE,
     ways_game,
@@ -394,7 +394,7 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
         w.title(("Ways wins" if ways else "Line wins") + " by symbol and count", _SUB)
         if ways:
             w.text(WAYS_WINS_NOTE)
-        w.header(["symbol", "count", "wild mult.", "pay", "hits", "ways per spin" if ways else "probability per line",
+        w.header(["symbol", "count", "wild mult.", "pay", "hits", rate_head(ways, "probability per line"),
                   "RTP", "label"])
         for x in m.line_wins:
             w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],
@@ -494,7 +494,7 @@ def _free_games(wb, s: ParSheet):
                 w.put([f"+{a} spins", float(q), "exact", 1 / float(q) if q else None], ["", PROB, "", NUM])
         w.blank()
         w.header(["symbol", "count", "wild mult.", "pay", "hits",
-                  "ways per spin" if ways_game(s) else "probability per line", "return (x total bet)",
+                  rate_head(ways_game(s), "probability per line"), "return (x total bet)",
                   "label"])
         for x in g.line_wins:
             w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],
