@@ -23,7 +23,7 @@ import sys
 from fractions import Fraction
 
 from analytic.figures import Figure, fraction_text, int_text, round_decimals, shown
-from analytic.reports.format import bound_text, centre_text, cost_text, pct_bound
+from analytic.reports.format import bound_text, centre_text, cost_text, covers, pct_bound
 from analytic.solver.cap import applied_cap
 
 __all__ = ["add_parser", "run", "result_to_json", "format_table"]
@@ -65,8 +65,7 @@ def _one_in(f: Figure) -> str:
     if f.label == "exact" or not f.error:
         return t
     lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
-    x, u = Fraction(t[5:]), Fraction(1, 10**4)
-    if lo > 0 and x - u / 2 <= 1 / hi and 1 / lo <= x + u / 2:
+    if lo > 0 and covers(t, 1 / hi, 1 / lo, Fraction(1, 2)):
         return t
     a = f"1 in {float(round_decimals(1 / hi, 4, up=False)):.4f}"
     return f"{a} or rarer" if lo <= 0 else f"{a} .. {float(round_decimals(1 / lo, 4, up=True)):.4f}"

@@ -26,7 +26,7 @@ __all__ = ["APPENDIX_NOTE", "frac", "cost_text", "pct", "num", "one_in", "one_in
            "LINE_WINS_NOTE", "WAYS_WINS_NOTE", "FREE_GAME_WAYS_NOTE", "free_game_note", "rate_head", "line_wins_rate", "total_bet_text", "ways_game",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
-           "prob_text", "prob_bracket", "distribution_rows", "DISTRIBUTION_HEAD", "DISTRIBUTION_BOUNDED_NOTE",
+           "prob_text", "prob_bracket", "covers", "distribution_rows", "DISTRIBUTION_HEAD", "DISTRIBUTION_BOUNDED_NOTE",
            "ladder_table", "max_win_text", "bound_text", "pct_bound", "centre_text", "sd_text"]
 
 
@@ -103,7 +103,7 @@ def one_in_fig(f: Figure) -> str:
         return one_in(f)
     lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
     t = one_in(f)
-    if lo > 0 and t != "never" and _covers(t, 1 / hi, 1 / lo, Fraction(1, 2)):
+    if lo > 0 and t != "never" and covers(t, 1 / hi, 1 / lo, Fraction(1, 2)):
         return t
     return _one_in_range(lo, hi)
 
@@ -354,9 +354,25 @@ def _printed(text: str) -> tuple[Fraction, Fraction]:
     return Fraction(t), u
 
 
-def _covers(text: str, lo, hi, units=Fraction(1)) -> bool:
-    """Whether ``text`` printed plainly is within ``units`` units of its last digit (one, or a half:
-    as a rounded figure reads) of every value in ``[lo, hi]`` (exactly)."""
+def covers(text: str, lo, hi, units=Fraction(1)) -> bool:
+    """Whether a printed figure stands for every value of a certified interval.
+
+    Parameters
+    ----------
+    text : str
+        A number as :func:`num`, :func:`pct` or :func:`one_in` print it (``"1 in "``, ``%``
+        and thousands separators allowed).
+    lo, hi : Fraction
+        The certified interval, in the unit of the text (percent for a percentage).
+    units : Fraction
+        Tolerance in units of the text's last printed digit: 1, or 1/2 (a rounded figure's reading).
+
+    Returns
+    -------
+    bool
+        ``x - units u <= lo`` and ``hi <= x + units u``, exactly (``x`` the printed value, ``u`` one
+        unit of its last digit; an integer text has ``u = 0``).
+    """
     x, u = _printed(text)
     return x - units * u <= lo and hi <= x + units * u
 
@@ -392,15 +408,15 @@ def distribution_rows(table, cost) -> tuple[list[list[str]], str]:
         cells = [num(p, 6), one_in(p), pct(r), pct(sh, 2)]
         if pe:
             lo, hi = max(p - pe, Fraction(0)), min(p + pe, Fraction(1))
-            if not _covers(cells[0], lo, hi):
+            if not covers(cells[0], lo, hi):
                 cells[0] = prob_text(Figure(p, "bounded", pe))
-            if lo <= 0 or not _covers(cells[1], 1 / hi, 1 / lo):
+            if lo <= 0 or not covers(cells[1], 1 / hi, 1 / lo):
                 cells[1] = _one_in_range(lo, hi)
-        if ea and not _covers(cells[2], (r - ea) * 100, (r + ea) * 100):
+        if ea and not covers(cells[2], (r - ea) * 100, (r + ea) * 100):
             cells[2] = _pm_pct(Figure(r, "bounded", ea), 4)
         if se is None:
             cells[3] += " (approximate)"
-        elif se and not _covers(cells[3], (sh - se) * 100, (sh + se) * 100):
+        elif se and not covers(cells[3], (sh - se) * 100, (sh + se) * 100):
             cells[3] = _pm_pct(Figure(sh, "bounded", se), 2)
         bounded = bounded or bool(pe or ea or se)
         approx = approx or se is None
@@ -657,7 +673,7 @@ def ladder_table(ex) -> tuple[list[str], list[list[str]]]:
         for r in ex.rows:
             f = Figure((r.low + r.high) / 2, "bounded", (r.high - r.low) / 2)
             p = num(f.value, 6)
-            if not _covers(p, r.low, r.high, Fraction(1, 2)):
+            if not covers(p, r.low, r.high, Fraction(1, 2)):
                 p = prob_text(f)
             one = (one_in_fig(f) if r.low > 0 else "never" if r.high == 0  # (above a cap: exactly 0)
                    else f"at most {_one_in_out(r.high, False)}")
