@@ -26,7 +26,7 @@ __all__ = ["APPENDIX_NOTE", "frac", "cost_text", "pct", "num", "one_in", "one_in
            "LINE_WINS_NOTE", "WAYS_WINS_NOTE", "FREE_GAME_WAYS_NOTE", "free_game_note", "rate_head", "line_wins_rate", "total_bet_text", "ways_game",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
-           "prob_text", "prob_bracket", "covers", "distribution_rows", "DISTRIBUTION_HEAD", "DISTRIBUTION_BOUNDED_NOTE",
+           "prob_text", "prob_bracket", "covers", "ranges_label", "range_rows", "distribution_rows", "DISTRIBUTION_HEAD", "DISTRIBUTION_BOUNDED_NOTE",
            "ladder_table", "max_win_text", "bound_text", "pct_bound", "centre_text", "sd_text"]
 
 
@@ -329,6 +329,25 @@ def range_cells(r) -> list[str]:
         # within their certified intervals (model.CERTIFIED_RANGE_NOTE; both intervals in the JSON, XLSX)
         return [f"{_pct_out(a, False)} .. {_pct_out(e, True)}" for lv, a, b, c, e in r.quantiles]
     return [f"{pct(lo, 2)}{'*' if lv in r.truncated else ''} .. {pct(hi, 2)}" for lv, lo, hi in r.ranges]
+
+
+def ranges_label(m) -> str:
+    """The exactness of a mode sheet's expected-RTP-range table (``m.ranges``, :class:`~analytic.reports.model.RangeRow`
+    each): "certified", "approximate", or, where only the first rows are certified (the N-round law's
+    certified error grows with N), "certified to 10^k rounds, approximate beyond"."""
+    labels = [r.label for r in m.ranges]
+    if len(set(labels)) == 1:
+        return labels[0]
+    last = max(r.rounds for r in m.ranges if r.label == "certified")
+    return f"certified to {rounds_text(last)} rounds, approximate beyond"
+
+
+def range_rows(m) -> list[list[str]]:
+    """Text rows of the expected-RTP-range table: the rounds (an approximate row of a table with
+    certified rows marked "(approximate)") and :func:`range_cells`."""
+    mixed = len({r.label for r in m.ranges}) > 1
+    return [[rounds_text(r.rounds) + (" (approximate)" if mixed and r.label != "certified" else "")]
+            + range_cells(r) for r in m.ranges]
 
 
 #: Header of the win-distribution table (:func:`distribution_rows`).

@@ -12,8 +12,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, cost_text, free_game_note, rate_head, LINE_WINS_NOTE, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct, range_cells,
-                                     rounds_text)
+    FRACTION_LIMIT, ranges_label, range_rows, cost_text, free_game_note, rate_head, LINE_WINS_NOTE, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, sd_text, spins_rows, spins_summary
 from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig, prob_pct
@@ -206,10 +205,9 @@ def _mode(m: ModeSheet, ways: bool = False) -> list[str]:
         out += _table(SPINS_HEAD, spins_rows(t.rows), "lrrr")
         if t.p_retrigger:
             out += _table(RETRIGGERS_HEAD, spins_rows(t.retriggers), "lrrr")
-    out += [f"### Expected RTP range ({m.ranges[0].label})", "", md_text(m.ranges_note), ""]
+    out += [f"### Expected RTP range ({ranges_label(m)})", "", md_text(m.ranges_note), ""]
     levels = [lv for lv, _, _ in m.ranges[0].ranges]
-    out += _table(["rounds"] + [f"{lv}% range" for lv in levels],
-                  [[rounds_text(r.rounds)] + range_cells(r) for r in m.ranges])
+    out += _table(["rounds"] + [f"{lv}% range" for lv in levels], range_rows(m))
     d = m.distribution
     drows, dnote = distribution_rows(d, i.cost)
     out += ["### Win distribution", "", md_text(d.note), ""] + ([md_text(dnote), ""] if dnote else [])

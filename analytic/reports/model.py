@@ -827,8 +827,12 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
         return tuple(out)
 
     ranges, bands = rows(RANGE_ROUNDS), rows(_BAND_ROUNDS)
-    if all(x.label == "certified" for x in ranges + bands):
+    done = [x.rounds for x in ranges if x.label == "certified"]
+    if len(done) == len(ranges):
         ranges_note = CERTIFIED_RANGE_NOTE
+    elif done:  # certified up to some N: the N-round law's error bound grows with N
+        ranges_note = (CERTIFIED_RANGE_NOTE + " Rows marked (approximate): no certified bound at that N (the "
+                       "N-round law's certified error grows with N). " + RANGE_NOTE)
     else:
         why = law.reason or "no certified bound at some N"
         ranges_note = f"No certified N-round law for this mode ({why}). " + RANGE_NOTE

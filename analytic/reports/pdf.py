@@ -19,7 +19,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, cost_text, free_game_note, rate_head, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, range_cells, rounds_text, sd_text)
+    FRACTION_LIMIT, ranges_label, range_rows, cost_text, free_game_note, rate_head, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, sd_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
 from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig, prob_pct
@@ -288,11 +288,10 @@ def _mode(d: _Doc, m: ModeSheet, ways: bool = False):
     if m.scatter_counts:
         d.h2("Scatter symbols in view")
         d.table(["cells", "combinations", "probability"], [[k, num(n), one_in(p)] for k, n, p in m.scatter_counts])
-    d.h2(f"Expected RTP range after N rounds ({m.ranges[0].label})")
+    d.h2(f"Expected RTP range after N rounds ({ranges_label(m)})")
     d.para(m.ranges_note.replace("·", " "))
     levels = [lv for lv, _, _ in m.ranges[0].ranges]
-    d.table(["rounds"] + [f"{lv}% range" for lv in levels],
-            [[rounds_text(r.rounds)] + range_cells(r) for r in m.ranges])
+    d.table(["rounds"] + [f"{lv}% range" for lv in levels], range_rows(m))
     d.png(plots.bands_png(m), w=150)
     d.h2("Win distribution")
     d.para(m.distribution.note)

@@ -20,6 +20,7 @@ from analytic.limits import XLSX_MAX_STOPS
 from analytic.reports.format import (
     free_game_note,
     rate_head,
+    ranges_label,
     cost_text,
     WAYS_WINS_NOTE,
     ways_game,
@@ -401,15 +402,17 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
                   ["", "0", "0", INT, INT, "0.00E+00", PCT])
     _ladder(w, m)
     w.blank()
-    w.title(f"Expected RTP range ({m.ranges[0].label})", _SUB)
+    w.title(f"Expected RTP range ({ranges_label(m)})", _SUB)
     w.text(m.ranges_note)
     levels = [lv for lv, _, _ in m.ranges[0].ranges]
     if m.ranges[0].quantiles:
         w.header(["rounds"] + [f"{lv}% {e}" for lv in levels
                                for e in ("low from", "low to", "high from", "high to")] + ["exactness"])
         for r in m.ranges:
-            # each quantile's certified ends rounded outward to what the cell shows (4 decimals of a %)
-            w.put([r.rounds] + [_out(x, up, 6) for q in r.quantiles for x, up in zip(q[1:], (False, True, False, True))]
+            # each quantile's certified ends rounded outward to what the cell shows (4 decimals of a %);
+            # an approximate row (no certified bound at that N) its normal range's ends, labelled so
+            qs = r.quantiles or tuple((lv, lo, lo, hi, hi) for lv, lo, hi in r.ranges)
+            w.put([r.rounds] + [_out(x, up, 6) for q in qs for x, up in zip(q[1:], (False, True, False, True))]
                   + [r.label],
                   ["0.0E+0"] + [PCT] * (4 * len(levels)))
     else:
