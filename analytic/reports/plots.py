@@ -107,16 +107,39 @@ def bands_png(m: ModeSheet) -> bytes:
     rtp = float(m.rtp.value) * 100
     levels = [lv for lv, _, _ in m.bands[0].ranges]
     shades = {90: "#9dc3e6", 95: "#dbe9f6"}
+    # each segment between two N filled plainly where both ends are certified (the N-round law: the
+    # certified outer ends), hatched where either is the normal approximation
+    approx = [r.label != "certified" for r in m.bands]
     for k, lv in sorted(enumerate(levels), key=lambda t: -t[1]):
         lo = [r.ranges[k][1] * 100 for r in m.bands]
         hi = [r.ranges[k][2] * 100 for r in m.bands]
-        ax.fill_between(xs, lo, hi, color=shades.get(lv, "#eeeeee"), label=f"{lv}% range")
+        shade = shades.get(lv, "#eeeeee")
+        if len(xs) == 1 or not any(approx) or all(approx):
+            ax.fill_between(xs, lo, hi, color=shade, label=f"{lv}% range")
+            continue
+        labelled = False
+        for i in range(len(xs) - 1):
+            part = slice(i, i + 2)
+            if approx[i] or approx[i + 1]:
+                ax.fill_between(xs[part], lo[part], hi[part], facecolor=shade, edgecolor="#7f7f7f", hatch="///",
+                                linewidth=0)
+            else:
+                ax.fill_between(xs[part], lo[part], hi[part], color=shade,
+                                label=None if labelled else f"{lv}% range")
+                labelled = True
     ax.axhline(rtp, color="black", lw=1, label=f"RTP {fig_pct(m.rtp)}")
     ax.set_xscale("log")
     ax.set_xlabel("rounds played")
     ax.set_ylabel("RTP (%)")
-    ax.set_title(f"Expected RTP range, mode '{_lit(m.info.name)}'", fontsize=9)
-    ax.legend(fontsize=7)
+    kind = "normal approximation" if all(approx) else "certified" if not any(approx) else None
+    ax.set_title(f"Expected RTP range, mode '{_lit(m.info.name)}'" + (f" ({kind})" if kind else ""), fontsize=9)
+    handles, names = ax.get_legend_handles_labels()
+    if kind is None:
+        from matplotlib.patches import Patch
+
+        handles.append(Patch(facecolor="white", edgecolor="#7f7f7f", hatch="///", linewidth=0))
+        names.append("normal approximation (not certified)")
+    ax.legend(handles, names, fontsize=7)
     ax.grid(alpha=0.3)
     return _png(fig)
 

@@ -31,8 +31,9 @@ rounds")::
 
     [qG(a - d - 2e - eta) - t,  qG(a + e + eta) + t]
 
-(the low end 0 when ``a - d - 2e - eta <= 0``; no bound when ``a + e + eta``
-exceeds the mass of ``G``).  The RTP quantile is the win quantile divided by
+(no bound when ``a - d - 2e - eta <= 0``: the errors then exceed the
+level's whole tail, and the low end would be 0, true but empty; nor when
+``a + e + eta`` exceeds the mass of ``G``).  The RTP quantile is the win quantile divided by
 ``N`` times the mode's cost.  When no rebinning and no truncation happened
 ``t = d = 0`` and the interval is the exact quantile up to the float error.
 """
@@ -207,6 +208,8 @@ def _bounds(s: NRoundLaw, N: int, e0: float, cost: Fraction, g: Fraction, levels
     for lv in levels:
         row = []
         for a in ((100 - lv) / 200, (100 + lv) / 200):
+            if a - d - 2 * e - eta <= 0:  # the errors exceed the tail: a low end of 0, true but empty
+                return None
             lo = q(a - d - 2 * e - eta)
             hi = q(a + e + eta)
             if hi is None:
@@ -243,7 +246,8 @@ def n_round_quantiles(points: Mapping[Fraction, Fraction], error: Fraction | flo
     Returns
     -------
     dict
-        ``N -> QuantileBounds`` (None where no finite bound was certified).
+        ``N -> QuantileBounds`` (None where no finite bound was certified, or where the errors exceed
+        a level's tail: its low end would be 0, true but empty).
 
     Raises
     ------

@@ -31,3 +31,29 @@ def test_uniform_tables_keep_their_label():
     assert ranges_label(_sheet(["certified", "certified"])) == "certified"
     assert ranges_label(_sheet(["approximate"])) == "approximate"
     assert range_rows(_sheet(["approximate"])) == [["10^3", "92.00% .. 97.00%"]]
+
+
+def _plotted(monkeypatch, labels):
+    """The figure bands_png draws for bands labelled ``labels`` (certified rows have a low end of 90 %)."""
+    from analytic.figures import Figure
+    from analytic.reports import plots
+
+    got = {}
+    monkeypatch.setattr(plots, "_png", lambda fig: got.setdefault("fig", fig) and b"")
+    m = SimpleNamespace(bands=_sheet(labels).ranges, rtp=Figure(F(95, 100)), info=SimpleNamespace(name="m"))
+    plots.bands_png(m)
+    ax = got["fig"].axes[0]
+    hatched = [c for c in ax.collections if c.get_hatch()]
+    return ax, hatched, [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_band_plot_marks_the_approximate_part(monkeypatch):
+    """Certified to 10^4, approximate at 10^5: the segment 10^4..10^5 is hatched, the legend says the
+    hatching is the normal approximation, the title claims neither kind; a band of one kind says which."""
+    ax, hatched, legend = _plotted(monkeypatch, ["certified", "certified", "approximate"])
+    assert len(hatched) == 1 and "normal approximation (not certified)" in legend
+    assert "(" not in ax.get_title().split("'m'")[1]
+    ax, hatched, legend = _plotted(monkeypatch, ["certified", "certified"])
+    assert not hatched and ax.get_title().endswith("(certified)")
+    ax, hatched, legend = _plotted(monkeypatch, ["approximate", "approximate"])
+    assert not hatched and ax.get_title().endswith("(normal approximation)")
