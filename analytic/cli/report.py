@@ -19,8 +19,9 @@ def add_parser(sub):
                        description="Solve every bet mode of a model and write its par sheet "
                                    "(one file per format, OUT/<model stem>.<ext>), atomically: an error "
                                    "leaves no half-written file. Nothing is printed until the files are "
-                                   "written: expect a minute or more, even for a tiny game (most of it the "
-                                   "sessions part, 100 to 10,000 rounds from 100 bets per bet mode).")
+                                   "written: expect seconds for a tiny game, a minute or more for a large one "
+                                   "(most of it the sessions part, 100 to 10,000 rounds from 100 bets per bet "
+                                   "mode).")
     p.add_argument("model", help="model file (.toml)")
     p.add_argument("--out", default="reports", help="output directory (default: reports/; in the analytic repository that is the folder "
                                                         "of the committed par sheets, which a run there replaces)")

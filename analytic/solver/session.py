@@ -648,6 +648,7 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     track_ret = nl == 1 and not lump
     lumped = np.zeros(N + 1)  # mass taken out after round t (lump_high)
     step = cost * levels[0] / G  # grid points a round's price spans
+    step_n, step_d = step.numerator, step.denominator  # (ceil((N - t - 1) step) in integers, round by round)
     err = 0.0
     snap_at = sorted({int(x) for x in snapshots if 0 < int(x) < N})
     lump_final = _Acc(False)
@@ -753,7 +754,7 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
                 if cut:
                     err += cmass
                     a = a[: len(a) - cut]
-            mass = a.sum()
+            mass = a.sum() if exact or cut else tot  # (untrimmed: the same vector's sum, the same float)
             alive[j][t] += mass * D ** (N - t) if exact else mass
             for why, (lo, la) in arrs[j].items():
                 if exact:
@@ -769,7 +770,7 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
         live = nxt
         if lump and live[0] is not None:
             off, a = live[0]
-            k = math.ceil((N - t - 1) * step) + 1 - off  # first index safe for the rounds left
+            k = -(-(N - t - 1) * step_n // step_d) + 1 - off  # first index safe for the rounds left
             if k < len(a):
                 k = max(k, tail_start(a, LUMP))  # and the tail from k at most LUMP
             if lump_above is not None:  # an upper chain: everything above lump_above (coarse_session)
