@@ -57,6 +57,25 @@ def _pct(f: Figure | Fraction) -> str:
 
 
 
+def _is_rtp(key: str) -> bool:
+    """Whether a solver's extra figure is an RTP (``capped_rtp``, ``uncapped_rtp``: a fraction of the
+    stake, printed in percent as the RTP rows)."""
+    return key == "rtp" or key.endswith("_rtp")
+
+
+def _rtp_text(v: Figure | Fraction) -> str:
+    """An RTP as the RTP rows print it (:func:`_pct`, then its label); a bounded one whose printed
+    interval would reach below 0 as its certified ends, the low one cut at 0 (an RTP is >= 0) and
+    rounded outward, as the hit frequency's."""
+    f = v if isinstance(v, Figure) else Figure(Fraction(v))
+    if f.label != "exact" and f.error:
+        c, e, _ = shown(f, 6, 100)
+        if c - e < 0:
+            return (f"between {pct_bound(max(f.value - f.error, Fraction(0)), False, 6)} % and "
+                    f"{pct_bound(f.value + f.error, True, 6)} %   [{f.label}]")
+    return f"{_pct(f)}   [{f.label}]"
+
+
 def _one_in(f: Figure) -> str:
     """``1 in N`` of a probability to 4 decimals; of a bounded one the same where it is within half a
     unit of its last digit of ``1 / p`` for every ``p`` in the certified interval, else the certified
@@ -225,7 +244,9 @@ def format_table(res) -> str:
         w(f"  {'top base-spin win':<34}{float(tw):,.4f}x total bet   ({b.figures.top_weight:,} combinations, "
           f"1 in {b.cycle / b.figures.top_weight:,.0f}{paid})")
     for k, v in res.extra.items():
-        if isinstance(v, Figure) and v.error:  # an interval: print its ends, not a centre that looks like a value
+        if _is_rtp(k) and isinstance(v, (Figure, Fraction)):  # capped_rtp ...: as the RTP rows, in percent
+            w(f"  {k:<34}{_rtp_text(v)}")
+        elif isinstance(v, Figure) and v.error:  # an interval: print its ends, not a centre that looks like a value
             lo, hi = v.value - v.error, v.value + v.error
             if k.startswith("p_"):  # a probability (p_reach_cap): its certified interval cut to [0, 1]
                 lo, hi = max(lo, Fraction(0)), min(hi, Fraction(1))
@@ -250,7 +271,7 @@ def format_table(res) -> str:
                 w(f"    stake {float(r['stake']):>10,.2f}   cap {float(r['cap_multiple']):>12,.2f}x   "
                   f"RTP {iv}   [{f.label}]{reach}")
     if res.rtp.label != "exact":
-        # a fraction of the stake, as the solver's extra figures (capped_rtp ...), not percent as the RTP row
+        # a fraction of the stake, then in percentage points as the RTP rows
         w(f"  RTP certified within +/- {bound_text(res.rtp.error, True, 3)} of the stake "
           f"(+/- {bound_text(res.rtp.error * 100, True, 3)} percentage points)")
     elif len(int_text(res.rtp.value.denominator)) <= 40:

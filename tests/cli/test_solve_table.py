@@ -35,8 +35,31 @@ def test_probability_interval_is_cut_to_0_1():
     assert lo == 0 and 4e-12 <= hi < 4.01e-12
     lo, hi = _between(text, "p_other")
     assert 1 - 1.01e-6 < lo <= 1 - 1e-6 and hi == 1
-    lo, hi = _between(text, "capped_rtp")
-    assert lo < 0 < hi
+    # an RTP is not a probability (it can exceed 1) but is >= 0: printed in percent, its low end cut at 0
+    m = re.search(r"^\s*capped_rtp\s+between (\S+) % and (\S+) %\s+\[bounded\]$", text, re.M)
+    assert m and Fraction(m.group(1)) == 0 and Fraction(4, 10**10) <= Fraction(m.group(2)) <= Fraction(1, 10**6)
+
+
+def test_capped_rtp_printed_as_the_rtp_rows():
+    """capped_rtp and uncapped_rtp printed as raw fractions of the stake ('between 2.37370808 and
+    2.373708081', '2.472222222') under an RTP row in percent: they read in percent now, with their
+    label, and the exact fraction only on the RTP's own line. By hand: 89/36 = 247.2222...%; 19/20 +-
+    1/10^9 = 95 % +- 1e-7 %."""
+    extra = {"uncapped_rtp": Figure(Fraction(89, 36)),
+             "capped_rtp": Figure(Fraction(19, 20), "bounded", Fraction(1, 10**9)),
+             "p_reach_cap": Figure(Fraction(1, 8))}
+    r = _round(game=SimpleNamespace(name="toy", total_bet=1), extra=extra,
+               rtp=Figure(Fraction(19, 20), "bounded", Fraction(1, 10**9)))
+    lines = {}
+    for ln in format_table(r).splitlines():
+        lines.setdefault(ln.split()[0], ln)  # (the first 'RTP' line: the RTP row)
+    assert re.fullmatch(r"\s*uncapped_rtp\s+247\.222222 %\s+\[exact\]", lines["uncapped_rtp"])
+    assert "89/36" not in format_table(r)
+    m = re.fullmatch(r"\s*capped_rtp\s+(\S+) %\s+\(bounded, \+/- (\S+) %\)\s+\[bounded\]", lines["capped_rtp"])
+    c, e = Fraction(m.group(1)), Fraction(m.group(2))
+    assert c - e <= Fraction(95) - Fraction(1, 10**7) and Fraction(95) + Fraction(1, 10**7) <= c + e
+    assert lines["capped_rtp"].split("capped_rtp")[1].strip() == lines["RTP"].split("RTP")[1].strip()
+    assert re.fullmatch(r"\s*p_reach_cap\s+0\.125\s+\[exact\]", lines["p_reach_cap"])  # a probability: unchanged
 
 
 def test_header_unit_of_the_total_bet():
