@@ -115,6 +115,50 @@ class Figure:
                 return Figure(Fraction(v), self.label, Fraction(e), q)
             q = q2
 
+    def published_within(self, low=Fraction(0), high=Fraction(1)) -> "Figure":
+        """:meth:`published`, its interval kept inside the range ``[low, high]`` of the quantity.
+
+        A probability's certified interval can reach past 0 or 1 (a centre
+        0 with its error), and publishing (the centre rounded, the error
+        widened and raised to the quantum ``q``) can take an end past them by
+        one rounding step (7.269e-10 +/- 7.27e-10).  Such a figure is
+        published as the certified interval cut to ``[low, high]``, its ends
+        rounded outward to multiples of ``q`` and cut again: centre
+        ``(a + b) / 2``, error ``(b - a) / 2`` (quantum ``q / 10``: the centre
+        may be a multiple of ``q / 2``).  The published interval still holds
+        the true value (which lies in the range), and ``value - error`` and
+        ``value + error`` are exactly its ends, within the range.
+
+        Parameters
+        ----------
+        low, high : Fraction
+            The quantity's range (a probability: 0 and 1; a nonnegative one: ``high`` None).
+
+        Returns
+        -------
+        Figure
+            :meth:`published` itself when its interval is inside the range (or the figure is exact).
+        """
+        p = self.published()
+        lo_ok = low is None or p.value - p.error >= low
+        hi_ok = high is None or p.value + p.error <= high
+        if p.label == "exact" or (lo_ok and hi_ok):
+            return p
+        q = p.quantum
+        a, b = self.value - self.error, self.value + self.error
+        if low is not None:
+            a = max(a, Fraction(low))
+        if high is not None:
+            b = min(b, Fraction(high))
+        if a > b:  # a certificate outside the range: nothing to cut (never for a true certificate)
+            return p
+        a, b = (a // q) * q, _ceil_to(b, q)
+        if low is not None:
+            a = max(a, Fraction(low))
+        if high is not None:
+            b = min(b, Fraction(high))
+        return Figure((a + b) / 2, p.label, (b - a) / 2, q / 10)
+
 
     def to_json(self) -> dict:
         """``{"exact": "p/q", "float": x, "label": ..., "error": e}`` of the :meth:`published` figure."""

@@ -122,3 +122,42 @@ def test_published_split_adds_up_and_holds_each_part(parts):
         g = g.published()
         assert g.label == f.label
         assert g.value - g.error <= f.value - f.error and f.value + f.error <= g.value + g.error
+
+
+def _written_ends(g: Figure) -> tuple[Fraction, Fraction]:
+    """The ends ``value -/+ error`` as the JSON writes them (:meth:`Figure.to_json`: the exact centre,
+    the error as a float, read back as the shortest decimal JSON prints)."""
+    d = g.to_json()
+    return Fraction(d["exact"]) - Fraction(repr(d["error"])), Fraction(d["exact"]) + Fraction(repr(d["error"]))
+
+
+def test_published_probability_by_hand():
+    """The committed Book of Power sheet's ruin within 100 rounds, 7.269e-10 +/- 7.27e-10: its low
+    end -1e-13, a probability below 0 by one rounding step; a centre 0 with error 1.872e-12 reached
+    -1.872e-12; 0.9999999999997 +/- 2e-12 passed 1. Within [0, 1], each holding its interval cut to
+    [0, 1]: [0, 1.4538e-9], [0, 1.872e-12], [0.9999999999977, 1]."""
+    for v, e in ((Fraction("7.269e-10"), Fraction("7.27e-10")), (Fraction(0), Fraction("1.872e-12")),
+                 (Fraction("0.9999999999997"), Fraction("2e-12"))):
+        f = Figure(v, "bounded", e)
+        lo, hi = _written_ends(f.published_within())
+        assert 0 <= lo <= max(v - e, 0) and min(v + e, 1) <= hi <= 1, (v, e, lo, hi)
+    assert _written_ends(Figure(Fraction(0), "bounded", Fraction("1.872e-12")).published_within()) == (
+        0, Fraction("1.872e-12"))
+    assert _written_ends(Figure(Fraction("0.9999999999997"), "bounded", Fraction("2e-12")).published_within()) == (
+        Fraction("0.9999999999977"), 1)
+    # one already inside is published as before; an exact one as it is
+    f = Figure(Fraction(1, 3), "bounded", Fraction(1, 10**6))
+    assert f.published_within() == f.published()
+    assert Figure(Fraction(1, 3)).published_within() == Figure(Fraction(1, 3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fractions(min_value=0, max_value=1, max_denominator=10**30),
+       st.fractions(min_value=0, max_value=1, max_denominator=10**30).filter(lambda e: e > 0))
+def test_published_probability_within_0_1_and_holding_its_interval(v, e):
+    f = Figure(v, "bounded", e)
+    g = f.published_within()
+    lo, hi = _written_ends(g)
+    assert 0 <= lo and hi <= 1
+    assert lo <= max(v - e, 0) and min(v + e, 1) <= hi  # the certified interval, cut to [0, 1], kept
+    assert g.published() is g
