@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-__all__ = ["Figure", "int_text", "fraction_text", "publication_quantum", "round_outward", "round_decimals", "bound_text", "shown", "SHOWN_ERROR_DIGITS", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
+__all__ = ["Figure", "exact_format", "int_text", "fraction_text", "publication_quantum", "round_outward", "round_decimals", "bound_text", "shown", "SHOWN_ERROR_DIGITS", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
 
 #: Two-sided normal quantiles used for volatility indices and RTP ranges.
 Z_SCORES = {90: 1.6448536269514722, 95: 1.959963984540054, 99: 2.5758293035489004}
@@ -60,6 +60,87 @@ def fraction_text(v: Fraction) -> str:
     """``"p/q"`` of a Fraction (:func:`int_text` of each part), however long."""
     v = Fraction(v)
     return f"{int_text(v.numerator)}/{int_text(v.denominator)}"
+
+
+def exact_format(x, spec: str) -> str:
+    """``format(x, spec)`` as it would print the exact number ``x`` (not its float).
+
+    A float has 53 bits: an exact figure turned into one before printing
+    loses every digit past the 17th (an RTP of 7.5e31 % printed
+    ``74999999999999990513822771183616.000000 %``), becomes 0 or ``inf``
+    outside about 1e-308 .. 1e308 (a probability of 1e-400 printed as
+    ``never``), and can round the other way at a tie.  Here the number is
+    rounded once, exactly (half to even, as ``format`` rounds a float's
+    exact binary value), to the digits the spec asks for.
+
+    Parameters
+    ----------
+    x : Fraction, int or float (taken exactly)
+    spec : str
+        ``[,][.N]f``, ``[,][.N]e``, ``[,][.N]g`` or ``[,][.N]%`` (the float presentation types;
+        ``N`` defaults to 6, ``,`` groups the integer digits by thousands).
+
+    Returns
+    -------
+    str
+        The text ``format(float(x), spec)`` gives wherever the float holds every printed digit
+        of ``x``; the exact digits elsewhere.
+
+    Raises
+    ------
+    ValueError
+        A spec outside those forms.
+
+    Examples
+    --------
+    >>> exact_format(Fraction(3, 4) * 10**30, ",.2f")
+    '750,000,000,000,000,000,000,000,000,000.00'
+    >>> exact_format(Fraction(1, 10**400), ".3e")
+    '1.000e-400'
+    >>> exact_format(Fraction(1, 8), ".2f"), format(0.125, ".2f")  # a tie: half to even
+    ('0.12', '0.12')
+    """
+    import re
+
+    m = re.fullmatch(r"(,?)(?:\.(\d+))?([efg%])", spec)
+    if m is None:
+        raise ValueError(f"exact_format: unsupported spec {spec!r}")
+    sep, p, kind = m.group(1), 6 if m.group(2) is None else int(m.group(2)), m.group(3)
+    x = Fraction(x)
+    sign, a = ("-" if x < 0 else ""), abs(x)
+
+    def fixed(v: Fraction, d: int) -> str:
+        n = round(v * 10**d)  # (Fraction.__round__: exact, half to even)
+        whole, part = divmod(n, 10**d)
+        w = f"{whole:,}" if sep else int_text(whole)
+        return w + ("." + str(part).zfill(d) if d else "")
+
+    def sci(v: Fraction, d: int) -> tuple[str, int]:
+        if v == 0:
+            return "0" * (d + 1), 0
+        k = _decade(v)
+        n = round(v * Fraction(10) ** (d - k))
+        if n >= 10 ** (d + 1):  # rounded up to the next decade
+            k += 1
+            n = round(v * Fraction(10) ** (d - k))
+        return str(n), k
+
+    if kind == "f":
+        return sign + fixed(a, p)
+    if kind == "%":
+        return sign + fixed(a * 100, p) + "%"
+    if kind == "e":
+        digits, k = sci(a, p)
+        return f"{sign}{digits[0]}{'.' + digits[1:] if p else ''}e{k:+03d}"
+    p = max(p, 1)  # "g": p significant digits, trailing zeros dropped
+    if a == 0:
+        return sign + "0"
+    digits, k = sci(a, p - 1)
+    if -4 <= k < p:
+        t = fixed(a, p - 1 - k)
+        return sign + (t.rstrip("0").rstrip(".") if "." in t else t)
+    mant = digits[0] + ("." + digits[1:]).rstrip("0").rstrip(".")
+    return f"{sign}{mant}e{k:+03d}"
 
 
 @dataclass(frozen=True)
@@ -292,8 +373,8 @@ def bound_text(x, up: bool = True, digits: int = 3, sci: bool = False) -> str:
 
     ``sci``: in scientific notation (``1.24e-07``) rather than ``g`` format.
     """
-    v = float(round_outward(x, up=up, digits=digits))
-    return f"{v:.{digits - 1}e}" if sci else f"{v:.{digits}g}"
+    v = round_outward(x, up=up, digits=digits)  # (its digits exactly: no float, whatever its size)
+    return exact_format(v, f".{digits - 1}e") if sci else exact_format(v, f".{digits}g")
 
 
 def round_decimals(x, decimals: int, up: bool) -> Fraction:

@@ -161,3 +161,30 @@ def test_published_probability_within_0_1_and_holding_its_interval(v, e):
     assert 0 <= lo and hi <= 1
     assert lo <= max(v - e, 0) and min(v + e, 1) <= hi  # the certified interval, cut to [0, 1], kept
     assert g.published() is g
+
+
+def test_exact_format_against_decimal_digits_by_hand():
+    """exact_format prints a Fraction's own digits: 3/4 x 10^32 (an RTP of 7.5e31 %; the float printed
+    74999999999999990513822771183616), numbers beyond a float's range (1e-400 became 0, 1e400 inf)."""
+    from analytic.figures import exact_format
+
+    assert exact_format(Fraction(3, 4) * 10**32, ".6f") == "75" + "0" * 30 + ".000000"
+    assert exact_format(Fraction(3, 4) * 10**32, ",.0f") == "75," + ",".join(["000"] * 10)
+    assert exact_format(Fraction(1, 3 * 10**400), ".4e") == "3.3333e-401"
+    assert exact_format(Fraction(2, 3) * 10**400, ".4e") == "6.6667e+399"
+    assert exact_format(Fraction(1, 10**400), ".10g") == "1e-400"
+    assert exact_format(Fraction(-1, 8), ".2f") == "-0.12"  # a tie: half to even, as format() of 0.125
+    assert exact_format(Fraction(9999995, 10**7), ".6f") == "1.000000"  # the half carried into the units
+    assert exact_format(Fraction(99995, 10), ".4g") == "1e+04" and exact_format(Fraction(1, 7), ".3%") == "14.286%"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.floats(min_value=-1e15, max_value=1e15, allow_nan=False),
+       st.sampled_from([".6f", ",.4f", ".4e", ".10g", ".4g", ".2f", ",.0f", ".0e", ".1g"]))
+def test_exact_format_is_format_of_a_float_within_its_digits(x, spec):
+    """Of a float (an exact binary fraction), format() prints the exact value's correctly rounded
+    digits: exact_format of the same value must print the same text."""
+    from analytic.figures import exact_format
+
+    x += 0.0  # (-0.0 prints '-0.00'; its Fraction is 0)
+    assert exact_format(Fraction(x), spec) == format(x, spec)
