@@ -10,7 +10,6 @@ path.
 
 from __future__ import annotations
 
-from fractions import Fraction
 
 import json
 

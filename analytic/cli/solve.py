@@ -18,7 +18,6 @@ before the solve, exit 2; the file is written whole or not at all.
 from __future__ import annotations
 
 import json
-import sys
 from fractions import Fraction
 
 from analytic.figures import Figure, exact_format, fraction_text, int_text, round_decimals, shown

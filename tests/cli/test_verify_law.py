@@ -10,7 +10,6 @@ import json
 from fractions import Fraction as F
 from pathlib import Path
 
-import pytest
 
 import analytic.cli.verify as verify
 from analytic.cli import main

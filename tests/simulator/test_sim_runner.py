@@ -3,7 +3,6 @@
 from fractions import Fraction
 from itertools import product
 
-import numpy as np
 import pytest
 
 from analytic.errors import ModelError, UnsupportedMechanicError
@@ -106,7 +105,6 @@ def test_pick_bonus_buy_mode_mean():
 
 
 def test_line_triggered_pick_bonus_once_per_line():
-    names = ["A", "L", "X"]
     pb = FeatureSpec("buoy", "pick_bonus", None, None, fm({"picks": {1: 1}, "prizes": [[7, 1]]}))
     g = make_game(
         [("A", "regular"), ("L", "bonus"), ("X", "blank")],
