@@ -106,6 +106,8 @@ def exact_format(x, spec: str) -> str:
     if m is None:
         raise ValueError(f"exact_format: unsupported spec {spec!r}")
     sep, p, kind = m.group(1), 6 if m.group(2) is None else int(m.group(2)), m.group(3)
+    if isinstance(x, float) and not math.isfinite(x):  # (nan, inf: no exact value; as format() prints them)
+        return format(x, spec)
     x = Fraction(x)
     sign, a = ("-" if x < 0 else ""), abs(x)
 
