@@ -404,8 +404,9 @@ def _ceil_to(x: Fraction, q: Fraction) -> Fraction:
 
 
 def _decade(x: Fraction) -> int:
-    """``floor(log10 x)`` of a positive Fraction, exactly."""
-    k = len(str(x.numerator)) - len(str(x.denominator))
+    """``floor(log10 x)`` of a positive Fraction, exactly (of any size: the first guess from the bit
+    lengths, never ``str`` of an integer of more than 4,300 digits, which Python refuses)."""
+    k = int((x.numerator.bit_length() - x.denominator.bit_length()) * 0.30102999566398120)
     while Fraction(10) ** k > x:
         k -= 1
     while Fraction(10) ** (k + 1) <= x:

@@ -84,3 +84,18 @@ def test_par_sheet_of_a_tiny_cost(tmp_path):
     md = render_markdown(build_sheet(load_model(str(p))))
     rows = [ln for ln in md.splitlines() if re.match(r"\| (RTP|base line wins|total) \|", ln)]
     assert rows and all(ln.split("|")[2].strip() == "75" + "0" * 30 + ".0000%" for ln in rows), rows
+
+
+def test_probability_of_thousands_of_digits_is_printed_not_never():
+    """A far row of a spins-played law: a probability 1/7^6000 (5,071 digits; a float's 0, so the sheet
+    printed 0.000000 and 'never'). By hand (lifted limit, Decimal): 2.580833e-5071, 1 in 3.8747e+5070."""
+    from decimal import Decimal, getcontext
+
+    from analytic.reports.format import num, one_in
+
+    p = Fraction(1, 7**6000)
+    getcontext().prec = 30
+    with _no_limit():
+        want = Decimal(1) / Decimal(7**6000)
+    assert num(p, 6) == f"{want:.6e}" == "2.580833e-5071"
+    assert one_in(p) == f"1 in {1 / want:.4e}"
