@@ -114,7 +114,10 @@ def exact_format(x, spec: str) -> str:
     def fixed(v: Fraction, d: int) -> str:
         n = round(v * 10**d)  # (Fraction.__round__: exact, half to even)
         whole, part = divmod(n, 10**d)
-        w = f"{whole:,}" if sep else int_text(whole)
+        w = int_text(whole)  # (any size: format(n, ",") refuses more than 4,300 digits)
+        if sep:  # thousands separators
+            head = len(w) % 3 or 3
+            w = ",".join([w[:head]] + [w[i:i + 3] for i in range(head, len(w), 3)])
         return w + ("." + str(part).zfill(d) if d else "")
 
     def sci(v: Fraction, d: int) -> tuple[str, int]:

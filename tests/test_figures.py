@@ -188,3 +188,11 @@ def test_exact_format_is_format_of_a_float_within_its_digits(x, spec):
 
     x += 0.0  # (-0.0 prints '-0.00'; its Fraction is 0)
     assert exact_format(Fraction(x), spec) == format(x, spec)
+
+
+def test_exact_format_of_more_than_4300_digits():
+    """format(n, ",") refuses an integer of more than 4,300 digits, as str(n) does. 10^5000 + 1/3 to 2
+    decimals with separators, by hand: 5,001 digits, '100' then 1,666 groups ',000', then '.33'."""
+    from analytic.figures import exact_format
+
+    assert exact_format(Fraction(10**5000) + Fraction(1, 3), ",.2f") == "100" + ",000" * 1666 + ".33"
