@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-__all__ = ["Figure", "int_text", "fraction_text", "publication_quantum", "round_outward", "round_decimals", "bound_text", "shown", "SHOWN_ERROR_DIGITS", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
+__all__ = ["Figure", "exact_format", "int_text", "fraction_text", "publication_quantum", "round_outward", "round_decimals", "bound_text", "shown", "SHOWN_ERROR_DIGITS", "published_split", "DistributionFigures", "distribution_figures", "Z_SCORES", "volatility_index"]
 
 #: Two-sided normal quantiles used for volatility indices and RTP ranges.
 Z_SCORES = {90: 1.6448536269514722, 95: 1.959963984540054, 99: 2.5758293035489004}
@@ -60,6 +60,92 @@ def fraction_text(v: Fraction) -> str:
     """``"p/q"`` of a Fraction (:func:`int_text` of each part), however long."""
     v = Fraction(v)
     return f"{int_text(v.numerator)}/{int_text(v.denominator)}"
+
+
+def exact_format(x, spec: str) -> str:
+    """``format(x, spec)`` as it would print the exact number ``x`` (not its float).
+
+    A float has 53 bits: an exact figure turned into one before printing
+    loses every digit past the 17th (an RTP of 7.5e31 % printed
+    ``74999999999999990513822771183616.000000 %``), becomes 0 or ``inf``
+    outside about 1e-308 .. 1e308 (a probability of 1e-400 printed as
+    ``never``), and can round the other way at a tie.  Here the number is
+    rounded once, exactly (half to even, as ``format`` rounds a float's
+    exact binary value), to the digits the spec asks for.
+
+    Parameters
+    ----------
+    x : Fraction, int or float (taken exactly)
+    spec : str
+        ``[,][.N]f``, ``[,][.N]e``, ``[,][.N]g`` or ``[,][.N]%`` (the float presentation types;
+        ``N`` defaults to 6, ``,`` groups the integer digits by thousands).
+
+    Returns
+    -------
+    str
+        The text ``format(float(x), spec)`` gives wherever the float holds every printed digit
+        of ``x``; the exact digits elsewhere.
+
+    Raises
+    ------
+    ValueError
+        A spec outside those forms.
+
+    Examples
+    --------
+    >>> exact_format(Fraction(3, 4) * 10**30, ",.2f")
+    '750,000,000,000,000,000,000,000,000,000.00'
+    >>> exact_format(Fraction(1, 10**400), ".3e")
+    '1.000e-400'
+    >>> exact_format(Fraction(1, 8), ".2f"), format(0.125, ".2f")  # a tie: half to even
+    ('0.12', '0.12')
+    """
+    import re
+
+    m = re.fullmatch(r"(,?)(?:\.(\d+))?([efg%])", spec)
+    if m is None:
+        raise ValueError(f"exact_format: unsupported spec {spec!r}")
+    sep, p, kind = m.group(1), 6 if m.group(2) is None else int(m.group(2)), m.group(3)
+    if isinstance(x, float) and not math.isfinite(x):  # (nan, inf: no exact value; as format() prints them)
+        return format(x, spec)
+    x = Fraction(x)
+    sign, a = ("-" if x < 0 else ""), abs(x)
+
+    def fixed(v: Fraction, d: int) -> str:
+        n = round(v * 10**d)  # (Fraction.__round__: exact, half to even)
+        whole, part = divmod(n, 10**d)
+        w = int_text(whole)  # (any size: format(n, ",") refuses more than 4,300 digits)
+        if sep:  # thousands separators
+            head = len(w) % 3 or 3
+            w = ",".join([w[:head]] + [w[i:i + 3] for i in range(head, len(w), 3)])
+        return w + ("." + str(part).zfill(d) if d else "")
+
+    def sci(v: Fraction, d: int) -> tuple[str, int]:
+        if v == 0:
+            return "0" * (d + 1), 0
+        k = _decade(v)
+        n = round(v * Fraction(10) ** (d - k))
+        if n >= 10 ** (d + 1):  # rounded up to the next decade
+            k += 1
+            n = round(v * Fraction(10) ** (d - k))
+        return str(n), k
+
+    if kind == "f":
+        return sign + fixed(a, p)
+    if kind == "%":
+        return sign + fixed(a * 100, p) + "%"
+    if kind == "e":
+        digits, k = sci(a, p)
+        return f"{sign}{digits[0]}{'.' + digits[1:] if p else ''}e{k:+03d}"
+    p = max(p, 1)  # "g": p significant digits, trailing zeros dropped
+    if a == 0:
+        return sign + "0"
+    digits, k = sci(a, p - 1)
+    if -4 <= k < p:
+        t = fixed(a, p - 1 - k)
+        return sign + (t.rstrip("0").rstrip(".") if "." in t else t)
+    mant = digits[0] + ("." + digits[1:]).rstrip("0").rstrip(".")
+    return f"{sign}{mant}e{k:+03d}"
 
 
 @dataclass(frozen=True)
@@ -114,6 +200,50 @@ class Figure:
             if q2 <= q:
                 return Figure(Fraction(v), self.label, Fraction(e), q)
             q = q2
+
+    def published_within(self, low=Fraction(0), high=Fraction(1)) -> "Figure":
+        """:meth:`published`, its interval kept inside the range ``[low, high]`` of the quantity.
+
+        A probability's certified interval can reach past 0 or 1 (a centre
+        0 with its error), and publishing (the centre rounded, the error
+        widened and raised to the quantum ``q``) can take an end past them by
+        one rounding step (7.269e-10 +/- 7.27e-10).  Such a figure is
+        published as the certified interval cut to ``[low, high]``, its ends
+        rounded outward to multiples of ``q`` and cut again: centre
+        ``(a + b) / 2``, error ``(b - a) / 2`` (quantum ``q / 10``: the centre
+        may be a multiple of ``q / 2``).  The published interval still holds
+        the true value (which lies in the range), and ``value - error`` and
+        ``value + error`` are exactly its ends, within the range.
+
+        Parameters
+        ----------
+        low, high : Fraction
+            The quantity's range (a probability: 0 and 1; a nonnegative one: ``high`` None).
+
+        Returns
+        -------
+        Figure
+            :meth:`published` itself when its interval is inside the range (or the figure is exact).
+        """
+        p = self.published()
+        lo_ok = low is None or p.value - p.error >= low
+        hi_ok = high is None or p.value + p.error <= high
+        if p.label == "exact" or (lo_ok and hi_ok):
+            return p
+        q = p.quantum
+        a, b = self.value - self.error, self.value + self.error
+        if low is not None:
+            a = max(a, Fraction(low))
+        if high is not None:
+            b = min(b, Fraction(high))
+        if a > b:  # a certificate outside the range: nothing to cut (never for a true certificate)
+            return p
+        a, b = (a // q) * q, _ceil_to(b, q)
+        if low is not None:
+            a = max(a, Fraction(low))
+        if high is not None:
+            b = min(b, Fraction(high))
+        return Figure((a + b) / 2, p.label, (b - a) / 2, q / 10)
 
 
     def to_json(self) -> dict:
@@ -248,8 +378,8 @@ def bound_text(x, up: bool = True, digits: int = 3, sci: bool = False) -> str:
 
     ``sci``: in scientific notation (``1.24e-07``) rather than ``g`` format.
     """
-    v = float(round_outward(x, up=up, digits=digits))
-    return f"{v:.{digits - 1}e}" if sci else f"{v:.{digits}g}"
+    v = round_outward(x, up=up, digits=digits)  # (its digits exactly: no float, whatever its size)
+    return exact_format(v, f".{digits - 1}e") if sci else exact_format(v, f".{digits}g")
 
 
 def round_decimals(x, decimals: int, up: bool) -> Fraction:
@@ -277,8 +407,9 @@ def _ceil_to(x: Fraction, q: Fraction) -> Fraction:
 
 
 def _decade(x: Fraction) -> int:
-    """``floor(log10 x)`` of a positive Fraction, exactly."""
-    k = len(str(x.numerator)) - len(str(x.denominator))
+    """``floor(log10 x)`` of a positive Fraction, exactly (of any size: the first guess from the bit
+    lengths, never ``str`` of an integer of more than 4,300 digits, which Python refuses)."""
+    k = int((x.numerator.bit_length() - x.denominator.bit_length()) * 0.30102999566398120)
     while Fraction(10) ** k > x:
         k -= 1
     while Fraction(10) ** (k + 1) <= x:

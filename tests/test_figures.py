@@ -122,3 +122,77 @@ def test_published_split_adds_up_and_holds_each_part(parts):
         g = g.published()
         assert g.label == f.label
         assert g.value - g.error <= f.value - f.error and f.value + f.error <= g.value + g.error
+
+
+def _written_ends(g: Figure) -> tuple[Fraction, Fraction]:
+    """The ends ``value -/+ error`` as the JSON writes them (:meth:`Figure.to_json`: the exact centre,
+    the error as a float, read back as the shortest decimal JSON prints)."""
+    d = g.to_json()
+    return Fraction(d["exact"]) - Fraction(repr(d["error"])), Fraction(d["exact"]) + Fraction(repr(d["error"]))
+
+
+def test_published_probability_by_hand():
+    """The committed Book of Power sheet's ruin within 100 rounds, 7.269e-10 +/- 7.27e-10: its low
+    end -1e-13, a probability below 0 by one rounding step; a centre 0 with error 1.872e-12 reached
+    -1.872e-12; 0.9999999999997 +/- 2e-12 passed 1. Within [0, 1], each holding its interval cut to
+    [0, 1]: [0, 1.4538e-9], [0, 1.872e-12], [0.9999999999977, 1]."""
+    for v, e in ((Fraction("7.269e-10"), Fraction("7.27e-10")), (Fraction(0), Fraction("1.872e-12")),
+                 (Fraction("0.9999999999997"), Fraction("2e-12"))):
+        f = Figure(v, "bounded", e)
+        lo, hi = _written_ends(f.published_within())
+        assert 0 <= lo <= max(v - e, 0) and min(v + e, 1) <= hi <= 1, (v, e, lo, hi)
+    assert _written_ends(Figure(Fraction(0), "bounded", Fraction("1.872e-12")).published_within()) == (
+        0, Fraction("1.872e-12"))
+    assert _written_ends(Figure(Fraction("0.9999999999997"), "bounded", Fraction("2e-12")).published_within()) == (
+        Fraction("0.9999999999977"), 1)
+    # one already inside is published as before; an exact one as it is
+    f = Figure(Fraction(1, 3), "bounded", Fraction(1, 10**6))
+    assert f.published_within() == f.published()
+    assert Figure(Fraction(1, 3)).published_within() == Figure(Fraction(1, 3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fractions(min_value=0, max_value=1, max_denominator=10**30),
+       st.fractions(min_value=0, max_value=1, max_denominator=10**30).filter(lambda e: e > 0))
+def test_published_probability_within_0_1_and_holding_its_interval(v, e):
+    f = Figure(v, "bounded", e)
+    g = f.published_within()
+    lo, hi = _written_ends(g)
+    assert 0 <= lo and hi <= 1
+    assert lo <= max(v - e, 0) and min(v + e, 1) <= hi  # the certified interval, cut to [0, 1], kept
+    assert g.published() is g
+
+
+def test_exact_format_against_decimal_digits_by_hand():
+    """exact_format prints a Fraction's own digits: 3/4 x 10^32 (an RTP of 7.5e31 %; the float printed
+    74999999999999990513822771183616), numbers beyond a float's range (1e-400 became 0, 1e400 inf)."""
+    from analytic.figures import exact_format
+
+    assert exact_format(Fraction(3, 4) * 10**32, ".6f") == "75" + "0" * 30 + ".000000"
+    assert exact_format(Fraction(3, 4) * 10**32, ",.0f") == "75," + ",".join(["000"] * 10)
+    assert exact_format(Fraction(1, 3 * 10**400), ".4e") == "3.3333e-401"
+    assert exact_format(Fraction(2, 3) * 10**400, ".4e") == "6.6667e+399"
+    assert exact_format(Fraction(1, 10**400), ".10g") == "1e-400"
+    assert exact_format(Fraction(-1, 8), ".2f") == "-0.12"  # a tie: half to even, as format() of 0.125
+    assert exact_format(Fraction(9999995, 10**7), ".6f") == "1.000000"  # the half carried into the units
+    assert exact_format(Fraction(99995, 10), ".4g") == "1e+04" and exact_format(Fraction(1, 7), ".3%") == "14.286%"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.floats(min_value=-1e15, max_value=1e15, allow_nan=False),
+       st.sampled_from([".6f", ",.4f", ".4e", ".10g", ".4g", ".2f", ",.0f", ".0e", ".1g"]))
+def test_exact_format_is_format_of_a_float_within_its_digits(x, spec):
+    """Of a float (an exact binary fraction), format() prints the exact value's correctly rounded
+    digits: exact_format of the same value must print the same text."""
+    from analytic.figures import exact_format
+
+    x += 0.0  # (-0.0 prints '-0.00'; its Fraction is 0)
+    assert exact_format(Fraction(x), spec) == format(x, spec)
+
+
+def test_exact_format_of_more_than_4300_digits():
+    """format(n, ",") refuses an integer of more than 4,300 digits, as str(n) does. 10^5000 + 1/3 to 2
+    decimals with separators, by hand: 5,001 digits, '100' then 1,666 groups ',000', then '.33'."""
+    from analytic.figures import exact_format
+
+    assert exact_format(Fraction(10**5000) + Fraction(1, 3), ",.2f") == "100" + ",000" * 1666 + ".33"

@@ -158,9 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     original = evaluate(game, args.mode)
     t_orig = time.perf_counter() - t0
-    t0 = time.perf_counter()
     start = evaluate(detuned, args.mode)
-    t_det = time.perf_counter() - t0
     targets = Targets(original.rtp)  # the tuner's default tolerance, as `analytic tune`
 
     print(f"model          {Path(args.model).name}, mode '{args.mode}', reel set '{rs}'")

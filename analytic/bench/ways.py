@@ -20,7 +20,6 @@ machine.  The strips are laid out deterministically (nothing random).
 from __future__ import annotations
 
 import argparse
-import itertools
 import time
 
 from analytic.engine.base_game import base_counters, solve_base

@@ -48,7 +48,7 @@ import math
 from fractions import Fraction
 
 from analytic.cli import args as args_
-from analytic.figures import bound_text, round_outward
+from analytic.figures import bound_text, exact_format, round_outward
 
 __all__ = ["add_parser", "run"]
 
@@ -160,18 +160,18 @@ def _num(x) -> str:
     """A quantile: its value (10 significant digits), or ``[low, high]`` when only the interval is
     certified; an interval whose two ends print alike is one value."""
     if isinstance(x, tuple):  # each end rounded outward
-        lo, hi = (f"{float(round_outward(v, up=up)):,.10g}" for v, up in ((x[0], False), (x[1], True)))
+        lo, hi = (exact_format(round_outward(v, up=up), ",.10g") for v, up in ((x[0], False), (x[1], True)))
         return lo if lo == hi else f"[{lo}, {hi}]"
-    return f"{float(x):,.10g}"
+    return exact_format(x, ",.10g")  # (an exact value's own digits, a float's as before)
 
 
 def _fig(f) -> str:
     """A figure to 10 significant digits; a bounded one as its published centre (at most 13 digits,
     exactly) with its error rounded up to 3 digits, so the printed interval holds the certified one."""
     if f.label == "exact":
-        return f"{float(f.value):.10g}  (exact)"
+        return f"{exact_format(f.value, '.10g')}  (exact)"
     p = f.published()
-    return f"{float(p.value):.13g}  +/- {bound_text(p.error, sci=True)}"
+    return f"{exact_format(p.value, '.13g')}  +/- {bound_text(p.error, sci=True)}"
 
 
 def _pfig(f) -> str:
@@ -180,7 +180,7 @@ def _pfig(f) -> str:
     interval cut to ``[0, 1]``, each end rounded outward (:func:`~analytic.reports.format.prob_bracket`)."""
     if f.label != "exact":
         p = f.published()
-        c, e = Fraction(f"{float(p.value):.13g}"), round_outward(p.error, up=True, digits=3)
+        c, e = Fraction(exact_format(p.value, ".13g")), round_outward(p.error, up=True, digits=3)
         if c - e < 0 or c + e > 1:
             from analytic.reports.format import prob_bracket
 

@@ -10,7 +10,6 @@ path.
 
 from __future__ import annotations
 
-from fractions import Fraction
 
 import json
 
@@ -68,9 +67,9 @@ def format_table(r) -> str:
         ("mode", f"{r.mode} (cost {r.cost} x total bet)"),
         ("rounds", f"{r.rounds:,} (seed {r.seed})"),
         ("RTP", f"{_pct(r.rtp)}  +/- {_pct(r.rtp_se)} (1 SE)"),
-        ("RTP 95% CI", f"[{_pct(r.rtp_ci95[0])}, {_pct(r.rtp_ci95[1])}]"),
-        ("RTP 99% CI", f"[{_pct(r.rtp_ci99[0])}, {_pct(r.rtp_ci99[1])}]"),
-        ("RTP 99.9% CI", f"[{_pct(r.rtp_ci999[0])}, {_pct(r.rtp_ci999[1])}]"),
+        *((f"RTP {lv} CI", f"[{_pct(lo)}, {_pct(hi)}]  normal approx."
+           + (", low end clipped at 0 (approximation poor)" if r.clipped(lv) else ""))
+          for lv, (lo, hi) in (("95%", r.rtp_ci95), ("99%", r.rtp_ci99), ("99.9%", r.rtp_ci999))),
         ("  base / features", f"{_pct(r.base_rtp)} / {_pct(r.feature_rtp)} (before cap)"),
         ("hit frequency", f"{_pct(r.hit_frequency)}  +/- {_pct(r.hit_frequency_se)}"),
         ("feature frequency", f"{_pct(r.feature_frequency)}  +/- {_pct(r.feature_frequency_se)}"

@@ -18,11 +18,9 @@ before the solve, exit 2; the file is written whole or not at all.
 from __future__ import annotations
 
 import json
-import math
-import sys
 from fractions import Fraction
 
-from analytic.figures import Figure, fraction_text, int_text, round_decimals, shown
+from analytic.figures import Figure, exact_format, fraction_text, int_text, round_decimals, shown
 from analytic.reports.format import bound_text, centre_text, cost_text, covers, pct_bound
 from analytic.solver.cap import applied_cap
 
@@ -52,30 +50,49 @@ def _pct(f: Figure | Fraction) -> str:
         c, e, d = shown(f, 6, 100)
         return f"{centre_text(c, d, sep=False)} %  (bounded, +/- {float(e):.2g} %)"
     v = f.value if isinstance(f, Figure) else f
-    return f"{float(v) * 100:.6f} %"
+    return f"{exact_format(Fraction(v) * 100, '.6f')} %"  # (its exact digits: no float, whatever its size)
 
 
+
+
+def _is_rtp(key: str) -> bool:
+    """Whether a solver's extra figure is an RTP (``capped_rtp``, ``uncapped_rtp``: a fraction of the
+    stake, printed in percent as the RTP rows)."""
+    return key == "rtp" or key.endswith("_rtp")
+
+
+def _rtp_text(v: Figure | Fraction) -> str:
+    """An RTP as the RTP rows print it (:func:`_pct`, then its label); a bounded one whose printed
+    interval would reach below 0 as its certified ends, the low one cut at 0 (an RTP is >= 0) and
+    rounded outward, as the hit frequency's."""
+    f = v if isinstance(v, Figure) else Figure(Fraction(v))
+    if f.label != "exact" and f.error:
+        c, e, _ = shown(f, 6, 100)
+        if c - e < 0:
+            return (f"between {pct_bound(max(f.value - f.error, Fraction(0)), False, 6)} % and "
+                    f"{pct_bound(f.value + f.error, True, 6)} %   [{f.label}]")
+    return f"{_pct(f)}   [{f.label}]"
 
 
 def _one_in(f: Figure) -> str:
     """``1 in N`` of a probability to 4 decimals; of a bounded one the same where it is within half a
     unit of its last digit of ``1 / p`` for every ``p`` in the certified interval, else the certified
     range ``1 in A .. B`` (``A`` rounded down, ``B`` up; ``1 in A or rarer`` where ``p`` can be 0)."""
-    t = f"1 in {1 / float(f.value):.4f}"
+    t = f"1 in {exact_format(1 / Fraction(f.value), '.4f')}"
     if f.label == "exact" or not f.error:
         return t
     lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
     if lo > 0 and covers(t, 1 / hi, 1 / lo, Fraction(1, 2)):
         return t
-    a = f"1 in {float(round_decimals(1 / hi, 4, up=False)):.4f}"
-    return f"{a} or rarer" if lo <= 0 else f"{a} .. {float(round_decimals(1 / lo, 4, up=True)):.4f}"
+    a = f"1 in {exact_format(round_decimals(1 / hi, 4, up=False), '.4f')}"
+    return f"{a} or rarer" if lo <= 0 else f"{a} .. {exact_format(round_decimals(1 / lo, 4, up=True), '.4f')}"
 
 
 def _val(f: Figure, decimals: int) -> str:
     """A figure with ``decimals`` decimals; a bounded one with its certified error (the printed
     interval containing the certified one, :func:`analytic.figures.shown`)."""
     if f.label == "exact" or not f.error:
-        return f"{float(f.value):,.{decimals}f}"
+        return exact_format(f.value, f",.{decimals}f")
     c, e, d = shown(f, decimals)
     return f"{centre_text(c, d)} +/- {float(e):.2g}"
 
@@ -85,8 +102,12 @@ def _sd_text(v: Figure) -> str:
     ``sqrt`` of its certified ends, rounded outward (exactly, with integer square roots)."""
     from math import isqrt
 
-    if v.label == "exact" or not v.error:
-        return f"{math.sqrt(max(v.value, 0)):.6f}"
+    if v.label == "exact" or not v.error:  # sqrt to the nearest 1e-6, exactly (a float keeps 17 digits)
+        x = max(v.value, Fraction(0)) * 10**12
+        a = isqrt(x.numerator // x.denominator)  # floor(sqrt(x))
+        half = (2 * a + 1) ** 2  # sqrt(x) against a + 1/2: 4 x against (2 a + 1)^2; a tie to even
+        a += 4 * x > half or (4 * x == half and a % 2 == 1)
+        return exact_format(Fraction(a, 10**6), ".6f")
     lo, hi = max(v.value - v.error, Fraction(0)) * 10**12, (v.value + v.error) * 10**12
     a = isqrt(lo.numerator // lo.denominator)  # floor(sqrt(lo)) in units of 1e-6
     n = -((-hi.numerator) // hi.denominator)
@@ -187,7 +208,7 @@ def format_table(res) -> str:
     w(f"  {'RTP':<34}{_pct(res.rtp)}   [{res.rtp.label}]")
     for c in res.components:
         w(f"    {c.name:<32}{_pct(c.rtp)}")
-    hf, he = float(res.hit_frequency.value), float(res.hit_frequency.error)
+    hf, he = res.hit_frequency.value, float(res.hit_frequency.error)  # (hf exact: a float can be 0)
     c, e, _ = shown(res.hit_frequency, 6, 100)
     # an interval too wide to print as a number (a feature whose zero-win probability is unknown), or
     # one whose centre +/- error would leave [0 %, 100 %]: its ends, cut there
@@ -201,7 +222,8 @@ def format_table(res) -> str:
           if hf else f"  hit frequency 0   [{res.hit_frequency.label}]")
     for f in res.features:  # a bounded average win or expected spins with its error (never a bare centre)
         lab = "exact" if f.average_win.label == f.expected_spins.label == "exact" else "bounded"
-        w(f"  feature {f.name:<26}1 in {f.one_in:,.4f}   average win {_val(f.average_win, 6)}x"
+        n = exact_format(1 / f.frequency.value, ",.4f") if f.frequency.value else "inf"  # (exactly: no float)
+        w(f"  feature {f.name:<26}1 in {n}   average win {_val(f.average_win, 6)}x"
           f"   expected spins {_val(f.expected_spins, 6)}   [{lab}]")
     var = res.variance_figure
     w(f"  {'standard deviation (per unit bet)':<34}{_sd_text(var)}   [{var.label}]")
@@ -221,19 +243,22 @@ def format_table(res) -> str:
         b = res.base
         tw = b.figures.top_win
         cap = applied_cap(res)
-        paid = f", paid {float(cap):,.4f}x: the win cap" if cap is not None and tw > cap else ""
-        w(f"  {'top base-spin win':<34}{float(tw):,.4f}x total bet   ({b.figures.top_weight:,} combinations, "
+        paid = f", paid {exact_format(cap, ',.4f')}x: the win cap" if cap is not None and tw > cap else ""
+        w(f"  {'top base-spin win':<34}{exact_format(tw, ',.4f')}x total bet   ({b.figures.top_weight:,} combinations, "
           f"1 in {b.cycle / b.figures.top_weight:,.0f}{paid})")
     for k, v in res.extra.items():
-        if isinstance(v, Figure) and v.error:  # an interval: print its ends, not a centre that looks like a value
+        if _is_rtp(k) and isinstance(v, (Figure, Fraction)):  # capped_rtp ...: as the RTP rows, in percent
+            w(f"  {k:<34}{_rtp_text(v)}")
+        elif isinstance(v, Figure) and v.error:  # an interval: print its ends, not a centre that looks like a value
             lo, hi = v.value - v.error, v.value + v.error
             if k.startswith("p_"):  # a probability (p_reach_cap): its certified interval cut to [0, 1]
                 lo, hi = max(lo, Fraction(0)), min(hi, Fraction(1))
             w(f"  {k:<34}between {bound_text(lo, False, 10)} and {bound_text(hi, True, 10)}   [{v.label}]")
         elif isinstance(v, Figure):
-            w(f"  {k:<34}{float(v.value):.10g}   [{v.label}]")
+            w(f"  {k:<34}{exact_format(v.value, '.10g')}   [{v.label}]")
         elif isinstance(v, Fraction):
-            w(f"  {k:<34}{float(v):.10g}   (exact {v})" if v.denominator < 10**12 else f"  {k:<34}{float(v):.10g}")
+            w(f"  {k:<34}{exact_format(v, '.10g')}   (exact {v})" if v.denominator < 10**12
+              else f"  {k:<34}{exact_format(v, '.10g')}")
     rows = res.extra.get("currency_cap")
     if rows:
         w(f"  RTP under the currency win cap by stake ({len(rows)} stakes; the capped rows only, "
@@ -242,15 +267,15 @@ def format_table(res) -> str:
         for r in rows:
             if r.get("binds") is not False:  # True, or None: cannot tell
                 f, p = r["capped_rtp"], r.get("p_reach_cap")
-                iv = (f"{float(f.value) * 100:.8f} %" if not f.error else
+                iv = (f"{exact_format(f.value * 100, '.8f')} %" if not f.error else
                       f"{pct_bound(f.value - f.error, False, 8)} .. {pct_bound(f.value + f.error, True, 8)} %")
-                reach = ("" if p is None else f"   P(reach cap) {float(p.value):.4g}" if p.label == "exact" or not p.error
+                reach = ("" if p is None else f"   P(reach cap) {exact_format(p.value, '.4g')}" if p.label == "exact" or not p.error
                          else f"   P(reach cap) {bound_text(max(p.value - p.error, 0), False, 4)} .. "
                               f"{bound_text(min(p.value + p.error, 1), True, 4)}")
                 w(f"    stake {float(r['stake']):>10,.2f}   cap {float(r['cap_multiple']):>12,.2f}x   "
                   f"RTP {iv}   [{f.label}]{reach}")
     if res.rtp.label != "exact":
-        # a fraction of the stake, as the solver's extra figures (capped_rtp ...), not percent as the RTP row
+        # a fraction of the stake, then in percentage points as the RTP rows
         w(f"  RTP certified within +/- {bound_text(res.rtp.error, True, 3)} of the stake "
           f"(+/- {bound_text(res.rtp.error * 100, True, 3)} percentage points)")
     elif len(int_text(res.rtp.value.denominator)) <= 40:

@@ -16,8 +16,11 @@ verdict: ``ok`` when ``|z| <= 3.29`` (the 99.9 % two-sided band), else
 Where the solver has the round's law (:func:`analytic.solver.distribution.round_law`),
 the simulated round wins are also tested against it
 (:func:`analytic.solver.exceedance.law_test`: Pearson's chi-square on the
-bins of the exceedance ladder, merged to at least 5 expected rounds each):
-the test, its statistic, degrees of freedom and p-value are printed, with
+bins of the exceedance ladder, merged to at least 5 expected rounds each;
+a bin ``[a, b)`` holds the wins ``a <= win < b``, as ``P(win >= x)`` counts them,
+where the par sheet's distribution rows are ``(a, b]``: the line says so, see
+:data:`BIN_CONVENTION`):
+the test, its bins, statistic, degrees of freedom and p-value are printed, with
 the verdict ``ok`` when ``p >= 0.001`` (the same 99.9 % level) and no win the
 exact law forbids was seen, else ``CHECK``.  A mode without a law whose
 solver bounds ``P(R >= x)`` at every threshold (``extra["round_tail"]``)
@@ -42,9 +45,14 @@ from analytic.figures import Figure
 from analytic.limits import MAX_ROUNDS
 from analytic.reports.format import bound_text
 
-__all__ = ["add_parser", "run", "compare", "check_law", "law_text"]
+__all__ = ["BIN_CONVENTION", "add_parser", "run", "compare", "check_law", "law_text"]
 
 Z_LIMIT = 3.2905267314919255  # 99.9 % two-sided
+
+#: How the law test's bins read (printed with them, and the JSON's ``bin_convention``): the ladder's
+#: ``[a, b)``, where the par sheet's win-distribution rows are ``(a, b]`` (a win of exactly 2 is in
+#: the test's ``[2, 5)`` and in the sheet's ``(1, 2]``).
+BIN_CONVENTION = "[a, b) is a <= win < b, as P(win >= x); the par sheet's distribution rows are (a, b]"
 
 
 def add_parser(sub):
@@ -200,6 +208,7 @@ def check_law(exact, sim) -> dict:
     if law.points is None:
         return {"test": None, "reason": law.reason, "verdict": "not tested"}
     out = law_test(law, sim.win_counts, applied_cap(exact)).to_dict()
+    out["bin_convention"] = BIN_CONVENTION
     out["law_error"] = float(law.error)
     return out
 
@@ -220,5 +229,5 @@ def law_text(d: dict) -> str:
                 f"at most {bound_text(d['gap'])}), smallest p-value {d['statistic']:.4g}, p-value {d['p_value']:.4g}"
                 f"  {d['verdict']}")
     extra = f", {d['impossible']:,} rounds with a win the exact law forbids" if d["impossible"] else ""
-    return (f"round-win law: {d['test']} on {len(d['bins'])} bins ({', '.join(d['bins'])}), "
+    return (f"round-win law: {d['test']} on {len(d['bins'])} bins ({', '.join(d['bins'])}; {BIN_CONVENTION}), "
             f"statistic {d['statistic']:.3f}, df {d['df']}, p-value {d['p_value']:.4g}{extra}  {d['verdict']}")

@@ -212,7 +212,6 @@ def _profile_step(A, V, M, P, k, N, both, last):
     pay is what the reel settles: runs from reel 1 that end here, and on
     the last reel every run still open.
     """
-    nc = A.shape[1]
     if last:
         return None, None, _last_pay(A, V, M, P, k, N, both)
     pr = A[:, None, :]

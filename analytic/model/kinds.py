@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, NoReturn
 
 from analytic.errors import ModelError
-from analytic.limits import MAX_PICK_PRIZES, MAX_AWARD, MAX_COUNT_DIGITS, MAX_EXPONENT, MAX_INTEGER, MAX_NUMBER_CHARS, MAX_SHOWN_CHARS
+from analytic.limits import MAX_AWARD, MAX_COUNT_DIGITS, MAX_EXPONENT, MAX_INTEGER, MAX_NUMBER_CHARS, MAX_SHOWN_CHARS
 from analytic.model.game import FeatureSpec, Symbol, Trigger, frozen_mapping
 
 __all__ = [

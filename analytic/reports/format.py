@@ -13,6 +13,7 @@ from fractions import Fraction
 from analytic.figures import (
     VALUE_DIGITS,
     Figure,
+    exact_format,
     fraction_text,
     int_text,
     bound_text,
@@ -68,15 +69,35 @@ def _exponent(n: int, p: int) -> int:
     return e
 
 
+def _exact(x):
+    """``x`` as an exact Fraction when it is one (a Fraction, an int or a Figure's value), else None
+    (a float: printed as a float, as before)."""
+    if isinstance(x, Figure):
+        x = x.value
+    if isinstance(x, (Fraction, int)) and not isinstance(x, bool):
+        return Fraction(x)
+    return None
+
+
 def pct(x, digits: int = 4) -> str:
-    """``x`` as a percentage, e.g. ``0.951 -> '95.1000%'``."""
+    """``x`` as a percentage, e.g. ``0.951 -> '95.1000%'``; an exact ``x`` from its exact digits
+    (:func:`~analytic.figures.exact_format`: no float, whatever its size)."""
+    v = _exact(x)
+    if v is not None:
+        return exact_format(v * 100, f".{digits}f") + "%"
     return f"{float(x) * 100:.{digits}f}%"
 
 
 def num(x, digits: int = 4) -> str:
-    """A plain number: integers as is, others with ``digits`` significant decimals."""
+    """A plain number: integers as is, others with ``digits`` significant decimals (an exact ``x``
+    from its exact digits, :func:`~analytic.figures.exact_format`)."""
     if isinstance(x, (int,)) or (isinstance(x, Fraction) and x.denominator == 1):
         return f"{int(x):,}"
+    v = _exact(x)
+    if v is not None:
+        if v != 0 and (abs(v) >= 10**7 or abs(v) < Fraction(1, 10**4)):
+            return exact_format(v, f".{digits}e")
+        return exact_format(v, f",.{digits}f")
     x = float(x)
     if math.isinf(x):
         return "never"
@@ -86,7 +107,14 @@ def num(x, digits: int = 4) -> str:
 
 
 def one_in(p) -> str:
-    """``'1 in N'`` of a probability (``'never'`` for 0)."""
+    """``'1 in N'`` of a probability (``'never'`` for 0); of an exact one ``N = 1 / p`` exactly
+    (:func:`~analytic.figures.exact_format`: a probability below a float's range is not 'never')."""
+    v = _exact(p)
+    if v is not None:
+        if v <= 0:
+            return "never"
+        n = 1 / v
+        return f"1 in {exact_format(n, ',.2f')}" if n < 10**7 else f"1 in {exact_format(n, '.4e')}"
     p = float(p.value if isinstance(p, Figure) else p)
     if p <= 0:
         return "never"
@@ -473,7 +501,7 @@ def rate_head(ways: bool, per_line: str) -> str:
 
 def line_wins_rate(w, ways: bool) -> str:
     """A line-wins row's rate: ``1 in N`` per spin and line, or a ways game's ways per spin."""
-    return f"{float(w.probability):.6g}" if ways else one_in(w.probability)
+    return exact_format(w.probability, ".6g") if ways else one_in(w.probability)
 
 
 #: What the free-game combination tables are.
@@ -503,7 +531,7 @@ RETRIGGERS_HEAD = ["retriggers", "probability", "1 in", "cumulative"]
 def spins_rows(rows) -> list[list[str]]:
     """Text rows of :class:`~analytic.reports.model.SpinsRow` s: label, probability, 1 in, cumulative."""
     def cum(c):  # "1 - 4.7e-06" where six decimals would round it to 1
-        return f"1 - {float(1 - c):.2e}" if c < 1 and 1 - c < 5e-7 else num(c, 6)
+        return f"1 - {exact_format(1 - c, '.2e')}" if c < 1 and 1 - c < Fraction(5, 10**7) else num(c, 6)
     return [[r.label, num(r.probability, 6), one_in(r.probability), cum(r.cumulative)] for r in rows]
 
 
@@ -613,8 +641,7 @@ def prob_text(f: Figure) -> str:
     """A session probability: 6 significant digits (or the exact ``p/q`` when short), with the
     certified error when bounded; a bounded one whose ``centre ± error`` would reach below 0 or
     above 1 as its bracket cut to ``[0, 1]`` (:func:`prob_bracket`)."""
-    v = float(f.value)
-    t = f"{v:.6g}" if v else "0"
+    t = exact_format(f.value, ".6g") if f.value else "0"  # (its exact digits: no float)
     if f.label == "exact":
         fr = frac(f.value)
         return fr if len(fr) <= 12 else t
@@ -718,7 +745,7 @@ def _one_in_out(p, up: bool) -> str:
     n = 1 / Fraction(p)
     if n < 10 ** 7:
         return f"1 in {_decimal(round_decimals(n, 2, up), 2)}"
-    return f"1 in {float(round_outward(n, up=up, digits=5)):.4e}"
+    return f"1 in {exact_format(round_outward(n, up=up, digits=5), '.4e')}"
 
 
 def max_win_text(ex) -> str:

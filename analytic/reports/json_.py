@@ -90,7 +90,7 @@ def _session(sec) -> dict | None:
     out["note"] = sec.note
     out["horizons"] = [{"rounds": h.rounds, "method": h.method, "error": float(h.error),
                         "balance_mean": h.balance_mean.to_json(), "balance_quantiles": _q(h.quantiles),
-                        "p_above_start": h.p_above_start.to_json(), "ruin": h.ruin.to_json(),
+                        "p_above_start": _prob(h.p_above_start), "ruin": _prob(h.ruin),
                         "rounds_to_ruin": h.rounds_to_ruin.to_json() if h.rounds_to_ruin else None}
                        for h in sec.horizons]
     out["curve"] = [{"rounds": t, "balance_quantiles": _q(q), "ruin": r} for t, q, r in sec.curve]
@@ -98,10 +98,16 @@ def _session(sec) -> dict | None:
     a = sec.autoplay
     out["autoplay"] = None if a is None else {
         "setting": dict(a.setting), "method": a.method, "error": float(a.error),
-        "reasons": {k: f.to_json() for k, f in a.reasons}, "rounds_mean": a.rounds_mean.to_json(),
+        "reasons": {k: _prob(f) for k, f in a.reasons}, "rounds_mean": a.rounds_mean.to_json(),
         "rounds_quantiles": _q(tuple((lv, Fraction(lo), Fraction(hi)) for lv, lo, hi in a.rounds_quantiles)),
-        "balance_mean": a.balance_mean.to_json(), "p_above_start": a.p_above_start.to_json()}
+        "balance_mean": a.balance_mean.to_json(), "p_above_start": _prob(a.p_above_start)}
     return out
+
+
+def _prob(f: Figure) -> dict:
+    """A session probability as JSON, ``value +/- error`` within [0, 1]
+    (:meth:`~analytic.figures.Figure.published_within`)."""
+    return f.published_within().to_json()
 
 
 def _bounds(lo: Fraction, hi: Fraction) -> dict:

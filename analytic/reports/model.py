@@ -1008,8 +1008,8 @@ def session_section(game: Game, r: RoundResult, setting: Mapping | None = None) 
             "bounds), so every figure is an interval between the two (value +/- half-width; wide where the "
             "bounds of P(win >= x) are wide), and the plot's risk of ruin is its upper end" if h0.method == "bounded"
             else
-           f"certified: every probability within the session law's total-variation bound (the table's "
-           f"error column), a quantile given as the interval it is certified to lie in"))
+           "certified: every probability within the session law's total-variation bound (the table's "
+           "error column), a quantile given as the interval it is certified to lie in"))
     short = unit.split(" (")[0]
     cur_txt = "" if unit == "total bets" else f" {short}"
     capped = ("" if unit == "total bets" else

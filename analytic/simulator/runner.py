@@ -18,7 +18,9 @@ triggers, ...); they add exactly.  The statistics follow from them:
 * the sample standard deviation ``s`` of the round win (from the sum and
   the sum of squares) gives the standard error ``s / sqrt(n)`` of the RTP
   and the normal-approximation intervals ``RTP +- z s / sqrt(n)``
-  (z = 1.959964, 2.575829, 3.290527 for 95%, 99%, 99.9%);
+  (z = 1.959964, 2.575829, 3.290527 for 95%, 99%, 99.9%), their low end
+  clipped at 0 (an RTP cannot be negative; a low end below 0 means the
+  approximation is poor, as with few rounds of a game of rare big wins);
 * frequencies ``p`` (hit, feature) have standard error ``sqrt(p (1 - p) / n)``.
 """
 
@@ -37,13 +39,16 @@ from analytic.model.game import Game
 from analytic.simulator.evaluate import Tables, compile_tables
 from analytic.simulator.rounds import DEFAULT_MAX_SPINS, play_rounds
 
-__all__ = ["CHUNK", "Z", "ChunkStats", "SimulationResult", "simulate", "run_chunks"]
+__all__ = ["CHUNK", "CI_METHOD", "Z", "ChunkStats", "SimulationResult", "simulate", "run_chunks"]
 
 #: Rounds per random stream (part of what a result depends on).
 CHUNK = 10_000
 
 #: Two-sided normal quantiles of the reported confidence levels.
 Z = {"95%": 1.959963984540054, "99%": 2.5758293035489004, "99.9%": 3.2905267314918945}
+
+#: How the RTP intervals are made (``to_dict``'s ``rtp_ci_method``).
+CI_METHOD = "normal approximation RTP +- z SE, low end clipped at 0 (an RTP cannot be negative)"
 
 
 @dataclass
@@ -142,7 +147,9 @@ class SimulationResult:
     rtp_se : float
         Standard error of ``rtp``.
     rtp_ci95, rtp_ci99, rtp_ci999 : tuple of float
-        Normal-approximation confidence intervals of the RTP.
+        Normal-approximation confidence intervals of the RTP, ``rtp +- z *
+        rtp_se``, the low end clipped at 0 (:data:`CI_METHOD`;
+        :meth:`clipped` says at which levels).
     hit_frequency, hit_frequency_se : float
         Share of rounds with a win > 0, and its standard error.
     feature_frequency, feature_frequency_se : float
@@ -213,8 +220,14 @@ class SimulationResult:
         """RTP confidence interval at ``level`` (``"95%"``, ``"99%"``, ``"99.9%"``)."""
         return {"95%": self.rtp_ci95, "99%": self.rtp_ci99, "99.9%": self.rtp_ci999}[level]
 
+    def clipped(self, level: str) -> bool:
+        """Whether the normal approximation's low end ``rtp - z * rtp_se`` at ``level`` was below 0
+        (and the interval's low end is the clipped 0)."""
+        return self.rtp - Z[level] * self.rtp_se < 0
+
     def to_dict(self) -> dict:
-        """JSON-ready dict (exact fractions as strings next to floats)."""
+        """JSON-ready dict (exact fractions as strings next to floats; ``rtp_ci_method`` says how
+        the intervals are made, ``rtp_ci_clipped`` the levels whose low end was clipped at 0)."""
         d = asdict(self)
         d.pop("win_counts", None)
         for k in ("cost", "total_cost", "total_win", "max_win"):
@@ -222,6 +235,8 @@ class SimulationResult:
         d["max_win_float"] = float(self.max_win)
         for k in ("rtp_ci95", "rtp_ci99", "rtp_ci999"):
             d[k] = list(d[k])
+        d["rtp_ci_method"] = CI_METHOD
+        d["rtp_ci_clipped"] = [lv for lv in Z if self.clipped(lv)]
         return d
 
     @classmethod
@@ -236,7 +251,8 @@ class SimulationResult:
         var = Fraction(s.win2 * n - s.win * s.win, n * (n - 1) * tb * tb) if n > 1 else Fraction(0)
         sd = math.sqrt(var)  # total-bet multiples
         se = sd / float(cost) / math.sqrt(n) if n else math.nan
-        ci = {k: (rtp - z * se, rtp + z * se) for k, z in Z.items()}
+        # an RTP is >= 0: the normal approximation's low end is clipped there
+        ci = {k: (max(rtp - z * se, 0.0), rtp + z * se) for k, z in Z.items()}
         p = s.hits / n if n else math.nan
         q = s.triggered / n if n else math.nan
         feats = {}

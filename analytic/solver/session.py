@@ -976,7 +976,8 @@ class SessionResult:
     bracket: dict = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict:
-        """Plain JSON-ready figures."""
+        """Plain JSON-ready figures; a probability's ``value +/- error`` within [0, 1]
+        (:meth:`~analytic.figures.Figure.published_within`)."""
         def q(d):
             if d is None:
                 return None
@@ -985,10 +986,10 @@ class SessionResult:
         return {
             "method": self.method, "error": self.error,
             "balance_mean": self.balance_mean.to_json(), "balance_quantiles": q(self.balance_quantiles),
-            "p_above_start": self.p_above_start.to_json(),
-            "reasons": {k: v.to_json() for k, v in self.reasons.items()},
+            "p_above_start": self.p_above_start.published_within().to_json(),
+            "reasons": {k: v.published_within().to_json() for k, v in self.reasons.items()},
             "rounds_mean": self.rounds_mean.to_json(), "rounds_quantiles": q(self.rounds_quantiles),
-            "ruin": self.ruin.to_json(),
+            "ruin": self.ruin.published_within().to_json(),
             "rounds_to_ruin": self.rounds_to_ruin.to_json() if self.rounds_to_ruin else None,
             "return_quantiles": q(self.return_quantiles),
             "return_mean": self.return_mean.to_json() if self.return_mean else None,

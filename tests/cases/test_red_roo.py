@@ -34,7 +34,6 @@ evaluator, and the simulator's free games against the printed 190.353978 %.
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from pathlib import Path
 

@@ -232,3 +232,25 @@ def test_a_limit_of_the_solver_is_exit_1_naming_the_model_and_the_mode(capsys):
     cap = capsys.readouterr()
     assert rc == 1 and not cap.out and len(cap.err.splitlines()) == 1
     assert cap.err.startswith(f"error: {path}: mode 'base': the round's law of this mode is not available")
+
+
+def test_json_probability_ends_within_0_1(tmp_path, capsys):
+    """--method certified (floats with a total-variation bound) from 10 with at most 5 rounds: ruin is
+    impossible (the balance stays >= 5, by hand), so P(ruin) = 0 and P(ends by 'rounds') = 1. They
+    were written 0 +/- 5.2e-15 and 1 +/- 1e-12, ends outside [0, 1]; every written probability's
+    value -/+ error now lies in [0, 1] and holds the true value."""
+    rc, cap = _run(tmp_path, capsys, "--balance", "10", "--rounds", "5", "--method", "certified", "--format", "json")
+    assert rc == 0
+    d = json.loads(cap.out)
+
+    def ends(fig):
+        e = F(repr(fig.get("error", 0.0)))
+        return _frac(fig) - e, _frac(fig) + e
+
+    figs = {"p_above_start": d["p_above_start"], "ruin": d["ruin"],
+            **{f"reason {k}": v for k, v in d["reasons"].items()}}
+    assert d["ruin"]["label"] == "bounded"  # (the case of the fix)
+    for name, fig in figs.items():
+        lo, hi = ends(fig)
+        assert 0 <= lo <= hi <= 1, (name, fig)
+    assert ends(d["ruin"])[0] == 0 and ends(d["reasons"]["rounds"])[1] == 1

@@ -32,3 +32,16 @@ def test_return_mean_is_the_heading_when_given():
     i = next(k for k, ln in enumerate(lines) if ln.lstrip().startswith("return quantile 0.1"))
     assert lines[i - 1].startswith("return experienced: mean")
     assert sum(ln.startswith("return experienced") for ln in lines) == 1
+
+
+def test_exact_figures_print_their_own_digits():
+    """An exact figure went through a float: a risk of ruin of 10^-400 (exact, below the smallest
+    float) printed '0  (exact)'; by hand it is 1e-400, and 1 - 10^-400 is 1 to 10 digits."""
+    r = _res(None)
+    r.ruin = Figure(Fraction(1, 10**400))
+    r.reasons = {"ruin": Figure(Fraction(1, 10**400)), "rounds": Figure(1 - Fraction(1, 10**400))}
+    lines = format_table(r, rules=None).splitlines()
+    ruin = next(ln for ln in lines if ln.startswith("risk of ruin"))
+    assert ruin.split()[-2:] == ["1e-400", "(exact)"], ruin
+    rounds = next(ln for ln in lines if ln.startswith("ends by 'rounds'"))
+    assert rounds.split()[-2:] == ["1", "(exact)"], rounds  # 1 - 1e-400 to 10 digits

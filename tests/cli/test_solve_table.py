@@ -35,8 +35,31 @@ def test_probability_interval_is_cut_to_0_1():
     assert lo == 0 and 4e-12 <= hi < 4.01e-12
     lo, hi = _between(text, "p_other")
     assert 1 - 1.01e-6 < lo <= 1 - 1e-6 and hi == 1
-    lo, hi = _between(text, "capped_rtp")
-    assert lo < 0 < hi
+    # an RTP is not a probability (it can exceed 1) but is >= 0: printed in percent, its low end cut at 0
+    m = re.search(r"^\s*capped_rtp\s+between (\S+) % and (\S+) %\s+\[bounded\]$", text, re.M)
+    assert m and Fraction(m.group(1)) == 0 and Fraction(4, 10**10) <= Fraction(m.group(2)) <= Fraction(1, 10**6)
+
+
+def test_capped_rtp_printed_as_the_rtp_rows():
+    """capped_rtp and uncapped_rtp printed as raw fractions of the stake ('between 2.37370808 and
+    2.373708081', '2.472222222') under an RTP row in percent: they read in percent now, with their
+    label, and the exact fraction only on the RTP's own line. By hand: 89/36 = 247.2222...%; 19/20 +-
+    1/10^9 = 95 % +- 1e-7 %."""
+    extra = {"uncapped_rtp": Figure(Fraction(89, 36)),
+             "capped_rtp": Figure(Fraction(19, 20), "bounded", Fraction(1, 10**9)),
+             "p_reach_cap": Figure(Fraction(1, 8))}
+    r = _round(game=SimpleNamespace(name="toy", total_bet=1), extra=extra,
+               rtp=Figure(Fraction(19, 20), "bounded", Fraction(1, 10**9)))
+    lines = {}
+    for ln in format_table(r).splitlines():
+        lines.setdefault(ln.split()[0], ln)  # (the first 'RTP' line: the RTP row)
+    assert re.fullmatch(r"\s*uncapped_rtp\s+247\.222222 %\s+\[exact\]", lines["uncapped_rtp"])
+    assert "89/36" not in format_table(r)
+    m = re.fullmatch(r"\s*capped_rtp\s+(\S+) %\s+\(bounded, \+/- (\S+) %\)\s+\[bounded\]", lines["capped_rtp"])
+    c, e = Fraction(m.group(1)), Fraction(m.group(2))
+    assert c - e <= Fraction(95) - Fraction(1, 10**7) and Fraction(95) + Fraction(1, 10**7) <= c + e
+    assert lines["capped_rtp"].split("capped_rtp")[1].strip() == lines["RTP"].split("RTP")[1].strip()
+    assert re.fullmatch(r"\s*p_reach_cap\s+0\.125\s+\[exact\]", lines["p_reach_cap"])  # a probability: unchanged
 
 
 def test_header_unit_of_the_total_bet():
@@ -55,3 +78,57 @@ def test_certified_rtp_line_names_its_unit():
                rtp=Figure(Fraction(96, 100), "bounded", Fraction(1, 10**8)))
     last = format_table(r).splitlines()[-1]
     assert last == "  RTP certified within +/- 1e-08 of the stake (+/- 1e-06 percentage points)"
+
+
+TINY_COST = """
+[game]
+name = "tiny cost"
+reels = 2
+rows = 1
+[symbols]
+a = "regular"
+b = "blank"
+[paytable]
+a = {{ 2 = 3 }}
+[paylines]
+lines = [[0, 0]]
+[reels]
+base = [["a", "b"], ["a", "b"]]
+[modes.base]
+cost = "{cost}"
+reels = "base"
+"""
+
+
+def test_exact_figures_of_a_tiny_cost_keep_their_digits(tmp_path, capsys):
+    """Two reels [a, b], 'a a' pays 3 (total bet 1): the round wins 3 w.p. 1/4, mean 3/4. At a cost
+    of 1e-30 total bets the RTP is 3/4 x 10^30 = 7.5 x 10^31 %, variance (9/4 - 9/16) x 10^60, SD
+    sqrt(27/16) x 10^30 = 1299038105676657970145584756129.404275... (by hand: isqrt). The float
+    printed 74999999999999990513822771183616.000000 % and 1299038105676658131507739623424.000000,
+    digits a float does not have, labelled exact."""
+    from math import isqrt
+
+    from analytic.cli import main
+
+    m = tmp_path / "tiny.toml"
+    m.write_text(TINY_COST.format(cost="1e-30"), encoding="utf-8")
+    assert main(["solve", str(m)]) == 0
+    out = capsys.readouterr().out
+    rtp = next(ln for ln in out.splitlines() if ln.strip().startswith("RTP "))
+    assert re.search(r"RTP\s+75(0{30})\.000000 %\s+\[exact\]$", rtp), rtp
+    sd = next(ln for ln in out.splitlines() if "standard deviation" in ln)
+    s = isqrt(27 * 10**(60 + 12) // 16)  # floor(sqrt(27/16 x 10^60) x 10^6)
+    s += 4 * Fraction(27 * 10**72, 16) > (2 * s + 1) ** 2  # to the nearest
+    assert f"{s // 10**6}.{s % 10**6:06d}" in sd, (sd, s)
+    # a cost of 1/1,000,000: 75,000,000 % exactly
+    m.write_text(TINY_COST.format(cost="0.000001"), encoding="utf-8")
+    assert main(["solve", str(m)]) == 0
+    assert re.search(r"RTP\s+75000000\.000000 %\s+\[exact\]", capsys.readouterr().out)
+
+
+def test_one_in_of_a_probability_below_a_float():
+    """A feature probability of 1/(3 x 10^400) (below the smallest float: it became 0): 'hit frequency'
+    and '1 in' from the exact value, not 0 % / a division by zero."""
+    r = _round(game=SimpleNamespace(name="toy", total_bet=1), hit_frequency=Figure(Fraction(1, 3 * 10**400)))
+    line = next(ln for ln in format_table(r).splitlines() if "hit frequency" in ln)
+    assert "(1 in " + "3" + "0" * 400 + ".0000)" in line and "[exact]" in line

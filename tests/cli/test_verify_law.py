@@ -10,7 +10,6 @@ import json
 from fractions import Fraction as F
 from pathlib import Path
 
-import pytest
 
 import analytic.cli.verify as verify
 from analytic.cli import main
@@ -40,6 +39,28 @@ def test_law_test_passes_on_the_true_law(tmp_path, capsys):
     rc, out = _verify(tmp_path, capsys)
     assert rc == 0
     assert "round-win law: chi-square on" in out and "p-value" in out and out.rstrip().endswith("ok")
+    assert "[a, b) is a <= win < b" in out and "distribution rows are (a, b]" in out
+
+
+def test_law_bins_convention_printed_and_true():
+    """Wins exactly on the edges 1, 2 and 5: the law test counts a win of 2 in [2, 5) (2 <= win < 5),
+    the par sheet's distribution in (1, 2] (1 < win <= 2); the printed line says which convention
+    each uses. Law by hand: 0, 1/2, 1, 2 and 5 total bets, each w.p. 1/5; 20 rounds observed of each."""
+    from analytic.reports.model import _bucketise
+    from analytic.solver.exceedance import law_test
+
+    wins = (F(0), F(1, 2), F(1), F(2), F(5))
+    pts = dict.fromkeys(wins, F(1, 5))
+    d = law_test(RoundLaw(pts, F(0)), dict.fromkeys(wins, 20)).to_dict()
+    d["bin_convention"] = verify.BIN_CONVENTION
+    # the bins as printed hold what the printed convention says (a <= win < b)
+    assert dict(zip(d["bins"], d["observed"])) == {"0": 20, "(0, 1)": 20, "[1, 2)": 20, "[2, 5)": 20,
+                                                   "[5, inf)": 20}
+    # the sheet's rows (a < win <= b): 1/2 and 1 in (0, 1], 2 in (1, 2], 5 in (2, 5]
+    rows = {b.label: b.probability for b in _bucketise(pts, F(5), F(1), F(1))}
+    assert rows == {"0": F(1, 5), "(0, 1]": F(2, 5), "(1, 2]": F(1, 5), "(2, 5]": F(1, 5)}
+    text = verify.law_text(d)
+    assert "[a, b) is a <= win < b" in text and "the par sheet's distribution rows are (a, b]" in text
 
 
 def _perturbed(monkeypatch, how):

@@ -12,7 +12,6 @@ import random
 from collections import Counter
 from fractions import Fraction
 
-import pytest
 
 from analytic.engine.brute import brute_force, line_win
 from analytic.engine.linewalk import walk

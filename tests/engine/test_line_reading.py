@@ -2,7 +2,6 @@
 under both readings, on random small games."""
 
 import random
-from dataclasses import replace
 from types import MappingProxyType
 
 import pytest

@@ -24,10 +24,8 @@ cap fix is on another branch); they must pass after that merge.
 
 from __future__ import annotations
 
-import copy
 import re
 import tomllib
-from fractions import Fraction
 from pathlib import Path
 
 import pytest

@@ -24,7 +24,6 @@ from analytic.reports.markdown import render_markdown
 from analytic.reports.model import build_sheet
 from analytic.reports.write import write_reports
 from analytic.solver.exceedance import LADDER
-from tests.reports.conftest import DATA
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "solver"))
 from oracle import Oracle  # noqa: E402

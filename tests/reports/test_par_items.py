@@ -36,7 +36,6 @@ from analytic.reports.json_ import render_json
 from analytic.reports.markdown import render_markdown
 from analytic.reports.model import build_sheet
 from analytic.reports.write import write_reports
-from tests.reports.conftest import DATA
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = sorted((ROOT / "models").glob("*.toml"))

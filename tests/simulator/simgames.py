@@ -13,7 +13,6 @@ from analytic.model.game import (
     ScatterPay,
     Symbol,
     Trigger,
-    WinCap,
     frozen_mapping,
 )
 

@@ -22,3 +22,15 @@ def test_table_output_and_bad_mode(capsys):
     assert "RTP 99.9% CI" in out and "rounds/s" in out
     assert main(["simulate", ATKINS, "--mode", "nope", "--rounds", "10", "--no-progress"]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+def test_table_says_normal_approximation_and_clipping():
+    """A run of 10 rounds with one win of 10 total bets: RTP 100 %, SE 100 % (by hand: sample variance
+    (100 - 10) / 9 = 10, SE sqrt(10 / 10)); the 95 % interval printed from 0, not -95.9964 %."""
+    from analytic.cli.simulate import format_table
+    from test_sim_runner import _one_big_win
+
+    out = format_table(_one_big_win())
+    line = next(l for l in out.splitlines() if l.startswith("RTP 95% CI"))
+    assert "[0.0000 %, 295.9964 %]" in line and "normal approx." in line and "clipped at 0" in line
+    assert "-" not in line.split("]")[0]

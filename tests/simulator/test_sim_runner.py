@@ -3,7 +3,6 @@
 from fractions import Fraction
 from itertools import product
 
-import numpy as np
 import pytest
 
 from analytic.errors import ModelError, UnsupportedMechanicError
@@ -106,7 +105,6 @@ def test_pick_bonus_buy_mode_mean():
 
 
 def test_line_triggered_pick_bonus_once_per_line():
-    names = ["A", "L", "X"]
     pb = FeatureSpec("buoy", "pick_bonus", None, None, fm({"picks": {1: 1}, "prizes": [[7, 1]]}))
     g = make_game(
         [("A", "regular"), ("L", "bonus"), ("X", "blank")],
@@ -128,3 +126,40 @@ def test_local_dask_cluster_matches_single_process():
     assert two.total_win == one.total_win
     assert two.win_sd == one.win_sd and two.hit_frequency == one.hit_frequency
     assert two.workers == 2
+
+
+def _one_big_win(n=10, win=10):
+    """``n`` rounds of ``tiny()``, one of which won ``win`` total bets, the others nothing."""
+    t = compile_tables(tiny())
+    tb = t.denom * t.total_bet
+    s = ChunkStats(rounds=n, win=win * tb, win2=(win * tb) ** 2, hits=1, max_win=win * tb,
+                   win_counts={0: n - 1, win * tb: 1})
+    return SimulationResult.from_stats(t, "base", s, seed=0, seconds=1.0, workers=1, chunk=n)
+
+
+def test_rtp_interval_clipped_at_zero_by_hand():
+    """10 rounds, one win of 10 total bets: RTP 1, sample variance (100 - 10 * 1) / 9 = 10, SE
+    sqrt(10 / 10) = 1; the normal 95 % interval 1 -+ 1.96 would start at -0.96, an RTP below 0."""
+    r = _one_big_win()
+    assert r.rtp == 1.0 and r.rtp_se == pytest.approx(1.0)
+    for lv, z in (("95%", 1.959964), ("99%", 2.575829), ("99.9%", 3.290527)):
+        lo, hi = r.interval(lv)
+        assert lo == 0.0 and hi == pytest.approx(1 + z, abs=1e-6)
+        assert r.clipped(lv)
+    d = r.to_dict()
+    assert d["rtp_ci95"][0] == 0.0 and d["rtp_ci_clipped"] == ["95%", "99%", "99.9%"]
+    assert "normal approximation" in d["rtp_ci_method"] and "clipped at 0" in d["rtp_ci_method"]
+
+
+def test_rtp_interval_not_clipped_when_inside():
+    """100 rounds of which 50 win 2 total bets: RTP 1, sample variance (200 - 100) / 99, SE
+    sqrt(100 / 99) / 10 ~ 0.1005; the 95 % low end 1 - 0.197 > 0 is kept as it is."""
+    t = compile_tables(tiny())
+    tb = t.denom * t.total_bet
+    s = ChunkStats(rounds=100, win=50 * 2 * tb, win2=50 * (2 * tb) ** 2, hits=50, max_win=2 * tb,
+                   win_counts={0: 50, 2 * tb: 50})
+    r = SimulationResult.from_stats(t, "base", s, seed=0, seconds=1.0, workers=1, chunk=100)
+    se = (100 / 99) ** 0.5 / 10
+    assert r.rtp_se == pytest.approx(se)
+    assert r.rtp_ci95 == pytest.approx((1 - 1.959964 * se, 1 + 1.959964 * se))
+    assert not r.clipped("95%") and r.to_dict()["rtp_ci_clipped"] == []

@@ -33,7 +33,7 @@ import pytest
 
 from analytic.cli.verify import Z_LIMIT, compare
 from analytic.model.loader import load_model
-from analytic.simulator.evaluate import compile_tables, evaluate_window
+from analytic.simulator.evaluate import compile_tables
 from analytic.simulator.features import get_player
 from analytic.simulator.rounds import play_rounds
 from analytic.simulator.runner import simulate

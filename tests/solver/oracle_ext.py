@@ -46,7 +46,7 @@ from collections import Counter, defaultdict
 from fractions import Fraction
 from functools import lru_cache
 
-from oracle import WILD_ROLES, Law, Oracle, convolve, frac
+from oracle import WILD_ROLES, Law, Oracle, frac
 
 
 def cap_law(law: dict, c) -> dict:

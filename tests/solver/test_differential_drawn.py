@@ -41,7 +41,6 @@ from analytic.errors import ModelError, UnboundedFeatureError
 from analytic.model.loader import load_model_text
 from analytic.solver.round import solve_round
 
-from oracle import Interval
 from oracle_drawn import OracleDrawn
 from randgames_drawn import _award_mean, drawn_models
 from randgames import to_toml

@@ -55,7 +55,6 @@ from fractions import Fraction
 from functools import partial
 from itertools import product
 from math import comb, lcm
-from typing import Any, Mapping
 
 from analytic.engine.linewalk import walk
 from analytic.engine.linewin import CellRole
@@ -65,7 +64,7 @@ from analytic.features.engines.revealed_wild_reels import iid_sum_moments
 from analytic.features.laws.capped import stake_row
 from analytic.features.laws.spins_played import count_law
 from analytic.features.result import FeatureResult, register_solver
-from analytic.model.game import Game, frozen_mapping
+from analytic.model.game import Game
 from analytic.figures import Figure
 from analytic.workspace import Workspace, workspace_for
 
@@ -499,7 +498,6 @@ def _tail_terms(game: Game, m, base, ws: Workspace) -> list[tuple[Fraction, Frac
 
     Cap-independent, so built once for every stake.
     """
-    from analytic.features.engines.revealed_wild_reels import add_independent
 
     out = []
     if m.buys is not None:

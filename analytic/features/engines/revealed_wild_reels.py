@@ -80,7 +80,7 @@ from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 from math import comb, gcd
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 from analytic.engine.linewalk import walk
 from analytic.engine.linewin import CellRole
@@ -88,7 +88,7 @@ from analytic.engine.spin import CounterDef, build_spin, cell_roles, line_paytab
 from analytic.features.laws import capped
 from analytic.features.laws.spins_played import fixed_law
 from analytic.features.result import FeatureResult, register_law_check, register_solver
-from analytic.model.game import Game, frozen_mapping
+from analytic.model.game import Game
 from analytic.figures import Figure
 from analytic.workspace import Workspace, workspace_for
 

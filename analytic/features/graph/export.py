@@ -368,7 +368,6 @@ def _ladder_graph(out: nx.DiGraph, game: Game, feature: str, n: int, max_spins_l
     times the level's multiplier ``m``).  Start: the ranks' levels uniformly, no golden reel,
     ``n`` spins.  Returns (cut, truncated).
     """
-    import networkx as nx
 
     from analytic.features.graph import chain
     from analytic.features.engines.drawn_expanding.moments import _ladder

@@ -179,7 +179,7 @@ def hitting_law(n0: int, weights: Mapping[int, int], *, tail_target: Fraction = 
     for a in pos:
         g = gcd(g, a)
     q = {a // g: c for a, c in pos.items()}  # Q(x) on x^g
-    amin, amax = min(q), max(q)
+    amin = min(q)
     w0 = w.get(0, 0)
     expected = Fraction(n0) / (1 - EA)
     # col[r] = [x^m] Q^r for the current m (a column per m: pw[r][m])

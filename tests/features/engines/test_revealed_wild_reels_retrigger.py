@@ -272,7 +272,7 @@ def _boce_variant(retrigger: str, *, cap: bool) -> str:
 
 
 def _sim_check(text: str, mode: str, rounds: int, seed: int):
-    from analytic.cli.verify import Z_LIMIT, compare
+    from analytic.cli.verify import compare
     from analytic.simulator.runner import simulate
 
     g = load_model_text(text, path=str(MODELS / "variant.toml"))

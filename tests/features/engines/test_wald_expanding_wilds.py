@@ -4,7 +4,6 @@ against the simulator, and the refusals of the other engines."""
 from __future__ import annotations
 
 from collections import defaultdict
-from fractions import Fraction
 
 import numpy as np
 import pytest

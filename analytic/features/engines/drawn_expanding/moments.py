@@ -77,7 +77,6 @@ residual.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -250,7 +249,6 @@ def regular_moments(st: SpinStats, starts, J: int = 40, Kmax: int | None = None,
                         v += pa * V[K - 1 + aa, d - 1]
             V[K, d] = v
     # for each (j, j') the d-sums: S0[K', j'], Sg[K', j'], S1[j, K', j'], S2[j, K', j']
-    levels = np.arange(J + 2)
     S0 = np.zeros((Kmax + 1, J + 2))
     Sg = np.zeros((Kmax + 1, J + 2))
     for jp in range(J + 1):

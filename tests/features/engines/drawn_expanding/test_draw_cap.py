@@ -15,7 +15,6 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-import pytest
 
 from analytic.features.engines.drawn_expanding import engine as bop
 

@@ -16,7 +16,8 @@ def _plain_round(game, mode, workspace=None):
 
 
 def test_interval_extras_print_both_ends():
-    """capped_rtp and p_reach_cap are intervals: the table shows their ends, not only the centre."""
+    """capped_rtp and p_reach_cap are intervals: the table shows them as intervals (capped_rtp in percent
+    with its error, as the RTP row; p_reach_cap by its ends), not only the centre."""
     from analytic.cli.solve import format_table
     from analytic.features.engines.drawn_expanding.engine import solve_drawn_expanding_round
 
@@ -26,8 +27,14 @@ def test_interval_extras_print_both_ends():
         f = res.extra[key]
         assert f.error > 0
         line = next(ln for ln in text.splitlines() if ln.strip().startswith(key))
-        m = re.search(r"between (\S+) and (\S+)", line)  # the ends, rounded outward to 10 digits
-        lo, hi = Fraction(m.group(1)), Fraction(m.group(2))
+        if key == "capped_rtp":  # in percent as the RTP rows: centre +/- error, the interval certified
+            m = re.search(r"capped_rtp\s+(\S+) %  \(bounded, \+/- (\S+) %\)", line)
+            c, e = Fraction(m.group(1)), Fraction(m.group(2))
+            lo, hi = (c - e) / 100, (c + e) / 100
+            assert hi - lo <= 2 * f.error * Fraction(11, 10)  # the error to 2 significant digits, up
+        else:
+            m = re.search(r"between (\S+) and (\S+)", line)  # the ends, rounded outward to 10 digits
+            lo, hi = Fraction(m.group(1)), Fraction(m.group(2))
+            assert hi - lo <= 2 * f.error + abs(f.value) * Fraction(2, 10 ** 9)
         assert lo <= f.value - f.error and f.value + f.error <= hi
-        assert hi - lo <= 2 * f.error + abs(f.value) * Fraction(2, 10 ** 9)
         assert "[bounded]" in line

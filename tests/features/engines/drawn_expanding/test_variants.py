@@ -25,17 +25,13 @@ Each variant is checked twice:
 
 from __future__ import annotations
 
-import itertools
 import os
-import re
-from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
-import test_drawn_oracles as base
 import test_model_driven as md
 from analytic.model import load_model_text
 
