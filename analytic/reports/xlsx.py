@@ -246,6 +246,31 @@ def _errn(f) -> float | None:
     return float(round_outward(f.published().error, up=True, digits=3))
 
 
+def _prob_cells(f, fmt: str) -> tuple:
+    """A probability's value and error cells, ``(value, value format, error, error format)``, read as an
+    interval inside ``[0, 1]``.
+
+    The figure is published within ``[0, 1]``
+    (:meth:`~analytic.figures.Figure.published_within`: a certified interval reaching past 0 or 1 is
+    cut); its error cell is rounded up to 3 significant digits (:func:`_errn`) unless that would take
+    the interval past 0 or 1 (a risk of ruin of 1.2745e-09 +/- 1.2745e-09: 1.28e-09), where it is
+    written whole with a format showing every digit.
+    """
+    p = f.published_within()
+    if p.label == "exact":
+        return _num(p), _fmt(p, fmt), None, "0.00E+00"
+    e3 = round_outward(p.error, up=True, digits=3)
+    if 0 <= p.value - e3 and p.value + e3 <= 1:
+        return _num(p), _fmt(p, fmt), float(e3), "0.00E+00"
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:  # the published error is a short decimal (a multiple of its quantum / 2)
+        ctx.prec = 40
+        digits = len((Decimal(p.error.numerator) / p.error.denominator).normalize().as_tuple().digits)
+    # (a spreadsheet shows at most 15 significant digits)
+    return _num(p), _fmt(p, fmt), float(p.error), "0." + "0" * (min(max(digits, 3), 15) - 1) + "E+00"
+
+
 def _fmt(f, fmt: str) -> str:
     """The number format of a Figure's value cell: ``fmt``, widened for a bounded figure to every
     decimal of its published centre (:meth:`~analytic.figures.Figure.published`).
@@ -579,14 +604,17 @@ def _sessions(wb, s: ParSheet):
                   "rounds to ruin error"]
                  + [f"{float(lv):.0%} quantile {e}" for lv in levels for e in ("low", "high")])
         for h in sec.horizons:
-            # the error rounded up and the quantiles' ends outward, to what their cells show
+            # the error rounded up and the quantiles' ends outward, to what their cells show; the
+            # probabilities inside [0, 1]
             ruin_t = _to_ruin(h)
+            av, af, ae, aef = _prob_cells(h.p_above_start, PROB)
+            rv, rf, re_, ref = _prob_cells(h.ruin, "0.00E+00")
             w.put([h.rounds, h.method, _sig_out(h.error, True, 3) if h.method != "exact" else None,
-                   _num(h.balance_mean), _errn(h.balance_mean), _num(h.p_above_start), _errn(h.p_above_start),
-                   _num(h.ruin), _errn(h.ruin), ruin_t, None if ruin_t is None else _errn(h.rounds_to_ruin)]
+                   _num(h.balance_mean), _errn(h.balance_mean), av, ae, rv, re_, ruin_t,
+                   None if ruin_t is None else _errn(h.rounds_to_ruin)]
                   + [_out(x, up, 4) for _, lo, hi in h.quantiles for x, up in ((lo, False), (hi, True))],
-                  [INT, "", "0.00E+00", _fmt(h.balance_mean, NUM), "0.00E+00", _fmt(h.p_above_start, PROB),
-                   "0.00E+00", _fmt(h.ruin, "0.00E+00"), "0.00E+00", _fmt(h.rounds_to_ruin, NUM), "0.00E+00"]
+                  [INT, "", "0.00E+00", _fmt(h.balance_mean, NUM), "0.00E+00", af, aef, rf, ref,
+                   _fmt(h.rounds_to_ruin, NUM), "0.00E+00"]
                   + [NUM] * (2 * len(levels)))
         w.blank()
         w.text(sec.autoplay_note)
@@ -595,14 +623,15 @@ def _sessions(wb, s: ParSheet):
             w.header(["autoplay stop", "setting", "probability it ends the run", "label", "error (certified)"])
             setting = dict(a.setting)
             for name, f in a.reasons:
-                w.put([name, setting.get(name, ""), _num(f), f.label, _errn(f)], ["", "", _fmt(f, PROB), "", "0.00E+00"])
+                v, vf, e, ef = _prob_cells(f, PROB)
+                w.put([name, setting.get(name, ""), v, f.label, e], ["", "", vf, "", ef])
             w.put(["rounds played (mean)", setting.get("rounds (at most)", ""), _num(a.rounds_mean),
                    a.rounds_mean.label, _errn(a.rounds_mean)],
                   ["", "", _fmt(a.rounds_mean, NUM), "", "0.00E+00"])
             w.put(["final balance (mean)", "", _num(a.balance_mean), a.balance_mean.label, _errn(a.balance_mean)],
                   ["", "", _fmt(a.balance_mean, NUM), "", "0.00E+00"])
-            w.put(["P(end above start)", "", _num(a.p_above_start), a.p_above_start.label, _errn(a.p_above_start)],
-                  ["", "", _fmt(a.p_above_start, PROB), "", "0.00E+00"])
+            v, vf, e, ef = _prob_cells(a.p_above_start, PROB)
+            w.put(["P(end above start)", "", v, a.p_above_start.label, e], ["", "", vf, "", ef])
         w.blank()
     w.finish()
 

@@ -148,3 +148,23 @@ def test_distribution_sheet_rows_carry_their_certified_errors(tmp_path):
         assert cells["probability error"] >= e[0] > 0
         for key, want in (("RTP error", e[1]), ("share error", e[2])):
             assert (cells[key] or 0) >= want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fractions(min_value=0, max_value=1), st.fractions(min_value=Fraction(1, 10**15), max_value=Fraction(1, 10)),
+       st.booleans())
+def test_session_probability_cells_stay_inside_0_1(centre, error, near_one):
+    """A session probability's value and error cells (risk of ruin, P(end above start), autoplay stops)
+    as a spreadsheet shows them: an interval inside [0, 1] holding the certified one cut to [0, 1]
+    (a risk of ruin 1.2745e-09 +/- 1.2745e-09 was written with the error 1.28e-09: below 0)."""
+    v = 1 - centre * error if near_one else centre * error  # centres near 0 or 1, where the cut bites
+    f = Figure(v, "bounded", error)
+    value, vfmt, err, efmt = X._prob_cells(f, X.PROB)
+    c, e = _display(value, vfmt), _display(err, efmt)
+    assert 0 <= c - e and c + e <= 1
+    assert c - e <= max(v - error, 0) and min(v + error, 1) <= c + e
+
+
+def test_the_risk_of_ruin_cell_below_zero():
+    value, vfmt, err, efmt = X._prob_cells(Figure(Fraction(0), "bounded", Fraction(2549, 10**12)), "0.00E+00")
+    assert (_display(value, vfmt), _display(err, efmt)) == (Fraction(12745, 10**13), Fraction(12745, 10**13))
