@@ -23,6 +23,7 @@ from fractions import Fraction
 from analytic.figures import Figure, exact_format, fraction_text, int_text, round_decimals, shown
 from analytic.reports.format import bound_text, centre_text, cost_text, covers, pct_bound
 from analytic.solver.cap import applied_cap
+from analytic.solver.round import EXTRA_UNITS
 
 __all__ = ["add_parser", "run", "result_to_json", "format_table"]
 
@@ -247,18 +248,19 @@ def format_table(res) -> str:
         w(f"  {'top base-spin win':<34}{exact_format(tw, ',.4f')}x total bet   ({b.figures.top_weight:,} combinations, "
           f"1 in {b.cycle / b.figures.top_weight:,.0f}{paid})")
     for k, v in res.extra.items():
+        unit = f"   ({EXTRA_UNITS[k]})" if k in EXTRA_UNITS else ""  # the key as in the JSON, its unit beside
         if _is_rtp(k) and isinstance(v, (Figure, Fraction)):  # capped_rtp ...: as the RTP rows, in percent
             w(f"  {k:<34}{_rtp_text(v)}")
         elif isinstance(v, Figure) and v.error:  # an interval: print its ends, not a centre that looks like a value
             lo, hi = v.value - v.error, v.value + v.error
             if k.startswith("p_"):  # a probability (p_reach_cap): its certified interval cut to [0, 1]
                 lo, hi = max(lo, Fraction(0)), min(hi, Fraction(1))
-            w(f"  {k:<34}between {bound_text(lo, False, 10)} and {bound_text(hi, True, 10)}   [{v.label}]")
+            w(f"  {k:<34}between {bound_text(lo, False, 10)} and {bound_text(hi, True, 10)}   [{v.label}]{unit}")
         elif isinstance(v, Figure):
-            w(f"  {k:<34}{exact_format(v.value, '.10g')}   [{v.label}]")
+            w(f"  {k:<34}{exact_format(v.value, '.10g')}   [{v.label}]{unit}")
         elif isinstance(v, Fraction):
-            w(f"  {k:<34}{exact_format(v, '.10g')}   (exact {v})" if v.denominator < 10**12
-              else f"  {k:<34}{exact_format(v, '.10g')}")
+            w(f"  {k:<34}{exact_format(v, '.10g')}   (exact {v}){unit}" if v.denominator < 10**12
+              else f"  {k:<34}{exact_format(v, '.10g')}{unit}")
     rows = res.extra.get("currency_cap")
     if rows:
         w(f"  RTP under the currency win cap by stake ({len(rows)} stakes; the capped rows only, "

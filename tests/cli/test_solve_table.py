@@ -59,7 +59,9 @@ def test_capped_rtp_printed_as_the_rtp_rows():
     c, e = Fraction(m.group(1)), Fraction(m.group(2))
     assert c - e <= Fraction(95) - Fraction(1, 10**7) and Fraction(95) + Fraction(1, 10**7) <= c + e
     assert lines["capped_rtp"].split("capped_rtp")[1].strip() == lines["RTP"].split("RTP")[1].strip()
-    assert re.fullmatch(r"\s*p_reach_cap\s+0\.125\s+\[exact\]", lines["p_reach_cap"])  # a probability: unchanged
+    # a probability: as it is, its meaning beside it
+    assert re.fullmatch(r"\s*p_reach_cap\s+0\.125\s+\[exact\]   \(probability that the round reaches the win cap\)",
+                        lines["p_reach_cap"])
 
 
 def test_header_unit_of_the_total_bet():
@@ -132,3 +134,15 @@ def test_one_in_of_a_probability_below_a_float():
     r = _round(game=SimpleNamespace(name="toy", total_bet=1), hit_frequency=Figure(Fraction(1, 3 * 10**400)))
     line = next(ln for ln in format_table(r).splitlines() if "hit frequency" in ln)
     assert "(1 in " + "3" + "0" * 400 + ".0000)" in line and "[exact]" in line
+
+
+def test_extra_figures_say_their_units():
+    """'max_win  8334888.5  (exact 16669777/2)' said nothing of its unit (total bets, before the cap:
+    Book of Christmas Eve's theoretical maximum, far above its 20,168x published top win)."""
+    extra = {"max_win": Fraction(16669777, 2), "uncapped_second_moment": Figure(Fraction(433)),
+             "cap_free_stake_limit": Fraction(1250000, 108403), "cap_method": "text"}
+    text = format_table(_round(game=SimpleNamespace(name="toy", total_bet=1), extra=extra))
+    lines = {ln.split()[0]: ln for ln in text.splitlines() if ln.strip()}
+    assert "(x total bet: the round's theoretical maximum win, before the cap)" in lines["max_win"]
+    assert lines["uncapped_second_moment"].endswith("((x total bet)^2, before the cap)")
+    assert "currency: the largest stake" in lines["cap_free_stake_limit"]
