@@ -278,3 +278,30 @@ def test_a_law_whose_error_is_below_half_is_read(saved, capsys):
     _edit(law, _set(("law", "error"), "49/100"))
     rc, cap = _session(capsys, model, "--balance", "12", "--rounds", "40", "--round-law", str(law))
     assert rc == 0, cap.err
+
+
+def _point(win: str, i: int, value):
+    """Set part ``i`` (0: the win, 1: its probability) of the point of ``win`` in law.points and the split."""
+    def fn(d):
+        for part in (d["law"]["points"], d["split"]["no_feature"]):
+            for pair in part:
+                if pair[0] == win:
+                    pair[i] = value
+    return fn
+
+
+@pytest.mark.parametrize("edit", [
+    _point("10/1", 0, 20.0),  # the win of 10 made 20 (written as a JSON number): the mean check was skipped
+    _point("0/1", 1, 0.8750000001),  # a probability 1e-10 off (the total within the float slack)
+])
+def test_a_float_in_an_exact_law_is_refused(saved, capsys, edit):
+    """The writer gives an exact law (error 0) in exact numbers 'p/q' only; a number there written as a JSON
+    float is a hand edit.  It was read: the checks of an exact law (its total, its mean) were skipped as for
+    a float law, and the session printed 'exact' figures of another law (the final balance's quantiles and
+    the return experienced from the edited points beside the mean from mean_win), or 'certified' ones whose
+    error did not cover the edit."""
+    model, law = saved
+    _edit(law, edit)
+    rc, cap = _session(capsys, model, *SESSION, "--round-law", str(law))
+    _one_line_refusal(rc, cap, law, "law.points[")
+    assert "exact" in cap.err
