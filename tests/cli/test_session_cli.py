@@ -232,3 +232,17 @@ def test_a_limit_of_the_solver_is_exit_1_naming_the_model_and_the_mode(capsys):
     cap = capsys.readouterr()
     assert rc == 1 and not cap.out and len(cap.err.splitlines()) == 1
     assert cap.err.startswith(f"error: {path}: mode 'base': the round's law of this mode is not available")
+
+
+@pytest.mark.parametrize("argv, where", [
+    # a start beyond the simulator's 64-bit integers: an OverflowError traceback after the exact solve
+    (["--balance", "1e30", "--rounds", "5", "--simulate", "10"], "--simulate"),
+    # 10^7 sessions of 10^6 rounds (10^13 rounds played in Python): ran until killed, its memory growing
+    (["--balance", "10", "--rounds", "1000000", "--simulate", "10000000"], "--simulate"),
+])
+def test_a_simulation_beyond_the_simulator_is_refused_before_the_solve(tmp_path, capsys, monkeypatch, argv, where):
+    _no_solve(monkeypatch)
+    rc, cap = _run(tmp_path, capsys, *argv)
+    lines = cap.err.splitlines()
+    assert rc == 2 and not cap.out and len(lines) == 1, cap.err
+    assert lines[0].startswith("error: ") and "tiny.toml" in lines[0] and where in lines[0], lines[0]
