@@ -23,7 +23,7 @@ import sys
 from fractions import Fraction
 
 from analytic.figures import Figure, fraction_text, int_text, round_decimals, shown
-from analytic.reports.format import bound_text, centre_text, cost_text, covers, pct_bound
+from analytic.reports.format import bound_text, centre_text, cost_text, covers, fixed_text, pct_bound
 from analytic.solver.cap import applied_cap
 
 __all__ = ["add_parser", "run", "result_to_json", "format_table"]
@@ -52,7 +52,7 @@ def _pct(f: Figure | Fraction) -> str:
         c, e, d = shown(f, 6, 100)
         return f"{centre_text(c, d, sep=False)} %  (bounded, +/- {float(e):.2g} %)"
     v = f.value if isinstance(f, Figure) else f
-    return f"{float(v) * 100:.6f} %"
+    return f"{fixed_text(v, 6, 100)} %"
 
 
 

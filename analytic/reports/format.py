@@ -68,9 +68,21 @@ def _exponent(n: int, p: int) -> int:
     return e
 
 
+def fixed_text(x, digits: int, scale: int = 1) -> str:
+    """``x`` times ``scale`` with ``digits`` decimals, no separators, as ``f"{float(x) * scale:.{digits}f}"``
+    prints it while the float holds every digit asked for; beyond (``|x scale| 10^digits >= 2^53``) an
+    exact ``x`` (int or Fraction) is rounded from its own value (half to even): a float printed to more
+    digits than it holds shows its binary expansion (``8e29`` as ``800000000000000072202695213056``)."""
+    v = float(x) * scale
+    if isinstance(x, (int, Fraction)) and not isinstance(x, bool) and abs(v) * 10.0 ** digits >= 2.0 ** 53:
+        return _decimal(Fraction(round(Fraction(x) * scale * 10 ** digits), 10 ** digits), digits, sep=False)
+    return f"{v:.{digits}f}"
+
+
 def pct(x, digits: int = 4) -> str:
-    """``x`` as a percentage, e.g. ``0.951 -> '95.1000%'``."""
-    return f"{float(x) * 100:.{digits}f}%"
+    """``x`` as a percentage, e.g. ``0.951 -> '95.1000%'`` (an exact ``x`` beyond a float's digits from
+    its own digits: :func:`fixed_text`)."""
+    return f"{fixed_text(x, digits, 100)}%"
 
 
 def num(x, digits: int = 4) -> str:
@@ -109,13 +121,17 @@ def one_in_fig(f: Figure) -> str:
 
 
 def _decimal(x: Fraction, d: int, sep: bool = True) -> str:
-    """Exact text of ``x``, a multiple of ``10^-d``, with ``d`` decimals (thousands separators)."""
-    from decimal import Decimal
+    """Exact text of ``x``, a multiple of ``10^-d``, with ``d`` decimals (thousands separators).
 
+    Integer arithmetic: every digit of ``x`` (``Decimal.scaleb`` rounded to the context's 28
+    significant digits, so a longer ``x`` lost its last ones)."""
     n = x * 10 ** d
     if n.denominator != 1:
         raise ValueError(f"_decimal: {x} is not a multiple of 10^-{d}")
-    return format(Decimal(int(n)).scaleb(-d), f",.{d}f" if sep else f".{d}f")
+    n = int(n)
+    whole, part = divmod(abs(n), 10 ** d)
+    text = f"{whole:,}" if sep else str(whole)
+    return ("-" if n < 0 else "") + text + (f".{part:0{d}d}" if d > 0 else "")
 
 
 def centre_text(c: Fraction, d: int, sep: bool = True) -> str:

@@ -55,3 +55,14 @@ def test_certified_rtp_line_names_its_unit():
                rtp=Figure(Fraction(96, 100), "bounded", Fraction(1, 10**8)))
     last = format_table(r).splitlines()[-1]
     assert last == "  RTP certified within +/- 1e-08 of the stake (+/- 1e-06 percentage points)"
+
+
+def test_an_exact_rtp_beyond_float_digits_prints_its_own_digits():
+    """An exact RTP of 10^30 / 125 + 98/125 (a scatter paying 10^30 total bets, 1 in 125) printed
+    '800000000000000072202695213056.000000 %  [exact]': the float's binary expansion, wrong from the
+    17th digit, under the exact label.  Its digits now come from the fraction."""
+    rtp = Fraction(10**30, 125) + Fraction(98, 125)  # by hand: 8e27 + 0.784 total bets
+    text = format_table(_round(game=SimpleNamespace(name="toy", total_bet=1), rtp=Figure(rtp),
+                               mean_win=Figure(rtp), second_moment=Figure(rtp * 10**30)))
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith("RTP"))
+    assert "800000000000000000000000000078.400000 %" in line, line
