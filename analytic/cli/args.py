@@ -21,7 +21,7 @@ from analytic.limits import MAX_EXPONENT, MAX_NUMBER_CHARS, MAX_ROUNDS, MAX_SEED
 
 __all__ = [
     "UsageError", "int_type", "rounds", "seed", "workers", "stake", "scheduler_address",
-    "rate", "probability", "tolerance", "check_out_dir", "check_out_file", "require_extra",
+    "rate", "probability", "tolerance", "check_out_dir", "check_out_file", "require_extra", "check_local_workers",
     "add_solve_options", "solve_workspace",
 ]
 
@@ -69,6 +69,41 @@ seed = int_type(0, MAX_SEED, "seed")
 workers = int_type(1, 1024, "workers")
 
 
+#: Worker processes per core a command starts at most on this machine (and at least :data:`MIN_WORKER_CAP`):
+#: each is a Python process holding the game's tables, so 1,000 of them on a few cores ran the machine
+#: out of memory instead of going faster.
+WORKERS_PER_CORE = 4
+MIN_WORKER_CAP = 8
+
+
+def check_local_workers(n: int, flag: str = "--workers", hint: str = "") -> None:
+    """Refuse more worker processes than this machine can run (before any work).
+
+    Parameters
+    ----------
+    n : int
+        Worker processes asked for (a local dask cluster of ``simulate`` / ``verify``, or the
+        solver's processes).
+    flag : str
+        The option (or environment variable) named in the error.
+    hint : str
+        Appended to the error (``simulate``: how to use a larger cluster).
+
+    Raises
+    ------
+    UsageError
+        ``n`` above ``max(MIN_WORKER_CAP, WORKERS_PER_CORE * cores)`` (the cores this process may use).
+    """
+    from analytic.workspace import core_count
+
+    cores = core_count()
+    cap = max(MIN_WORKER_CAP, WORKERS_PER_CORE * cores)
+    if n > cap:
+        raise UsageError(f"{flag}: {n:,} worker processes on {cores} cores (each a Python process holding the "
+                         f"game's tables): at most {cap} here ({WORKERS_PER_CORE} per core, at least "
+                         f"{MIN_WORKER_CAP}){hint}")
+
+
 def add_solve_options(p, precision_default: str | None = "standard") -> None:
     """Add the solve's ``--cap-precision`` and ``--workers`` options to the subcommand parser ``p``.
 
@@ -96,7 +131,8 @@ def solve_workspace(game, args):
     Raises
     ------
     UsageError
-        ``ANALYTIC_WORKERS`` is not a whole number from 1 to 1024.
+        ``ANALYTIC_WORKERS`` is not a whole number from 1 to 1024; ``--workers`` (or
+        ``ANALYTIC_WORKERS``) beyond this machine (:func:`check_local_workers`).
     """
     from analytic.workspace import Workspace, core_count
 
@@ -108,8 +144,11 @@ def solve_workspace(game, args):
                 n = workers(env)
             except argparse.ArgumentTypeError as exc:
                 raise UsageError(f"ANALYTIC_WORKERS: {exc}") from None
+            check_local_workers(n, "ANALYTIC_WORKERS")
         else:
             n = core_count()
+    else:
+        check_local_workers(n)
     return Workspace(game, precision=args.cap_precision or "standard", workers=n)
 
 

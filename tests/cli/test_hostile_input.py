@@ -490,6 +490,13 @@ for flag, v in (("--rounds", "0"), ("--rounds", "100000000000000000000"), ("--se
 for cmd in (["solve", "{model}"], REPORT):
     for v in ("0", "-3", "two", "1.5", "2000"):
         add(f"{cmd[0]}--workers={v}", cmd + ["--workers", v], where=("workers",), names_file=False)
+# 1,000 worker processes on a 2-core machine (a local dask cluster of 1,000 Python processes, or 1,000 forked
+# solver processes): accepted (1 .. 1024), the machine ran out of memory; refused beyond 4 per core (at least 8)
+for cmd in (["simulate", "{model}", "--rounds", "10", "--no-progress"], ["verify", "{model}", "--rounds", "10",
+                                                                        "--no-progress"], ["solve", "{model}"],
+            ["session", "{model}", "--balance", "5", "--rounds", "2"]):
+    add(f"{cmd[0]}--workers=1000-on-few-cores", cmd + ["--workers", "1000"], where=("--workers", "cores"),
+        names_file=False)
 add("solve-bad-cap-precision", ["solve", "{model}", "--cap-precision", "max"], where=("--cap-precision",),
     names_file=False)
 add("verify-unknown-mode", ["verify", "{model}", "--rounds", "10", "--mode", "nope"], where=("modes", "nope"))
