@@ -65,7 +65,7 @@ def int_type(lo: int, hi: int, what: str = "value"):
 rounds = int_type(1, MAX_ROUNDS, "rounds")
 #: ``--seed``: 0 .. :data:`~analytic.limits.MAX_SEED` (numpy seeds are non-negative).
 seed = int_type(0, MAX_SEED, "seed")
-#: ``--workers``: 1 .. 1024 processes.
+#: ``--workers``: 1 .. 1024 processes (and at most :func:`check_local_workers` on this machine).
 workers = int_type(1, 1024, "workers")
 
 
