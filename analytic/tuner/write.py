@@ -82,7 +82,9 @@ def write_tuned_model(source: str | Path, out: str | Path, game: Game, reel_set:
         csv_path = out.with_name(f"{out.stem}_{reel_set}.csv")
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow([f"reel{i + 1}" for i in range(len(strips))])
+        # "reel 1": a space is in no symbol name, so the loader always reads this row as the header
+        # ("reel1" was read as a row of stops in a game with symbols of those names)
+        w.writerow([f"reel {i + 1}" for i in range(len(strips))])
         for i in range(max(len(s) for s in strips)):
             w.writerow([s[i] if i < len(s) else "" for s in strips])
         atomic_write(csv_path, buf.getvalue())

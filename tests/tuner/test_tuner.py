@@ -352,3 +352,19 @@ def test_in_place_keeps_the_model_s_permissions(tmp_path, capsys):
     assert main(["tune", str(src), "--target-rtp", "90", "--in-place"]) in (0, 3), capsys.readouterr().err
     assert "tuned by analytic tune" in src.read_text()
     assert stat.S_IMODE(os.stat(src).st_mode) == 0o640
+
+
+def test_tuned_csv_strips_read_back_when_symbols_are_named_like_the_header(tmp_path, capsys):
+    """The tuned CSV's header row was ``reel1,reel2,reel3``: in a game whose symbols bear those names the
+    loader read it as a row of stops (a header is a first row holding no symbol name), so the written
+    model solved to 40.4 % where the tuner reported its target of 50 %.  Oracle: a fresh solve of the
+    file written."""
+    (tmp_path / "m.toml").write_text(
+        '[game]\nname = "hdr"\nreels = 3\nrows = 1\n[symbols]\nreel1 = "regular"\nreel2 = "regular"\n'
+        'reel3 = "regular"\nx = "blank"\n[paytable]\nreel1 = { 3 = 10 }\nreel2 = { 3 = 5 }\nreel3 = { 3 = 2 }\n'
+        '[paylines]\nlines = [[0, 0, 0]]\n[reels]\nbase = { csv = "s.csv" }\n[modes.base]\ncost = 1\nreels = "base"\n')
+    (tmp_path / "s.csv").write_text("reel1,reel1,reel1\nreel2,reel2,reel2\nreel3,reel3,reel3\nx,x,x\nx,x,x\n")
+    out = tmp_path / "t.toml"
+    assert main(["tune", str(tmp_path / "m.toml"), "--target-rtp", "50", "--out", str(out)]) == 0, \
+        capsys.readouterr().err
+    assert abs(solve_round(load_model(out)).rtp.value - Fraction(1, 2)) <= Fraction(5, 100000)
