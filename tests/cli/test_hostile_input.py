@@ -155,6 +155,12 @@ for cname, c in {"zwsp": "\\u200b", "zwj": "\\u200d", "bom": "\\ufeff", "lsep": 
         tiny(('"paytable.a" = "the reason"', f'"pay{c}table.a" = "the reason"')), ("design", "invisible"))
     add(f"invisible-{cname}-in-game-name", REPORT, tiny(('name = "Tiny"', f'name = "Ti{c}ny"')),
         ("game.name", "invisible"))
+# one name in two Unicode forms (composed "caf\u00e9", decomposed "cafe\u0301"): two bet modes (or paytable
+# entries) that look the same in every sheet and command line, with other figures
+add("mode-names-equal-but-for-their-unicode-form", REPORT,
+    tiny(("[modes.base]", '[modes."caf\u00e9"]'), ('description = "plain"', 'description = "plain"\n\n'
+                                                   '[modes."cafe\u0301"]\ncost = 2\nreels = "base"')),
+    ("modes", "looks the same"))
 add("newline-in-game-name", REPORT, tiny(('name = "Tiny"', 'name = "Ti\\nny"')), ("game.name", "one line"))
 add("newline-in-mode-name", REPORT, tiny(("[modes.base]", '[modes."ba\\nse"]')), ("modes", "control character"))
 add("text-too-long", REPORT, tiny(('notes = "fixture"', f'notes = "{"x" * 3000}"')), ("game.notes", "3,000 characters"))
