@@ -395,7 +395,8 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
     ModelError
         ``FILE: KEY: reason``: a wrong schema, a value of the wrong type or out of range, a law
         whose probabilities do not add up as they must or whose error is 1/2 or more, an exact law
-        whose mean is not the mean win (capped: above it) or whose exact split does not part it, an exact law
+        whose mean is not the mean win (capped: above it; a certified law: above it by more than its error
+        times its largest win) or whose exact split does not part it, an exact law
         (error 0) holding a float (the writer gives it in 'p/q' only), another model file or solver version, a
         mode not the one asked for (or unknown to the model).
     """
@@ -453,6 +454,16 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
             if mw > mean.value or (game.cap is None and mw != mean.value):
                 raise R.bad("law.points", f"the law's mean win {float(mw):.17g} is not the round's mean win "
                                           f"{float(mean.value):.17g} (mean_win); save the law again")
+        elif pts:
+            # within total variation err of the true law L*, sum_w w (L - L*)(w) <= err * (its largest win),
+            # so the law's mean is at most the round's (capped) mean plus that: a hand edit moving mass up
+            # beyond it is caught (float sums: a relative slack of 1e-9)
+            mw = math.fsum(float(w) * float(p) for w, p in pts)
+            most = float(mean.value + mean.error) + float(err) * max(float(w) for w, _ in pts)
+            if mw > most * (1 + 1e-9) + 1e-300:
+                raise R.bad("law.points", f"the law's mean win {mw:.17g} is more than the round's mean win "
+                                          f"(mean_win, at most {float(mean.value + mean.error):.17g}) plus the law's "
+                                          f"error times its largest win ({most:.17g} in all); save the law again")
         sp = doc["split"]
         if sp is not None:
             if isinstance(sp, dict) and set(sp) == {"unavailable"}:
