@@ -222,6 +222,22 @@ def _probe(folder: Path, flag: str) -> None:
         raise UsageError(f"{flag}: cannot write into the folder {str(folder)!r}: {exc.strerror or exc}") from None
 
 
+def writable(path: Path) -> bool:
+    """An existing file may be replaced: the process may write it and some write permission bit is set
+    (the superuser's access ignores the bits; a file made read-only stays so for everyone).  Output files
+    are written beside and renamed, and a rename needs only the folder's permission: without this check a
+    read-only file was replaced, and came back writable."""
+    try:
+        return os.access(path, os.W_OK) and bool(os.stat(path).st_mode & 0o222)
+    except OSError:
+        return False
+
+
+def _read_only(path, flag: str) -> UsageError:
+    return UsageError(f"{flag}: {str(path)!r} is read-only; make it writable (or remove it) to replace it, or "
+                      "write elsewhere")
+
+
 def _check_path_text(path: str, flag: str) -> Path:
     if "\0" in path or not path.strip():
         raise UsageError(f"{flag}: not a usable path: {path[:60]!r}")
@@ -247,7 +263,7 @@ def check_out_dir(path: str, flag: str = "--out", files=()) -> None:
     ------
     UsageError
         ``path`` is a file, lies under a file, or its nearest existing folder
-        is not writable; one of ``files`` is a folder.
+        is not writable; one of ``files`` is a folder, or a read-only file.
     """
     p = _check_path_text(path, flag)
     if p.exists() and not p.is_dir():
@@ -258,6 +274,8 @@ def check_out_dir(path: str, flag: str = "--out", files=()) -> None:
         f = p / name
         if f.is_dir() and not f.is_symlink():
             raise UsageError(f"{flag}: {str(f)!r} is a folder, where the file {name!r} goes; move or rename it")
+        if f.is_file() and not f.is_symlink() and not writable(f):
+            raise _read_only(f, flag)
     q = p
     while not q.exists():
         if q.parent == q:
@@ -283,8 +301,8 @@ def check_out_file(path: str, flag: str = "--out", example: str = "tuned.toml") 
     Raises
     ------
     UsageError
-        ``path`` is a symbolic link, a folder or another non-regular file,
-        its folder is missing or a file, or not writable; or the temporary
+        ``path`` is a symbolic link, a folder or another non-regular file, a
+        read-only file, its folder is missing or a file, or not writable; or the temporary
         ``.<name>.partial`` it is written through is a folder.
     """
     p = _check_path_text(path, flag)
@@ -295,6 +313,8 @@ def check_out_file(path: str, flag: str = "--out", example: str = "tuned.toml") 
         raise UsageError(f"{flag}: {path!r} is a folder; give a file name such as {str(p / example)!r}")
     if p.exists() and not p.is_file():
         raise UsageError(f"{flag}: {path!r} is not a regular file")
+    if p.exists() and not writable(p):
+        raise _read_only(path, flag)
     tmp = p.with_name(f".{p.name}.partial")  # analytic.tuner.write.partial_path: written first, then renamed
     if tmp.is_dir() and not tmp.is_symlink():
         raise UsageError(f"{flag}: {str(tmp)!r}, where {p.name!r} is written before its rename, is a folder; "

@@ -73,15 +73,6 @@ def _check_locks(locks: list[str], game) -> None:
                                    f"{', '.join(s.name for s in game.symbols)})")
 
 
-def _writable(path: Path) -> bool:
-    """``path`` may be written: the process has write access and some write permission bit is set (the
-    superuser's access ignores the bits; a file made read-only stays so for every user)."""
-    try:
-        return os.access(path, os.W_OK) and bool(os.stat(path).st_mode & 0o222)
-    except OSError:
-        return False
-
-
 def _check_feature_target(target, game, mode: str) -> None:
     """Refuse a feature-frequency target no strip can meet, before the first solve.
 
@@ -175,11 +166,8 @@ def run(args) -> int:
     elif src.is_symlink():  # the rename would replace the link by a file and leave its target as it was
         raise args_.UsageError(f"--in-place: {str(src)!r} is a symbolic link; tune the file it points to "
                                f"({str(src.resolve())!r}) or write the result with --out")
-    elif not _writable(src):  # the rename needs only the folder's permission: it replaced a read-only model
-        raise args_.UsageError(f"--in-place: {str(src)!r} is read-only; make it writable or write the result "
-                               f"with --out")
-    else:
-        args_.check_out_file(str(src), "--in-place")  # the folder: the tuned model is written beside, renamed
+    else:  # the folder (written beside, renamed) and the file: a read-only model is refused
+        args_.check_out_file(str(src), "--in-place")
     if out.resolve() == src.resolve() and not args.in_place:
         print("error: --out is the input model; pass --in-place to overwrite it", file=sys.stderr)
         return 2

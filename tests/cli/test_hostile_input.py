@@ -1053,3 +1053,25 @@ def test_save_law_dash_is_refused(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "--save-law" in err and err.count("\n") == 1, err
     assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("name, argv", [
+    ("t.toml", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/t.toml"]),
+    ("law.json", ["solve", "{model}", "--save-law", "{tmp}/law.json"]),
+    ("g.dot", ["graph", "{model}", "--feature", "fs", "--out", "{tmp}/g.dot"]),
+    ("o/m.md", ["report", "{model}", "--out", "{tmp}/o", "--formats", "md,json"]),
+])
+def test_a_read_only_output_file_is_refused_and_kept(tmp_path, capsys, name, argv):
+    """An output file made read-only (mode 0444) was replaced all the same (written beside and renamed: the
+    rename needs only the folder's permission) and came back writable; refused before any work, kept."""
+    game = tmp_path / "game"
+    game.mkdir()
+    (game / "m.toml").write_text(mech(""), encoding="utf-8")
+    target = tmp_path / name
+    target.parent.mkdir(exist_ok=True)
+    target.write_text("kept")
+    os.chmod(target, 0o444)
+    code = main(_fill(argv, str(game / "m.toml"), tmp_path, tmp_path / "out"))
+    err = capsys.readouterr().err
+    assert code == 2 and "read-only" in err and len(err.splitlines()) == 1, err
+    assert target.read_text() == "kept" and (os.stat(target).st_mode & 0o777) == 0o444
