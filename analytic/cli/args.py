@@ -22,6 +22,7 @@ from analytic.limits import MAX_EXPONENT, MAX_NUMBER_CHARS, MAX_ROUNDS, MAX_SEED
 __all__ = [
     "UsageError", "int_type", "rounds", "seed", "workers", "stake", "scheduler_address",
     "rate", "probability", "tolerance", "check_out_dir", "check_out_file", "require_extra", "check_local_workers",
+    "model_inputs", "check_not_an_input", "writable",
     "add_solve_options", "solve_workspace",
 ]
 
@@ -236,6 +237,47 @@ def writable(path: Path) -> bool:
 def _read_only(path, flag: str) -> UsageError:
     return UsageError(f"{flag}: {str(path)!r} is read-only; make it writable (or remove it) to replace it, or "
                       "write elsewhere")
+
+
+def model_inputs(model: str) -> dict:
+    """The files a model reads: ``{real path: what}`` -- the model file (``'the model file'``) and each
+    CSV file its ``[reels]`` name (``'the CSV file reels.NAME reads'``).  A file that cannot be read or
+    parsed names no CSV file (the loader has refused it by then)."""
+    import tomllib
+
+    from analytic.model.loader import read_limited
+
+    out = {os.path.realpath(model): "the model file"}
+    try:  # size-limited, regular files only (a named pipe is never opened: it would wait for a writer)
+        raw = tomllib.loads(read_limited(Path(model), model, "", "the model file").decode("utf-8-sig"))
+    except (AnalyticError, ValueError, RecursionError):
+        return out
+    reels = raw.get("reels")
+    if isinstance(reels, dict):
+        base = os.path.dirname(os.path.abspath(model))
+        for name, spec in reels.items():
+            if isinstance(spec, dict) and isinstance(spec.get("csv"), str) and "\0" not in spec["csv"]:
+                out.setdefault(os.path.realpath(os.path.join(base, spec["csv"])), f"the CSV file reels.{name} reads")
+    return out
+
+
+def check_not_an_input(path: str, model: str, flag: str = "--out") -> None:
+    """Refuse an output file that is a file the model reads (the model itself, a CSV file of its reels):
+    written, it would replace that input (``tune --out strips.csv`` broke the model and the tuned one).
+
+    Raises
+    ------
+    UsageError
+        ``path`` (symbolic links and ``..`` resolved; a hard link too when it exists) is one of
+        :func:`model_inputs`.
+    """
+    inputs = model_inputs(model)
+    real = os.path.realpath(path)
+    what = inputs.get(real)
+    if what is None and os.path.exists(path):
+        what = next((w for f, w in inputs.items() if os.path.exists(f) and os.path.samefile(f, path)), None)
+    if what is not None:
+        raise UsageError(f"{flag}: {path!r} is {what} of {model!r} (it would be replaced); choose another file")
 
 
 def _check_path_text(path: str, flag: str) -> Path:

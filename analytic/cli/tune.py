@@ -163,6 +163,8 @@ def run(args) -> int:
     out = src if args.in_place else Path(args.out or src.with_name(src.stem + ".tuned.toml"))
     if not args.in_place:
         args_.check_out_file(str(out))
+        if out.resolve() != src.resolve():  # (the model itself: --in-place, below)
+            args_.check_not_an_input(str(out), args.model)
     elif src.is_symlink():  # the rename would replace the link by a file and leave its target as it was
         raise args_.UsageError(f"--in-place: {str(src)!r} is a symbolic link; tune the file it points to "
                                f"({str(src.resolve())!r}) or write the result with --out")

@@ -1075,3 +1075,26 @@ def test_a_read_only_output_file_is_refused_and_kept(tmp_path, capsys, name, arg
     err = capsys.readouterr().err
     assert code == 2 and "read-only" in err and len(err.splitlines()) == 1, err
     assert target.read_text() == "kept" and (os.stat(target).st_mode & 0o777) == 0o444
+
+
+@pytest.mark.parametrize("csv_name, argv", [
+    ("strips.csv", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/game/strips.csv"]),
+    ("law.json", ["solve", "{model}", "--save-law", "{tmp}/game/law.json"]),
+    ("g.dot", ["graph", "{model}", "--feature", "fs", "--out", "{tmp}/game/g.dot"]),
+    ("m.json", ["report", "{model}", "--out", "{tmp}/game", "--formats", "md,json"]),
+])
+def test_an_output_onto_a_strip_file_of_the_model_is_refused(tmp_path, capsys, csv_name, argv):
+    """``tune --out strips.csv`` (the CSV file the model reads its reels from) replaced the strips by the
+    tuned model: the model no longer loaded ('has 5 strips'), nor did the tuned one.  Every output that is
+    a file the model reads is refused before any work, the file kept."""
+    game = tmp_path / "game"
+    game.mkdir()
+    (game / csv_name).write_text(GOOD_CSV)
+    text = mech("").replace(
+        'base = [["a", "b", "w", "s", "x"], ["a", "b", "b", "s", "x"], ["a", "b", "w", "s", "x"]]',
+        f'base = {{ csv = "{csv_name}" }}')
+    (game / "m.toml").write_text(text, encoding="utf-8")
+    code = main(_fill(argv, str(game / "m.toml"), tmp_path, tmp_path / "out"))
+    err = capsys.readouterr().err
+    assert code == 2 and "reels.base" in err and len(err.splitlines()) == 1, err
+    assert (game / csv_name).read_text() == GOOD_CSV
