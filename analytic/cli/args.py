@@ -21,7 +21,8 @@ from analytic.limits import MAX_EXPONENT, MAX_NUMBER_CHARS, MAX_ROUNDS, MAX_SEED
 
 __all__ = [
     "UsageError", "int_type", "rounds", "seed", "workers", "stake", "scheduler_address",
-    "rate", "probability", "tolerance", "check_out_dir", "check_out_file", "require_extra",
+    "rate", "probability", "tolerance", "check_out_dir", "check_out_file", "require_extra", "check_local_workers",
+    "model_inputs", "check_not_an_input", "writable",
     "add_solve_options", "solve_workspace",
 ]
 
@@ -65,8 +66,43 @@ def int_type(lo: int, hi: int, what: str = "value"):
 rounds = int_type(1, MAX_ROUNDS, "rounds")
 #: ``--seed``: 0 .. :data:`~analytic.limits.MAX_SEED` (numpy seeds are non-negative).
 seed = int_type(0, MAX_SEED, "seed")
-#: ``--workers``: 1 .. 1024 processes.
+#: ``--workers``: 1 .. 1024 processes (and at most :func:`check_local_workers` on this machine).
 workers = int_type(1, 1024, "workers")
+
+
+#: Worker processes per core a command starts at most on this machine (and at least :data:`MIN_WORKER_CAP`):
+#: each is a Python process holding the game's tables, so 1,000 of them on a few cores ran the machine
+#: out of memory instead of going faster.
+WORKERS_PER_CORE = 4
+MIN_WORKER_CAP = 8
+
+
+def check_local_workers(n: int, flag: str = "--workers", hint: str = "") -> None:
+    """Refuse more worker processes than this machine can run (before any work).
+
+    Parameters
+    ----------
+    n : int
+        Worker processes asked for (a local dask cluster of ``simulate`` / ``verify``, or the
+        solver's processes).
+    flag : str
+        The option (or environment variable) named in the error.
+    hint : str
+        Appended to the error (``simulate``: how to use a larger cluster).
+
+    Raises
+    ------
+    UsageError
+        ``n`` above ``max(MIN_WORKER_CAP, WORKERS_PER_CORE * cores)`` (the cores this process may use).
+    """
+    from analytic.workspace import core_count
+
+    cores = core_count()
+    cap = max(MIN_WORKER_CAP, WORKERS_PER_CORE * cores)
+    if n > cap:
+        raise UsageError(f"{flag}: {n:,} worker processes on {cores} cores (each a Python process holding the "
+                         f"game's tables): at most {cap} here ({WORKERS_PER_CORE} per core, at least "
+                         f"{MIN_WORKER_CAP}){hint}")
 
 
 def add_solve_options(p, precision_default: str | None = "standard") -> None:
@@ -96,7 +132,8 @@ def solve_workspace(game, args):
     Raises
     ------
     UsageError
-        ``ANALYTIC_WORKERS`` is not a whole number from 1 to 1024.
+        ``ANALYTIC_WORKERS`` is not a whole number from 1 to 1024; ``--workers`` (or
+        ``ANALYTIC_WORKERS``) beyond this machine (:func:`check_local_workers`).
     """
     from analytic.workspace import Workspace, core_count
 
@@ -108,8 +145,11 @@ def solve_workspace(game, args):
                 n = workers(env)
             except argparse.ArgumentTypeError as exc:
                 raise UsageError(f"ANALYTIC_WORKERS: {exc}") from None
+            check_local_workers(n, "ANALYTIC_WORKERS")
         else:
             n = core_count()
+    else:
+        check_local_workers(n)
     return Workspace(game, precision=args.cap_precision or "standard", workers=n)
 
 
@@ -183,6 +223,63 @@ def _probe(folder: Path, flag: str) -> None:
         raise UsageError(f"{flag}: cannot write into the folder {str(folder)!r}: {exc.strerror or exc}") from None
 
 
+def writable(path: Path) -> bool:
+    """An existing file may be replaced: the process may write it and some write permission bit is set
+    (the superuser's access ignores the bits; a file made read-only stays so for everyone).  Output files
+    are written beside and renamed, and a rename needs only the folder's permission: without this check a
+    read-only file was replaced, and came back writable."""
+    try:
+        return os.access(path, os.W_OK) and bool(os.stat(path).st_mode & 0o222)
+    except OSError:
+        return False
+
+
+def _read_only(path, flag: str) -> UsageError:
+    return UsageError(f"{flag}: {str(path)!r} is read-only; make it writable (or remove it) to replace it, or "
+                      "write elsewhere")
+
+
+def model_inputs(model: str) -> dict:
+    """The files a model reads: ``{real path: what}`` -- the model file (``'the model file'``) and each
+    CSV file its ``[reels]`` name (``'the CSV file reels.NAME reads'``).  A file that cannot be read or
+    parsed names no CSV file (the loader has refused it by then)."""
+    import tomllib
+
+    from analytic.model.loader import read_limited
+
+    out = {os.path.realpath(model): "the model file"}
+    try:  # size-limited, regular files only (a named pipe is never opened: it would wait for a writer)
+        raw = tomllib.loads(read_limited(Path(model), model, "", "the model file").decode("utf-8-sig"))
+    except (AnalyticError, ValueError, RecursionError):
+        return out
+    reels = raw.get("reels")
+    if isinstance(reels, dict):
+        base = os.path.dirname(os.path.abspath(model))
+        for name, spec in reels.items():
+            if isinstance(spec, dict) and isinstance(spec.get("csv"), str) and "\0" not in spec["csv"]:
+                out.setdefault(os.path.realpath(os.path.join(base, spec["csv"])), f"the CSV file reels.{name} reads")
+    return out
+
+
+def check_not_an_input(path: str, model: str, flag: str = "--out") -> None:
+    """Refuse an output file that is a file the model reads (the model itself, a CSV file of its reels):
+    written, it would replace that input (``tune --out strips.csv`` broke the model and the tuned one).
+
+    Raises
+    ------
+    UsageError
+        ``path`` (symbolic links and ``..`` resolved; a hard link too when it exists) is one of
+        :func:`model_inputs`.
+    """
+    inputs = model_inputs(model)
+    real = os.path.realpath(path)
+    what = inputs.get(real)
+    if what is None and os.path.exists(path):
+        what = next((w for f, w in inputs.items() if os.path.exists(f) and os.path.samefile(f, path)), None)
+    if what is not None:
+        raise UsageError(f"{flag}: {path!r} is {what} of {model!r} (it would be replaced); choose another file")
+
+
 def _check_path_text(path: str, flag: str) -> Path:
     if "\0" in path or not path.strip():
         raise UsageError(f"{flag}: not a usable path: {path[:60]!r}")
@@ -208,7 +305,7 @@ def check_out_dir(path: str, flag: str = "--out", files=()) -> None:
     ------
     UsageError
         ``path`` is a file, lies under a file, or its nearest existing folder
-        is not writable; one of ``files`` is a folder.
+        is not writable; one of ``files`` is a folder, or a read-only file.
     """
     p = _check_path_text(path, flag)
     if p.exists() and not p.is_dir():
@@ -219,6 +316,8 @@ def check_out_dir(path: str, flag: str = "--out", files=()) -> None:
         f = p / name
         if f.is_dir() and not f.is_symlink():
             raise UsageError(f"{flag}: {str(f)!r} is a folder, where the file {name!r} goes; move or rename it")
+        if f.is_file() and not f.is_symlink() and not writable(f):
+            raise _read_only(f, flag)
     q = p
     while not q.exists():
         if q.parent == q:
@@ -244,8 +343,8 @@ def check_out_file(path: str, flag: str = "--out", example: str = "tuned.toml") 
     Raises
     ------
     UsageError
-        ``path`` is a symbolic link, a folder or another non-regular file,
-        its folder is missing or a file, or not writable; or the temporary
+        ``path`` is a symbolic link, a folder or another non-regular file, a
+        read-only file, its folder is missing or a file, or not writable; or the temporary
         ``.<name>.partial`` it is written through is a folder.
     """
     p = _check_path_text(path, flag)
@@ -256,6 +355,8 @@ def check_out_file(path: str, flag: str = "--out", example: str = "tuned.toml") 
         raise UsageError(f"{flag}: {path!r} is a folder; give a file name such as {str(p / example)!r}")
     if p.exists() and not p.is_file():
         raise UsageError(f"{flag}: {path!r} is not a regular file")
+    if p.exists() and not writable(p):
+        raise _read_only(path, flag)
     tmp = p.with_name(f".{p.name}.partial")  # analytic.tuner.write.partial_path: written first, then renamed
     if tmp.is_dir() and not tmp.is_symlink():
         raise UsageError(f"{flag}: {str(tmp)!r}, where {p.name!r} is written before its rename, is a folder; "

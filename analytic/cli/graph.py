@@ -48,7 +48,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from analytic.cli.args import UsageError, check_out_file
+    from analytic.cli.args import UsageError, check_not_an_input, check_out_file
     from analytic.errors import ModelError
     from analytic.features.graph.export import (NoStateGraph, check_graphable, check_size, feature_graph,
                                                  initial_spins, to_dot)
@@ -65,6 +65,7 @@ def run(args) -> int:
         check_out_file(args.out, example=f"graph.{fmt}")
         if os.path.exists(args.out) and os.path.samefile(args.out, args.model):
             raise UsageError(f"--out: {args.out!r} is the model file; choose another file")
+        check_not_an_input(args.out, args.model)  # a CSV file of the model's reels
     fmt = fmt or "graphml"
     game = load_model(args.model)
     name = args.feature

@@ -47,7 +47,7 @@ def run(args) -> int:
         from analytic.cli.args import UsageError  # one line, escaped, exit 2 (cli.main)
 
         raise UsageError(f"--formats: unknown {', '.join(bad) or '(empty)'}; known: {', '.join(FORMATS)}")
-    from analytic.cli.args import UsageError, check_out_dir
+    from analytic.cli.args import UsageError, check_not_an_input, check_out_dir
     from analytic.reports.write import MissingRenderer, partial_name, renderer
 
     for f in formats:  # before any solve: a writer whose package is missing
@@ -60,6 +60,9 @@ def run(args) -> int:
     names = [n for f in formats for n in (f"{stem}.{FORMATS[f]}", partial_name(stem, FORMATS[f]))]
     # before any solve: a file, a path under a file, a read-only folder, a folder where a sheet goes
     check_out_dir(args.out, files=names)
+    for n in names:  # a CSV file of the model's reels where a sheet goes (the model itself: below)
+        if os.path.realpath(os.path.join(args.out, n)) != os.path.realpath(args.model):
+            check_not_an_input(os.path.join(args.out, n), args.model)
     model = os.path.realpath(args.model)
     for n in names:
         if os.path.realpath(os.path.join(args.out, n)) == model:

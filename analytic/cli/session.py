@@ -149,6 +149,26 @@ def _usage(args, exc, mode=None):
     return args_.UsageError(f"{args.model}: {where}: {exc.reason}")
 
 
+def _sim_usage(args, exc) -> args_.UsageError:
+    """A :class:`~analytic.simulator.session.SessionRangeError` as ``MODEL: --simulate: reason (OPTION)``."""
+    opt = _OPTIONS.get(exc.option)
+    return args_.UsageError(f"{args.model}: --simulate: {exc.reason}" + (f" ({opt})" if opt else ""))
+
+
+def _check_simulation(args, game, mode: str, rules) -> None:
+    """Refuse ``--simulate`` beyond the simulator before the round's solve
+    (:func:`analytic.simulator.session.check_simulation`): more than 10^10 rounds in all, or an amount
+    beyond its 64-bit integers."""
+    from analytic.simulator.session import SessionRangeError, check_simulation
+
+    try:
+        check_simulation(game, mode, args.simulate, balance=rules.balance, bet=rules.bet, rounds=rules.rounds,
+                         stop_single_win_above=rules.stop_single_win_above, stop_cash_up=rules.stop_cash_up,
+                         stop_cash_down=rules.stop_cash_down, bet_ladder=rules.bet_ladder)
+    except SessionRangeError as exc:
+        raise _sim_usage(args, exc) from None
+
+
 def _no_feature_stop(args, game, mode: str) -> args_.UsageError:
     why = ("the game has no feature" if not game.features else
            "its base spin meets no feature's trigger and it buys none")
@@ -310,6 +330,8 @@ def run(args) -> int:
     if args.round_law is not None and args.cap_precision is not None:
         raise args_.UsageError("--cap-precision: the round is not solved with --round-law (the saved law is the "
                                "solve's: give --cap-precision to 'analytic solve --save-law')")
+    if args.simulate:  # before the round's solve: the simulator's integers and the rounds it plays
+        _check_simulation(args, game, mode, rules)
     saved = _read_law(args, game, mode) if args.round_law is not None else None
     ws = args_.solve_workspace(game, args)  # (the round's solve: its precision and worker processes)
     # what the model and the options decide alone: refused before the round's solve (which can take minutes)
@@ -351,12 +373,17 @@ def run(args) -> int:
     if args.simulate:
         from analytic.simulator.session import simulate_sessions
 
-        sim = simulate_sessions(game, mode, args.simulate, args.seed, balance=rules.balance, bet=rules.bet,
-                                rounds=rules.rounds, stop_on_any_win=rules.stop_on_any_win,
-                                stop_on_feature=rules.stop_on_feature,
-                                stop_single_win_above=rules.stop_single_win_above,
-                                stop_cash_up=rules.stop_cash_up, stop_cash_down=rules.stop_cash_down,
-                                bet_ladder=rules.bet_ladder)
+        from analytic.simulator.session import SessionRangeError
+
+        try:
+            sim = simulate_sessions(game, mode, args.simulate, args.seed, balance=rules.balance, bet=rules.bet,
+                                    rounds=rules.rounds, stop_on_any_win=rules.stop_on_any_win,
+                                    stop_on_feature=rules.stop_on_feature,
+                                    stop_single_win_above=rules.stop_single_win_above,
+                                    stop_cash_up=rules.stop_cash_up, stop_cash_down=rules.stop_cash_down,
+                                    bet_ladder=rules.bet_ladder)
+        except SessionRangeError as exc:
+            raise _sim_usage(args, exc) from None
     if args.format == "json":
         d = {"schema": "analytic.session/1", "model": str(args.model), "mode": mode}
         d.update(res.to_json())

@@ -94,6 +94,8 @@ def run(args) -> int:
     from analytic.model.loader import load_model
     from analytic.simulator import simulate
 
+    if not args.scheduler:  # a local cluster: its processes run on this machine
+        args_.check_local_workers(args.workers, hint="; for a larger cluster start one and give --scheduler")
     if args.workers > 1 or args.scheduler:
         args_.require_extra("dask.distributed", "sim", "--workers above 1 or --scheduler")
     game = load_model(args.model)

@@ -320,7 +320,7 @@ def _check_save(args, game, modes) -> bytes:
     import os
     from pathlib import Path
 
-    from analytic.cli.args import UsageError, check_out_file
+    from analytic.cli.args import UsageError, check_not_an_input, check_out_file
     from analytic.errors import ModelError
     from analytic.model.loader import read_limited
     from analytic.solver.session import SessionRefused, _refuse_early, round_law_kind
@@ -334,6 +334,7 @@ def _check_save(args, game, modes) -> bytes:
     if os.path.exists(args.save_law) and os.path.samefile(args.save_law, args.model):
         raise UsageError(f"--save-law: {args.save_law!r} is the model file (it would be replaced by the law); "
                          f"choose another file such as 'round_law.json'")
+    check_not_an_input(args.save_law, args.model, "--save-law")  # a CSV file of the model's reels
     try:
         _refuse_early(game)
     except SessionRefused as exc:

@@ -12,6 +12,8 @@ be met (the closest result is still written and shown).
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -43,8 +45,9 @@ def add_parser(sub):
     p.add_argument("--reel-set", default=None, help="reel set to change (default: the mode's base reel set; for a feature buy the "
                         "bought feature's reel set). Every other mode playing that set changes too: "
                         "re-solve them")
-    p.add_argument("--lock", nargs="*", default=[], metavar="REEL/SYMBOL",
-                   help="counts that must not change: 2/book (reel 2) or book (all reels)")
+    p.add_argument("--lock", nargs="*", action="extend", default=[], metavar="REEL/SYMBOL",
+                   help="counts that must not change: 2/book (reel 2) or book (all reels); the option may be "
+                        "repeated (every lock holds)")
     p.add_argument("--max-steps", type=args_.int_type(0, 10_000, "max steps"), default=60,
                    help="most search steps, 0 .. 10,000 (default 60)")
     p.add_argument("--relayout", action="store_true",
@@ -160,9 +163,13 @@ def run(args) -> int:
     out = src if args.in_place else Path(args.out or src.with_name(src.stem + ".tuned.toml"))
     if not args.in_place:
         args_.check_out_file(str(out))
+        if out.resolve() != src.resolve():  # (the model itself: --in-place, below)
+            args_.check_not_an_input(str(out), args.model)
     elif src.is_symlink():  # the rename would replace the link by a file and leave its target as it was
         raise args_.UsageError(f"--in-place: {str(src)!r} is a symbolic link; tune the file it points to "
                                f"({str(src.resolve())!r}) or write the result with --out")
+    else:  # the folder (written beside, renamed) and the file: a read-only model is refused
+        args_.check_out_file(str(src), "--in-place")
     if out.resolve() == src.resolve() and not args.in_place:
         print("error: --out is the input model; pass --in-place to overwrite it", file=sys.stderr)
         return 2
@@ -190,7 +197,8 @@ def run(args) -> int:
     verdict = "targets met" if res.met else "targets NOT all met: closest result"
     note = [f"tuned by analytic tune ({verdict}) for mode '{mode}': RTP {float(m.rtp) * 100:.5f} %, "
             f"hit frequency {float(m.hit_frequency) * 100:.4f} %"] + [f"  {c}" for c in res.changes]
-    write_tuned_model(src, out, res.game, res.reel_set, note)
+    write_tuned_model(src, out, res.game, res.reel_set, note,
+                      mode=stat.S_IMODE(os.stat(src).st_mode) if args.in_place else None)
     print(f"{verdict} after {res.steps} steps, {res.evaluations} exact solves")
     print(f"  RTP {float(m.rtp) * 100:.6f} % (target {float(targets.rtp) * 100:.6f} %)  [{m.label}]")
     print(f"  hit frequency {float(m.hit_frequency) * 100:.5f} %   feature frequency {float(m.feature_frequency):.6g}")

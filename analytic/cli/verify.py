@@ -130,6 +130,7 @@ def run(args) -> int:
     from analytic.simulator.runner import simulate
     from analytic.solver.round import solve_rounds
 
+    args_.check_local_workers(args.workers)  # a local cluster: its processes run on this machine
     if args.workers > 1:
         args_.require_extra("dask.distributed", "sim", "--workers above 1")
     game = load_model(args.model)

@@ -239,6 +239,7 @@ def _check_data(ctx: _Ctx, raw: dict[str, Any]) -> None:
         if isinstance(value, Mapping):
             if depth >= MAX_NESTING:
                 ctx.fail(key, f"tables and lists nest more than {MAX_NESTING} levels deep")
+            seen: dict = {}
             for k, v in value.items():
                 kk = ctx.join(key, k)
                 if len(k) > MAX_KEY_CHARS:
@@ -250,6 +251,12 @@ def _check_data(ctx: _Ctx, raw: dict[str, Any]) -> None:
                 if ch is not None:
                     ctx.fail(ctx.join(key, show(k)), f"key contains the invisible character {ch!r} "
                                                      "(a name must look as it is)")
+                nfc = unicodedata.normalize("NFC", k)
+                if nfc in seen:  # "caf\u00e9" and "cafe\u0301": two names that look the same
+                    ctx.fail(ctx.join(key, show(k)), f"key {show(k)} looks the same as the key {show(seen[nfc])} "
+                                                     f"(the same text in another Unicode form: {ascii(k)[:60]} and "
+                                                     f"{ascii(seen[nfc])[:60]}); give each name once")
+                seen[nfc] = k
                 stack.append((v, kk, depth + 1))
         elif isinstance(value, list):
             if depth >= MAX_NESTING:

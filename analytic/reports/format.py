@@ -137,13 +137,14 @@ def one_in_fig(f: Figure) -> str:
 
 
 def _decimal(x: Fraction, d: int, sep: bool = True) -> str:
-    """Exact text of ``x``, a multiple of ``10^-d``, with ``d`` decimals (thousands separators)."""
-    from decimal import Decimal
+    """Exact text of ``x``, a multiple of ``10^-d``, with ``d`` decimals (thousands separators).
 
+    Every digit of ``x``, however many (:func:`~analytic.figures.exact_format`; ``Decimal.scaleb``
+    rounded to the context's 28 significant digits, so a longer ``x`` lost its last ones)."""
     n = x * 10 ** d
     if n.denominator != 1:
         raise ValueError(f"_decimal: {x} is not a multiple of 10^-{d}")
-    return format(Decimal(int(n)).scaleb(-d), f",.{d}f" if sep else f".{d}f")
+    return exact_format(x, f"{',' if sep else ''}.{d}f")
 
 
 def centre_text(c: Fraction, d: int, sep: bool = True) -> str:

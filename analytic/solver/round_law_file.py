@@ -325,6 +325,15 @@ class _Reader:
             out.append((w, p))
         return tuple(out)
 
+    def exact_pairs(self, pairs, key: str, error_key: str) -> None:
+        """An exact law (error 0) in exact numbers only: the writer gives it as 'p/q' strings, so a float
+        there is a hand edit (and would take the law out of the exact law's checks, its total and mean)."""
+        for i, pair in enumerate(pairs):
+            for j, x in enumerate(pair):
+                if not isinstance(x, Fraction):
+                    raise self.bad(f"{key}[{i}][{j}]", f"a float ({x!r}) in an exact law ({error_key} 0): an exact "
+                                                       f"law is written in exact numbers 'p/q'; save the law again")
+
     def total(self, parts, err, key: str, exact_sum: bool = True) -> None:
         """The parts' total within ``err`` of 1 (exactly 1 for an exact law)."""
         ps = [p for part in parts for _, p in part]
@@ -386,7 +395,9 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
     ModelError
         ``FILE: KEY: reason``: a wrong schema, a value of the wrong type or out of range, a law
         whose probabilities do not add up as they must or whose error is 1/2 or more, an exact law
-        whose mean is not the mean win (capped: above it) or whose exact split does not part it, another model file or solver version, a
+        whose mean is not the mean win (capped: above it; a certified law: above it by more than its error
+        times its largest win) or whose exact split does not part it, an exact law
+        (error 0) holding a float (the writer gives it in 'p/q' only), another model file or solver version, a
         mode not the one asked for (or unknown to the model).
     """
     R = _Reader(path)
@@ -432,6 +443,8 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
                                      f"more certifies no probability (every interval would be at least [0, 1] "
                                      f"wide); save the law again")
         pts = R.pairs(law["points"], "law.points")
+        if err == 0:
+            R.exact_pairs(pts, "law.points", "law.error")
         R.total([pts], err, "law.points")
         exact = err == 0 and all(isinstance(x, Fraction) for pair in pts for x in pair)
         if exact and mean.label == "exact":
@@ -441,6 +454,16 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
             if mw > mean.value or (game.cap is None and mw != mean.value):
                 raise R.bad("law.points", f"the law's mean win {float(mw):.17g} is not the round's mean win "
                                           f"{float(mean.value):.17g} (mean_win); save the law again")
+        elif pts:
+            # within total variation err of the true law L*, sum_w w (L - L*)(w) <= err * (its largest win),
+            # so the law's mean is at most the round's (capped) mean plus that: a hand edit moving mass up
+            # beyond it is caught (float sums: a relative slack of 1e-9)
+            mw = math.fsum(float(w) * float(p) for w, p in pts)
+            most = float(mean.value + mean.error) + float(err) * max(float(w) for w, _ in pts)
+            if mw > most * (1 + 1e-9) + 1e-300:
+                raise R.bad("law.points", f"the law's mean win {mw:.17g} is more than the round's mean win "
+                                          f"(mean_win, at most {float(mean.value + mean.error):.17g}) plus the law's "
+                                          f"error times its largest win ({most:.17g} in all); save the law again")
         sp = doc["split"]
         if sp is not None:
             if isinstance(sp, dict) and set(sp) == {"unavailable"}:
@@ -454,6 +477,9 @@ def law_from_json(doc, path: str, *, game, sha256: str, solver_version: str, mod
                     raise R.bad("split.error", f"with law.error it must be below 1/2, got {float(err + e):.6g} in "
                                                f"all: that error certifies no probability; save the law again")
                 a, b = R.pairs(sp["no_feature"], "split.no_feature"), R.pairs(sp["feature"], "split.feature")
+                if err + e == 0:
+                    R.exact_pairs(a, "split.no_feature", "split.error")
+                    R.exact_pairs(b, "split.feature", "split.error")
                 R.total([a, b], err + e, "split")
                 if exact and e == 0:  # an exact split: the law's points, parted
                     merged: dict = {}

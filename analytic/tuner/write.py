@@ -28,12 +28,12 @@ def partial_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.partial")
 
 
-def atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
     """Write ``text`` to ``path`` through ``.<name>.partial`` in the same folder, then rename.
 
-    The new file gets the usual mode (0666 less the umask).  An error or an
-    interruption removes the partial file; one left by a killed process is
-    replaced by the next write of the same file.
+    The new file gets the usual mode (0666 less the umask), or ``mode`` (permission bits, e.g. those
+    of the file it replaces) when given.  An error or an interruption removes the partial file; one
+    left by a killed process is replaced by the next write of the same file.
     """
     path = Path(path)
     tmp = partial_path(path)
@@ -43,6 +43,8 @@ def atomic_write(path: Path, text: str) -> None:
         pass
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
         os.replace(tmp, path)
@@ -52,7 +54,8 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
-def write_tuned_model(source: str | Path, out: str | Path, game: Game, reel_set: str, note: list[str]) -> None:
+def write_tuned_model(source: str | Path, out: str | Path, game: Game, reel_set: str, note: list[str],
+                      mode: int | None = None) -> None:
     """Write ``source`` to ``out`` with ``game``'s ``reel_set`` strips.
 
     Parameters
@@ -66,6 +69,9 @@ def write_tuned_model(source: str | Path, out: str | Path, game: Game, reel_set:
     reel_set : str
     note : list of str
         Lines for the comment above the reel set (what changed, figures).
+    mode : int, optional
+        Permission bits of the model file written (``--in-place``: the input's); default 0666 less
+        the umask.
     """
     source, out = Path(source), Path(out)
     doc = tomlkit.parse(source.read_text(encoding="utf-8-sig"))  # as the loader: a byte order mark is not text
@@ -76,7 +82,9 @@ def write_tuned_model(source: str | Path, out: str | Path, game: Game, reel_set:
         csv_path = out.with_name(f"{out.stem}_{reel_set}.csv")
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow([f"reel{i + 1}" for i in range(len(strips))])
+        # "reel 1": a space is in no symbol name, so the loader always reads this row as the header
+        # ("reel1" was read as a row of stops in a game with symbols of those names)
+        w.writerow([f"reel {i + 1}" for i in range(len(strips))])
         for i in range(max(len(s) for s in strips)):
             w.writerow([s[i] if i < len(s) else "" for s in strips])
         atomic_write(csv_path, buf.getvalue())
@@ -92,4 +100,4 @@ def write_tuned_model(source: str | Path, out: str | Path, game: Game, reel_set:
     reels[reel_set] = new
     for line in reversed(note):
         reels.value.body.insert(0, (None, tomlkit.comment(line)))
-    atomic_write(out, tomlkit.dumps(doc))
+    atomic_write(out, tomlkit.dumps(doc), mode=mode)

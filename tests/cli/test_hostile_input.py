@@ -155,6 +155,12 @@ for cname, c in {"zwsp": "\\u200b", "zwj": "\\u200d", "bom": "\\ufeff", "lsep": 
         tiny(('"paytable.a" = "the reason"', f'"pay{c}table.a" = "the reason"')), ("design", "invisible"))
     add(f"invisible-{cname}-in-game-name", REPORT, tiny(('name = "Tiny"', f'name = "Ti{c}ny"')),
         ("game.name", "invisible"))
+# one name in two Unicode forms (composed "caf\u00e9", decomposed "cafe\u0301"): two bet modes (or paytable
+# entries) that look the same in every sheet and command line, with other figures
+add("mode-names-equal-but-for-their-unicode-form", REPORT,
+    tiny(("[modes.base]", '[modes."caf\u00e9"]'), ('description = "plain"', 'description = "plain"\n\n'
+                                                   '[modes."cafe\u0301"]\ncost = 2\nreels = "base"')),
+    ("modes", "looks the same"))
 add("newline-in-game-name", REPORT, tiny(('name = "Tiny"', 'name = "Ti\\nny"')), ("game.name", "one line"))
 add("newline-in-mode-name", REPORT, tiny(("[modes.base]", '[modes."ba\\nse"]')), ("modes", "control character"))
 add("text-too-long", REPORT, tiny(('notes = "fixture"', f'notes = "{"x" * 3000}"')), ("game.notes", "3,000 characters"))
@@ -490,6 +496,13 @@ for flag, v in (("--rounds", "0"), ("--rounds", "100000000000000000000"), ("--se
 for cmd in (["solve", "{model}"], REPORT):
     for v in ("0", "-3", "two", "1.5", "2000"):
         add(f"{cmd[0]}--workers={v}", cmd + ["--workers", v], where=("workers",), names_file=False)
+# 1,000 worker processes on a 2-core machine (a local dask cluster of 1,000 Python processes, or 1,000 forked
+# solver processes): accepted (1 .. 1024), the machine ran out of memory; refused beyond 4 per core (at least 8)
+for cmd in (["simulate", "{model}", "--rounds", "10", "--no-progress"], ["verify", "{model}", "--rounds", "10",
+                                                                        "--no-progress"], ["solve", "{model}"],
+            ["session", "{model}", "--balance", "5", "--rounds", "2"]):
+    add(f"{cmd[0]}--workers=1000-on-few-cores", cmd + ["--workers", "1000"], where=("--workers", "cores"),
+        names_file=False)
 add("solve-bad-cap-precision", ["solve", "{model}", "--cap-precision", "max"], where=("--cap-precision",),
     names_file=False)
 add("verify-unknown-mode", ["verify", "{model}", "--rounds", "10", "--mode", "nope"], where=("modes", "nope"))
@@ -1040,3 +1053,48 @@ def test_save_law_dash_is_refused(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "--save-law" in err and err.count("\n") == 1, err
     assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("name, argv", [
+    ("t.toml", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/t.toml"]),
+    ("law.json", ["solve", "{model}", "--save-law", "{tmp}/law.json"]),
+    ("g.dot", ["graph", "{model}", "--feature", "fs", "--out", "{tmp}/g.dot"]),
+    ("o/m.md", ["report", "{model}", "--out", "{tmp}/o", "--formats", "md,json"]),
+])
+def test_a_read_only_output_file_is_refused_and_kept(tmp_path, capsys, name, argv):
+    """An output file made read-only (mode 0444) was replaced all the same (written beside and renamed: the
+    rename needs only the folder's permission) and came back writable; refused before any work, kept."""
+    game = tmp_path / "game"
+    game.mkdir()
+    (game / "m.toml").write_text(mech(""), encoding="utf-8")
+    target = tmp_path / name
+    target.parent.mkdir(exist_ok=True)
+    target.write_text("kept")
+    os.chmod(target, 0o444)
+    code = main(_fill(argv, str(game / "m.toml"), tmp_path, tmp_path / "out"))
+    err = capsys.readouterr().err
+    assert code == 2 and "read-only" in err and len(err.splitlines()) == 1, err
+    assert target.read_text() == "kept" and (os.stat(target).st_mode & 0o777) == 0o444
+
+
+@pytest.mark.parametrize("csv_name, argv", [
+    ("strips.csv", ["tune", "{model}", "--target-rtp", "90", "--out", "{tmp}/game/strips.csv"]),
+    ("law.json", ["solve", "{model}", "--save-law", "{tmp}/game/law.json"]),
+    ("g.dot", ["graph", "{model}", "--feature", "fs", "--out", "{tmp}/game/g.dot"]),
+    ("m.json", ["report", "{model}", "--out", "{tmp}/game", "--formats", "md,json"]),
+])
+def test_an_output_onto_a_strip_file_of_the_model_is_refused(tmp_path, capsys, csv_name, argv):
+    """``tune --out strips.csv`` (the CSV file the model reads its reels from) replaced the strips by the
+    tuned model: the model no longer loaded ('has 5 strips'), nor did the tuned one.  Every output that is
+    a file the model reads is refused before any work, the file kept."""
+    game = tmp_path / "game"
+    game.mkdir()
+    (game / csv_name).write_text(GOOD_CSV)
+    text = mech("").replace(
+        'base = [["a", "b", "w", "s", "x"], ["a", "b", "b", "s", "x"], ["a", "b", "w", "s", "x"]]',
+        f'base = {{ csv = "{csv_name}" }}')
+    (game / "m.toml").write_text(text, encoding="utf-8")
+    code = main(_fill(argv, str(game / "m.toml"), tmp_path, tmp_path / "out"))
+    err = capsys.readouterr().err
+    assert code == 2 and "reels.base" in err and len(err.splitlines()) == 1, err
+    assert (game / csv_name).read_text() == GOOD_CSV

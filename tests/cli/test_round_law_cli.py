@@ -9,6 +9,7 @@ never used.
 from __future__ import annotations
 
 import json
+from fractions import Fraction as F
 import os
 from pathlib import Path
 
@@ -278,3 +279,53 @@ def test_a_law_whose_error_is_below_half_is_read(saved, capsys):
     _edit(law, _set(("law", "error"), "49/100"))
     rc, cap = _session(capsys, model, "--balance", "12", "--rounds", "40", "--round-law", str(law))
     assert rc == 0, cap.err
+
+
+def _point(win: str, i: int, value):
+    """Set part ``i`` (0: the win, 1: its probability) of the point of ``win`` in law.points and the split."""
+    def fn(d):
+        for part in (d["law"]["points"], d["split"]["no_feature"]):
+            for pair in part:
+                if pair[0] == win:
+                    pair[i] = value
+    return fn
+
+
+@pytest.mark.parametrize("edit", [
+    _point("10/1", 0, 20.0),  # the win of 10 made 20 (written as a JSON number): the mean check was skipped
+    _point("0/1", 1, 0.8750000001),  # a probability 1e-10 off (the total within the float slack)
+])
+def test_a_float_in_an_exact_law_is_refused(saved, capsys, edit):
+    """The writer gives an exact law (error 0) in exact numbers 'p/q' only; a number there written as a JSON
+    float is a hand edit.  It was read: the checks of an exact law (its total, its mean) were skipped as for
+    a float law, and the session printed 'exact' figures of another law (the final balance's quantiles and
+    the return experienced from the edited points beside the mean from mean_win), or 'certified' ones whose
+    error did not cover the edit."""
+    model, law = saved
+    _edit(law, edit)
+    rc, cap = _session(capsys, model, *SESSION, "--round-law", str(law))
+    _one_line_refusal(rc, cap, law, "law.points[")
+    assert "exact" in cap.err
+
+
+def test_a_certified_law_whose_mean_is_beyond_its_error_is_refused(tmp_path, capsys):
+    """A certified law (Book of Ra Deluxe: a feature's grid law, error ~6e-13) whose top win and win 0
+    swap probabilities keeps its total, so it was read, and the session printed 'certified' figures of
+    another game (the quantiles from the edited points, the mean from mean_win).  Within total variation
+    e of the true law, the law's mean is at most the true (capped) mean plus e times its largest win: the
+    edited mean is far beyond."""
+    model = Path(__file__).resolve().parents[1] / "cases" / "book_of_ra_deluxe_95.toml"
+    law = tmp_path / "law.json"
+    assert main(["solve", str(model), "--save-law", str(law)]) == 0
+    capsys.readouterr()
+    d = json.loads(law.read_text())
+    assert d["law"]["error"] != "0/1"
+    pts = d["law"]["points"]
+    top = max(range(len(pts)), key=lambda i: F(pts[i][0]))
+    zero = next(i for i in range(len(pts)) if F(pts[i][0]) == 0)
+    pts[top][1], pts[zero][1] = pts[zero][1], pts[top][1]
+    d["split"] = None
+    law.write_text(json.dumps(d))
+    rc, cap = _session(capsys, model, "--balance", "100", "--rounds", "10", "--round-law", str(law))
+    _one_line_refusal(rc, cap, law, "law.points: ")
+    assert "mean" in cap.err

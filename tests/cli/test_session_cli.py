@@ -254,3 +254,17 @@ def test_json_probability_ends_within_0_1(tmp_path, capsys):
         lo, hi = ends(fig)
         assert 0 <= lo <= hi <= 1, (name, fig)
     assert ends(d["ruin"])[0] == 0 and ends(d["reasons"]["rounds"])[1] == 1
+
+
+@pytest.mark.parametrize("argv, where", [
+    # a start beyond the simulator's 64-bit integers: an OverflowError traceback after the exact solve
+    (["--balance", "1e30", "--rounds", "5", "--simulate", "10"], "--simulate"),
+    # 10^7 sessions of 10^6 rounds (10^13 rounds played in Python): ran until killed, its memory growing
+    (["--balance", "10", "--rounds", "1000000", "--simulate", "10000000"], "--simulate"),
+])
+def test_a_simulation_beyond_the_simulator_is_refused_before_the_solve(tmp_path, capsys, monkeypatch, argv, where):
+    _no_solve(monkeypatch)
+    rc, cap = _run(tmp_path, capsys, *argv)
+    lines = cap.err.splitlines()
+    assert rc == 2 and not cap.out and len(lines) == 1, cap.err
+    assert lines[0].startswith("error: ") and "tiny.toml" in lines[0] and where in lines[0], lines[0]

@@ -146,3 +146,14 @@ def test_extra_figures_say_their_units():
     assert "(x total bet: the round's theoretical maximum win, before the cap)" in lines["max_win"]
     assert lines["uncapped_second_moment"].endswith("((x total bet)^2, before the cap)")
     assert "currency: the largest stake" in lines["cap_free_stake_limit"]
+
+
+def test_an_exact_rtp_beyond_float_digits_prints_its_own_digits():
+    """An exact RTP of 10^30 / 125 + 98/125 (a scatter paying 10^30 total bets, 1 in 125) printed
+    '800000000000000072202695213056.000000 %  [exact]': the float's binary expansion, wrong from the
+    17th digit, under the exact label.  Its digits now come from the fraction."""
+    rtp = Fraction(10**30, 125) + Fraction(98, 125)  # by hand: 8e27 + 0.784 total bets
+    text = format_table(_round(game=SimpleNamespace(name="toy", total_bet=1), rtp=Figure(rtp),
+                               mean_win=Figure(rtp), second_moment=Figure(rtp * 10**30)))
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith("RTP"))
+    assert "800000000000000000000000000078.400000 %" in line, line

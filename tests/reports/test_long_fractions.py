@@ -99,3 +99,16 @@ def test_probability_of_thousands_of_digits_is_printed_not_never():
         want = Decimal(1) / Decimal(7**6000)
     assert num(p, 6) == f"{want:.6e}" == "2.580833e-5071"
     assert one_in(p) == f"1 in {1 / want:.4e}"
+
+
+def test_an_exact_percentage_beyond_float_digits_keeps_its_own_digits():
+    """``pct`` of an exact 10^30 / 125 + 98/125 printed the float's binary expansion
+    ('800000000000000072202695213056.0000%'); ``_decimal`` of a number of more than 28 digits lost its last
+    ones (Decimal's context).  Oracle: the decimal expansion by hand; ordinary figures print as before."""
+    from fractions import Fraction as Fr
+
+    from analytic.reports.format import _decimal, pct
+
+    assert pct(Fr(10**30, 125) + Fr(98, 125)) == "800000000000000000000000000078.4000%"
+    assert pct(Fr(951, 1000)) == "95.1000%" and pct(0.951) == "95.1000%"
+    assert _decimal(Fr(10**40 + 7, 100), 2) == f"{10**38:,}.07"

@@ -190,3 +190,28 @@ def test_book_of_power_base_bracketed_sessions_hold_the_simulator():
     assert a.method == "bounded" and float(a.reasons["feature"].error) < 1e-4
     sim = simulate_sessions(game, "base", 20_000, 23, balance=F(100), **auto)
     assert _bracket_misses(a, sim, 100) == []
+
+
+def test_balances_beyond_the_simulator_s_integers_are_refused_not_wrapped():
+    """Balances are counted in int64 units of ``1 / scale``: a start of 2^62 units wrapped around after a
+    won round (to -2^63: 18 % of sessions of 3 rounds at a price of 1 ended by 'ruin', which no session
+    from such a start can), and one beyond int64 was an OverflowError.  Both are refused."""
+    from analytic.simulator.session import SessionRangeError
+
+    game = _tiny()
+    scale = simulate_sessions(game, None, 1, 0, balance=1, rounds=1).scale
+    for start in ((2**63 - 1) // scale - 3, 10**30):
+        with pytest.raises(SessionRangeError) as exc:
+            simulate_sessions(game, None, 200, 0, balance=start, rounds=3)
+        assert exc.value.option == "balance"
+    # a start well inside the range: no session can be ruined in 3 rounds (a round costs 1)
+    sim = simulate_sessions(game, None, 200, 0, balance=2**40, rounds=3)
+    assert not (sim.reason == REASONS.index("ruin")).any()
+
+
+def _tiny():
+    from analytic.model.loader import load_model_text
+
+    return load_model_text('[game]\nname = "t"\nreels = 2\nrows = 1\n[symbols]\na = "regular"\nb = "blank"\n'
+                           '[paytable]\na = { 2 = 3 }\n[paylines]\nlines = [[0, 0]]\n[reels]\n'
+                           'base = [["a", "b"], ["a", "b"]]\n[modes.base]\ncost = 1\nreels = "base"\n')

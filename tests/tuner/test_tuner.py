@@ -279,3 +279,92 @@ def test_modes_sharing_by_hand():
         ("power_bet", "through feature 'free_spins'"), ("buy_free_spins", "the bought feature 'free_spins'")]
     assert [m for m, _ in modes_sharing(game, "power_free", "buy_power_free_spins")] == ["base", "power_bet"]
     assert modes_sharing(game, "base", "base") == []
+
+
+_TINY = """
+[game]
+name = "tiny"
+reels = 3
+rows = 1
+[symbols]
+a = "regular"
+b = "regular"
+w = "wild"
+s = "scatter"
+x = "blank"
+[paytable]
+a = { 3 = 10 }
+b = { 2 = 1, 3 = 5 }
+w = { 3 = 20 }
+[scatter]
+symbols = ["s"]
+pays = { 2 = "1/2", 3 = 5 }
+[paylines]
+lines = [[0, 0, 0]]
+[reels]
+base = [["a", "b", "w", "s", "x"], ["a", "b", "b", "s", "x"], ["a", "b", "w", "s", "x"]]
+[modes.base]
+cost = 1
+reels = "base"
+"""
+
+
+def test_every_repeated_lock_option_holds(tmp_path, capsys):
+    """``--lock 1/a --lock 2/a --lock 3/a`` kept only the last option (argparse's store): the tuner changed
+    the count of 'a' on reel 2 (1 -> 2) although it was locked.  The oracle is the option's meaning: a
+    locked count is the input strip's."""
+    src = tmp_path / "m.toml"
+    src.write_text(_TINY)
+    out = tmp_path / "o.toml"
+    assert main(["tune", str(src), "--target-rtp", "90", "--lock", "1/a", "--lock", "2/a", "--lock", "3/a",
+                 "--out", str(out)]) in (0, 3), capsys.readouterr().err
+    before, after = load_model(src).reel_sets["base"], load_model(out).reel_sets["base"]
+    assert before != after  # the tuner did change the strips
+    assert [s.count("a") for s in after] == [s.count("a") for s in before]
+
+
+def test_in_place_refuses_a_read_only_model(tmp_path, capsys):
+    """A model made read-only (mode 0444) was replaced by ``--in-place`` all the same (the rename needs only
+    the folder's write permission) and came back writable (0644): refused before the tuning, the file
+    left as it was."""
+    import os
+    import stat
+
+    src = tmp_path / "m.toml"
+    src.write_text(_TINY)
+    os.chmod(src, 0o444)
+    code = main(["tune", str(src), "--target-rtp", "90", "--in-place"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith("error: --in-place:") and "read-only" in err and len(err.splitlines()) == 1, err
+    assert src.read_text() == _TINY and stat.S_IMODE(os.stat(src).st_mode) == 0o444
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.toml"]
+
+
+def test_in_place_keeps_the_model_s_permissions(tmp_path, capsys):
+    """The tuned model written over its input keeps the input's permission bits (not 0666 less the umask)."""
+    import os
+    import stat
+
+    src = tmp_path / "m.toml"
+    src.write_text(_TINY)
+    os.chmod(src, 0o640)
+    assert main(["tune", str(src), "--target-rtp", "90", "--in-place"]) in (0, 3), capsys.readouterr().err
+    assert "tuned by analytic tune" in src.read_text()
+    assert stat.S_IMODE(os.stat(src).st_mode) == 0o640
+
+
+def test_tuned_csv_strips_read_back_when_symbols_are_named_like_the_header(tmp_path, capsys):
+    """The tuned CSV's header row was ``reel1,reel2,reel3``: in a game whose symbols bear those names the
+    loader read it as a row of stops (a header is a first row holding no symbol name), so the written
+    model solved to 40.4 % where the tuner reported its target of 50 %.  Oracle: a fresh solve of the
+    file written."""
+    (tmp_path / "m.toml").write_text(
+        '[game]\nname = "hdr"\nreels = 3\nrows = 1\n[symbols]\nreel1 = "regular"\nreel2 = "regular"\n'
+        'reel3 = "regular"\nx = "blank"\n[paytable]\nreel1 = { 3 = 10 }\nreel2 = { 3 = 5 }\nreel3 = { 3 = 2 }\n'
+        '[paylines]\nlines = [[0, 0, 0]]\n[reels]\nbase = { csv = "s.csv" }\n[modes.base]\ncost = 1\nreels = "base"\n')
+    (tmp_path / "s.csv").write_text("reel1,reel1,reel1\nreel2,reel2,reel2\nreel3,reel3,reel3\nx,x,x\nx,x,x\n")
+    out = tmp_path / "t.toml"
+    assert main(["tune", str(tmp_path / "m.toml"), "--target-rtp", "50", "--out", str(out)]) == 0, \
+        capsys.readouterr().err
+    assert abs(solve_round(load_model(out)).rtp.value - Fraction(1, 2)) <= Fraction(5, 100000)
