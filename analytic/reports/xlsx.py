@@ -23,6 +23,7 @@ from analytic.reports.format import (
     ranges_label,
     cost_text,
     WAYS_WINS_NOTE,
+    pays_text,
     ways_game,
     exact_text,
     extra_text,
@@ -185,7 +186,7 @@ def _summary(wb, s: ParSheet):
     if s.lines:
         w.put(["paylines", len(s.lines)], ["0"])
     if s.ways:
-        w.put(["pays", s.ways])
+        w.put(["pays", pays_text(s)])
     w.put(["total bet (pay units)" if ways_game(s) else "total bet (line bets)", s.total_bet], ["0"])
     for k, v in s.meta:
         w.put([k, v])
