@@ -29,7 +29,10 @@ def parse_target(text: str) -> Fraction:
 def add_parser(sub):
     p = sub.add_parser("tune", help="change strip symbol counts until targets hold",
                        description="Tune a reel set's symbol counts to target RTP, hit frequency and "
-                                   "feature frequency, re-solving exactly at each step.")
+                                   "feature frequency, re-solving exactly at each step.  Each step's "
+                                   "line (on stderr) ends with its score: the sum over the targets of "
+                                   "((figure - target) / tolerance)^2; a target is met when its term "
+                                   "is at most 1.")
     p.add_argument("model")
     p.add_argument("--mode", default=None, help="bet mode (default: the first)")
     p.add_argument("--target-rtp", required=True, type=parse_target,
@@ -193,7 +196,11 @@ def run(args) -> int:
     write_tuned_model(src, out, res.game, res.reel_set, note)
     print(f"{verdict} after {res.steps} steps, {res.evaluations} exact solves")
     print(f"  RTP {float(m.rtp) * 100:.6f} % (target {float(targets.rtp) * 100:.6f} %)  [{m.label}]")
-    print(f"  hit frequency {float(m.hit_frequency) * 100:.5f} %   feature frequency {float(m.feature_frequency):.6g}")
+    ff = float(m.feature_frequency)
+    ff_text = f"1 in {1 / ff:.2f} ({ff:.6g})" if ff else "0 (no feature starts)"
+    print(f"  hit frequency {float(m.hit_frequency) * 100:.5f} %   feature frequency {ff_text}")
+    if res.changes:
+        print(f"  reel set '{res.reel_set}' (mode '{mode}'):")
     for c in res.changes:
         print(f"  {c}")
     print(f"wrote {out}")

@@ -279,3 +279,51 @@ def test_modes_sharing_by_hand():
         ("power_bet", "through feature 'free_spins'"), ("buy_free_spins", "the bought feature 'free_spins'")]
     assert [m for m, _ in modes_sharing(game, "power_free", "buy_power_free_spins")] == ["base", "power_bet"]
     assert modes_sharing(game, "base", "base") == []
+
+
+SCATTER_GAME = """
+[game]
+name = "Tune summary"
+reels = 3
+rows = 1
+
+[symbols]
+a = "regular"
+b = "regular"
+s = "scatter"
+
+[paytable]
+a = { 3 = 10 }
+b = { 3 = 4 }
+
+[paylines]
+lines = [[0, 0, 0]]
+
+[reels]
+base = [["a", "b", "s", "b"], ["a", "b", "s", "b"], ["a", "b", "s", "b", "b"]]
+free = [["a", "b"], ["a", "b"], ["a", "b"]]
+
+[features.fs]
+reels = "free"
+trigger = { symbols = ["s"], counts = { 3 = 2 } }
+"""
+
+
+def test_cli_summary_names_the_reel_set_and_reads_feature_frequency_as_steps_do(tmp_path, capsys):
+    """Found by a new user: the steps print 'feature 1 in 38.91' and the summary 'feature frequency
+    0.0257016' (another form of the same figure), and the changes ('reel 1: jack 7 -> 6') did not
+    say which reel set they are in.  The feature starts when every reel shows s: the product over
+    the tuned strips (read back from the written file) of each reel's share of s."""
+    import tomllib
+
+    src, out_file = tmp_path / "g.toml", tmp_path / "o.toml"
+    src.write_text(SCATTER_GAME)
+    main(["tune", str(src), "--target-rtp", "50", "--out", str(out_file), "--max-steps", "1"])
+    out = capsys.readouterr().out
+    p = Fraction(1)
+    for strip in tomllib.loads(out_file.read_text())["reels"]["base"]:
+        p *= Fraction(strip.count("s"), len(strip))
+    assert f"feature frequency 1 in {float(1 / p):.2f} ({float(p):.6g})" in out
+    lines = out.splitlines()
+    at = lines.index("  reel set 'base' (mode 'base'):")
+    assert lines[at + 1].startswith("  reel ")
