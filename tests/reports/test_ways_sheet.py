@@ -107,3 +107,20 @@ def test_payline_sheet_keeps_line_words(tmp_path):
     md = render_markdown(build_sheet(game, session=False))
     assert "Line pays in line-bet units" in md and "| base line wins |" in md
     assert "joint line walk" in md and "| line_wild_pay |" in md
+
+
+def test_ways_xlsx_has_no_empty_payline_table(tmp_path):
+    """The XLSX summary of a ways game had a 'Paylines' title and header over no rows, and its
+    rules table (none applies: the ways game has no wild) a header over no rows, where the Markdown
+    says 'No rule switches apply to this game.'."""
+    import openpyxl
+
+    from analytic.reports.xlsx import write_xlsx
+
+    game = load_model_text(WAYS, str(tmp_path / "ways.toml"))
+    write_xlsx(build_sheet(game, session=False), str(tmp_path / "w.xlsx"))
+    cells = [c for row in openpyxl.load_workbook(tmp_path / "w.xlsx")["Summary"].iter_rows(values_only=True)
+             for c in row if c is not None]
+    assert not any(str(c).startswith("Paylines") for c in cells)
+    assert "rows per reel" not in cells
+    assert "No rule switches apply to this game." in cells
