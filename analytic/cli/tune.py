@@ -199,6 +199,18 @@ def run(args) -> int:
     ff = float(m.feature_frequency)
     ff_text = f"1 in {1 / ff:.2f} ({ff:.6g})" if ff else "0 (no feature starts)"
     print(f"  hit frequency {float(m.hit_frequency) * 100:.5f} %   feature frequency {ff_text}")
+    names = {"rtp": "RTP", "hit_frequency": "hit frequency", "feature_frequency": "feature frequency"}
+    for key, target, tol in targets.pairs():
+        if key == "rtp" and res.met:
+            continue  # (its line above says it)
+        ok = abs(m.get(key) - target) <= tol
+        shown = (f"1 in {1 / float(target):.2f} ({float(target):.6g})" if key == "feature_frequency" and target
+                 else f"{float(target) * 100:.5f} %")
+        tol_shown = f"{float(tol):.6g}" if key == "feature_frequency" else f"{float(tol) * 100:.6g} points"
+        print(f"  {names[key]} target {shown} +/- {tol_shown}: {'met' if ok else 'MISSED'}")
+    if not res.met and res.steps < args.max_steps:
+        print("  stopped: no change among the candidates tried improved the score (a locked or bounded count "
+              "may hold a target back)")
     if res.changes:
         print(f"  reel set '{res.reel_set}' (mode '{mode}'):")
     for c in res.changes:

@@ -327,3 +327,20 @@ def test_cli_summary_names_the_reel_set_and_reads_feature_frequency_as_steps_do(
     lines = out.splitlines()
     at = lines.index("  reel set 'base' (mode 'base'):")
     assert lines[at + 1].startswith("  reel ")
+
+
+def test_cli_says_which_target_was_missed(tmp_path, capsys):
+    """Found by a new user: a run that met its RTP but not its feature frequency (the trigger symbol
+    locked) printed 'targets NOT all met' with the RTP's target only; which target failed, by how
+    much, was left to guess.  Here the only scatter stop of each reel is locked, so the feature (s on
+    all three reels, 1 in 80 at the start) can only get rarer by longer strips, far from 1 in 1000
+    within two steps: the feature frequency line says MISSED with its target and tolerance (0.0001,
+    the documented default)."""
+    src = tmp_path / "g.toml"
+    src.write_text(SCATTER_GAME)
+    code = main(["tune", str(src), "--target-rtp", "50", "--target-feature-frequency", "1/1000", "--lock", "s",
+                 "--out", str(tmp_path / "o.toml"), "--max-steps", "2"])
+    assert code == 3
+    out = capsys.readouterr().out
+    (line,) = [ln for ln in out.splitlines() if ln.startswith("  feature frequency target")]
+    assert "1 in 1000.00 (0.001) +/- 0.0001: MISSED" in line
