@@ -209,8 +209,8 @@ def run(args) -> int:
         tol_shown = f"{float(tol):.6g}" if key == "feature_frequency" else f"{float(tol) * 100:.6g} points"
         print(f"  {names[key]} target {shown} +/- {tol_shown}: {'met' if ok else 'MISSED'}")
     if not res.met and res.steps < args.max_steps:
-        print("  stopped: no change among the candidates tried improved the score (a locked or bounded count "
-              "may hold a target back)")
+        print("  stopped: no change among the candidates tried improved the score (a local optimum of the "
+              "search, or locked or bounded counts hold a target back)")
     if res.changes:
         print(f"  reel set '{res.reel_set}' (mode '{mode}'):")
     for c in res.changes:
