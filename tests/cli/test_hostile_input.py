@@ -1040,3 +1040,16 @@ def test_save_law_dash_is_refused(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "--save-law" in err and err.count("\n") == 1, err
     assert not (tmp_path / "-").exists()
+
+
+def test_a_target_between_1_and_2_says_how_to_write_a_percentage(tmp_path, capsys):
+    """Found by a new user: '--target-hit-frequency 1.5' (meant: 1.5 %) was refused with 'must be
+    above 0 % and at most 100 % (e.g. 94.5 or 0.945)', which 1.5 % is; a bare number is a
+    percentage only above 2 (docs: README, tune), so the message says to write '1.5%'."""
+    (tmp_path / "m.toml").write_text(TINY)
+    code = main(["tune", str(tmp_path / "m.toml"), "--target-rtp", "90", "--target-hit-frequency", "1.5",
+                 "--out", str(tmp_path / "o.toml")])
+    assert code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: argument --target-hit-frequency:") and "write 1.5%" in line
+    assert not (tmp_path / "o.toml").exists()
