@@ -304,7 +304,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     cap = _cap(ctx, top["cap"]) if "cap" in top else None
     rules = _rules(ctx, top.get("rules", {}))
     _check_line_pays(ctx, top, rules, bool(group_pays or combos or anywhere))
-    _warn_unstartable_pays(ctx, modes, ways or both_ways)
+    _warn_unstartable_pays(ctx, modes, both_ways)
     design = _design(ctx, top.get("design", {}))
     autoplay = _autoplay(ctx, top["autoplay"]) if "autoplay" in top else ()
     if ways:
@@ -710,11 +710,11 @@ _RESHAPING = ("expanding_symbol", "wild_reels", "gift_pick", "wild_symbols", "go
 
 def _warn_unstartable_pays(ctx: _Ctx, modes: Mapping[str, Any], not_from_reel_1: bool) -> None:
     """Warn (:class:`~analytic.errors.ModelWarning`) of a paytable entry whose run can never start:
-    a payline pays a run from reel 1, so a symbol whose pays are above 0 needs reel 1 of some reel
+    a payline (or a ways game's way) pays a run from reel 1, so a symbol whose pays are above 0 needs reel 1 of some reel
     set to show it, or (a symbol a wild stands in for) a wild substituting for it; a wild's own pays
-    need the wild itself there.  Not checked where a run need not start on reel 1's strip: ways and
-    pays both ways (``not_from_reel_1``), a mode's fixed wild reels, a feature mechanic in
-    :data:`_RESHAPING`.
+    need the wild itself there.  Not checked where a run need not start on reel 1's strip: pays
+    both ways (``not_from_reel_1``), a mode's fixed wild reels, a feature mechanic in
+    :data:`_RESHAPING`.  (A ways game refuses a wild's own pays before this.)
     """
     if not_from_reel_1 or any("wild_reels" in m.params for m in modes.values()):
         return
@@ -732,8 +732,8 @@ def _warn_unstartable_pays(ctx: _Ctx, modes: Mapping[str, Any], not_from_reel_1:
             continue
         how = "" if sym.is_wild else " nor a wild standing in for it"
         warnings.warn(ModelWarning(ctx.path, ctx.join("paytable", name),
-                                   f"no reel set shows {name!r} on reel 1{how}, so its line pays (a run from "
-                                   "reel 1) can never pay (put it on reel 1, or remove its pays)"),
+                                   f"no reel set shows {name!r} on reel 1{how}, so its pays (a run from "
+                                   "reel 1) can never be won (put it on reel 1, or remove its pays)"),
                       stacklevel=2)
 
 

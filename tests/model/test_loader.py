@@ -540,6 +540,13 @@ def test_pays_that_no_reel_1_can_start_warn():
     keys = sorted(w.message.key for w in got if issubclass(w.category, ModelWarning))
     assert keys == ["paytable.b", "paytable.w"]
     assert any("reel 1" in str(w.message) for w in got)
+    # a ways game reads its ways from reel 1 too (without the wild's own pays, refused there)
+    ways = DEAD_PAYS.replace("lines = [[0, 0, 0]]", "ways = true").replace("w = { 2 = 5, 3 = 50 }\n", "")
+    ways = ways.replace("rows = 1", "rows = 1\ntotal_bet = 1")
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        load_model_text(ways, "g.toml")
+    assert [w.message.key for w in got if issubclass(w.category, ModelWarning)] == ["paytable.b"]
     # a wild on reel 1 makes both payable (w's own run; b through the wild); both ways reads from reel 3
     for text in (DEAD_PAYS.replace('base = [["a", "a"]', 'base = [["a", "w"]'),
                  DEAD_PAYS.replace("lines = [[0, 0, 0]]", "lines = [[0, 0, 0]]\npays_both_ways = true")):
