@@ -180,8 +180,10 @@ def rate(text: str, what: str = "target") -> Fraction:
     if is_pct or v > 2:
         v = v / 100
     if v <= 0 or v > 1:
+        hint = (f"; a bare number is a percentage only above 2: for {t[:40]} % write {t[:40]}%"
+                if not is_pct and 1 < v <= 2 else "")
         raise argparse.ArgumentTypeError(f"{what} must be above 0 % and at most 100 % "
-                                         f"(e.g. 94.5 or 0.945), got {text[:40]!r}")
+                                         f"(e.g. 94.5 or 0.945), got {text[:40]!r}{hint}")
     return v
 
 

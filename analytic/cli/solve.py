@@ -18,6 +18,7 @@ before the solve, exit 2; the file is written whole or not at all.
 from __future__ import annotations
 
 import json
+import sys
 from fractions import Fraction
 
 from analytic.figures import Figure, exact_format, fraction_text, int_text, round_decimals, shown
@@ -361,3 +362,4 @@ def _save_law(args, game, r, model_bytes: bytes) -> None:
     except ValueError as exc:  # a number beyond the files' limit (a limit, not the input): exit 1
         raise SessionRefused(f"{args.model}: mode {r.mode!r}: --save-law: {exc}") from None
     atomic_write(args.save_law, json.dumps(doc, separators=(",", ":")) + "\n")
+    print(f"wrote {args.save_law}: the round law of mode '{r.mode}' (analytic session --round-law)", file=sys.stderr)

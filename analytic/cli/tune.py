@@ -31,7 +31,10 @@ def parse_target(text: str) -> Fraction:
 def add_parser(sub):
     p = sub.add_parser("tune", help="change strip symbol counts until targets hold",
                        description="Tune a reel set's symbol counts to target RTP, hit frequency and "
-                                   "feature frequency, re-solving exactly at each step.")
+                                   "feature frequency, re-solving exactly at each step.  Each step's "
+                                   "line (on stderr) ends with its score: the sum over the targets of "
+                                   "((figure - target) / tolerance)^2; a target is met when its term "
+                                   "is at most 1.")
     p.add_argument("model")
     p.add_argument("--mode", default=None, help="bet mode (default: the first)")
     p.add_argument("--target-rtp", required=True, type=parse_target,
@@ -201,7 +204,23 @@ def run(args) -> int:
                       mode=stat.S_IMODE(os.stat(src).st_mode) if args.in_place else None)
     print(f"{verdict} after {res.steps} steps, {res.evaluations} exact solves")
     print(f"  RTP {float(m.rtp) * 100:.6f} % (target {float(targets.rtp) * 100:.6f} %)  [{m.label}]")
-    print(f"  hit frequency {float(m.hit_frequency) * 100:.5f} %   feature frequency {float(m.feature_frequency):.6g}")
+    ff = float(m.feature_frequency)
+    ff_text = f"1 in {1 / ff:.2f} ({ff:.6g})" if ff else "0 (no feature starts)"
+    print(f"  hit frequency {float(m.hit_frequency) * 100:.5f} %   feature frequency {ff_text}")
+    names = {"rtp": "RTP", "hit_frequency": "hit frequency", "feature_frequency": "feature frequency"}
+    for key, target, tol in targets.pairs():
+        if key == "rtp" and res.met:
+            continue  # (its line above says it)
+        ok = abs(m.get(key) - target) <= tol
+        shown = (f"1 in {1 / float(target):.2f} ({float(target):.6g})" if key == "feature_frequency" and target
+                 else f"{float(target) * 100:.5f} %")
+        tol_shown = f"{float(tol):.6g}" if key == "feature_frequency" else f"{float(tol) * 100:.6g} points"
+        print(f"  {names[key]} target {shown} +/- {tol_shown}: {'met' if ok else 'MISSED'}")
+    if not res.met and res.steps < args.max_steps:
+        print("  stopped: no change among the candidates tried improved the score (a local optimum of the "
+              "search, or locked or bounded counts hold a target back)")
+    if res.changes:
+        print(f"  reel set '{res.reel_set}' (mode '{mode}'):")
     for c in res.changes:
         print(f"  {c}")
     print(f"wrote {out}")

@@ -311,6 +311,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     cap = _cap(ctx, top["cap"]) if "cap" in top else None
     rules = _rules(ctx, top.get("rules", {}))
     _check_line_pays(ctx, top, rules, bool(group_pays or combos or anywhere))
+    _warn_unstartable_pays(ctx, modes, both_ways)
     design = _design(ctx, top.get("design", {}))
     autoplay = _autoplay(ctx, top["autoplay"]) if "autoplay" in top else ()
     if ways:
@@ -707,6 +708,40 @@ def _warn_unpaid(ctx: _Ctx, group_pays=None, combos=None, anywhere=None) -> None
                                        f"regular symbol {name!r} has no line pays, so it never pays "
                                        "(give it pays, or the role 'blank' if it is meant to stop lines)"),
                           stacklevel=2)
+
+
+#: Feature mechanics that can make a reel pay what its strip does not show (an expanding symbol counts
+#: reels anywhere; wild reels, gifts and wild symbols put wilds where the strip has none).
+_RESHAPING = ("expanding_symbol", "wild_reels", "gift_pick", "wild_symbols", "golden_reels", "ladder")
+
+
+def _warn_unstartable_pays(ctx: _Ctx, modes: Mapping[str, Any], not_from_reel_1: bool) -> None:
+    """Warn (:class:`~analytic.errors.ModelWarning`) of a paytable entry whose run can never start:
+    a payline (or a ways game's way) pays a run from reel 1, so a symbol whose pays are above 0 needs reel 1 of some reel
+    set to show it, or (a symbol a wild stands in for) a wild substituting for it; a wild's own pays
+    need the wild itself there.  Not checked where a run need not start on reel 1's strip: pays
+    both ways (``not_from_reel_1``), a mode's fixed wild reels, a feature mechanic in
+    :data:`_RESHAPING`.  (A ways game refuses a wild's own pays before this.)
+    """
+    if not_from_reel_1 or any("wild_reels" in m.params for m in modes.values()):
+        return
+    if any(k in f.declared for f in ctx.features.values() for k in _RESHAPING):
+        return
+    first = set()
+    for strips in ctx.reel_sets.values():
+        first |= set(strips[0])
+    wilds = [ctx.symbols[s] for s in first if ctx.symbols[s].is_wild]
+    for name, pays in ctx.paytable.items():
+        if name in first or not any(v > 0 for v in pays.values()):
+            continue
+        sym = ctx.symbols[name]
+        if not sym.is_wild and any(w.substitutes is None or name in w.substitutes for w in wilds):
+            continue
+        how = "" if sym.is_wild else " nor a wild standing in for it"
+        warnings.warn(ModelWarning(ctx.path, ctx.join("paytable", name),
+                                   f"no reel set shows {name!r} on reel 1{how}, so its pays (a run from "
+                                   "reel 1) can never be won (put it on reel 1, or remove its pays)"),
+                      stacklevel=2)
 
 
 def _reels(ctx: _Ctx, value: Any) -> None:

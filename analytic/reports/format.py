@@ -479,6 +479,25 @@ def ways_game(s) -> bool:
     return s.ways.startswith("ways")
 
 
+def paytable_note(s) -> str:
+    """The unit of sheet ``s``'s paytable: line pays in line-bet units, or a ways game's pays per way
+    in pay units (docs/model-format.md, "Ways pays")."""
+    if ways_game(s):
+        return "Ways pays in pay units, per way (a spin costs the total bet in pay units)."
+    return "Line pays in line-bet units."
+
+
+def pays_text(s) -> str:
+    """How sheet ``s``'s game pays, for the game table: ``"243 ways"`` (rows to the power of the
+    reels; beyond 15 digits ``"3^40 ways"``), ``"paylines, pays both ways"``, ... ; empty for a
+    one-way payline game (its paylines row says it)."""
+    if not ways_game(s):
+        return s.ways
+    n = s.rows ** s.reels if s.reels * math.log10(max(s.rows, 1)) < 15 else None
+    head = f"{n:,} ways" if n is not None else f"{s.rows}^{s.reels} ways"
+    return head + s.ways[len("ways"):]
+
+
 def total_bet_text(s) -> str:
     """The total bet of a regular spin with its unit: line bets, or a ways game's pay units (its
     paytable pays per way; docs/model-format.md, "Ways pays")."""

@@ -12,7 +12,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, ranges_label, range_rows, cost_text, free_game_note, rate_head, LINE_WINS_NOTE, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct)
+    FRACTION_LIMIT, ranges_label, range_rows, cost_text, free_game_note, rate_head, LINE_WINS_NOTE, WAYS_WINS_NOTE, line_wins_rate, pays_text, paytable_note, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct)
 from analytic.reports.format import AUTOPLAY_HEAD, autoplay_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, sd_text, spins_rows, spins_summary
 from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig, prob_pct
@@ -93,7 +93,7 @@ def _summary(s: ParSheet) -> list[str]:
     rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["paylines", len(s.lines)],
             ["total bet", total_bet_text(s)]]
     if s.ways:
-        rows[1] = ["pays", s.ways + (f" ({len(s.lines)} paylines)" if s.lines else "")]
+        rows[1] = ["pays", pays_text(s) + (f" ({len(s.lines)} paylines)" if s.lines else "")]
     rows += [[k, v] for k, v in s.meta]
     rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
     rows += [["volatility index convention", s.volatility_convention]]
@@ -124,7 +124,7 @@ def _summary(s: ParSheet) -> list[str]:
 
 
 def _reels(s: ParSheet) -> list[str]:
-    out = ["## Paytable", "", "Line pays in line-bet units.", ""]
+    out = ["## Paytable", "", paytable_note(s), ""]
     counts = sorted({n for p in s.paytable for n, _ in p.pays})
     out += _table(["symbol", "role"] + [f"{n} of a kind" for n in counts],
                   [[p.symbol, p.role] + [dict(p.pays).get(n, "") for n in counts] for p in s.paytable],

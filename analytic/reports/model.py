@@ -1331,7 +1331,7 @@ def _rule_applies(game: Game, name: str) -> bool:
 
     The game's rules hold every rule of the mechanics and engines its features declare; some of
     them read a part the game may lack: ``simultaneous_triggers`` needs two features with a
-    trigger, ``line_wild_pay`` a wild, ``expanding_repeat_multiplier`` an expanding symbol with a
+    trigger, ``line_wild_pay`` a wild on paylines, ``expanding_repeat_multiplier`` an expanding symbol with a
     repeat-multiplier ceiling, ``scatter_substitutes_for_expanding_in_line_wins`` a wild scatter,
     ``published_max_win`` a win cap, ``revealed_retrigger_count`` a retrigger with wild reels,
     ``line_wild_multipliers``, ``all_wild_win_multiplied`` and ``line_win_chosen_on`` a wild with a
@@ -1340,8 +1340,8 @@ def _rule_applies(game: Game, name: str) -> bool:
     feats = list(game.features.values())
     if name == "simultaneous_triggers":
         return sum(f.trigger is not None for f in feats) >= 2
-    if name == "line_wild_pay":
-        return any(s.is_wild for s in game.symbols)
+    if name == "line_wild_pay":  # a ways game reads no payline (the rule is refused there)
+        return any(s.is_wild for s in game.symbols) and not game.ways
     if name == "expanding_repeat_multiplier":
         return any((f.declared.get("expanding_symbol") or {}).get("ceiling") is not None for f in feats)
     if name == "scatter_substitutes_for_expanding_in_line_wins":

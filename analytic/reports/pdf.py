@@ -19,7 +19,7 @@ from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
     extra_tables,
     extra_text,
-    FRACTION_LIMIT, ranges_label, range_rows, cost_text, free_game_note, rate_head, WAYS_WINS_NOTE, line_wins_rate, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, sd_text)
+    FRACTION_LIMIT, ranges_label, range_rows, cost_text, free_game_note, rate_head, WAYS_WINS_NOTE, line_wins_rate, pays_text, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, sd_text)
 from analytic.reports.format import AUTOPLAY_HEAD, CURRENCY_CAP_HEAD, autoplay_rows, currency_cap_rows, session_rows
 from analytic.reports.format import RETRIGGERS_HEAD, SPINS_HEAD, spins_rows, spins_summary
 from analytic.reports.format import DISTRIBUTION_HEAD, distribution_rows, one_in_fig, prob_pct
@@ -134,7 +134,7 @@ def _title(d: _Doc, s: ParSheet):
     d.ln(10)
     d.set_font("Helvetica", "", 9)
     lines = [f"{s.reels} reels x {s.rows} rows, " + (f"{len(s.lines)} paylines" if s.lines else "")
-             + (f" ({s.ways})" if s.ways and s.lines else s.ways),
+             + (f" ({s.ways})" if s.ways and s.lines else pays_text(s)),
              *[f"{k}: {v}" for k, v in s.meta]]
     for m in s.modes:
         lines.append(f"mode {m.info.name} (cost {cost_text(m.info.cost)} x bet): RTP {fig_pct(m.rtp)}, "
@@ -151,7 +151,7 @@ def _title(d: _Doc, s: ParSheet):
 def _summary(d: _Doc, s: ParSheet):
     d.add_page()
     d.h1("Game")
-    rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["pays", s.ways + (f" ({len(s.lines)} paylines)" if s.lines else "")] if s.ways
+    rows = [["grid", f"{s.reels} reels x {s.rows} rows"], ["pays", pays_text(s) + (f" ({len(s.lines)} paylines)" if s.lines else "")] if s.ways
             else ["paylines", len(s.lines)],
             ["total bet", total_bet_text(s)], *[[k, v] for k, v in s.meta]]
     rows += [[f"win cap ({k})", v] for k, v in s.cap] or [["win cap", "none"]]
@@ -178,7 +178,7 @@ def _summary(d: _Doc, s: ParSheet):
         d.table(["key", "reason"], [list(x) for x in s.design], widths=(1, 3), align=("LEFT",) * 2)
     else:
         d.para("None recorded.")
-    d.h2("Paytable (line pays in line-bet units)")
+    d.h2("Paytable (ways pays in pay units, per way)" if ways_game(s) else "Paytable (line pays in line-bet units)")
     counts = sorted({n for p in s.paytable for n, _ in p.pays})
     d.table(["symbol", "role"] + [f"{n} of a kind" for n in counts],
             [[p.symbol, p.role] + [dict(p.pays).get(n, "") for n in counts] for p in s.paytable],

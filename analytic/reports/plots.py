@@ -29,20 +29,33 @@ def _lit(text) -> str:
     return str(text).replace("$", r"\$")
 
 
-def _png(fig) -> bytes:
+def _png(fig, dpi: int = 110) -> bytes:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)
     return buf.getvalue()
 
 
 def distribution_png(m: ModeSheet) -> bytes:
-    """Bar chart of bucket probabilities on a log scale."""
+    """Bar chart of bucket probabilities on a log scale.  A row whose certified interval reaches 0
+    (a grid law's far rows: centre at most its error; the table prints ``[0, p + e]``) is drawn
+    hatched up to its upper bound and named so in the legend, not as a solid bar at its centre."""
+    from analytic.reports.model import row_errors
+
     rows = [b for b in m.distribution.buckets]
+    errs = [pe for pe, _, _ in row_errors(m.distribution, m.info.cost)]
     fig, ax = plt.subplots(figsize=(7, 3))
     labels = [b.label if b.low is not None else "feature rounds" for b in rows]
+    loose = [bool(pe) and b.probability <= pe for b, pe in zip(rows, errs)]
     vals = [float(b.probability) for b in rows]
-    ax.bar(range(len(rows)), [v if v > 0 else float("nan") for v in vals], color="#3b6ea5")
+    ax.bar(range(len(rows)), [v if v > 0 and not lo else float("nan") for v, lo in zip(vals, loose)],
+           color="#3b6ea5")
+    if any(loose):
+        ax.bar(range(len(rows)), [float(min(b.probability + pe, 1)) if lo else float("nan")
+                                  for b, pe, lo in zip(rows, errs, loose)],
+               facecolor="white", edgecolor="#3b6ea5", hatch="///", linewidth=0.8,
+               label="upper bound only (certified interval reaches 0)")
+        ax.legend(fontsize=7)
     ax.set_yscale("log")
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xticks(range(len(rows)), labels, rotation=45, ha="right", fontsize=7)
@@ -161,11 +174,12 @@ def paylines_png(s: ParSheet) -> bytes:
                 ax.add_patch(plt.Rectangle((r, s.rows - 1 - row), 1, 1, fill=row == line[r],
                                            fc="#3b6ea5", ec="#999999", lw=0.5))
         ax.plot([r + 0.5 for r in range(s.reels)], [s.rows - 0.5 - row for row in line], color="#c0504d", lw=1)
-        ax.set_xlim(0, s.reels)
-        ax.set_ylim(0, s.rows)
+        pad = 0.06  # the outer cells' edges lie on the grid's border: inside the limits, else clipped to half
+        ax.set_xlim(-pad, s.reels + pad)
+        ax.set_ylim(-pad, s.rows + pad)
         ax.set_aspect("equal")
         ax.set_title(str(i + 1), fontsize=6, pad=1)
-    return _png(fig)
+    return _png(fig, dpi=330)  # 110 dpi drew the grid's 0.5 pt lines 0.76 px wide: some vanished
 
 
 def session_png(m: ModeSheet) -> bytes:

@@ -23,6 +23,7 @@ from analytic.reports.format import (
     ranges_label,
     cost_text,
     WAYS_WINS_NOTE,
+    pays_text,
     ways_game,
     exact_text,
     extra_text,
@@ -185,7 +186,7 @@ def _summary(wb, s: ParSheet):
     if s.lines:
         w.put(["paylines", len(s.lines)], ["0"])
     if s.ways:
-        w.put(["pays", s.ways])
+        w.put(["pays", pays_text(s)])
     w.put(["total bet (pay units)" if ways_game(s) else "total bet (line bets)", s.total_bet], ["0"])
     for k, v in s.meta:
         w.put([k, v])
@@ -205,11 +206,12 @@ def _summary(wb, s: ParSheet):
                sd, sde, vol, vole],
               ["", "0.00", "", "", _fmt(m.rtp, PCT), "", "0.00E+00", _fmt(m.hit_frequency, PCT), "0.00E+00",
                NUM if sde is None else "0.00000", "0.00E+00", NUM if vole is None else "0.00000", "0.00E+00"])
-    w.blank()
-    w.title("Paylines (row 0 on top, # = payline cell)", _SUB)
-    w.header(["line", "rows per reel"] + [f"row {r}" for r in range(s.rows)])
-    for i, l in enumerate(s.lines, start=1):
-        w.put([i, " ".join(map(str, l))] + line_grid(l, s.rows))
+    if s.lines:  # (a ways game has none)
+        w.blank()
+        w.title("Paylines (row 0 on top, # = payline cell)", _SUB)
+        w.header(["line", "rows per reel"] + [f"row {r}" for r in range(s.rows)])
+        for i, l in enumerate(s.lines, start=1):
+            w.put([i, " ".join(map(str, l))] + line_grid(l, s.rows))
     if s.features:
         w.blank()
         w.title("Features", _SUB)
@@ -218,14 +220,20 @@ def _summary(wb, s: ParSheet):
             w.put(r)
     w.blank()
     w.title("Rules as modelled", _SUB)
-    w.header(["rule", "value", "default", "meaning"])
-    for r in s.rules:
-        w.put([r.name, str(r.value), str(r.default), r.doc])
+    if s.rules:
+        w.header(["rule", "value", "default", "meaning"])
+        for r in s.rules:
+            w.put([r.name, str(r.value), str(r.default), r.doc])
+    else:
+        w.text("No rule switches apply to this game.")
     w.blank()
     w.title("Design reasons", _SUB)
-    w.header(["key", "reason"])
-    for k, v in s.design:
-        w.put([k, v])
+    if s.design:
+        w.header(["key", "reason"])
+        for k, v in s.design:
+            w.put([k, v])
+    else:
+        w.text("None recorded.")
     w.finish()
 
 

@@ -444,7 +444,7 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
     mean = Figure(s1, lab, err1)
     m2fig = Figure(s2, lab, err2)
     comps = [
-        Component("base line wins", Figure(base.line_rtp / m.cost)),
+        Component("base ways wins" if game.ways else "base line wins", Figure(base.line_rtp / m.cost)),
         Component("base scatter pays", Figure(base.scatter_rtp / m.cost)),
     ]
     if base.spin_cap_total:
@@ -473,7 +473,7 @@ def _solve_plain(game: Game, m, feature_cache: dict | None, ws: Workspace) -> Ro
         )
     hit = _round_hit_frequency(base, cache, line_bonus)
     methods.update({
-        "base game": "joint line walk over the full cycle (exact integer counts)",
+        "base game": ("joint ways walk" if game.ways else "joint line walk") + " over the full cycle (exact integer counts)",
         "round moments": "law of total expectation over the base spin's trigger classes",
     })
     return RoundResult(

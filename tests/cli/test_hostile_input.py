@@ -929,7 +929,7 @@ def _env(tmp: Path) -> dict:
 def _slow_report_model(tmp: Path) -> Path:
     """A game whose par sheet takes a few seconds to render (long strips in the XLSX and Markdown)."""
     stops = 10000
-    strip = ", ".join(['"a"', '"b"'] + ['"x"'] * (stops - 2))
+    strip = ", ".join(['"a"', '"b"', '"w"'] + ['"x"'] * (stops - 3))  # w on reel 1: no warning of dead pays
     text = TINY.replace('base = [["a", "b", "w", "s", "x"], ["a", "b", "b", "s", "x"], ["a", "b", "w", "s", "x"]]',
                         "base = [" + ", ".join([f"[{strip}]"] * 3) + "]")
     (tmp / "game").mkdir(exist_ok=True)
@@ -1098,3 +1098,16 @@ def test_an_output_onto_a_strip_file_of_the_model_is_refused(tmp_path, capsys, c
     err = capsys.readouterr().err
     assert code == 2 and "reels.base" in err and len(err.splitlines()) == 1, err
     assert (game / csv_name).read_text() == GOOD_CSV
+
+
+def test_a_target_between_1_and_2_says_how_to_write_a_percentage(tmp_path, capsys):
+    """Found by a new user: '--target-hit-frequency 1.5' (meant: 1.5 %) was refused with 'must be
+    above 0 % and at most 100 % (e.g. 94.5 or 0.945)', which 1.5 % is; a bare number is a
+    percentage only above 2 (docs: README, tune), so the message says to write '1.5%'."""
+    (tmp_path / "m.toml").write_text(TINY)
+    code = main(["tune", str(tmp_path / "m.toml"), "--target-rtp", "90", "--target-hit-frequency", "1.5",
+                 "--out", str(tmp_path / "o.toml")])
+    assert code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: argument --target-hit-frequency:") and "write 1.5%" in line
+    assert not (tmp_path / "o.toml").exists()

@@ -329,3 +329,21 @@ def test_a_certified_law_whose_mean_is_beyond_its_error_is_refused(tmp_path, cap
     rc, cap = _session(capsys, model, "--balance", "100", "--rounds", "10", "--round-law", str(law))
     _one_line_refusal(rc, cap, law, "law.points: ")
     assert "mean" in cap.err
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_save_law_says_what_it_wrote_on_stderr(tmp_path, capsys, fmt):
+    """Found by a new user: ``solve --save-law FILE`` wrote the file without a word (``tune`` and
+    ``report`` name what they write).  One line on stderr names the file and the mode; stdout
+    stays the table or a JSON document that parses."""
+    import json
+
+    model = tmp_path / "m.toml"
+    model.write_text(MODEL, encoding="utf-8")
+    law = tmp_path / "law.json"
+    assert main(["solve", str(model), "--save-law", str(law), "--format", fmt]) == 0
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [f"wrote {law}: the round law of mode 'base' (analytic session --round-law)"]
+    assert law.exists()
+    if fmt == "json":
+        json.loads(out)

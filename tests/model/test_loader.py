@@ -500,3 +500,56 @@ def test_a_byte_order_mark_is_read_as_nothing(tmp_path):
         (tmp_path / f.name).write_bytes(f.read_bytes())
     g = load_model(tmp_path / "mini.toml")
     assert (g.name, g.reel_sets) == (load_model(MINI).name, load_model(MINI).reel_sets)
+
+
+DEAD_PAYS = """
+[game]
+name = "dead pays"
+reels = 3
+rows = 1
+
+[symbols]
+a = "regular"
+b = "regular"
+w = "wild"
+
+[paytable]
+a = { 3 = 10 }
+b = { 2 = 3, 3 = 20 }
+w = { 2 = 5, 3 = 50 }
+
+[paylines]
+lines = [[0, 0, 0]]
+
+[reels]
+base = [["a", "a"], ["a", "b", "w"], ["b", "w"]]
+"""
+
+
+def test_pays_that_no_reel_1_can_start_warn():
+    """Found by a new user: a wild left off reel 1 of every strip (a common design) kept its own
+    pays in the paytable and par sheet, though a run of wilds from reel 1 can never land; so does a
+    symbol that reel 1 shows neither itself nor through a wild.  Reel 1 here shows only 'a'."""
+    import warnings
+
+    from analytic.errors import ModelWarning
+
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        load_model_text(DEAD_PAYS, "g.toml")
+    keys = sorted(w.message.key for w in got if issubclass(w.category, ModelWarning))
+    assert keys == ["paytable.b", "paytable.w"]
+    assert any("reel 1" in str(w.message) for w in got)
+    # a ways game reads its ways from reel 1 too (without the wild's own pays, refused there)
+    ways = DEAD_PAYS.replace("lines = [[0, 0, 0]]", "ways = true").replace("w = { 2 = 5, 3 = 50 }\n", "")
+    ways = ways.replace("rows = 1", "rows = 1\ntotal_bet = 1")
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        load_model_text(ways, "g.toml")
+    assert [w.message.key for w in got if issubclass(w.category, ModelWarning)] == ["paytable.b"]
+    # a wild on reel 1 makes both payable (w's own run; b through the wild); both ways reads from reel 3
+    for text in (DEAD_PAYS.replace('base = [["a", "a"]', 'base = [["a", "w"]'),
+                 DEAD_PAYS.replace("lines = [[0, 0, 0]]", "lines = [[0, 0, 0]]\npays_both_ways = true")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ModelWarning)
+            load_model_text(text, "g.toml")

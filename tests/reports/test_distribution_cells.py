@@ -200,3 +200,70 @@ def test_markdown_and_pdf_tables_of_a_grid_law(tmp_path):
     if shutil.which("pdftotext"):
         text = subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True, check=True).stdout
         assert "Bounded figures: a figure printed without" in text
+
+
+def test_distribution_plot_marks_a_row_whose_interval_reaches_zero(monkeypatch):
+    """Found by a new user: a grid law's last row, probability 1.87e-13 within 1.89e-12 (the table
+    prints [0, 2.075e-12]), was drawn as a solid bar at 1.87e-13, as if that probability were
+    known.  Such a row is drawn hatched up to its certified upper bound (p + e, by hand below) and
+    the legend says so; a row certified away from 0 keeps its solid bar at p."""
+    from types import SimpleNamespace
+
+    from analytic.reports import plots
+    from analytic.reports.model import Bucket, DistributionTable
+
+    e = Fraction(189, 10**14)
+    rows = (Bucket("0", Fraction(0), Fraction(0), Fraction(1, 2), Fraction(0), Fraction(0)),
+            Bucket("(0, 1]", Fraction(0), Fraction(1), Fraction(1, 2) - Fraction(187, 10**15),
+                   Fraction(2, 5), Fraction(99, 100)),
+            Bucket("(1000, 2000]", Fraction(1000), Fraction(2000), Fraction(187, 10**15), Fraction(1, 10**9),
+                   Fraction(1, 10**8)))
+    table = DistributionTable("round", "", "bounded", e, rows)
+    got = {}
+    monkeypatch.setattr(plots, "_png", lambda fig: got.setdefault("fig", fig) and b"")
+    plots.distribution_png(SimpleNamespace(distribution=table, info=SimpleNamespace(name="m", cost=Fraction(1))))
+    ax = got["fig"].axes[0]
+    bars = [p for p in ax.patches if p.get_height() == p.get_height()]  # not nan
+    solid = [p for p in bars if not p.get_hatch()]
+    hatched = [p for p in bars if p.get_hatch()]
+    assert [p.get_height() for p in solid] == [0.5, float(Fraction(1, 2) - Fraction(187, 10**15))]
+    assert len(hatched) == 1 and hatched[0].get_height() == float(Fraction(187, 10**15) + e)
+    assert any("upper bound" in t.get_text() for t in ax.get_legend().get_texts())
+
+
+def test_payline_drawings_keep_the_grid_border(monkeypatch):
+    """Found by a new user: the PDF's payline drawings had no bottom border (and half-width outer
+    edges): the axes' limits were the grid's own edges, so the outer cells' edge lines were clipped.
+    Every cell rectangle must lie strictly inside its axes' limits."""
+    from types import SimpleNamespace
+
+    from analytic.reports import plots
+
+    got = {}
+    monkeypatch.setattr(plots, "_png", lambda fig, **kw: got.setdefault("fig", fig) and b"")
+    plots.paylines_png(SimpleNamespace(lines=((1, 1, 1), (0, 1, 2)), reels=3, rows=3))
+    for ax in got["fig"].axes[:2]:
+        (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+        cells = [p for p in ax.patches]
+        assert len(cells) == 9
+        assert x0 < min(c.get_x() for c in cells) and max(c.get_x() + c.get_width() for c in cells) < x1
+        assert y0 < min(c.get_y() for c in cells) and max(c.get_y() + c.get_height() for c in cells) < y1
+
+
+def test_payline_drawing_has_its_bottom_border_in_pixels():
+    """The same, in the PNG itself (at 110 dpi the grid's 0.5 pt lines were 0.76 px wide and some
+    vanished): the lowest row of non-white pixels of a one-line drawing is the grid's bottom border,
+    a line across most of the drawing's width, not the feet of the vertical lines (5 px of 64 before)."""
+    import io
+    from types import SimpleNamespace
+
+    import matplotlib.image as mpimg
+
+    from analytic.reports import plots
+
+    img = mpimg.imread(io.BytesIO(plots.paylines_png(SimpleNamespace(lines=((1, 1, 1, 1, 1),), reels=5, rows=3))))
+    ink = img[:, :, :3].min(axis=2) < 0.9  # not white
+    rows = [r for r in range(ink.shape[0]) if ink[r].any()]
+    cols = [c for c in range(ink.shape[1]) if ink[:, c].any()]
+    width = cols[-1] - cols[0] + 1
+    assert max(ink[r].sum() for r in rows[-3:]) > 0.8 * width  # (anti-aliasing: the line's last 3 rows)

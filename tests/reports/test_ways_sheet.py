@@ -78,3 +78,49 @@ def test_ways_free_games_section_counts_ways(tmp_path):
     assert "payline" not in free.split("###")[0] and "way, direction) triples" in free
     (row,) = [ln for ln in free.splitlines() if ln.startswith("| ace | 3 |")]
     assert row.split("|")[6].strip() == f"{float(_ways_per_spin()):.6g}"
+
+
+WAYS_WILD = WAYS.replace('king = "blank"', 'king = "blank"\nwild = "wild"').replace(
+    'base = [["ace", "ace", "king"]', 'base = [["ace", "wild", "king"]')
+
+
+def test_ways_sheet_names_ways_not_lines(tmp_path):
+    """A 243-ways design's sheet said "Line pays in line-bet units" over its paytable, split its RTP
+    into "base line wins", named the method a "joint line walk", listed the payline rule
+    ``line_wild_pay`` (refused in a ways game: docs/model-format.md, "Ways pays") among the rules
+    as modelled, and gave the pays as "ways" without their number.  The number of ways here is
+    counted by hand: 2 rows on each of 3 reels, 2 x 2 x 2 = 8."""
+    game = load_model_text(WAYS_WILD, str(tmp_path / "ways.toml"))
+    md = render_markdown(build_sheet(game, session=False))
+    assert "Line pays in line-bet units" not in md
+    assert "Ways pays in pay units, per way" in md
+    assert "| pays | 8 ways |" in md
+    assert "base line wins" not in md and "| base ways wins |" in md
+    assert "joint line walk" not in md and "joint ways walk" in md
+    assert "line_wild_pay" not in md
+
+
+def test_payline_sheet_keeps_line_words(tmp_path):
+    """The same words stay on a payline game's sheet (the line rule is listed: the game has a wild)."""
+    text = WAYS_WILD.replace("ways = true", "lines = [[0, 0, 0]]").replace("total_bet = 10\n", "")
+    game = load_model_text(text, str(tmp_path / "lines.toml"))
+    md = render_markdown(build_sheet(game, session=False))
+    assert "Line pays in line-bet units" in md and "| base line wins |" in md
+    assert "joint line walk" in md and "| line_wild_pay |" in md
+
+
+def test_ways_xlsx_has_no_empty_payline_table(tmp_path):
+    """The XLSX summary of a ways game had a 'Paylines' title and header over no rows, and its
+    rules table (none applies: the ways game has no wild) a header over no rows, where the Markdown
+    says 'No rule switches apply to this game.'."""
+    import openpyxl
+
+    from analytic.reports.xlsx import write_xlsx
+
+    game = load_model_text(WAYS, str(tmp_path / "ways.toml"))
+    write_xlsx(build_sheet(game, session=False), str(tmp_path / "w.xlsx"))
+    cells = [c for row in openpyxl.load_workbook(tmp_path / "w.xlsx")["Summary"].iter_rows(values_only=True)
+             for c in row if c is not None]
+    assert not any(str(c).startswith("Paylines") for c in cells)
+    assert "rows per reel" not in cells
+    assert "No rule switches apply to this game." in cells

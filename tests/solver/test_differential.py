@@ -141,7 +141,7 @@ def check_mode(game, o: Oracle, mode: str, text: str) -> None:
         same(res.rtp, want["rtp"], where + "rtp")
         comps = {c.name: c.rtp for c in res.components}
         if res.base is not None:
-            same(comps["base line wins"], want["line_rtp"], where + "base line RTP")
+            same(comps["base ways wins" if game.ways else "base line wins"], want["line_rtp"], where + "base line RTP")
             same(comps["base scatter pays"], want["scatter_rtp"], where + "base scatter RTP")
         for f in res.features:
             same(f.rtp, want["share"].get(f.name, Fraction(0)), where + f"feature {f.name} RTP share")
