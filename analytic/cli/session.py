@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from fractions import Fraction
 
 from analytic.cli import args as args_
@@ -116,7 +117,32 @@ def add_parser(sub):
     args_.add_solve_options(p, precision_default=None)
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="a table of figures (default) or JSON (schema analytic.session/1)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (shown on a terminal when a chain runs longer than 2 s)")
     return p
+
+
+class _ChainBar:
+    """A progress bar of the session's chains on stderr (tqdm), one bar per chain (a bracketed or coarse
+    session runs two); shown only on a terminal and after 2 s, so a quick session prints nothing."""
+
+    def __init__(self):
+        self.bar, self.chain = None, 0
+
+    def __call__(self, t: int, total: int) -> None:
+        if self.bar is None or t == 0:  # a new chain
+            from tqdm import tqdm
+
+            self.close()
+            self.chain += 1
+            self.bar = tqdm(total=total, unit="rounds", unit_scale=total >= 10_000, desc=f"session chain {self.chain}",
+                            delay=2.0, leave=False, smoothing=0.1, mininterval=0.5)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def _rules(args):
@@ -360,15 +386,19 @@ def run(args) -> int:
         result = solve_rounds(game, [mode], workspace=ws)[0]  # (the solve's path: its prefetch, as `solve`)
         if not features_started(game, mode, result.base):
             raise _no_feature_stop(args, game, mode)
+    bar = _ChainBar() if not args.no_progress and sys.stderr.isatty() else None
     try:
         if saved is not None:
             from analytic.solver.round_law_file import session_from_law
 
-            res = session_from_law(game, saved, rules, method=args.method)
+            res = session_from_law(game, saved, rules, method=args.method, progress=bar)
         else:
-            res = solve_session(game, mode, rules, method=args.method, result=result, workspace=ws)
+            res = solve_session(game, mode, rules, method=args.method, result=result, workspace=ws, progress=bar)
     except SessionRefused as exc:
         raise _usage(args, exc, mode) from None
+    finally:
+        if bar is not None:
+            bar.close()
     sim = None
     if args.simulate:
         from analytic.simulator.session import simulate_sessions

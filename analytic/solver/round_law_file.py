@@ -149,7 +149,7 @@ def saved_round_law(game, mode: str, r, *, split: bool = True, features: bool = 
                          error=law.error, split=sp)
 
 
-def session_from_law(game, saved: SavedRoundLaw, rules, *, method: str = "auto"):
+def session_from_law(game, saved: SavedRoundLaw, rules, *, method: str = "auto", progress=None):
     """Session figures from a saved round law (:func:`analytic.solver.session.solve_session`'s chain).
 
     Parameters
@@ -161,6 +161,8 @@ def session_from_law(game, saved: SavedRoundLaw, rules, *, method: str = "auto")
     method : {'auto', 'exact', 'certified', 'coarse'}
         ``auto`` and ``coarse``: a long session on the coarse grid where
         :func:`~analytic.solver.session_bounds.coarse_from_law` takes it.
+    progress : callable, optional
+        As :func:`~analytic.solver.session.session_law` (every chain's rounds).
 
     Returns
     -------
@@ -175,13 +177,14 @@ def session_from_law(game, saved: SavedRoundLaw, rules, *, method: str = "auto")
     from analytic.solver.session import SessionRefused, figures, session_law
     from analytic.solver.session_bounds import coarse_from_law
 
-    got = coarse_from_law(game, saved, rules, method)
+    got = coarse_from_law(game, saved, rules, method, progress=progress)
     if got is not None:
         return got
     if saved.kind == "bracketed":
         from analytic.solver.session_bounds import bounded_session
 
-        return bounded_session(rules, saved.laws, saved.cost, saved.mean_win, cap=saved.cap, method="certified")
+        return bounded_session(rules, saved.laws, saved.cost, saved.mean_win, cap=saved.cap, method="certified",
+                               progress=progress)
     if rules.stop_on_feature:
         sp = saved.split
         if sp is None:
@@ -195,7 +198,7 @@ def session_from_law(game, saved: SavedRoundLaw, rules, *, method: str = "auto")
         nof, feat, err = dict(saved.points), {}, saved.error
     cap = game.cap.currency if game.cap is not None and game.cap.currency else None
     law = session_law(rules, nof, feat, saved.cost, law_error=err, mean_win=saved.mean_win, cap_currency=cap,
-                      method=method)
+                      method=method, progress=progress)
     return figures(law)
 
 

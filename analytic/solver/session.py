@@ -510,7 +510,7 @@ def _conv_split(a: np.ndarray, la: np.ndarray, split, cache: dict, key, work=Non
 def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction, *,
                 law_error: Fraction = Fraction(0), mean_win=None, cap_currency=None,
                 method: str = "auto", snapshots=(), lump_high: bool = False,
-                trim: float | None = None, lump_above: int | None = None) -> SessionLaw:
+                trim: float | None = None, lump_above: int | None = None, progress=None) -> SessionLaw:
     """Run the session chain (see the module docstring).
 
     Parameters
@@ -564,6 +564,8 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
         law: only an upper chain of
         :func:`analytic.solver.session_bounds.coarse_session` (more optimistic
         than the law it runs, so still above the true session) uses it.
+    progress : callable, optional
+        Called ``progress(t, N)`` before each round ``t`` (changes no figure).
 
     Returns
     -------
@@ -739,6 +741,8 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     start = np.array([1 if exact else 1.0], dtype=object if exact else float)
     settle(0, nl - 1, 0, start, live)
     for t in range(N):
+        if progress is not None:
+            progress(t, N)  # (rounds done, rounds in all: before each round)
         nxt: list = [None] * nl
         for j in range(nl):
             if live[j] is None:
@@ -1280,7 +1284,7 @@ def _round_law_of(game, mode, rules: SessionRules, result=None):
 
 
 def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = "auto",
-                  result=None, workspace=None) -> SessionResult:
+                  result=None, workspace=None, progress=None) -> SessionResult:
     """Session figures of a bet mode, from its round's law.
 
     Parameters
@@ -1299,6 +1303,9 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
     workspace : Workspace, optional
         The solve's :class:`analytic.workspace.Workspace` of ``game`` (its cap precision and worker
         processes; default a fresh one: precision 'standard', one process), when the round is solved here.
+    progress : callable, optional
+        Called ``progress(t, N)`` before round ``t`` of each chain of ``N`` rounds (several chains for
+        a bracketed or coarse session); it changes no figure (the CLI's progress bar).
 
     Raises
     ------
@@ -1332,7 +1339,7 @@ def solve_session(game, mode: str | None, rules: SessionRules, *, method: str = 
     # the chain's inputs taken from the round exactly as a saved round law holds them (analytic session
     # --round-law): the same chain on the same numbers either way
     saved = saved_round_law(game, mode, r, split=rules.stop_on_feature, features=False)
-    return session_from_law(game, saved, rules, method=method)
+    return session_from_law(game, saved, rules, method=method, progress=progress)
 
 
 def run_session(nof, feat, cost, rules, **kw) -> SessionResult:

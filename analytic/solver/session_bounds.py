@@ -305,7 +305,7 @@ def _classify(R, price: Fraction):
 
 
 def bounded_session(rules, laws: IntervalLaws, cost: Fraction, mean_win: Figure, *, cap=None,
-                    method: str = "auto", snapshots=(), lump_high: bool = False):
+                    method: str = "auto", snapshots=(), lump_high: bool = False, progress=None):
     """Certified session figures of a round without a law (module docstring).
 
     Parameters
@@ -318,7 +318,7 @@ def bounded_session(rules, laws: IntervalLaws, cost: Fraction, mean_win: Figure,
         The round's certified mean win (total bets; Wald's identity).
     cap : Fraction, optional
         The win cap (total bets; the largest final balance past a cash-up level).
-    method, snapshots, lump_high
+    method, snapshots, lump_high, progress
         As :func:`analytic.solver.session.session_law` (both chains).
 
     Returns
@@ -340,8 +340,9 @@ def bounded_session(rules, laws: IntervalLaws, cost: Fraction, mean_win: Figure,
         raise SessionRefused("a bet ladder with a round bounded only by its exceedance probabilities: a larger "
                              "balance plays a larger bet and can lose more, so no session figure is monotone in the "
                              "round wins and the two bracketing laws do not bracket it", option="bet_ladder")
-    a = session_law(rules, laws.nof, laws.lo, cost, method=method, snapshots=snapshots, lump_high=lump_high)
-    b = session_law(rules, laws.nof, laws.hi, cost, method=method, snapshots=snapshots, lump_high=lump_high)
+    kw = dict(method=method, snapshots=snapshots, lump_high=lump_high, progress=progress)
+    a = session_law(rules, laws.nof, laws.lo, cost, **kw)
+    b = session_law(rules, laws.nof, laws.hi, cost, **kw)
     trio = (laws.nof, laws.lo, laws.hi)
     res = _combine(rules, a, b, cost, mean_win, cap, trio)
     if snapshots:
@@ -635,7 +636,7 @@ def coupling_shift(rounds: int, fail: float = COUPLING_FAIL) -> int:
 
 def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, *, cap=None,
                    steps: int | None = None, fail: float | None = None, snapshots=(), lump_high: bool = False,
-                   law_error=0):
+                   law_error=0, progress=None):
     """A session bracketed on a coarse balance grid (docs/sessions.md, "Long sessions of a feature buy").
 
     The round win ``W`` (law ``lo`` and ``hi`` for a round with only bounds of
@@ -668,7 +669,7 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
         Grid points per price (default :data:`COARSE_STEPS`).
     fail : float, optional
         Probability that the coupling fails (default :data:`COUPLING_FAIL`).
-    snapshots, lump_high
+    snapshots, lump_high, progress
         As :func:`analytic.solver.session.session_law`.
     law_error : float
         Total-variation bound of the laws (a certified law; 0 for an exact one or bracketing laws).
@@ -722,7 +723,7 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     ra = replace(rules, balance=start_a)
     rb = replace(rules, balance=start_b)
     kw = dict(law_error=Fraction(law_error), method="certified", snapshots=snapshots, lump_high=lump_high,
-              trim=COARSE_TRIM)
+              trim=COARSE_TRIM, progress=progress)
     a = session_law(ra, la, {}, cost, mean_win=mean_win, **kw)
     # an upper law whose mean exceeds the price drifts up without bound (its chain's span grows like N):
     # its paths that rise above the true start are taken out as surviving above it -- only more optimistic,
@@ -821,7 +822,7 @@ def check_coarse(game, rules) -> None:
                              "win in total bets); use method auto or certified", key="cap.currency")
 
 
-def coarse_from_law(game, saved, rules, method: str = "auto"):
+def coarse_from_law(game, saved, rules, method: str = "auto", progress=None):
     """A session of a saved round law on the coarse grid when the method asks for it, else None.
 
     ``method='auto'``: the par sheet's rule (:func:`analytic.solver.session.summary_results`): a
@@ -886,4 +887,4 @@ def coarse_from_law(game, saved, rules, method: str = "auto"):
                              f"session's own balance grid ({fine}), not more than {COARSE_STEPS}: the coarse grid "
                              f"(the price over {COARSE_STEPS}) would be no coarser; use method auto or certified",
                              option="method")
-    return coarse_session(rules, lo, hi, c, saved.mean_win, cap=cap, lump_high=True, law_error=err)
+    return coarse_session(rules, lo, hi, c, saved.mean_win, cap=cap, lump_high=True, law_error=err, progress=progress)

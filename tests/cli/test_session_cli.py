@@ -268,3 +268,42 @@ def test_a_simulation_beyond_the_simulator_is_refused_before_the_solve(tmp_path,
     lines = cap.err.splitlines()
     assert rc == 2 and not cap.out and len(lines) == 1, cap.err
     assert lines[0].startswith("error: ") and "tiny.toml" in lines[0] and where in lines[0], lines[0]
+
+
+def test_progress_reports_every_round_of_every_chain_and_changes_nothing(tmp_path, monkeypatch):
+    """A long certified session showed nothing while it ran (10^5 rounds: minutes, as if hung). The chain
+    now reports ``progress(t, N)`` before each round; the CLI's bar (a terminal only) reads it. The
+    figures with and without the callback are the same, and every round of the chain is reported once."""
+    from analytic.model.loader import load_model
+    from analytic.solver.session import SessionRules, solve_session
+
+    m = tmp_path / "tiny.toml"
+    m.write_text(TINY, encoding="utf-8")
+    game = load_model(m)
+    rules = SessionRules(balance=F(10), rounds=40)
+    seen = []
+    a = solve_session(game, None, rules, method="certified", progress=lambda t, n: seen.append((t, n)))
+    b = solve_session(game, None, rules, method="certified")
+    assert a.to_json() == b.to_json()
+    assert seen == [(t, 40) for t in range(40)]
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
+    """On a terminal (stderr a TTY) the bar object is handed to the chain; --no-progress or a pipe: none."""
+    from analytic.cli import session as cli_session
+
+    import analytic.solver.session as S
+
+    got = []
+
+    orig = S.solve_session
+
+    def spy(*a, progress=None, **kw):
+        got.append(progress)
+        return orig(*a, progress=progress, **kw)
+
+    monkeypatch.setattr(S, "solve_session", spy)
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    assert _run(tmp_path, capsys, "--balance", "3", "--rounds", "3")[0] == 0
+    assert _run(tmp_path, capsys, "--balance", "3", "--rounds", "3", "--no-progress")[0] == 0
+    assert isinstance(got[0], cli_session._ChainBar) and got[1] is None
