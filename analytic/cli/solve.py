@@ -274,7 +274,8 @@ def format_table(res) -> str:
                 reach = ("" if p is None else f"   P(reach cap) {exact_format(p.value, '.4g')}" if p.label == "exact" or not p.error
                          else f"   P(reach cap) {bound_text(max(p.value - p.error, 0), False, 4)} .. "
                               f"{bound_text(min(p.value + p.error, 1), True, 4)}")
-                w(f"    stake {float(r['stake']):>10,.2f}   cap {float(r['cap_multiple']):>12,.2f}x   "
+                stake, cm = exact_format(Fraction(r["stake"]), ",.2f"), exact_format(Fraction(r["cap_multiple"]), ",.2f")
+                w(f"    stake {stake:>10}   cap {cm:>12}x   "
                   f"RTP {iv}   [{f.label}]{reach}")
     if res.rtp.label != "exact":
         # a fraction of the stake, then in percentage points as the RTP rows

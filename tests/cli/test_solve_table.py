@@ -146,3 +146,16 @@ def test_extra_figures_say_their_units():
     assert "(x total bet: the round's theoretical maximum win, before the cap)" in lines["max_win"]
     assert lines["uncapped_second_moment"].endswith("((x total bet)^2, before the cap)")
     assert "currency: the largest stake" in lines["cap_free_stake_limit"]
+
+
+def test_currency_rows_print_the_cap_multiple_from_its_own_digits():
+    """A currency cap of 10^20 + 1 at a stake of 1: a cap multiple of 100,000,000,000,000,000,001
+    total bets, exact; through a float it printed 100,000,000,000,000,000,000.00, a digit it does not
+    have. By hand."""
+    from analytic.features.laws.capped import stake_row
+
+    rows = [stake_row(Fraction(1), Fraction(10**20 + 1), Figure(Fraction(1, 2)), True)]
+    text = format_table(_round(game=SimpleNamespace(name="toy", total_bet=1), extra={"currency_cap": rows}))
+    got = [ln for ln in text.splitlines() if ln.strip().startswith("stake")]
+    assert re.fullmatch(r"\s*stake\s+1\.00\s+cap 100,000,000,000,000,000,001\.00x\s+RTP 50\.00000000 %\s+\[exact\]",
+                        got[0]), got
