@@ -246,7 +246,7 @@ def format_table(res) -> str:
         cap = applied_cap(res)
         paid = f", paid {exact_format(cap, ',.4f')}x: the win cap" if cap is not None and tw > cap else ""
         w(f"  {'top base-spin win':<34}{exact_format(tw, ',.4f')}x total bet   ({b.figures.top_weight:,} combinations, "
-          f"1 in {b.cycle / b.figures.top_weight:,.0f}{paid})")
+          f"1 in {exact_format(Fraction(b.cycle, b.figures.top_weight), ',.0f')}{paid})")
     for k, v in res.extra.items():
         unit = f"   ({EXTRA_UNITS[k]})" if k in EXTRA_UNITS else ""  # the key as in the JSON, its unit beside
         if _is_rtp(k) and isinstance(v, (Figure, Fraction)):  # capped_rtp ...: as the RTP rows, in percent
