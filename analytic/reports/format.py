@@ -362,12 +362,17 @@ def range_cells(r) -> list[str]:
 def ranges_label(m) -> str:
     """The exactness of a mode sheet's expected-RTP-range table (``m.ranges``, :class:`~analytic.reports.model.RangeRow`
     each): "certified", "approximate", or, where only the first rows are certified (the N-round law's
-    certified error grows with N), "certified to 10^k rounds, approximate beyond"."""
+    certified error grows with N), "certified to 10^k rounds, approximate beyond"; certified rows that
+    are not the first ones, "certified except the rows marked (approximate)" (:func:`range_rows`)."""
     labels = [r.label for r in m.ranges]
     if len(set(labels)) == 1:
         return labels[0]
-    last = max(r.rounds for r in m.ranges if r.label == "certified")
-    return f"certified to {rounds_text(last)} rounds, approximate beyond"
+    k = 0  # the certified rows first: how many
+    while k < len(labels) and labels[k] == "certified":
+        k += 1
+    if k == 0 or "certified" in labels[k:]:
+        return "certified except the rows marked (approximate)"
+    return f"certified to {rounds_text(m.ranges[k - 1].rounds)} rounds, approximate beyond"
 
 
 def range_rows(m) -> list[list[str]]:

@@ -68,3 +68,13 @@ def test_band_plot_names_each_level_without_a_certified_segment(monkeypatch):
         ax, hatched, legend = _plotted(monkeypatch, labels)
         assert hatched and "90% range" in legend and "normal approximation (not certified)" in legend, labels
         assert legend.count("90% range") == 1
+
+
+def test_table_certified_at_rows_that_are_not_the_first_says_so():
+    """Certified at 10^4 only (10^3 and 10^5 approximate): the heading said "certified to 10^4 rounds,
+    approximate beyond", a certified 10^3 row that is not there; it names the approximate rows instead."""
+    m = _sheet(["approximate", "certified", "approximate"])
+    assert ranges_label(m) == "certified except the rows marked (approximate)"
+    assert [r[0] for r in range_rows(m)] == ["10^3 (approximate)", "10^4", "10^5 (approximate)"]
+    assert ranges_label(_sheet(["certified", "approximate", "certified"])) == \
+        "certified except the rows marked (approximate)"
