@@ -49,7 +49,7 @@ def _pct(f: Figure | Fraction) -> str:
     interval containing the certified one (:func:`analytic.figures.shown`)."""
     if isinstance(f, Figure) and f.label != "exact":
         c, e, d = shown(f, 6, 100)
-        return f"{centre_text(c, d, sep=False)} %  (bounded, +/- {float(e):.2g} %)"
+        return f"{centre_text(c, d, sep=False)} %  (bounded, +/- {exact_format(e, '.2g')} %)"
     v = f.value if isinstance(f, Figure) else f
     return f"{exact_format(Fraction(v) * 100, '.6f')} %"  # (its exact digits: no float, whatever its size)
 
@@ -95,7 +95,7 @@ def _val(f: Figure, decimals: int) -> str:
     if f.label == "exact" or not f.error:
         return exact_format(f.value, f",.{decimals}f")
     c, e, d = shown(f, decimals)
-    return f"{centre_text(c, d)} +/- {float(e):.2g}"
+    return f"{centre_text(c, d)} +/- {exact_format(e, '.2g')}"
 
 
 def _sd_text(v: Figure) -> str:

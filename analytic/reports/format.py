@@ -173,7 +173,7 @@ def _decade(x: Fraction) -> int:
 
 def _err_text(e: Fraction) -> str:
     """A printed error (at most two significant digits, already rounded up: :func:`shown`)."""
-    return f"{float(e):.2g}"
+    return exact_format(e, ".2g")  # (its digits exactly: a float is 0 below 1e-308)
 
 
 def _pm_pct(f: Figure, digits: int) -> str:

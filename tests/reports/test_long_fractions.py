@@ -99,3 +99,16 @@ def test_probability_of_thousands_of_digits_is_printed_not_never():
         want = Decimal(1) / Decimal(7**6000)
     assert num(p, 6) == f"{want:.6e}" == "2.580833e-5071"
     assert one_in(p) == f"1 in {1 / want:.4e}"
+
+
+def test_bounded_figure_of_a_tiny_error_does_not_print_0():
+    """A bounded probability 5e-400 certified to 1e-401: its error, below a float's range, printed
+    '± 0' (a bounded figure read as exact) through a float; it prints 1e-401 (the shown error: the
+    centre 5e-400 needs no rounding, so the error itself, rounded up to 2 digits), by hand."""
+    from analytic.cli.solve import _pct, _val
+    from analytic.reports.format import fig_num, prob_text
+
+    f = Figure(Fraction(5, 10**400), "bounded", Fraction(1, 10**401))
+    for text in (prob_text(f), fig_num(f, 2), _val(f, 6)):
+        assert text.split("±" if "±" in text else "+/-")[1].split()[0] == "1e-401", text
+    assert "+/- 1e-399 %" in _pct(f)
