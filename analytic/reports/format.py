@@ -535,8 +535,8 @@ RETRIGGERS_HEAD = ["retriggers", "probability", "1 in", "cumulative"]
 
 def spins_rows(rows) -> list[list[str]]:
     """Text rows of :class:`~analytic.reports.model.SpinsRow` s: label, probability, 1 in, cumulative."""
-    def cum(c):  # "1 - 4.7e-06" where six decimals would round it to 1
-        return f"1 - {exact_format(1 - c, '.2e')}" if c < 1 and 1 - c < Fraction(5, 10**7) else num(c, 6)
+    def cum(c):  # "1 - 4.7e-07" where six decimals would round it to 1 (1 - 5e-7 too: a tie, half to even)
+        return f"1 - {exact_format(1 - c, '.2e')}" if c < 1 and 1 - c <= Fraction(5, 10**7) else num(c, 6)
     return [[r.label, num(r.probability, 6), one_in(r.probability), cum(r.cumulative)] for r in rows]
 
 
