@@ -50,7 +50,7 @@ def _pct(f: Figure | Fraction) -> str:
     interval containing the certified one (:func:`analytic.figures.shown`)."""
     if isinstance(f, Figure) and f.label != "exact":
         c, e, d = shown(f, 6, 100)
-        return f"{centre_text(c, d, sep=False)} %  (bounded, +/- {float(e):.2g} %)"
+        return f"{centre_text(c, d, sep=False)} %  (bounded, +/- {exact_format(e, '.2g')} %)"
     v = f.value if isinstance(f, Figure) else f
     return f"{exact_format(Fraction(v) * 100, '.6f')} %"  # (its exact digits: no float, whatever its size)
 
@@ -96,7 +96,7 @@ def _val(f: Figure, decimals: int) -> str:
     if f.label == "exact" or not f.error:
         return exact_format(f.value, f",.{decimals}f")
     c, e, d = shown(f, decimals)
-    return f"{centre_text(c, d)} +/- {float(e):.2g}"
+    return f"{centre_text(c, d)} +/- {exact_format(e, '.2g')}"
 
 
 def _sd_text(v: Figure) -> str:
@@ -247,7 +247,7 @@ def format_table(res) -> str:
         cap = applied_cap(res)
         paid = f", paid {exact_format(cap, ',.4f')}x: the win cap" if cap is not None and tw > cap else ""
         w(f"  {'top base-spin win':<34}{exact_format(tw, ',.4f')}x total bet   ({b.figures.top_weight:,} combinations, "
-          f"1 in {b.cycle / b.figures.top_weight:,.0f}{paid})")
+          f"1 in {exact_format(Fraction(b.cycle, b.figures.top_weight), ',.0f')}{paid})")
     for k, v in res.extra.items():
         unit = f"   ({EXTRA_UNITS[k]})" if k in EXTRA_UNITS else ""  # the key as in the JSON, its unit beside
         if _is_rtp(k) and isinstance(v, (Figure, Fraction)):  # capped_rtp ...: as the RTP rows, in percent
@@ -275,7 +275,8 @@ def format_table(res) -> str:
                 reach = ("" if p is None else f"   P(reach cap) {exact_format(p.value, '.4g')}" if p.label == "exact" or not p.error
                          else f"   P(reach cap) {bound_text(max(p.value - p.error, 0), False, 4)} .. "
                               f"{bound_text(min(p.value + p.error, 1), True, 4)}")
-                w(f"    stake {float(r['stake']):>10,.2f}   cap {float(r['cap_multiple']):>12,.2f}x   "
+                stake, cm = exact_format(Fraction(r["stake"]), ",.2f"), exact_format(Fraction(r["cap_multiple"]), ",.2f")
+                w(f"    stake {stake:>10}   cap {cm:>12}x   "
                   f"RTP {iv}   [{f.label}]{reach}")
     if res.rtp.label != "exact":
         # a fraction of the stake, then in percentage points as the RTP rows

@@ -174,7 +174,7 @@ def _decade(x: Fraction) -> int:
 
 def _err_text(e: Fraction) -> str:
     """A printed error (at most two significant digits, already rounded up: :func:`shown`)."""
-    return f"{float(e):.2g}"
+    return exact_format(e, ".2g")  # (its digits exactly: a float is 0 below 1e-308)
 
 
 def _pm_pct(f: Figure, digits: int) -> str:
@@ -363,12 +363,17 @@ def range_cells(r) -> list[str]:
 def ranges_label(m) -> str:
     """The exactness of a mode sheet's expected-RTP-range table (``m.ranges``, :class:`~analytic.reports.model.RangeRow`
     each): "certified", "approximate", or, where only the first rows are certified (the N-round law's
-    certified error grows with N), "certified to 10^k rounds, approximate beyond"."""
+    certified error grows with N), "certified to 10^k rounds, approximate beyond"; certified rows that
+    are not the first ones, "certified except the rows marked (approximate)" (:func:`range_rows`)."""
     labels = [r.label for r in m.ranges]
     if len(set(labels)) == 1:
         return labels[0]
-    last = max(r.rounds for r in m.ranges if r.label == "certified")
-    return f"certified to {rounds_text(last)} rounds, approximate beyond"
+    k = 0  # the certified rows first: how many
+    while k < len(labels) and labels[k] == "certified":
+        k += 1
+    if k == 0 or "certified" in labels[k:]:
+        return "certified except the rows marked (approximate)"
+    return f"certified to {rounds_text(m.ranges[k - 1].rounds)} rounds, approximate beyond"
 
 
 def range_rows(m) -> list[list[str]]:
@@ -550,8 +555,8 @@ RETRIGGERS_HEAD = ["retriggers", "probability", "1 in", "cumulative"]
 
 def spins_rows(rows) -> list[list[str]]:
     """Text rows of :class:`~analytic.reports.model.SpinsRow` s: label, probability, 1 in, cumulative."""
-    def cum(c):  # "1 - 4.7e-06" where six decimals would round it to 1
-        return f"1 - {exact_format(1 - c, '.2e')}" if c < 1 and 1 - c < Fraction(5, 10**7) else num(c, 6)
+    def cum(c):  # "1 - 4.7e-07" where six decimals would round it to 1 (1 - 5e-7 too: a tie, half to even)
+        return f"1 - {exact_format(1 - c, '.2e')}" if c < 1 and 1 - c <= Fraction(5, 10**7) else num(c, 6)
     return [[r.label, num(r.probability, 6), one_in(r.probability), cum(r.cumulative)] for r in rows]
 
 

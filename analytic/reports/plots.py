@@ -123,6 +123,7 @@ def bands_png(m: ModeSheet) -> bytes:
     # each segment between two N filled plainly where both ends are certified (the N-round law: the
     # certified outer ends), hatched where either is the normal approximation
     approx = [r.label != "certified" for r in m.bands]
+    unnamed = []  # levels with no plain segment (every one hatched): named in the legend by a plain patch
     for k, lv in sorted(enumerate(levels), key=lambda t: -t[1]):
         lo = [r.ranges[k][1] * 100 for r in m.bands]
         hi = [r.ranges[k][2] * 100 for r in m.bands]
@@ -140,6 +141,8 @@ def bands_png(m: ModeSheet) -> bytes:
                 ax.fill_between(xs[part], lo[part], hi[part], color=shade,
                                 label=None if labelled else f"{lv}% range")
                 labelled = True
+        if not labelled:
+            unnamed.append((shade, f"{lv}% range"))
     ax.axhline(rtp, color="black", lw=1, label=f"RTP {fig_pct(m.rtp)}")
     ax.set_xscale("log")
     ax.set_xlabel("rounds played")
@@ -150,6 +153,8 @@ def bands_png(m: ModeSheet) -> bytes:
     if kind is None:
         from matplotlib.patches import Patch
 
+        handles[:0] = [Patch(color=shade) for shade, _ in unnamed]
+        names[:0] = [name for _, name in unnamed]
         handles.append(Patch(facecolor="white", edgecolor="#7f7f7f", hatch="///", linewidth=0))
         names.append("normal approximation (not certified)")
     ax.legend(handles, names, fontsize=7)

@@ -157,3 +157,28 @@ def test_an_exact_rtp_beyond_float_digits_prints_its_own_digits():
                                mean_win=Figure(rtp), second_moment=Figure(rtp * 10**30)))
     line = next(ln for ln in text.splitlines() if ln.strip().startswith("RTP"))
     assert "800000000000000000000000000078.400000 %" in line, line
+
+
+def test_currency_rows_print_the_cap_multiple_from_its_own_digits():
+    """A currency cap of 10^20 + 1 at a stake of 1: a cap multiple of 100,000,000,000,000,000,001
+    total bets, exact; through a float it printed 100,000,000,000,000,000,000.00, a digit it does not
+    have. By hand."""
+    from analytic.features.laws.capped import stake_row
+
+    rows = [stake_row(Fraction(1), Fraction(10**20 + 1), Figure(Fraction(1, 2)), True)]
+    text = format_table(_round(game=SimpleNamespace(name="toy", total_bet=1), extra={"currency_cap": rows}))
+    got = [ln for ln in text.splitlines() if ln.strip().startswith("stake")]
+    assert re.fullmatch(r"\s*stake\s+1\.00\s+cap 100,000,000,000,000,000,001\.00x\s+RTP 50\.00000000 %\s+\[exact\]",
+                        got[0]), got
+
+
+def test_top_base_spin_win_one_in_from_its_own_digits():
+    """A cycle of 10^17 + 3 stop combinations and one of them the top win: '1 in
+    100,000,000,000,000,003' exactly (a float of the quotient printed 100,000,000,000,000,000); a
+    cycle of 5 with 2 top combinations: 2.5, a tie, rounds half to even to 2. By hand."""
+    for cycle, weight, want in ((10**17 + 3, 1, "100,000,000,000,000,003"), (5, 2, "2")):
+        base = SimpleNamespace(reel_set="base", cycle=cycle,
+                               figures=SimpleNamespace(top_win=Fraction(7, 2), top_weight=weight))
+        text = format_table(_round(game=SimpleNamespace(name="toy", total_bet=1, cap=None), base=base))
+        (line,) = [ln for ln in text.splitlines() if "top base-spin win" in ln]
+        assert line.endswith(f"x total bet   ({weight:,} combinations, 1 in {want})"), line

@@ -112,3 +112,16 @@ def test_an_exact_percentage_beyond_float_digits_keeps_its_own_digits():
     assert pct(Fr(10**30, 125) + Fr(98, 125)) == "800000000000000000000000000078.4000%"
     assert pct(Fr(951, 1000)) == "95.1000%" and pct(0.951) == "95.1000%"
     assert _decimal(Fr(10**40 + 7, 100), 2) == f"{10**38:,}.07"
+
+
+def test_bounded_figure_of_a_tiny_error_does_not_print_0():
+    """A bounded probability 5e-400 certified to 1e-401: its error, below a float's range, printed
+    '± 0' (a bounded figure read as exact) through a float; it prints 1e-401 (the shown error: the
+    centre 5e-400 needs no rounding, so the error itself, rounded up to 2 digits), by hand."""
+    from analytic.cli.solve import _pct, _val
+    from analytic.reports.format import fig_num, prob_text
+
+    f = Figure(Fraction(5, 10**400), "bounded", Fraction(1, 10**401))
+    for text in (prob_text(f), fig_num(f, 2), _val(f, 6)):
+        assert text.split("±" if "±" in text else "+/-")[1].split()[0] == "1e-401", text
+    assert "+/- 1e-399 %" in _pct(f)

@@ -57,3 +57,24 @@ def test_band_plot_marks_the_approximate_part(monkeypatch):
     assert not hatched and ax.get_title().endswith("(certified)")
     ax, hatched, legend = _plotted(monkeypatch, ["approximate", "approximate"])
     assert not hatched and ax.get_title().endswith("(normal approximation)")
+
+
+def test_band_plot_names_each_level_without_a_certified_segment(monkeypatch):
+    """Certified only at 10^3 (no segment with both ends certified, so every segment is hatched), or at
+    10^3 and 10^5 around an approximate 10^4: the legend still names the level's shade ("90% range")
+    beside the hatching's meaning (it named only the hatching and the RTP line)."""
+    for labels in (["certified", "approximate", "approximate"], ["approximate", "certified"],
+                   ["certified", "approximate", "certified"]):
+        ax, hatched, legend = _plotted(monkeypatch, labels)
+        assert hatched and "90% range" in legend and "normal approximation (not certified)" in legend, labels
+        assert legend.count("90% range") == 1
+
+
+def test_table_certified_at_rows_that_are_not_the_first_says_so():
+    """Certified at 10^4 only (10^3 and 10^5 approximate): the heading said "certified to 10^4 rounds,
+    approximate beyond", a certified 10^3 row that is not there; it names the approximate rows instead."""
+    m = _sheet(["approximate", "certified", "approximate"])
+    assert ranges_label(m) == "certified except the rows marked (approximate)"
+    assert [r[0] for r in range_rows(m)] == ["10^3 (approximate)", "10^4", "10^5 (approximate)"]
+    assert ranges_label(_sheet(["certified", "approximate", "certified"])) == \
+        "certified except the rows marked (approximate)"

@@ -310,3 +310,22 @@ def test_spins_law_against_the_simulator():
     fr = solve_feature(g, "free_spins", 3)
     e = fr.expected_spins
     assert e.value - e.error <= fr.spins_law.expected <= e.value + e.error
+
+
+def test_cumulative_just_below_1_is_not_printed_1():
+    """A cumulative probability of exactly 1 - 5e-7 (a tie at six decimals: rounded half to even it is
+    1.000000) printed '1.000000' for a law not yet complete; it prints '1 - 5.00e-07', as any
+    cumulative whose six decimals would read 1. 1 - 4.9e-7 likewise; 1 - 6e-7 is 0.999999. By hand."""
+    from fractions import Fraction
+    from types import SimpleNamespace
+
+    from analytic.reports.format import spins_rows
+
+    def cum(c):
+        (row,) = spins_rows([SimpleNamespace(label="10", probability=Fraction(1, 4), cumulative=c)])
+        return row[3]
+
+    assert cum(1 - Fraction(5, 10**7)) == "1 - 5.00e-07"
+    assert cum(1 - Fraction(49, 10**8)) == "1 - 4.90e-07"
+    assert cum(1 - Fraction(6, 10**7)) == "0.999999"
+    assert cum(Fraction(1)) == "1"
