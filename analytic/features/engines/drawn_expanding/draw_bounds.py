@@ -15,9 +15,7 @@ arguments and send back only the bounds; each worker keeps one BLAS thread,
 via ``threadpoolctl``, so that the workers do not oversubscribe the cores).
 The number of workers is the workspace's ``workers`` (``1``: in this
 process, no pool), one fewer while this process works ``meanwhile`` (it
-keeps a core) unless that work is short beside the jobs
-(``short_meanwhile``); it changes the speed only (the work is cut the same
-way).
+keeps a core); it changes the speed only (the work is cut the same way).
 The jobs wait in one queue: a worker is handed the first one left whenever
 its last one ends, and this process, once its ``meanwhile`` work is done,
 takes the last ones left (the shortest), so both end about together.  The
