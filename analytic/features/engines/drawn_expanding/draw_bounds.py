@@ -226,7 +226,7 @@ def _keep_rows(task, rows) -> None:
         st._line_expansion_rows = rows
 
 
-def regular_cap_bounds_together(tasks, meanwhile=None, short_meanwhile: bool = False) -> list[dict]:
+def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
     """:func:`regular_cap_bounds` of several tasks in one pool of worker processes.
 
     ``tasks``: ``(feature, starts, ws, kinds)`` each, ``ws`` the workspace of
@@ -239,11 +239,8 @@ def regular_cap_bounds_together(tasks, meanwhile=None, short_meanwhile: bool = F
     jobs share the pool (``workers`` of the first task's workspace, at most
     the jobs), while this process runs ``meanwhile`` and then takes the jobs
     no worker holds yet, from the last.  With ``workers`` 1 every job runs
-    here, then ``meanwhile``.  ``short_meanwhile``: ``meanwhile`` is short
-    beside the jobs (the regular feature's moments and zero-win laws beside
-    its cap bounds), so the pool keeps every worker and this process runs it
-    beside them (else the pool gets one worker fewer: this process keeps a
-    core).  Returns one ``{n0: (upper, lower)}`` per task; each workspace keeps its solves and, under
+    here, then ``meanwhile``.  Returns one ``{n0: (upper, lower)}``
+    per task; each workspace keeps its solves and, under
     :data:`JOB_SECONDS`, ``{(kind, n0, levels): (wall, cpu) seconds}`` of this call's.
     """
     from analytic.features.engines.drawn_expanding import draw_cap as rc
@@ -258,7 +255,7 @@ def regular_cap_bounds_together(tasks, meanwhile=None, short_meanwhile: bool = F
     jobs.sort(key=lambda sj: sj[1][0] != "upper")
     if jobs:
         nw = workers(len(jobs), spaces[0].workers)
-        if meanwhile is not None and nw > 1 and not short_meanwhile:
+        if meanwhile is not None and nw > 1:
             # this process works meanwhile (the Power Free Spins' capped law, about as long as all the
             # jobs together on the shipped model): it keeps a core, the pool gets the others (one worker
             # more only makes three processes share two cores)

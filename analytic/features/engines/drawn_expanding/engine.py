@@ -1356,29 +1356,20 @@ def prefetch_modes(game: Game, modes, *, ws: Workspace | None = None) -> None:
     of ``game``), so the modes solved with it then find them.  Done only when
     ``modes`` (names) need both: a mode with base spins or buying the regular
     feature, and a Power Bet mode (``power`` flag) or one buying the Power
-    feature.  When they need the regular bounds only, this process builds
-    the regular feature's moments and zero-win laws beside the worker
-    processes (a few seconds beside half a minute of jobs: the pool keeps
-    every worker), where the round's solve would build them before the
-    pool starts.
+    feature.
     """
     ws = workspace_for(game, ws)
     if game.cap is None or not REGULAR_CAP_LAW:
         return
     reg, pw = _regular_and_power(game)
     ms = [game.modes[name] for name in modes]
-    if not any(m.buys in (None, reg) for m in ms):
+    if not (any(m.buys in (None, reg) for m in ms) and any(m.buys == pw or m.params.get("gamble") for m in ms)):
         return
-    starts = game.features[reg].trigger.counts.values()
-    if any(m.buys == pw or m.params.get("gamble") for m in ms):
-        _regular_cap_bounds(game, reg, starts, ws, meanwhile=lambda: bound_free_work(game, reg, pw, ws))
-    else:
-        _regular_cap_bounds(game, reg, starts, ws, meanwhile=lambda: _moments_and_zero_win(game, reg, ws),
-                            short_meanwhile=True)
+    _regular_cap_bounds(game, reg, game.features[reg].trigger.counts.values(), ws,
+                        meanwhile=lambda: bound_free_work(game, reg, pw, ws))
 
 
-def _regular_cap_bounds(game: Game, feature: str, starts, ws: Workspace, meanwhile=None,
-                        short_meanwhile: bool = False) -> dict:
+def _regular_cap_bounds(game: Game, feature: str, starts, ws: Workspace, meanwhile=None) -> dict:
     """:func:`~analytic.features.engines.drawn_expanding.draw_bounds.regular_cap_bounds`, either reading.
 
     Under the literal reading (drawn expanding symbols) the upper bounds are
@@ -1387,17 +1378,16 @@ def _regular_cap_bounds(game: Game, feature: str, starts, ws: Workspace, meanwhi
     (:mod:`~analytic.features.engines.drawn_expanding.line_sets`: ``W_lower <= W <=
     W_upper`` path by path, and ``(B + w - C)+``, ``1{B + w >= C}`` grow with ``w``).
     """
-    from analytic.features.engines.drawn_expanding.draw_bounds import regular_cap_bounds_together
+    from analytic.features.engines.drawn_expanding.draw_bounds import regular_cap_bounds, regular_cap_bounds_together
     from analytic.features.engines.drawn_expanding.line_sets import bounding_workspace, literal_draws
 
     if not literal_draws(game, feature):
-        return regular_cap_bounds_together([(feature, starts, ws, ("upper", "lower"))], meanwhile=meanwhile,
-                                           short_meanwhile=short_meanwhile)[0]
+        return regular_cap_bounds(game, feature, starts, meanwhile=meanwhile, ws=ws)
     wu, wl = bounding_workspace(ws, feature, "upper"), bounding_workspace(ws, feature, "lower")
     # both games' solves in one pool (the upper bounds' run beside the lower bounds), this process
     # meanwhile on ``meanwhile``: every job is solved as it would be alone, so the figures are the same
     up, low = regular_cap_bounds_together([(feature, starts, wu, ("upper",)), (feature, starts, wl, ("lower",))],
-                                          meanwhile=meanwhile, short_meanwhile=short_meanwhile)
+                                          meanwhile=meanwhile)
     return {n0: (up[n0][0], low[n0][1]) for n0 in up}
 
 
@@ -1415,14 +1405,9 @@ def bound_free_work(game: Game, reg: str, pw: str, ws: Workspace | None = None) 
     ws = workspace_for(game, ws)
     power_cap_law(game, pw, ws=ws, threads=1)  # (the worker processes have the other cores)
     for f in (pw, reg):
-        _moments_and_zero_win(game, f, ws)
-
-
-def _moments_and_zero_win(game: Game, feature: str, ws: Workspace) -> None:
-    """The feature's moments (:func:`feature_moments`) and zero-win laws, every start, kept in ``ws``."""
-    for books, spins in sorted(game.features[feature].trigger.counts.items())[:1]:
-        feature_moments(game, feature, books, ws)  # (all starts at once)
-        _zero_bounds(game, feature, spins, ws)
+        for books, spins in sorted(game.features[f].trigger.counts.items())[:1]:
+            feature_moments(game, f, books, ws)  # (all starts at once)
+            _zero_bounds(game, f, spins, ws)
 
 
 register_round_solver(ENGINE, lambda game, mode, *, plain, ws=None: solve_drawn_expanding_round(
