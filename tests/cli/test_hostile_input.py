@@ -30,51 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TIME_LIMIT = 20.0  # seconds per entry; generous so that a busy machine does not make it flaky
 
 #: A small game that solves in well under a second (3 reels, 1 line, a scatter, a currency cap).
-TINY = """\
-[game]
-name = "Tiny"
-reels = 3
-rows = 1
-provider = "Test"
-notes = "fixture"
-published = { rtp = "95%" }
-
-[symbols]
-a = "regular"
-b = "regular"
-w = "wild"
-s = "scatter"
-x = "blank"
-
-[paytable]
-a = { 3 = 10 }
-b = { 2 = 1, 3 = 5 }
-w = { 3 = 20 }
-
-[scatter]
-symbols = ["s"]
-pays = { 2 = "1/2", 3 = 5 }
-
-[paylines]
-lines = [[0, 0, 0]]
-
-[reels]
-base = [["a", "b", "w", "s", "x"], ["a", "b", "b", "s", "x"], ["a", "b", "w", "s", "x"]]
-
-[modes.base]
-cost = 1
-reels = "base"
-description = "plain"
-
-[cap]
-total_bet_multiple = 1000
-currency = 250
-currency_name = "GBP"
-stakes = [1, 2]
-
-[design]
-"paytable.a" = "the reason"
-"""
+TINY = (ROOT / "tests" / "data" / "tiny_scatter.toml").read_text(encoding="utf-8")
 
 
 def tiny(*edits: tuple[str, str]) -> str:

@@ -281,32 +281,8 @@ def test_modes_sharing_by_hand():
     assert modes_sharing(game, "base", "base") == []
 
 
-_TINY = """
-[game]
-name = "tiny"
-reels = 3
-rows = 1
-[symbols]
-a = "regular"
-b = "regular"
-w = "wild"
-s = "scatter"
-x = "blank"
-[paytable]
-a = { 3 = 10 }
-b = { 2 = 1, 3 = 5 }
-w = { 3 = 20 }
-[scatter]
-symbols = ["s"]
-pays = { 2 = "1/2", 3 = 5 }
-[paylines]
-lines = [[0, 0, 0]]
-[reels]
-base = [["a", "b", "w", "s", "x"], ["a", "b", "b", "s", "x"], ["a", "b", "w", "s", "x"]]
-[modes.base]
-cost = 1
-reels = "base"
-"""
+#: A 3-reel, 1-line game with a wild, a scatter and a currency cap (shared with tests/cli/test_hostile_input.py).
+_TINY = (Path(__file__).resolve().parents[1] / "data" / "tiny_scatter.toml").read_text(encoding="utf-8")
 
 
 def test_every_repeated_lock_option_holds(tmp_path, capsys):
