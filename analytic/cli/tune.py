@@ -170,7 +170,7 @@ def run(args) -> int:
 
             raise ModelError(args.model, "--reel-set",
                              f"bet mode {mode!r} never reads reel set {args.reel_set[:60]!r}, so tuning it cannot "
-                             f"change the mode's figures (the mode reads {', '.join(read)})")
+                             f"change the mode's figures (the mode reads {', '.join(read) or 'no reel set'})")
     _check_locks(args.lock, game)
     _check_feature_target(args.target_feature_frequency, game, mode)
     out = src if args.in_place else Path(args.out or src.with_name(src.stem + ".tuned.toml"))
