@@ -76,18 +76,19 @@ def _rtp_text(v: Figure | Fraction) -> str:
     return f"{_pct(f)}   [{f.label}]"
 
 
-def _one_in(f: Figure) -> str:
+def _one_in(f: Figure, sep: str = "") -> str:
     """``1 in N`` of a probability to 4 decimals; of a bounded one the same where it is within half a
     unit of its last digit of ``1 / p`` for every ``p`` in the certified interval, else the certified
-    range ``1 in A .. B`` (``A`` rounded down, ``B`` up; ``1 in A or rarer`` where ``p`` can be 0)."""
-    t = f"1 in {exact_format(1 / Fraction(f.value), '.4f')}"
+    range ``1 in A .. B`` (``A`` rounded down, ``B`` up; ``1 in A or rarer`` where ``p`` can be 0);
+    ``1 in inf`` of a probability exactly 0.  ``sep`` ``","``: with thousands separators."""
+    t = f"1 in {exact_format(1 / Fraction(f.value), f'{sep}.4f')}" if f.value else "1 in inf"
     if f.label == "exact" or not f.error:
         return t
     lo, hi = max(f.value - f.error, Fraction(0)), min(f.value + f.error, Fraction(1))
     if lo > 0 and covers(t, 1 / hi, 1 / lo, Fraction(1, 2)):
         return t
-    a = f"1 in {exact_format(round_decimals(1 / hi, 4, up=False), '.4f')}"
-    return f"{a} or rarer" if lo <= 0 else f"{a} .. {exact_format(round_decimals(1 / lo, 4, up=True), '.4f')}"
+    a = f"1 in {exact_format(round_decimals(1 / hi, 4, up=False), f'{sep}.4f')}"
+    return f"{a} or rarer" if lo <= 0 else f"{a} .. {exact_format(round_decimals(1 / lo, 4, up=True), f'{sep}.4f')}"
 
 
 def _val(f: Figure, decimals: int) -> str:
@@ -222,10 +223,9 @@ def format_table(res) -> str:
     else:
         w(f"  {'hit frequency':<34}{_pct(res.hit_frequency)}   ({_one_in(res.hit_frequency)})   [{res.hit_frequency.label}]"
           if hf else f"  hit frequency 0   [{res.hit_frequency.label}]")
-    for f in res.features:  # a bounded average win or expected spins with its error (never a bare centre)
-        lab = "exact" if f.average_win.label == f.expected_spins.label == "exact" else "bounded"
-        n = exact_format(1 / f.frequency.value, ",.4f") if f.frequency.value else "inf"  # (exactly: no float)
-        w(f"  feature {f.name:<26}1 in {n}   average win {_val(f.average_win, 6)}x"
+    for f in res.features:  # a bounded frequency, average win or expected spins with its error (never a bare centre)
+        lab = "exact" if f.frequency.label == f.average_win.label == f.expected_spins.label == "exact" else "bounded"
+        w(f"  feature {f.name:<26}{_one_in(f.frequency, ',')}   average win {_val(f.average_win, 6)}x"
           f"   expected spins {_val(f.expected_spins, 6)}   [{lab}]")
     var = res.variance_figure
     w(f"  {'standard deviation (per unit bet)':<34}{_sd_text(var)}   [{var.label}]")

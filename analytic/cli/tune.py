@@ -161,6 +161,16 @@ def run(args) -> int:
     if args.reel_set is not None and args.reel_set not in game.reel_sets:
         raise args_.UsageError(f"--reel-set: unknown reel set {args.reel_set[:60]!r} "
                                f"(the model has {', '.join(game.reel_sets)})")
+    if args.reel_set is not None:
+        from analytic.tuner.search import reel_sets_read
+
+        read = reel_sets_read(game, mode)
+        if args.reel_set not in read:  # no change of its strips can move the mode's figures
+            from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
+
+            raise ModelError(args.model, "--reel-set",
+                             f"bet mode {mode!r} never reads reel set {args.reel_set[:60]!r}, so tuning it cannot "
+                             f"change the mode's figures (the mode reads {', '.join(read) or 'no reel set'})")
     _check_locks(args.lock, game)
     _check_feature_target(args.target_feature_frequency, game, mode)
     out = src if args.in_place else Path(args.out or src.with_name(src.stem + ".tuned.toml"))

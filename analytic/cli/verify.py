@@ -45,7 +45,7 @@ from analytic.figures import Figure
 from analytic.limits import MAX_ROUNDS
 from analytic.reports.format import bound_text
 
-__all__ = ["BIN_CONVENTION", "add_parser", "run", "compare", "check_law", "law_text"]
+__all__ = ["BIN_CONVENTION", "add_parser", "run", "compare", "table_lines", "check_law", "law_text"]
 
 Z_LIMIT = 3.2905267314919255  # 99.9 % two-sided
 
@@ -172,16 +172,49 @@ def run(args) -> int:
     else:
         for m, rows in report.items():
             print(f"{game.name} — bet mode '{m}', {args.rounds:,} simulated rounds (seed {args.seed})")
-            print(f"  {'figure':<20}{'exact':>14}{'simulated':>14}{'std err':>12}{'z':>8}  verdict")
-            for r in rows:
-                print(f"  {r['figure']:<20}{r['exact']:>14.8f}{r['simulated']:>14.8f}{r['se']:>12.3g}"
-                      f"{'inf' if r['z'] is None else format(r['z'], '.2f'):>8}  {r['verdict']}")
+            for line in table_lines(rows):
+                print(line)
             for r in rows:  # a bounded figure's column value is its centre: say so, with its error
                 if r["exact_label"] != "exact":
                     print(f"  ({r['figure']}: bounded, the centre of an interval certified within +/- "
                           f"{bound_text(r['exact_error'])}; z is the distance to that interval)")
             print("  " + law_text(laws[m]))
     return 0 if all_ok else 4
+
+
+#: The table's columns: heading, minimum width and how a row's value is written (right-aligned).
+_COLUMNS = (("exact", 14, lambda r: f"{r['exact']:.8f}"),
+            ("simulated", 14, lambda r: f"{r['simulated']:.8f}"),
+            ("std err", 12, lambda r: f"{r['se']:.3g}"),
+            ("z", 8, lambda r: "inf" if r["z"] is None else f"{r['z']:.2f}"))
+
+
+def table_lines(rows: list[dict]) -> list[str]:
+    """The table of one mode's :func:`compare` rows: a heading line, then one line per row.
+
+    Each number column is right-aligned and at least as wide as the table has always been
+    (14, 14, 12, 8 characters); a column holding a longer value (an RTP of 10^15, a z of
+    10^6) widens so that two spaces still separate it from the column before it, so no two
+    values ever touch.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of :func:`compare` (keys ``figure``, ``exact``, ``simulated``, ``se``, ``z``,
+        ``verdict``).
+
+    Returns
+    -------
+    list of str
+        ``1 + len(rows)`` lines, each starting with two spaces.
+    """
+    cells = [[show(r) for _, _, show in _COLUMNS] for r in rows]
+    widths = [max([width] + [len(c[i]) + 2 for c in cells]) for i, (_, width, _) in enumerate(_COLUMNS)]
+    lines = ["  " + f"{'figure':<20}" + "".join(f"{h:>{w}}" for (h, _, _), w in zip(_COLUMNS, widths))
+             + "  verdict"]
+    for r, c in zip(rows, cells):
+        lines.append(f"  {r['figure']:<20}" + "".join(f"{v:>{w}}" for v, w in zip(c, widths)) + f"  {r['verdict']}")
+    return lines
 
 
 def check_law(exact, sim) -> dict:

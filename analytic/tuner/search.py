@@ -29,7 +29,7 @@ from analytic.model.game import Game
 from analytic.tuner.layout import edit, spread, strip_counts
 
 __all__ = ["Targets", "Metrics", "TuneResult", "tune", "tune_with_cap", "evaluate", "with_counts",
-           "tuned_reel_set", "modes_sharing"]
+           "tuned_reel_set", "modes_sharing", "reel_sets_read"]
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,46 @@ def tuned_reel_set(game: Game, mode: str) -> str:
     if m.reel_set is not None:
         return m.reel_set
     return game.features[m.buys].reel_set
+
+
+def reel_sets_read(game: Game, mode: str) -> list[str]:
+    """The reel sets whose strips a bet mode's figures can depend on, in model order.
+
+    A spin mode reads its base reel set and the reel set of every feature a spin can
+    start: one with a trigger, one a line trigger starts, or the ``into`` of the mode's
+    gamble.  A feature buy reads its bought feature's reel set.  Like
+    :func:`modes_sharing` the list may name a set a feature's own conditions never
+    reach, never leave one out; a set outside it cannot change the mode's figures,
+    so tuning it cannot move them.
+
+    Parameters
+    ----------
+    game : Game
+        The loaded model.
+    mode : str
+        A bet mode of ``game``.
+
+    Returns
+    -------
+    list of str
+        Reel set names (keys of ``game.reel_sets``).
+
+    Raises
+    ------
+    KeyError
+        Unknown mode.
+    """
+    m = game.modes[mode]
+    if m.reel_set is None:
+        read = {game.features[m.buys].reel_set}
+    else:
+        started = {n for n, f in game.features.items() if f.trigger is not None}
+        started |= {n for by_count in game.line_triggers.values() for n in by_count.values()}
+        gamble = m.params.get("gamble")
+        if gamble is not None:
+            started.add(gamble["into"])
+        read = {m.reel_set} | {game.features[n].reel_set for n in started}
+    return [rs for rs in game.reel_sets if rs in read]
 
 
 def modes_sharing(game: Game, reel_set: str, mode: str) -> list[tuple[str, str]]:

@@ -182,3 +182,31 @@ def test_top_base_spin_win_one_in_from_its_own_digits():
         text = format_table(_round(game=SimpleNamespace(name="toy", total_bet=1, cap=None), base=base))
         (line,) = [ln for ln in text.splitlines() if "top base-spin win" in ln]
         assert line.endswith(f"x total bet   ({weight:,} combinations, 1 in {want})"), line
+
+
+def _feature(freq: Figure):
+    from analytic.solver.round import FeatureFigures
+
+    return FeatureFigures("free_spins", freq, Figure(Fraction(20)), 3.0, Figure(Fraction(10)), Figure(Fraction(2, 15)))
+
+
+def test_bounded_feature_frequency_prints_its_certified_one_in_range():
+    """A feature frequency certified as 1/150 +/- 1/10^4 printed '1 in 150.0000' (its centre alone, as if
+    exact).  By hand 1 / p lies in [1500000/10150, 1500000/9850] = [147.78325.., 152.28426..]: printed
+    as the hit frequency's bounded '1 in' is, the range rounded outward, and the row labelled bounded.
+    An exact frequency keeps '1 in 150.0000' and a frequency within half a unit of its last digit the
+    centre."""
+    def line(freq):
+        text = format_table(_round(game=SimpleNamespace(name="toy", total_bet=1), features=(_feature(freq),)))
+        return next(ln for ln in text.splitlines() if ln.strip().startswith("feature free_spins"))
+
+    bounded = line(Figure(Fraction(1, 150), "bounded", Fraction(1, 10**4)))
+    assert "1 in 147.7832 .. 152.2843   average win" in bounded and bounded.endswith("[bounded]"), bounded
+    exact = line(Figure(Fraction(1, 150)))
+    assert "1 in 150.0000   average win" in exact and exact.endswith("[exact]"), exact
+    tight = line(Figure(Fraction(1, 150), "bounded", Fraction(1, 10**12)))  # 1/p within 150 +/- 2.3e-8
+    assert "1 in 150.0000   average win" in tight and tight.endswith("[bounded]"), tight
+    rare = line(Figure(Fraction(1, 12345)))  # thousands separators, as before
+    assert "1 in 12,345.0000   average win" in rare, rare
+    never = line(Figure(Fraction(0)))
+    assert "1 in inf   average win" in never, never

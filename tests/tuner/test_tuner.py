@@ -409,3 +409,35 @@ def test_cli_says_which_target_was_missed(tmp_path, capsys):
     out = capsys.readouterr().out
     (line,) = [ln for ln in out.splitlines() if ln.startswith("  feature frequency target")]
     assert "1 in 1000.00 (0.001) +/- 0.0001: MISSED" in line
+
+
+def test_reel_set_the_mode_never_reads_is_refused_before_any_solve(tmp_path, capsys, monkeypatch):
+    """``--reel-set spare`` where no mode reads 'spare' ran the whole search (its strips cannot move the
+    figures) and exited 3; it is a usage error (exit 2, ``error: MODEL: --reel-set: ...``) before any
+    solve.  The oracle is the model file: mode 'base' plays 'base' and no feature exists."""
+    from analytic.tuner import search
+
+    src = tmp_path / "m.toml"
+    src.write_text(_TINY.replace('base = [["a", "b", "w", "s", "x"]',
+                                 'spare = [["a", "b", "w", "s", "x"], ["a", "b", "b", "s", "x"], ["a", "b", "w", "s", "x"]]'
+                                 '\nbase = [["a", "b", "w", "s", "x"]', 1))
+    assert set(load_model(src).reel_sets) == {"base", "spare"}
+    monkeypatch.setattr(search, "evaluate", lambda *a, **k: pytest.fail("solved"))
+    out = tmp_path / "o.toml"
+    assert main(["tune", str(src), "--target-rtp", "90", "--reel-set", "spare", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {src}: --reel-set: ") and "'spare'" in err, err
+    assert not out.exists()
+
+
+def test_reel_sets_read_by_hand():
+    """Book of Power's modes, read off its model file: base and Power Bet play their base reels and can
+    trigger both features (Power Bet's gamble goes into Power Free Spins; Free Spins and Power Free Spins
+    both have a trigger); each buy plays its feature's reels only."""
+    from analytic.tuner.search import reel_sets_read
+
+    game = load_model(Path(__file__).parents[2] / "models" / "book_of_power.toml")
+    assert reel_sets_read(game, "base") == ["base", "free", "power_free"]
+    assert reel_sets_read(game, "power_bet") == ["power", "free", "power_free"]
+    assert reel_sets_read(game, "buy_free_spins") == ["free"]
+    assert reel_sets_read(game, "buy_power_free_spins") == ["power_free"]
