@@ -747,7 +747,7 @@ def ladder_table(ex) -> tuple[list[str], list[list[str]]]:
             if not covers(p, r.low, r.high, Fraction(1, 2)):
                 p = prob_text(f)
             one = (one_in_fig(f) if r.low > 0 else "never" if r.high == 0  # (above a cap: exactly 0)
-                   else f"at most {_one_in_out(r.high, False)}")
+                   else _one_in_range(r.low, r.high))  # ("1 in N or rarer", as the distribution rows)
             rows.append([r.label, p, one,
                          bound_text(r.low, False, 10), bound_text(r.high, True, 10)])
     return head, rows

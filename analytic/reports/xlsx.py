@@ -473,7 +473,7 @@ def _ladder(w, m: ModeSheet) -> None:
         lo, hi = (float(r.low), float(r.high)) if r.low == r.high else \
             (_sig_out(r.low, False, 10), _sig_out(r.high, True, 10))  # what 0.000000000E+00 shows: still bounds
         w.put([r.label, float(r.threshold), float(mid), ex.label, lo, hi,
-               # "1 in" of the centre only where the low bound is above 0 (else the Markdown's "at most 1 in")
+               # "1 in" of the centre only where the low bound is above 0 (else the Markdown's "1 in N or rarer")
                1 / float(mid) if mid and r.low > 0 else None, (t if len(t) <= 40 else "(JSON)") if r.exact else ""],
               ["", NUM, "0.000000E+00", "", "0.000000000E+00", "0.000000000E+00", NUM])
     if ex.max_win is not None:

@@ -407,7 +407,7 @@ def test_a_bounded_ladder_rows_probability_and_one_in_hold_its_bounds(low, gap):
     assert lo <= low and high <= hi, (row, low, high)
     if one == "never":
         assert high == 0, row
-    elif m := re.fullmatch(rf"at most 1 in ({_NUM})", one):
+    elif m := re.fullmatch(rf"1 in ({_NUM}) or rarer", one):  # (was "at most 1 in N": read as a bound of N)
         assert low == 0 and high <= 1 / _q(m.group(1)), row
     elif m := re.fullmatch(rf"1 in ({_NUM}) \.\. ({_NUM})", one):
         assert _q(m.group(1)) <= 1 / high and 1 / low <= _q(m.group(2)), row
