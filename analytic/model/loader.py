@@ -738,9 +738,12 @@ def _warn_unstartable_pays(ctx: _Ctx, modes: Mapping[str, Any], not_from_reel_1:
         if not sym.is_wild and any(w.substitutes is None or name in w.substitutes for w in wilds):
             continue
         how = "" if sym.is_wild else " nor a wild standing in for it"
+        put = "it" if sym.is_wild else "it, or a wild standing in for it,"
+        anywhere = ("; pays anywhere in the window are [scatter] pays" if sym.is_scatter else "")
         warnings.warn(ModelWarning(ctx.path, ctx.join("paytable", name),
                                    f"no reel set shows {name!r} on reel 1{how}, so its pays (a run from "
-                                   "reel 1) can never be won (put it on reel 1, or remove its pays)"),
+                                   f"reel 1) can never be won (put {put} on reel 1 of a reel set, or remove "
+                                   f"its pays{anywhere})"),
                       stacklevel=2)
 
 

@@ -553,3 +553,58 @@ def test_pays_that_no_reel_1_can_start_warn():
         with warnings.catch_warnings():
             warnings.simplefilter("error", ModelWarning)
             load_model_text(text, "g.toml")
+
+
+def test_unstartable_pays_warning_says_what_to_do():
+    """The warning names the key and every remedy: for a symbol a wild stands in for, a wild on
+    reel 1 starts its run as well as the symbol itself; a wild scatter's pays meant to pay
+    anywhere in the window belong in [scatter] (a paytable row is a run from reel 1)."""
+    import warnings
+
+    from analytic.errors import ModelWarning
+
+    text = DEAD_PAYS.replace('w = "wild"', 'w = "wild_scatter"')
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        load_model_text(text, "g.toml")
+    msg = {w.message.key: str(w.message) for w in got if issubclass(w.category, ModelWarning)}
+    assert sorted(msg) == ["paytable.b", "paytable.w"]
+    assert msg["paytable.b"].startswith("g.toml: paytable.b: ")
+    assert "a wild standing in for it, on reel 1" in msg["paytable.b"] and "remove its pays" in msg["paytable.b"]
+    assert "[scatter]" not in msg["paytable.b"]
+    assert "[scatter] pays" in msg["paytable.w"] and "remove its pays" in msg["paytable.w"]
+
+
+def test_pays_started_on_reel_1_of_any_reel_set_do_not_warn(tmp_path):
+    """No warning where reel 1 can start the run: 'b' on reel 1 of a free-spins or bought
+    feature's reel set only, two rows with 'b' below the rows a line reads (any stop wraps it
+    into the window), a wild on reel 1 that substitutes for 'b' by ``except`` or as a wild
+    scatter, a stack of wilds, strips from a CSV file."""
+    import warnings
+
+    from analytic.errors import ModelWarning
+
+    head = DEAD_PAYS.replace("w = { 2 = 5, 3 = 50 }\n", "").replace('w = "wild"', 'w = "wild"\nS = "scatter"')
+    head = head.split("[reels]")[0]
+    fs = ('[features.fs]\nreels = "free"\ntrigger = { symbols = ["S"], counts = { 3 = 5 } }\n')
+    cases = {
+        "free spins": head + '[reels]\nbase = [["a", "S"], ["a", "S"], ["S", "a"]]\n'
+                             'free = [["b", "a"], ["a", "b"], ["b", "a"]]\n' + fs,
+        "buy": head + '[reels]\nbase = [["a", "S"], ["a", "S"], ["S", "a"]]\nfree = [["b", "a"], ["a", "b"], ["b"]]\n'
+                      + fs + '[modes.base]\ncost = 1\nreels = "base"\n[modes.buy]\ncost = 20\nbuys = "fs"\n'
+                             'buy_counts = { 3 = 1 }\n',
+        "two rows": head.replace("rows = 1", "rows = 2")
+        + '[reels]\nbase = [["a", "a", "b"], ["a", "b"], ["b", "a"]]\n',
+        "except": head.replace('w = "wild"', 'w = { role = "wild", except = ["a"] }')
+        + '[reels]\nbase = [["a", "w"], ["a", "b"], ["b", "a"]]\n',
+        "wild scatter": head.replace('w = "wild"', 'w = "wild_scatter"')
+        + '[reels]\nbase = [["a", "w"], ["a", "b"], ["b", "a"]]\n',
+        "stacked wild": head + '[reels]\nbase = [["a", "w", "w", "w"], ["a", "b"], ["b", "a"]]\n',
+    }
+    (tmp_path / "strips.csv").write_text("reel 1,reel 2,reel 3\na,a,b\nb,b,a\n")
+    cases["csv"] = head + '[reels]\nbase = { csv = "strips.csv" }\n'
+    for name, text in cases.items():
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            load_model_text(text, "g.toml", base_dir=tmp_path)
+        assert [str(w.message) for w in got if issubclass(w.category, ModelWarning)] == [], name
