@@ -14,24 +14,8 @@ import pytest
 
 from analytic.cli import main
 
-TINY = """
-[game]
-name = "tiny session"
-reels = 2
-rows = 1
-[symbols]
-a = "regular"
-b = "blank"
-[paytable]
-a = { 2 = 3 }
-[paylines]
-lines = [[0, 0]]
-[reels]
-base = [["a", "b"], ["a", "b"]]
-[modes.base]
-cost = 1
-reels = "base"
-"""
+#: 2 reels [a, b], one payline; "a a" pays 3 (total bet 1): a round wins 3 w.p. 1/4, else 0.
+TINY = (Path(__file__).resolve().parents[1] / "data" / "two_reels.toml").read_text(encoding="utf-8")
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 

@@ -2,6 +2,7 @@
 
 import dataclasses
 import re
+from pathlib import Path
 from fractions import Fraction
 from types import SimpleNamespace
 
@@ -82,24 +83,11 @@ def test_certified_rtp_line_names_its_unit():
     assert last == "  RTP certified within +/- 1e-08 of the stake (+/- 1e-06 percentage points)"
 
 
-TINY_COST = """
-[game]
-name = "tiny cost"
-reels = 2
-rows = 1
-[symbols]
-a = "regular"
-b = "blank"
-[paytable]
-a = {{ 2 = 3 }}
-[paylines]
-lines = [[0, 0]]
-[reels]
-base = [["a", "b"], ["a", "b"]]
-[modes.base]
-cost = "{cost}"
-reels = "base"
-"""
+def _tiny_cost(cost: str) -> str:
+    """The 2-reel game of tests/data/two_reels.toml ("a a" pays 3, total bet 1) at a cost of ``cost`` total bets."""
+    text = (Path(__file__).resolve().parents[1] / "data" / "two_reels.toml").read_text(encoding="utf-8")
+    assert text.count("cost = 1\n") == 1
+    return text.replace("cost = 1\n", f'cost = "{cost}"\n')
 
 
 def test_exact_figures_of_a_tiny_cost_keep_their_digits(tmp_path, capsys):
@@ -113,7 +101,7 @@ def test_exact_figures_of_a_tiny_cost_keep_their_digits(tmp_path, capsys):
     from analytic.cli import main
 
     m = tmp_path / "tiny.toml"
-    m.write_text(TINY_COST.format(cost="1e-30"), encoding="utf-8")
+    m.write_text(_tiny_cost("1e-30"), encoding="utf-8")
     assert main(["solve", str(m)]) == 0
     out = capsys.readouterr().out
     rtp = next(ln for ln in out.splitlines() if ln.strip().startswith("RTP "))
@@ -123,7 +111,7 @@ def test_exact_figures_of_a_tiny_cost_keep_their_digits(tmp_path, capsys):
     s += 4 * Fraction(27 * 10**72, 16) > (2 * s + 1) ** 2  # to the nearest
     assert f"{s // 10**6}.{s % 10**6:06d}" in sd, (sd, s)
     # a cost of 1/1,000,000: 75,000,000 % exactly
-    m.write_text(TINY_COST.format(cost="0.000001"), encoding="utf-8")
+    m.write_text(_tiny_cost("0.000001"), encoding="utf-8")
     assert main(["solve", str(m)]) == 0
     assert re.search(r"RTP\s+75000000\.000000 %\s+\[exact\]", capsys.readouterr().out)
 

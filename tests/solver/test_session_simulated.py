@@ -88,24 +88,8 @@ def test_sizzling_hot_any_win():
     _compare(game, kw, 4000, 11)
 
 
-CAPPED = """
-[game]
-name = "tiny capped"
-reels = 2
-rows = 1
-[symbols]
-a = "regular"
-b = "blank"
-[paytable]
-a = { 2 = 3 }
-[paylines]
-lines = [[0, 0]]
-[reels]
-base = [["a", "b"], ["a", "b"]]
-[modes.base]
-cost = 1
-reels = "base"
-[cap]
+#: The 2-reel game of tests/data/two_reels.toml under a currency win cap of GBP 5.
+CAPPED = (Path(__file__).resolve().parents[1] / "data" / "two_reels.toml").read_text(encoding="utf-8") + """[cap]
 currency = 5
 currency_name = "GBP"
 stakes = [1, 2]
