@@ -372,34 +372,7 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
         _figure_row(w, f"{m.top_note}: probability", m.top_probability, "0.00E+00")
     if m.cap_probability is not None:
         _figure_row(w, "probability of reaching the cap", m.cap_probability, "0.00E+00")
-    for k, v in m.extra:
-        if isinstance(v, (Figure, Fraction)) or (isinstance(v, int) and not isinstance(v, bool)):
-            _figure_row(w, f"solver: {k}", v, NUM)
-        else:
-            w.put([f"solver: {k}", extra_text(v)])
-    for k, v in m.extra:  # the extras that are tables (e.g. the RTP at each stake of a currency cap)
-        if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
-            w.blank()
-            w.title(k.replace("_", " ").capitalize(), _SUB)
-            head = list(dict.fromkeys(h for r in v for h in r))  # every row's columns, in order of first use
-            w.header(head + ["label"])
-            for rec in v:
-                vals, labels = [], set()
-                for h in head:
-                    x = rec.get(h)
-                    if isinstance(x, Figure):
-                        vals.append(float(x.value))
-                        labels.add(x.label)
-                    elif isinstance(x, Fraction):
-                        vals.append(float(x))
-                        labels.add("exact")
-                    elif isinstance(x, bool) or x is None:
-                        vals.append("" if x is None else ("yes" if x else "no"))
-                    elif isinstance(x, (int, float)):
-                        vals.append(x)
-                    else:
-                        vals.append(str(x))
-                w.put(vals + [", ".join(sorted(labels))], [NUM] * len(head))
+    _extras(w, m.extra)
     w.blank()
     w.title("RTP split", _SUB)
     w.header(["component", "RTP", "label", "error (certified)", _EXACT_HEAD])
@@ -457,6 +430,70 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
     w.finish()
 
 
+#: Decimals of an extras cell (as the Markdown's tables print them, :func:`~analytic.reports.format.extra_tables`).
+_EXTRA_DECIMALS = 8
+
+
+def _extra_fmt(x) -> str:
+    """The number format of an extra's value ``x``: 8 decimals, or 8 significant digits in
+    scientific form below 1e-4 and from 1e7 (as the Markdown's :func:`~analytic.reports.format.num`
+    switches; a probability of 1e-7 is never shown as ``0.0000``)."""
+    v = abs(float(x.value if hasattr(x, "value") else x))
+    if v and (v < 1e-4 or v >= 1e7):
+        return "0." + "0" * (_EXTRA_DECIMALS - 1) + "E+00"
+    return "#,##0." + "0" * _EXTRA_DECIMALS
+
+
+def _extras(w, extra) -> None:
+    """A mode's solver extras (``ModeSheet.extra``): each figure as a row (:func:`_figure_row`), text as
+    is; then each table of records (e.g. the RTP at each stake of a currency cap) with a label column,
+    a bounded figure's certified error in a column of its own (``<column> error``), and a ``lower`` /
+    ``upper`` column (:data:`~analytic.reports.format.BOUND_COLUMNS`) rounded outward to the decimals
+    its cell shows."""
+    from fractions import Fraction
+
+    from analytic.figures import Figure
+    from analytic.reports.format import BOUND_COLUMNS
+
+    for k, v in extra:
+        if isinstance(v, (Figure, Fraction)) or (isinstance(v, int) and not isinstance(v, bool)):
+            _figure_row(w, f"solver: {k}", v, _extra_fmt(v))
+        else:
+            w.put([f"solver: {k}", extra_text(v)])
+    for k, v in extra:  # the extras that are tables (e.g. the RTP at each stake of a currency cap)
+        if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
+            w.blank()
+            w.title(k.replace("_", " ").capitalize(), _SUB)
+            head = list(dict.fromkeys(h for r in v for h in r))  # every row's columns, in order of first use
+            errs = [h for h in head if any(isinstance(r.get(h), Figure) and r[h].label != "exact" for r in v)]
+            w.header(head + ["label"] + [f"{h} error" for h in errs])
+            for rec in v:
+                vals, fmts, labels = [], [], set()
+                for h in head:
+                    x = rec.get(h)
+                    if isinstance(x, Figure):
+                        vals.append(_num(x))
+                        fmts.append(_fmt(x.published(), _extra_fmt(x)))
+                        labels.add(x.label)
+                    elif isinstance(x, Fraction):
+                        f = _extra_fmt(x)
+                        vals.append(_out(x, BOUND_COLUMNS[h], _EXTRA_DECIMALS)
+                                    if h in BOUND_COLUMNS and "E" not in f else float(x))
+                        fmts.append(f)
+                        labels.add("exact")
+                    elif isinstance(x, bool) or x is None:
+                        vals.append("" if x is None else ("yes" if x else "no"))
+                        fmts.append("")
+                    elif isinstance(x, (int, float)):
+                        vals.append(x)
+                        fmts.append(_extra_fmt(x))
+                    else:
+                        vals.append(str(x))
+                        fmts.append("")
+                ev = [_errn(rec[h]) if isinstance(rec.get(h), Figure) else None for h in errs]
+                w.put(vals + [", ".join(sorted(labels))] + ev, fmts + [""] + ["0.00E+00"] * len(errs))
+
+
 def _ladder(w, m: ModeSheet) -> None:
     """The exceedance ladder: thresholds and probabilities as numbers, the label in its own column."""
     w.blank()
@@ -482,7 +519,8 @@ def _ladder(w, m: ModeSheet) -> None:
                "exact" if ex.max_low == ex.max_high else "bounded",
                *((float(ex.max_low), float(ex.max_high)) if ex.max_low == ex.max_high else
                  (_sig_out(ex.max_low, False, 10), _sig_out(ex.max_high, True, 10))),
-               1 / float(mid) if mid else None], ["", NUM, "0.000000E+00", "", "0.000000000E+00",
+               1 / float(mid) if mid and ex.max_low > 0 else None],  # (as the rows: no "1 in" of [0, high])
+              ["", NUM, "0.000000E+00", "", "0.000000000E+00",
                                                   "0.000000000E+00", NUM])
     w.text(f"maximum win: {ex.max_note}")
 
