@@ -598,20 +598,31 @@ def _paytable(wb, s: ParSheet):
 
 
 def _distribution(wb, s: ParSheet):
+    from fractions import Fraction
+
+    from analytic.figures import Figure
+
     w = _Sheet(wb.create_sheet("Distribution"))
     w.header(["mode", "win (x total bet)", "probability", "1 in", "RTP", "share of RTP", "label",
               "probability error", "RTP error", "share error",
               "probability exact (p/q up to 40 characters; all in the JSON)"], freeze=True)
     for m in s.modes:
         for b, errs in zip(m.distribution.buckets, row_errors(m.distribution, m.info.cost)):
-            p = float(b.probability)
             t = frac(b.probability)
-            # each error rounded up to what its cell shows; no share error: the share is not certified
-            pe, re_, se = (None if not x else float(round_outward(x, up=True, digits=3)) for x in errs)
+            # a bounded figure: its published centre shown to every decimal (_fmt) beside its published
+            # error rounded up (_errn), so the two cells hold the certified interval (a 9-decimal
+            # 0.000000002 beside 6.54e-13 left out 1.91184e-09); no share error: the share is not certified
+            cells = []
+            for x, err, fmt in zip((b.probability, b.rtp, b.share), errs, ("0.000000000", PCT, "0.00%")):
+                f = Figure(Fraction(x), "bounded", Fraction(err)) if err else None
+                cells.append((float(x), fmt, None) if f is None else (_num(f), _fmt(f, fmt), _errn(f)))
+            (p, pf, pe), (r, rf, re_), (sh, sf, se) = cells
             lab = "approximate" if errs[2] is None else "exact" if not any(errs) else "bounded"
-            w.put([m.info.name, b.label, p, 1 / p if p else None, float(b.rtp), float(b.share), lab, pe, re_, se,
+            # "1 in" only of a probability certified above 0 (else the Markdown's "1 in N or rarer")
+            one = 1 / p if p and Fraction(b.probability) - (errs[0] or 0) > 0 else None
+            w.put([m.info.name, b.label, p, one, r, sh, lab, pe, re_, se,
                    (t if len(t) <= 40 else "(JSON)") if m.distribution.mass_error == 0 else ""],
-                  ["", "", "0.000000000", NUM, PCT, "0.00%", "", "0.00E+00", "0.00E+00", "0.00E+00"])
+                  ["", "", pf, NUM, rf, sf, "", "0.00E+00", "0.00E+00", "0.00E+00"])
     w.blank()
     for m in s.modes:
         w.text(f"{m.info.name}: {m.distribution.note}")

@@ -95,3 +95,38 @@ def test_xlsx_ladder_max_win_bounded_above_only():
     row = next(r for r in w.ws.iter_rows() if r[0].value == "maximum win (x total bet)")
     assert row[6].value is None
     assert row[3].value == "bounded"
+
+
+def test_xlsx_distribution_bounded_cells_hold_the_interval():
+    """Red Roo's top rows (a grid law within total variation 6.535e-13): each bounded cell's shown value
+    with its shown error holds the certified interval the JSON states (the Markdown prints
+    '1.91184e-09 ± 6.6e-13'; a 9-decimal cell showed 0.000000002, whose ± 6.54e-13 leaves it out), and
+    a probability bounded only above ([0, 6.5e-13]) has no finite '1 in' (the Markdown: 'or rarer')."""
+    from analytic.reports.model import row_errors
+
+    b = lambda label, lo, hi, p, r, s: SimpleNamespace(label=label, low=Fraction(lo), high=Fraction(hi),  # noqa: E731
+                                                       probability=p, rtp=r, share=s)
+    rows = [b("(0, 1]", 0, 1, Fraction(9, 10), Fraction(45, 100), Fraction(45, 100) / Fraction(45000132, 10**8)),
+            b("(500, 1000]", 500, 1000, Fraction(191184, 10**14), Fraction(1326, 10**9),
+              Fraction(1326, 10**9) / Fraction(45000132, 10**8)),
+            b("(1000, 2000]", 1000, 2000, Fraction(33, 10**16), Fraction(3, 10**12),
+              Fraction(3, 10**12) / Fraction(45000132, 10**8))]
+    table = SimpleNamespace(buckets=rows, mass_error=Fraction(6535, 10**16), rtp_error=Fraction(0), note="grid law")
+    mode = SimpleNamespace(info=SimpleNamespace(name="base", cost=Fraction(1)), distribution=table)
+    wb = Workbook()
+    X._distribution(wb, SimpleNamespace(modes=[mode]))
+    got = list(wb["Distribution"].iter_rows())
+    head = [c.value for c in got[0]]
+    for bk, errs, cells in zip(rows, row_errors(table, Fraction(1)), got[1:]):
+        c = dict(zip(head, cells))
+        for key, col, err in zip(("probability", "rtp", "share"), ("probability", "RTP", "share of RTP"), errs):
+            if not err:
+                continue
+            v = Fraction(getattr(bk, key))
+            shown = _display(c[col].value, c[col].number_format)
+            e = c[f"{col.split(' ')[0]} error"] if col != "share of RTP" else c["share error"]
+            assert e.value is not None
+            shown_e = _display(e.value, e.number_format)
+            assert shown - shown_e <= v - err and v + err <= shown + shown_e, (bk.label, col)
+        if bk.probability - errs[0] <= 0:
+            assert c["1 in"].value is None
