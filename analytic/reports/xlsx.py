@@ -406,6 +406,7 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
         for x in m.line_wins:
             w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],
                   ["", "0", "0", INT, INT, "0.00E+00", PCT])
+    _scatter_counts(w, m)
     _ladder(w, m)
     w.blank()
     w.title(f"Expected RTP range ({ranges_label(m)})", _SUB)
@@ -492,6 +493,20 @@ def _extras(w, extra) -> None:
                         fmts.append("")
                 ev = [_errn(rec[h]) if isinstance(rec.get(h), Figure) else None for h in errs]
                 w.put(vals + [", ".join(sorted(labels))] + ev, fmts + [""] + ["0.00E+00"] * len(errs))
+
+
+def _scatter_counts(w, m) -> None:
+    """The scatter symbols in view (``ModeSheet.scatter_counts``: cells, stop combinations, exact
+    probability), as the Markdown's and PDF's table: the probability as a number, its "1 in", ``p/q``."""
+    if not m.scatter_counts:
+        return
+    w.blank()
+    w.title("Scatter symbols in view", _SUB)
+    w.header(["cells", "combinations", "probability", "1 in", "label", "exact"])
+    for k, n, p in m.scatter_counts:
+        t = frac(p)
+        w.put([k, n, float(p), float(1 / p) if p else None, "exact", t if len(t) <= 40 else "(JSON)"],
+              ["0", INT, "0.00000000E+00", NUM])
 
 
 def _ladder(w, m: ModeSheet) -> None:

@@ -130,3 +130,18 @@ def test_xlsx_distribution_bounded_cells_hold_the_interval():
             assert shown - shown_e <= v - err and v + err <= shown + shown_e, (bk.label, col)
         if bk.probability - errs[0] <= 0:
             assert c["1 in"].value is None
+
+
+def test_xlsx_scatter_counts_table():
+    """The 'Scatter symbols in view' table of the Markdown, PDF and JSON is in the XLSX mode sheet too
+    (Red Roo: 1,024 of 817,131,600 stop combinations show 5 scatters)."""
+    p5 = Fraction(1024, 817131600)
+    m = SimpleNamespace(scatter_counts=((4, 72448, Fraction(72448, 817131600)), (5, 1024, p5)))
+    w = X._Sheet(Workbook().active)
+    X._scatter_counts(w, m)
+    rows = [[c.value for c in r] for r in w.ws.iter_rows() if any(c.value is not None for c in r)]
+    assert rows[0][0] == "Scatter symbols in view"
+    head = rows[1]
+    c = dict(zip(head, rows[3]))
+    assert c["cells"] == 5 and c["combinations"] == 1024 and c["label"] == "exact"
+    assert c["probability"] == float(p5) and c["1 in"] == float(1 / p5) and c["exact"] == "64/51070725"
