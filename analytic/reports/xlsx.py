@@ -428,7 +428,17 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
         for r in m.ranges:
             w.put([r.rounds] + [x for _, lo, hi in r.ranges for x in (lo, hi)]
                   + [", ".join(f"{lv}%" for lv in r.truncated), r.label], ["0.0E+0"] + [PCT] * 4)
+    _methods(w, m)
     w.finish()
+
+
+def _methods(w, m) -> None:
+    """The methods table (``ModeSheet.methods``: figure, method), as the Markdown's and PDF's."""
+    w.blank()
+    w.title("Methods", _SUB)
+    w.header(["figure", "method"])
+    for name, method in m.methods:
+        w.put([name, method])
 
 
 #: Decimals of an extras cell (as the Markdown's tables print them, :func:`~analytic.reports.format.extra_tables`).

@@ -145,3 +145,13 @@ def test_xlsx_scatter_counts_table():
     c = dict(zip(head, rows[3]))
     assert c["cells"] == 5 and c["combinations"] == 1024 and c["label"] == "exact"
     assert c["probability"] == float(p5) and c["1 in"] == float(1 / p5) and c["exact"] == "64/51070725"
+
+
+def test_xlsx_methods_table():
+    """The Markdown's and PDF's 'Methods' table (figure -> method) is in the XLSX mode sheet too."""
+    m = SimpleNamespace(methods=(("base game", "joint line walk"), ("round moments", "law of total expectation")))
+    w = X._Sheet(Workbook().active)
+    X._methods(w, m)
+    rows = [[c.value for c in r] for r in w.ws.iter_rows() if any(c.value is not None for c in r)]
+    assert rows == [["Methods", None], ["figure", "method"], ["base game", "joint line walk"],
+                    ["round moments", "law of total expectation"]]
