@@ -290,16 +290,29 @@ def extra_exact(v, limit: int = FRACTION_LIMIT) -> str:
     return ""
 
 
+#: Columns of an extras table holding a certified bound (:func:`extra_tables` rounds them outward).
+BOUND_COLUMNS = {"lower": False, "upper": True}
+
+
+def _extra_cell(h: str, x) -> str:
+    if not isinstance(x, (Fraction, int)) or isinstance(x, bool):
+        return extra_text(x)
+    if h in BOUND_COLUMNS and Fraction(x).denominator != 1:  # a bound stays a bound: outward, not to nearest
+        return _decimal(round_decimals(Fraction(x), 8, BOUND_COLUMNS[h]), 8)
+    return num(x, 8)
+
+
 def extra_tables(extra) -> list[tuple[str, list[str], list[list[str]]]]:
     """Tables of the extras that are lists of records (e.g. the RTP at each
-    stake of a currency cap): ``[(title, header, rows)]``, cells as text."""
+    stake of a currency cap): ``[(title, header, rows)]``, cells as text.
+
+    Numbers to 8 decimals; a ``lower`` / ``upper`` column (:data:`BOUND_COLUMNS`, a certified
+    bracket of the row's figure) rounded outward, so the printed ends still bound it."""
     out = []
     for k, v in extra:
         if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
             head = list(dict.fromkeys(h for r in v for h in r))  # every row's columns, in order of first use
-            rows = [["-" if h not in r else
-                     extra_text(r[h]) if not isinstance(r[h], (Fraction, int)) or isinstance(r[h], bool)
-                     else num(r[h], 8) for h in head] for r in v]
+            rows = [["-" if h not in r else _extra_cell(h, r[h]) for h in head] for r in v]
             out.append((k.replace("_", " "), head, rows))
     return out
 

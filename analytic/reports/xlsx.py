@@ -372,34 +372,7 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
         _figure_row(w, f"{m.top_note}: probability", m.top_probability, "0.00E+00")
     if m.cap_probability is not None:
         _figure_row(w, "probability of reaching the cap", m.cap_probability, "0.00E+00")
-    for k, v in m.extra:
-        if isinstance(v, (Figure, Fraction)) or (isinstance(v, int) and not isinstance(v, bool)):
-            _figure_row(w, f"solver: {k}", v, NUM)
-        else:
-            w.put([f"solver: {k}", extra_text(v)])
-    for k, v in m.extra:  # the extras that are tables (e.g. the RTP at each stake of a currency cap)
-        if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
-            w.blank()
-            w.title(k.replace("_", " ").capitalize(), _SUB)
-            head = list(dict.fromkeys(h for r in v for h in r))  # every row's columns, in order of first use
-            w.header(head + ["label"])
-            for rec in v:
-                vals, labels = [], set()
-                for h in head:
-                    x = rec.get(h)
-                    if isinstance(x, Figure):
-                        vals.append(float(x.value))
-                        labels.add(x.label)
-                    elif isinstance(x, Fraction):
-                        vals.append(float(x))
-                        labels.add("exact")
-                    elif isinstance(x, bool) or x is None:
-                        vals.append("" if x is None else ("yes" if x else "no"))
-                    elif isinstance(x, (int, float)):
-                        vals.append(x)
-                    else:
-                        vals.append(str(x))
-                w.put(vals + [", ".join(sorted(labels))], [NUM] * len(head))
+    _extras(w, m.extra)
     w.blank()
     w.title("RTP split", _SUB)
     w.header(["component", "RTP", "label", "error (certified)", _EXACT_HEAD])
@@ -433,6 +406,7 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
         for x in m.line_wins:
             w.put([x.symbol, x.count, x.multiplier, x.pay, x.hits, float(x.probability), float(x.rtp), "exact"],
                   ["", "0", "0", INT, INT, "0.00E+00", PCT])
+    _scatter_counts(w, m)
     _ladder(w, m)
     w.blank()
     w.title(f"Expected RTP range ({ranges_label(m)})", _SUB)
@@ -454,7 +428,95 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
         for r in m.ranges:
             w.put([r.rounds] + [x for _, lo, hi in r.ranges for x in (lo, hi)]
                   + [", ".join(f"{lv}%" for lv in r.truncated), r.label], ["0.0E+0"] + [PCT] * 4)
+    _methods(w, m)
     w.finish()
+
+
+def _methods(w, m) -> None:
+    """The methods table (``ModeSheet.methods``: figure, method), as the Markdown's and PDF's."""
+    w.blank()
+    w.title("Methods", _SUB)
+    w.header(["figure", "method"])
+    for name, method in m.methods:
+        w.put([name, method])
+
+
+#: Decimals of an extras cell (as the Markdown's tables print them, :func:`~analytic.reports.format.extra_tables`).
+_EXTRA_DECIMALS = 8
+
+
+def _extra_fmt(x) -> str:
+    """The number format of an extra's value ``x``: 8 decimals, or 8 significant digits in
+    scientific form below 1e-4 and from 1e7 (as the Markdown's :func:`~analytic.reports.format.num`
+    switches; a probability of 1e-7 is never shown as ``0.0000``)."""
+    v = abs(float(x.value if hasattr(x, "value") else x))
+    if v and (v < 1e-4 or v >= 1e7):
+        return "0." + "0" * (_EXTRA_DECIMALS - 1) + "E+00"
+    return "#,##0." + "0" * _EXTRA_DECIMALS
+
+
+def _extras(w, extra) -> None:
+    """A mode's solver extras (``ModeSheet.extra``): each figure as a row (:func:`_figure_row`), text as
+    is; then each table of records (e.g. the RTP at each stake of a currency cap) with a label column,
+    a bounded figure's certified error in a column of its own (``<column> error``), and a ``lower`` /
+    ``upper`` column (:data:`~analytic.reports.format.BOUND_COLUMNS`) rounded outward to the decimals
+    its cell shows."""
+    from fractions import Fraction
+
+    from analytic.figures import Figure
+    from analytic.reports.format import BOUND_COLUMNS
+
+    for k, v in extra:
+        if isinstance(v, (Figure, Fraction)) or (isinstance(v, int) and not isinstance(v, bool)):
+            _figure_row(w, f"solver: {k}", v, _extra_fmt(v))
+        else:
+            w.put([f"solver: {k}", extra_text(v)])
+    for k, v in extra:  # the extras that are tables (e.g. the RTP at each stake of a currency cap)
+        if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
+            w.blank()
+            w.title(k.replace("_", " ").capitalize(), _SUB)
+            head = list(dict.fromkeys(h for r in v for h in r))  # every row's columns, in order of first use
+            errs = [h for h in head if any(isinstance(r.get(h), Figure) and r[h].label != "exact" for r in v)]
+            w.header(head + ["label"] + [f"{h} error" for h in errs])
+            for rec in v:
+                vals, fmts, labels = [], [], set()
+                for h in head:
+                    x = rec.get(h)
+                    if isinstance(x, Figure):
+                        vals.append(_num(x))
+                        fmts.append(_fmt(x.published(), _extra_fmt(x)))
+                        labels.add(x.label)
+                    elif isinstance(x, Fraction):
+                        f = _extra_fmt(x)
+                        vals.append(_out(x, BOUND_COLUMNS[h], _EXTRA_DECIMALS)
+                                    if h in BOUND_COLUMNS and "E" not in f else float(x))
+                        fmts.append(f)
+                        labels.add("exact")
+                    elif isinstance(x, bool) or x is None:
+                        vals.append("" if x is None else ("yes" if x else "no"))
+                        fmts.append("")
+                    elif isinstance(x, (int, float)):
+                        vals.append(x)
+                        fmts.append(_extra_fmt(x))
+                    else:
+                        vals.append(str(x))
+                        fmts.append("")
+                ev = [_errn(rec[h]) if isinstance(rec.get(h), Figure) else None for h in errs]
+                w.put(vals + [", ".join(sorted(labels))] + ev, fmts + [""] + ["0.00E+00"] * len(errs))
+
+
+def _scatter_counts(w, m) -> None:
+    """The scatter symbols in view (``ModeSheet.scatter_counts``: cells, stop combinations, exact
+    probability), as the Markdown's and PDF's table: the probability as a number, its "1 in", ``p/q``."""
+    if not m.scatter_counts:
+        return
+    w.blank()
+    w.title("Scatter symbols in view", _SUB)
+    w.header(["cells", "combinations", "probability", "1 in", "label", "exact"])
+    for k, n, p in m.scatter_counts:
+        t = frac(p)
+        w.put([k, n, float(p), float(1 / p) if p else None, "exact", t if len(t) <= 40 else "(JSON)"],
+              ["0", INT, "0.00000000E+00", NUM])
 
 
 def _ladder(w, m: ModeSheet) -> None:
@@ -482,7 +544,8 @@ def _ladder(w, m: ModeSheet) -> None:
                "exact" if ex.max_low == ex.max_high else "bounded",
                *((float(ex.max_low), float(ex.max_high)) if ex.max_low == ex.max_high else
                  (_sig_out(ex.max_low, False, 10), _sig_out(ex.max_high, True, 10))),
-               1 / float(mid) if mid else None], ["", NUM, "0.000000E+00", "", "0.000000000E+00",
+               1 / float(mid) if mid and ex.max_low > 0 else None],  # (as the rows: no "1 in" of [0, high])
+              ["", NUM, "0.000000E+00", "", "0.000000000E+00",
                                                   "0.000000000E+00", NUM])
     w.text(f"maximum win: {ex.max_note}")
 
@@ -560,20 +623,31 @@ def _paytable(wb, s: ParSheet):
 
 
 def _distribution(wb, s: ParSheet):
+    from fractions import Fraction
+
+    from analytic.figures import Figure
+
     w = _Sheet(wb.create_sheet("Distribution"))
     w.header(["mode", "win (x total bet)", "probability", "1 in", "RTP", "share of RTP", "label",
               "probability error", "RTP error", "share error",
               "probability exact (p/q up to 40 characters; all in the JSON)"], freeze=True)
     for m in s.modes:
         for b, errs in zip(m.distribution.buckets, row_errors(m.distribution, m.info.cost)):
-            p = float(b.probability)
             t = frac(b.probability)
-            # each error rounded up to what its cell shows; no share error: the share is not certified
-            pe, re_, se = (None if not x else float(round_outward(x, up=True, digits=3)) for x in errs)
+            # a bounded figure: its published centre shown to every decimal (_fmt) beside its published
+            # error rounded up (_errn), so the two cells hold the certified interval (a 9-decimal
+            # 0.000000002 beside 6.54e-13 left out 1.91184e-09); no share error: the share is not certified
+            cells = []
+            for x, err, fmt in zip((b.probability, b.rtp, b.share), errs, ("0.000000000", PCT, "0.00%")):
+                f = Figure(Fraction(x), "bounded", Fraction(err)) if err else None
+                cells.append((float(x), fmt, None) if f is None else (_num(f), _fmt(f, fmt), _errn(f)))
+            (p, pf, pe), (r, rf, re_), (sh, sf, se) = cells
             lab = "approximate" if errs[2] is None else "exact" if not any(errs) else "bounded"
-            w.put([m.info.name, b.label, p, 1 / p if p else None, float(b.rtp), float(b.share), lab, pe, re_, se,
+            # "1 in" only of a probability certified above 0 (else the Markdown's "1 in N or rarer")
+            one = 1 / p if p and Fraction(b.probability) - (errs[0] or 0) > 0 else None
+            w.put([m.info.name, b.label, p, one, r, sh, lab, pe, re_, se,
                    (t if len(t) <= 40 else "(JSON)") if m.distribution.mass_error == 0 else ""],
-                  ["", "", "0.000000000", NUM, PCT, "0.00%", "", "0.00E+00", "0.00E+00", "0.00E+00"])
+                  ["", "", pf, NUM, rf, sf, "", "0.00E+00", "0.00E+00", "0.00E+00"])
     w.blank()
     for m in s.modes:
         w.text(f"{m.info.name}: {m.distribution.note}")
