@@ -350,9 +350,7 @@ def _sd_row(w, name: str, m, x=None) -> None:
 
 def _mode(wb, m: ModeSheet, ways: bool = False):
     import math
-    from fractions import Fraction
 
-    from analytic.figures import Figure
 
     w = _Sheet(wb.create_sheet(sheet_title(f"Mode {m.info.name}", wb.sheetnames)))
     w.title(f"Bet mode '{m.info.name}' (cost {cost_text(m.info.cost)} x total bet)")
