@@ -203,8 +203,7 @@ def test_session_summary_hand_count_and_refusal():
     from analytic.model.loader import load_model, load_model_text
     from analytic.solver.session import DEFAULT_SUMMARY, session_summary
 
-    tiny = (Path(__file__).resolve().parents[1] / "cli" / "test_session_cli.py").read_text()
-    toml = tiny.split('TINY = """')[1].split('"""')[0]
+    toml = (Path(__file__).resolve().parents[1] / "data" / "two_reels.toml").read_text(encoding="utf-8")
     game = load_model_text(toml)
     # a round wins 3 w.p. 1/4: from 1 bet, two rounds -> ruin 3/4 (hand count, see the CLI test)
     s = session_summary(game, rounds=(2,), balance=1, autoplay=False)
