@@ -21,9 +21,10 @@ from analytic.figures import (
     round_outward,
     shown,
 )
+from analytic.solver.round import EXTRA_SHORT_UNITS
 
 __all__ = ["APPENDIX_NOTE", "frac", "cost_text", "pct", "num", "one_in", "one_in_fig", "fig_pct", "prob_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
-           "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
+           "extra_label", "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
            "LINE_WINS_NOTE", "WAYS_WINS_NOTE", "FREE_GAME_WAYS_NOTE", "free_game_note", "rate_head", "line_wins_rate", "total_bet_text", "ways_game",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
@@ -259,6 +260,28 @@ def rounds_text(n: float) -> str:
 def line_grid(line, rows: int, on: str = "#", off: str = ".") -> list[str]:
     """Text drawing of one payline: ``rows`` strings, one char per reel."""
     return ["".join(on if r == row else off for r in line) for row in range(rows)]
+
+
+def extra_label(key: str) -> str:
+    """The row label of a mechanic-specific figure (``RoundResult.extra[key]``) in every par sheet:
+    ``"solver: <key>"``, the key as in the JSON, with its unit where the solver states one
+    (:data:`analytic.solver.round.EXTRA_SHORT_UNITS`, the short form of the units ``analytic solve``
+    prints, :data:`~analytic.solver.round.EXTRA_UNITS`), e.g. ``"solver: max_win (x total bet, before
+    the cap)"``: a maximum win of 5000 reads as 5000 total bets, not line bets.
+
+    Parameters
+    ----------
+    key : str
+        The figure's key in ``RoundResult.extra`` (and in the JSON par sheet's ``extra``).
+
+    Returns
+    -------
+    str
+        The label; a key with no stated unit (a text, a table, an RTP: a fraction of the stake)
+        as ``"solver: <key>"``.
+    """
+    unit = EXTRA_SHORT_UNITS.get(key)
+    return f"solver: {key}" + (f" ({unit})" if unit else "")
 
 
 def extra_text(v) -> str:

@@ -26,6 +26,7 @@ from analytic.reports.format import (
     pays_text,
     ways_game,
     exact_text,
+    extra_label,
     extra_text,
     feature_rows,
     frac,
@@ -466,9 +467,9 @@ def _extras(w, extra) -> None:
 
     for k, v in extra:
         if isinstance(v, (Figure, Fraction)) or (isinstance(v, int) and not isinstance(v, bool)):
-            _figure_row(w, f"solver: {k}", v, _extra_fmt(v))
+            _figure_row(w, extra_label(k), v, _extra_fmt(v))
         else:
-            w.put([f"solver: {k}", extra_text(v)])
+            w.put([extra_label(k), extra_text(v)])
     for k, v in extra:  # the extras that are tables (e.g. the RTP at each stake of a currency cap)
         if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
             w.blank()
