@@ -21,13 +21,14 @@ from analytic.figures import (
     round_outward,
     shown,
 )
+from analytic.solver.round import EXTRA_SHORT_UNITS
 
 __all__ = ["APPENDIX_NOTE", "frac", "cost_text", "pct", "num", "one_in", "one_in_fig", "fig_pct", "prob_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
-           "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
+           "extra_label", "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
            "LINE_WINS_NOTE", "WAYS_WINS_NOTE", "FREE_GAME_WAYS_NOTE", "free_game_note", "rate_head", "line_wins_rate", "total_bet_text", "ways_game",
            "SPINS_HEAD", "RETRIGGERS_HEAD", "spins_rows", "spins_summary",
            "retrigger_text", "session_rows", "autoplay_rows", "SESSION_HEAD", "AUTOPLAY_HEAD", "quantile_text",
-           "prob_text", "prob_bracket", "covers", "ranges_label", "range_rows", "distribution_rows", "DISTRIBUTION_HEAD", "DISTRIBUTION_BOUNDED_NOTE",
+           "prob_text", "prob_bracket", "covers", "ranges_label", "range_rows", "range_exactness", "distribution_rows", "DISTRIBUTION_HEAD", "DISTRIBUTION_BOUNDED_NOTE",
            "ladder_table", "max_win_text", "bound_text", "pct_bound", "centre_text", "sd_text"]
 
 
@@ -261,6 +262,28 @@ def line_grid(line, rows: int, on: str = "#", off: str = ".") -> list[str]:
     return ["".join(on if r == row else off for r in line) for row in range(rows)]
 
 
+def extra_label(key: str) -> str:
+    """The row label of a mechanic-specific figure (``RoundResult.extra[key]``) in every par sheet:
+    ``"solver: <key>"``, the key as in the JSON, with its unit where the solver states one
+    (:data:`analytic.solver.round.EXTRA_SHORT_UNITS`, the short form of the units ``analytic solve``
+    prints, :data:`~analytic.solver.round.EXTRA_UNITS`), e.g. ``"solver: max_win (x total bet, before
+    the cap)"``: a maximum win of 5000 reads as 5000 total bets, not line bets.
+
+    Parameters
+    ----------
+    key : str
+        The figure's key in ``RoundResult.extra`` (and in the JSON par sheet's ``extra``).
+
+    Returns
+    -------
+    str
+        The label; a key with no stated unit (a text, a table, an RTP: a fraction of the stake)
+        as ``"solver: <key>"``.
+    """
+    unit = EXTRA_SHORT_UNITS.get(key)
+    return f"solver: {key}" + (f" ({unit})" if unit else "")
+
+
 def extra_text(v) -> str:
     """A mechanic-specific figure (``RoundResult.extra``) as short text."""
     if isinstance(v, Figure):
@@ -363,21 +386,48 @@ def feature_rows(sheet) -> list[list[str]]:
 def range_cells(r) -> list[str]:
     """The ``low .. high`` texts of a :class:`~analytic.reports.model.RangeRow`, one per level; a low
     end truncated at 0 (the normal approximation went below a return of 0) is marked ``*``.  A
-    certified row's ``low`` is its lower quantile's certified lower bound rounded down to 0.01 %,
+    certified level's ``low`` is its lower quantile's certified lower bound rounded down to 0.01 %,
     ``high`` its upper quantile's certified upper bound rounded up: the printed range contains the
-    true central range."""
-    if r.quantiles:  # certified: from the lower quantile's lower bound to the upper quantile's upper
-        # bound, each rounded outward: a range holding the central range whatever the quantiles are
-        # within their certified intervals (model.CERTIFIED_RANGE_NOTE; both intervals in the JSON, XLSX)
-        return [f"{_pct_out(a, False)} .. {_pct_out(e, True)}" for lv, a, b, c, e in r.quantiles]
-    return [f"{pct(lo, 2)}{'*' if lv in r.truncated else ''} .. {pct(hi, 2)}" for lv, lo, hi in r.ranges]
+    true central range.  In a row certified at some levels only (``partly certified``), each
+    approximate level's cell ends with " (approximate)"."""
+    qs = {q[0]: q for q in r.quantiles}
+    out = []
+    for lv, lo, hi in r.ranges:
+        if lv in qs:  # certified: from the lower quantile's lower bound to the upper quantile's upper
+            # bound, each rounded outward: a range holding the central range whatever the quantiles are
+            # within their certified intervals (model.CERTIFIED_RANGE_NOTE; both intervals in the JSON, XLSX)
+            _, a, _, _, e = qs[lv]
+            out.append(f"{_pct_out(a, False)} .. {_pct_out(e, True)}")
+        else:
+            out.append(f"{pct(lo, 2)}{'*' if lv in r.truncated else ''} .. {pct(hi, 2)}"
+                       + (" (approximate)" if qs else ""))
+    return out
+
+
+def _partly(r) -> bool:
+    """Whether a :class:`~analytic.reports.model.RangeRow` is certified at some levels only."""
+    return bool(r.quantiles) and len(r.quantiles) < len(r.ranges)
+
+
+def range_exactness(r) -> str:
+    """The exactness of a :class:`~analytic.reports.model.RangeRow` as one text: its label, or for a
+    row certified at some levels only each level's, e.g. "90% certified, 95% approximate"."""
+    if not _partly(r):
+        return r.label
+    return ", ".join(f"{lv}% {r.level_label(lv)}" for lv, _, _ in r.ranges)
 
 
 def ranges_label(m) -> str:
     """The exactness of a mode sheet's expected-RTP-range table (``m.ranges``, :class:`~analytic.reports.model.RangeRow`
     each): "certified", "approximate", or, where only the first rows are certified (the N-round law's
     certified error grows with N), "certified to 10^k rounds, approximate beyond"; certified rows that
-    are not the first ones, "certified except the rows marked (approximate)" (:func:`range_rows`)."""
+    are not the first ones, "certified except the rows marked (approximate)" (:func:`range_rows`); a
+    row certified at some levels only (its approximate ranges marked by :func:`range_cells`),
+    "certified except the ranges marked (approximate)", or "the rows and ranges" where there are
+    approximate rows too."""
+    if any(_partly(r) for r in m.ranges):
+        return ("certified except the rows and ranges marked (approximate)"
+                if any(r.label == "approximate" for r in m.ranges) else "certified except the ranges marked (approximate)")
     labels = [r.label for r in m.ranges]
     if len(set(labels)) == 1:
         return labels[0]
@@ -391,9 +441,10 @@ def ranges_label(m) -> str:
 
 def range_rows(m) -> list[list[str]]:
     """Text rows of the expected-RTP-range table: the rounds (an approximate row of a table with
-    certified rows marked "(approximate)") and :func:`range_cells`."""
+    certified rows marked "(approximate)") and :func:`range_cells` (an approximate range of a row
+    certified at its other levels marked there)."""
     mixed = len({r.label for r in m.ranges}) > 1
-    return [[rounds_text(r.rounds) + (" (approximate)" if mixed and r.label != "certified" else "")]
+    return [[rounds_text(r.rounds) + (" (approximate)" if mixed and r.label == "approximate" else "")]
             + range_cells(r) for r in m.ranges]
 
 

@@ -10,6 +10,7 @@ import re
 
 from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
+    extra_label,
     extra_tables,
     extra_text,
     FRACTION_LIMIT, ranges_label, range_rows, cost_text, free_game_note, rate_head, LINE_WINS_NOTE, WAYS_WINS_NOTE, line_wins_rate, pays_text, paytable_note, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, line_grid, num, one_in, pct)
@@ -177,7 +178,7 @@ def _mode(m: ModeSheet, ways: bool = False) -> list[str]:
                      short_frac(m.top_probability)])
     if m.cap_probability is not None:
         rows.append(["probability of reaching the win cap", one_in(m.cap_probability), short_frac(m.cap_probability)])
-    rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra]
+    rows += [[extra_label(k), extra_text(v), extra_exact(v)] for k, v in m.extra]
     out += _table(["figure", "value", "exact"], rows, "lrl")
     for title, head, trows in extra_tables(m.extra):
         out += [f"### {title.capitalize()}", ""]

@@ -86,6 +86,7 @@ __all__ = [
     "row_errors",
     "RANGE_LEVELS",
     "RANGE_ROUNDS",
+    "PARTLY_CERTIFIED",
     "RANGE_NOTE",
     "VI_Z",
     "vi_convention",
@@ -414,20 +415,32 @@ def row_errors(table: DistributionTable, cost) -> list[tuple[Fraction, Fraction,
 class RangeRow:
     """Expected RTP range after ``rounds`` rounds: level -> (low, high).
 
-    The ranges are the normal approximation ``RTP +- z * sd / sqrt(N)``
-    (always approximate); a low end below 0 is printed as 0 (a return cannot
-    be negative: a player cannot lose more than staked) and its level is in
-    ``truncated``.
+    Each level's range is certified from the N-round law where the law certifies
+    that level at ``rounds`` (its quantiles in ``quantiles``), else the normal
+    approximation ``RTP +- z * sd / sqrt(N)`` (approximate); an approximate low
+    end below 0 is printed as 0 (a return cannot be negative: a player cannot
+    lose more than staked) and its level is in ``truncated``.
     """
 
     rounds: float
     ranges: tuple[tuple[int, float, float], ...]  # (level, low, high)
     truncated: tuple[int, ...] = ()
     #: "approximate" (normal) or "certified" (from the N-round law: ``low`` is the certified lower
-    #: bound of the lower quantile, ``high`` the upper bound of the upper quantile).
+    #: bound of the lower quantile, ``high`` the upper bound of the upper quantile), or
+    #: :data:`PARTLY_CERTIFIED`: the levels in ``quantiles`` certified, the others approximate
+    #: (:meth:`level_label`).
     label: str = "approximate"
-    #: Certified: (level, low_lo, low_hi, high_lo, high_hi), each quantile's interval (RTP).
+    #: The certified levels: (level, low_lo, low_hi, high_lo, high_hi), each quantile's interval (RTP).
     quantiles: tuple = ()
+
+    def level_label(self, level: int) -> str:
+        """``"certified"`` where ``level``'s range is from the N-round law (it is in ``quantiles``),
+        else ``"approximate"`` (the normal approximation)."""
+        return "certified" if any(q[0] == level for q in self.quantiles) else "approximate"
+
+
+#: :attr:`RangeRow.label` of a row certified at some of its levels only (the others approximate).
+PARTLY_CERTIFIED = "partly certified"
 
 
 @dataclass(frozen=True)
@@ -814,22 +827,28 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
                                       RANGE_LEVELS)
 
     def rows(ns):
+        """Per N, each level's range: certified where the N-round law certifies it at that N, else the
+        normal approximation (a level that cannot be certified leaves the others certified)."""
         out = []
         for n in ns:
             b = certified.get(n)
-            if b is not None:
-                out.append(RangeRow(n, tuple((lv, lo_lo, hi_hi) for lv, lo_lo, _, _, hi_hi in b.ranges), (),
-                                    "certified", b.ranges))
-                continue
+            qs = {q[0]: q for q in b.ranges} if b is not None else {}
             half = {lv: Z_SCORES[lv] * sd / math.sqrt(n) for lv in RANGE_LEVELS}
-            out.append(RangeRow(n, tuple((lv, max(0.0, rtp - half[lv]), rtp + half[lv]) for lv in RANGE_LEVELS),
-                                tuple(lv for lv in RANGE_LEVELS if rtp - half[lv] < 0)))
+            ranges = tuple((lv, qs[lv][1], qs[lv][4]) if lv in qs else (lv, max(0.0, rtp - half[lv]), rtp + half[lv])
+                           for lv in RANGE_LEVELS)
+            label = ("certified" if len(qs) == len(RANGE_LEVELS) else PARTLY_CERTIFIED if qs else "approximate")
+            out.append(RangeRow(n, ranges, tuple(lv for lv in RANGE_LEVELS if lv not in qs and rtp - half[lv] < 0),
+                                label, tuple(qs[lv] for lv in RANGE_LEVELS if lv in qs)))
         return tuple(out)
 
     ranges, bands = rows(RANGE_ROUNDS), rows(_BAND_ROUNDS)
     done = [x.rounds for x in ranges if x.label == "certified"]
     if len(done) == len(ranges):
         ranges_note = CERTIFIED_RANGE_NOTE
+    elif any(x.label == PARTLY_CERTIFIED for x in ranges):  # some levels certified at some N
+        ranges_note = (CERTIFIED_RANGE_NOTE + " Rows or ranges marked (approximate): no certified bound at that "
+                       "N, or for that level at that N (the N-round law's certified error grows with N, and a "
+                       "wider range's tails are thinner). " + RANGE_NOTE)
     elif done:  # certified up to some N: the N-round law's error bound grows with N
         ranges_note = (CERTIFIED_RANGE_NOTE + " Rows marked (approximate): no certified bound at that N (the "
                        "N-round law's certified error grows with N). " + RANGE_NOTE)

@@ -17,6 +17,7 @@ from analytic.limits import PDF_MAX_REELS, PDF_MAX_STOPS
 from analytic.reports import plots
 from analytic.reports.format import (APPENDIX_NOTE,
     extra_exact,
+    extra_label,
     extra_tables,
     extra_text,
     FRACTION_LIMIT, ranges_label, range_rows, cost_text, free_game_note, rate_head, WAYS_WINS_NOTE, line_wins_rate, pays_text, total_bet_text, ways_game, ladder_table, max_win_text, exact_text, feature_rows, retrigger_text, short_frac, fig_num, fig_pct, frac, num, one_in, pct, sd_text)
@@ -249,11 +250,11 @@ def _mode(d: _Doc, m: ModeSheet, ways: bool = False):
     if m.cap_probability is not None:
         rows.append(["probability of reaching the win cap", one_in(m.cap_probability), short_frac(m.cap_probability)])
     notes = [(k, v) for k, v in m.extra if isinstance(v, str) and len(v) > 60]
-    rows += [[f"solver: {k}", extra_text(v), extra_exact(v)] for k, v in m.extra
+    rows += [[extra_label(k), extra_text(v), extra_exact(v)] for k, v in m.extra
              if not (isinstance(v, str) and len(v) > 60)]
     d.table(["figure", "value", "exact"], rows, widths=(3.2, 3, 3.8), align=("LEFT", "RIGHT", "RIGHT"))
     for k, text in notes:  # long solver texts: a note below the table, not a wrapped right-aligned cell
-        d.para(f"solver: {k}: {text}", size=7)
+        d.para(f"{extra_label(k)}: {text}", size=7)
     for title, head, trows in extra_tables(m.extra):
         d.h2(title.capitalize())
         if title == "currency cap":  # short cells: the full figures are in the Markdown, JSON and XLSX

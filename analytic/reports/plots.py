@@ -120,15 +120,18 @@ def bands_png(m: ModeSheet) -> bytes:
     rtp = float(m.rtp.value) * 100
     levels = [lv for lv, _, _ in m.bands[0].ranges]
     shades = {90: "#9dc3e6", 95: "#dbe9f6"}
-    # each segment between two N filled plainly where both ends are certified (the N-round law: the
-    # certified outer ends), hatched where either is the normal approximation
-    approx = [r.label != "certified" for r in m.bands]
+    # each level's segment between two N filled plainly where both ends are certified (the N-round law:
+    # the certified outer ends), hatched where either is the normal approximation (a row can be
+    # certified at one level and approximate at the other: RangeRow.level_label)
+    approx_at = {lv: [r.level_label(lv) != "certified" for r in m.bands] for lv in levels}
+    every = [a for lv in levels for a in approx_at[lv]]
     unnamed = []  # levels with no plain segment (every one hatched): named in the legend by a plain patch
     for k, lv in sorted(enumerate(levels), key=lambda t: -t[1]):
         lo = [r.ranges[k][1] * 100 for r in m.bands]
         hi = [r.ranges[k][2] * 100 for r in m.bands]
         shade = shades.get(lv, "#eeeeee")
-        if len(xs) == 1 or not any(approx) or all(approx):
+        approx = approx_at[lv]
+        if len(xs) == 1 or not any(every) or all(every):
             ax.fill_between(xs, lo, hi, color=shade, label=f"{lv}% range")
             continue
         labelled = False
@@ -147,7 +150,7 @@ def bands_png(m: ModeSheet) -> bytes:
     ax.set_xscale("log")
     ax.set_xlabel("rounds played")
     ax.set_ylabel("RTP (%)")
-    kind = "normal approximation" if all(approx) else "certified" if not any(approx) else None
+    kind = "normal approximation" if all(every) else "certified" if not any(every) else None
     ax.set_title(f"Expected RTP range, mode '{_lit(m.info.name)}'" + (f" ({kind})" if kind else ""), fontsize=9)
     handles, names = ax.get_legend_handles_labels()
     if kind is None:

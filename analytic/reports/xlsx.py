@@ -21,11 +21,13 @@ from analytic.reports.format import (
     free_game_note,
     rate_head,
     ranges_label,
+    range_exactness,
     cost_text,
     WAYS_WINS_NOTE,
     pays_text,
     ways_game,
     exact_text,
+    extra_label,
     extra_text,
     feature_rows,
     frac,
@@ -415,17 +417,19 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
                                for e in ("low from", "low to", "high from", "high to")] + ["exactness"])
         for r in m.ranges:
             # each quantile's certified ends rounded outward to what the cell shows (4 decimals of a %);
-            # an approximate row (no certified bound at that N) its normal range's ends, labelled so
-            qs = r.quantiles or tuple((lv, lo, lo, hi, hi) for lv, lo, hi in r.ranges)
+            # an approximate level (no certified bound at that N) its normal range's ends, labelled so
+            # (a row certified at some levels only: each level's label, range_exactness)
+            cert = {q[0]: q for q in r.quantiles}
+            qs = tuple(cert.get(lv) or (lv, lo, lo, hi, hi) for lv, lo, hi in r.ranges)
             w.put([r.rounds] + [_out(x, up, 6) for q in qs for x, up in zip(q[1:], (False, True, False, True))]
-                  + [r.label],
+                  + [range_exactness(r)],
                   ["0.0E+0"] + [PCT] * (4 * len(levels)))
     else:
         w.header(["rounds"] + [f"{lv}% {e}" for lv in levels for e in ("low", "high")]
                  + ["low end truncated at 0", "exactness"])
         for r in m.ranges:
             w.put([r.rounds] + [x for _, lo, hi in r.ranges for x in (lo, hi)]
-                  + [", ".join(f"{lv}%" for lv in r.truncated), r.label], ["0.0E+0"] + [PCT] * 4)
+                  + [", ".join(f"{lv}%" for lv in r.truncated), range_exactness(r)], ["0.0E+0"] + [PCT] * 4)
     _methods(w, m)
     w.finish()
 
@@ -466,9 +470,9 @@ def _extras(w, extra) -> None:
 
     for k, v in extra:
         if isinstance(v, (Figure, Fraction)) or (isinstance(v, int) and not isinstance(v, bool)):
-            _figure_row(w, f"solver: {k}", v, _extra_fmt(v))
+            _figure_row(w, extra_label(k), v, _extra_fmt(v))
         else:
-            w.put([f"solver: {k}", extra_text(v)])
+            w.put([extra_label(k), extra_text(v)])
     for k, v in extra:  # the extras that are tables (e.g. the RTP at each stake of a currency cap)
         if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
             w.blank()

@@ -75,7 +75,10 @@ class QuantileBounds:
     ranges : tuple of (level, low_lo, low_hi, high_lo, high_hi)
         ``level`` in percent; the lower quantile (level ``(1 - level) / 2``) of the
         RTP over ``rounds`` rounds (total win / (rounds x cost)) lies in
-        ``[low_lo, low_hi]``, the upper quantile in ``[high_lo, high_hi]``.
+        ``[low_lo, low_hi]``, the upper quantile in ``[high_lo, high_hi]``.  Only the
+        levels certified at ``rounds``, in the order asked: a level whose tail the
+        errors exceed (or whose upper quantile the law's mass does not reach) is left
+        out, the others kept.
     shift : float
         The rebinning bound ``t`` as RTP (``t / (rounds x cost)``).
     slack : float
@@ -205,19 +208,20 @@ def _bounds(s: NRoundLaw, N: int, e0: float, cost: Fraction, g: Fraction, levels
         return None if i >= len(cdf) else (s.off + i) * s.h
 
     out = []
-    for lv in levels:
+    for lv in levels:  # each level on its own: one that cannot be certified leaves the others certified
         row = []
         for a in ((100 - lv) / 200, (100 + lv) / 200):
             if a - d - 2 * e - eta <= 0:  # the errors exceed the tail: a low end of 0, true but empty
-                return None
+                break
             lo = q(a - d - 2 * e - eta)
             hi = q(a + e + eta)
             if hi is None:
-                return None
+                break
             lo_v = 0.0 if lo is None else max(0.0, (lo - t) * scale)
             row += [lo_v, (hi + t) * scale]
-        out.append((lv, *row))
-    return QuantileBounds(N, tuple(out), t * scale, d + e + eta)
+        else:
+            out.append((lv, *row))
+    return QuantileBounds(N, tuple(out), t * scale, d + e + eta) if out else None
 
 
 def n_round_quantiles(points: Mapping[Fraction, Fraction], error: Fraction | float, cost: Fraction,
@@ -246,8 +250,9 @@ def n_round_quantiles(points: Mapping[Fraction, Fraction], error: Fraction | flo
     Returns
     -------
     dict
-        ``N -> QuantileBounds`` (None where no finite bound was certified, or where the errors exceed
-        a level's tail: its low end would be 0, true but empty).
+        ``N -> QuantileBounds`` holding the levels certified at ``N`` (a level is left out where the
+        errors exceed its tail: its low end would be 0, true but empty; or where no finite bound
+        was certified); None where no level is.
 
     Raises
     ------

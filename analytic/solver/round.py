@@ -34,7 +34,8 @@ from analytic.engine.base_game import BaseResult, solve_base
 from analytic.figures import Figure, Z_SCORES
 from analytic.workspace import Workspace, workspace_for
 
-__all__ = ["Component", "FeatureFigures", "RoundResult", "solve_round", "solve_game", "check_round", "EXTRA_UNITS"]
+__all__ = ["Component", "FeatureFigures", "RoundResult", "solve_round", "solve_game", "check_round", "EXTRA_UNITS",
+           "EXTRA_SHORT_UNITS"]
 
 #: Unit and meaning of the solver's own figures (``RoundResult.extra``) that are not an RTP (those are
 #: fractions of the stake, printed as the RTP rows), as ``analytic solve`` prints them beside their values.
@@ -45,6 +46,17 @@ EXTRA_UNITS = {
     "p_reach_cap": "probability that the round reaches the win cap",
     "cap_free_stake_limit": "currency: the largest stake at which the currency win cap cannot bind",
     "gamble_probability": "probability that the gamble wins",
+}
+
+#: The same units in short, as the par sheets print them in a row's label ("solver: max_win (x total
+#: bet, before the cap)", :func:`analytic.reports.format.extra_label`); the same keys as :data:`EXTRA_UNITS`.
+EXTRA_SHORT_UNITS = {
+    "max_win": "x total bet, before the cap",
+    "uncapped_mean_win": "x total bet, before the cap",
+    "uncapped_second_moment": "(x total bet)^2, before the cap",
+    "p_reach_cap": "probability per round",
+    "cap_free_stake_limit": "currency",
+    "gamble_probability": "probability",
 }
 
 

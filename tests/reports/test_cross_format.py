@@ -58,7 +58,7 @@ def _cells(ws):
 def test_xlsx_small_extra_figure_shows_its_value():
     ws = _sheet((("p_reach_cap", Figure(P_REACH)), ("max_win", Fraction(108403, 5))))
     (name, v, *_), (name2, v2, *_) = _cells(ws)
-    assert name.value == "solver: p_reach_cap"
+    assert name.value == "solver: p_reach_cap (probability per round)"
     shown = _display(v.value, v.number_format)
     assert abs(shown - P_REACH) <= P_REACH / 1000  # not "0.0000"
     assert _display(v2.value, v2.number_format) == Fraction(108403, 5)

@@ -140,13 +140,18 @@ def test_refusals():
 def test_errors_beyond_the_tail_certify_nothing():
     """A round law known to within e0 = 1e-3 in total variation: over N = 10 rounds the error bound
     alone is N e0 = 0.01 (and the missing mass d counts it again, 3 N e0 in all), beyond the 2.5 %
-    tail of the 95 % range: the low end could only be 0 (true, empty), so no row is certified; the
-    90 % range (5 % tails) still is, and contains the exact quantiles."""
+    tail of the 95 % range: the low end could only be 0 (true, empty), so the 95 % range is not
+    certified; the 90 % range (5 % tails) still is, alone or asked with the 95 % one (the whole N
+    was dropped for the one level), and contains the exact quantiles.  With e0 = 1e-2 (3 N e0 = 0.3,
+    beyond both tails) no level is: None."""
     law = {Fraction(0): Fraction(1, 2), Fraction(1): Fraction(1, 2)}
-    assert n_round_quantiles(law, Fraction(1, 1000), Fraction(1), [10], (90, 95))[10] is None
+    assert n_round_quantiles(law, Fraction(1, 100), Fraction(1), [10], (90, 95))[10] is None
+    both = n_round_quantiles(law, Fraction(1, 1000), Fraction(1), [10], (90, 95))[10]
     b = n_round_quantiles(law, Fraction(1, 1000), Fraction(1), [10], (90,))[10]
-    assert b is not None
+    assert b is not None and both is not None
+    assert both.ranges == b.ranges and (both.shift, both.slack) == (b.shift, b.slack)
     (lv, lo_lo, lo_hi, hi_lo, hi_hi), = b.ranges
+    assert lv == 90
     s = exact_power(law, 10)  # Binomial(10, 1/2): 5 % quantile 2, 95 % quantile 8
     assert lo_lo <= float(exact_quantile(s, Fraction(5, 100)) / 10) <= lo_hi
     assert hi_lo <= float(exact_quantile(s, Fraction(95, 100)) / 10) <= hi_hi
