@@ -2,7 +2,7 @@
 
 Layers, lowest first (a module may import its own layer and those below):
 
-0. ``analytic.errors``, ``analytic.limits``, ``analytic.figures``, ``analytic.workspace``
+0. ``analytic.errors``, ``analytic.limits``, ``analytic.figures``, ``analytic.workspace``, ``analytic.memory``
 1. ``analytic.model`` -- loading, the mechanics' declarations
 2. ``analytic.engine`` -- the line walk and the base game
 3. ``analytic.features`` -- the feature engines, state graphs, laws
@@ -23,6 +23,7 @@ import grimp
 
 LAYERS = {
     "analytic.errors": 0, "analytic.limits": 0, "analytic.figures": 0, "analytic.workspace": 0,
+    "analytic.memory": 0,
     "analytic.model": 1,
     "analytic.engine": 2,
     "analytic.features": 3,

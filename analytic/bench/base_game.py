@@ -125,6 +125,9 @@ def _walk(game: Game):
 
 
 def main(argv=None) -> int:
+    from analytic.memory import use_small_pages
+
+    use_small_pages()  # as the analytic command does (analytic/memory.py)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-brute", action="store_true", help="skip the brute-force enumerator")
     args = ap.parse_args(argv)

@@ -19,6 +19,9 @@ MODEL = Path(analytic.__file__).resolve().parents[1] / "tests" / "cases" / "book
 
 
 def main() -> None:
+    from analytic.memory import use_small_pages
+
+    use_small_pages()  # as the analytic command does (analytic/memory.py)
     t0 = time.perf_counter()
     game = load_model(MODEL)
     r = solve_round(game)

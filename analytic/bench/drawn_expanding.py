@@ -38,6 +38,9 @@ def main(path: str = "models/book_of_power.toml", precision: str = "standard", p
 
     ``precision``: the cap precision preset; ``processes``: worker processes (default: the core count).
     """
+    from analytic.memory import use_small_pages
+
+    use_small_pages()  # as the analytic command does (analytic/memory.py)
     from analytic.features.engines.drawn_expanding.draw_bounds import JOB_SECONDS, workers
     from analytic.features.engines.drawn_expanding.draw_cap import level_runs, precision_preset
     from analytic.features.engines.drawn_expanding.engine import (_regular_and_power, _regular_cap_bounds,

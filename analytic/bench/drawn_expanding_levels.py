@@ -94,6 +94,9 @@ def main(path: str = "models/book_of_power.toml", processes: int | None = None) 
 
     ``processes``: worker processes (default: the core count).
     """
+    from analytic.memory import use_small_pages
+
+    use_small_pages()  # as the analytic command does (analytic/memory.py)
     from concurrent.futures import ProcessPoolExecutor
 
     from analytic.features.engines.drawn_expanding import draw_cap as rc

@@ -129,6 +129,9 @@ def _run_child(lines: int, kind: str, workers: int = 1) -> tuple[float, float, s
 
 
 def main(argv=None) -> int:
+    from analytic.memory import use_small_pages
+
+    use_small_pages()  # as the analytic command does (analytic/memory.py)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per row (median shown; default 3)")
     ap.add_argument("--lines", type=int, nargs="*", default=list(LINE_COUNTS), help="payline counts")

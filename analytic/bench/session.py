@@ -44,6 +44,9 @@ def _iv(f, method: str) -> str:
 
 
 def main(argv=None) -> int:
+    from analytic.memory import use_small_pages
+
+    use_small_pages()  # as the analytic command does (analytic/memory.py)
     p = argparse.ArgumentParser(prog="python -m analytic.bench.session", description=__doc__.splitlines()[0])
     p.add_argument("--model", default=str(MODELS / "book_of_power.toml"))
     p.add_argument("--mode", default=None)

@@ -21,6 +21,9 @@ __all__ = ["main"]
 
 def main(argv=None) -> int:
     """Run the benchmark; prints figures, returns 0."""
+    from analytic.memory import use_small_pages
+
+    use_small_pages()  # as the analytic command does (analytic/memory.py)
     from analytic.model.loader import load_model
     from analytic.simulator.evaluate import compile_tables, evaluate_windows
     from analytic.simulator.runner import simulate

@@ -126,6 +126,9 @@ def detune(game, reel_set: str, src: str, dst: str, reels: list[int], stops: int
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; returns the exit code (0 target met, 1 not met, 2 usage error)."""
+    from analytic.memory import use_small_pages
+
+    use_small_pages()  # as the analytic command does (analytic/memory.py)
     from analytic.model.loader import load_model
     from analytic.solver.round import solve_round
     from analytic.tuner.search import Targets, evaluate, tune_with_cap, tuned_reel_set

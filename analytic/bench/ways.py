@@ -100,6 +100,9 @@ def _brute_rate(game: Game, sample: int) -> float:
 
 
 def main(argv=None) -> int:
+    from analytic.memory import use_small_pages
+
+    use_small_pages()  # as the analytic command does (analytic/memory.py)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--brute-sample", type=int, default=2000, help="stop combinations the brute force is timed on")
     ap.add_argument("--check", action="store_true", help="full brute force on 8-stop versions, compared")
