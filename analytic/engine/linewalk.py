@@ -500,11 +500,12 @@ def _fused_reel(jt, cells, lines, k, t_next, t_pay, t_trg, last, inc, wts, s_jid
     return (r_off, r_ent), s_jid, s_cnt, s_acc, w
 
 
-def _walk_states(spec: SpinSpec):
+def _walk_states(spec: SpinSpec, load_kernel: bool = False):
     """The walk itself: final partial states ``(counters+triggers, settled pay, count)``.
 
     Rows are distinct.  Pays are not yet multiplied by ``spec.line_multiplier``.
     Returns ``(s_cnt, s_acc, s_w, pdtype)`` (see :func:`walk_arrays` for the dtypes).
+    ``load_kernel``: as in :func:`walk_arrays`.
     """
     nreels = len(spec.reels)
     if spec.both_ways:
@@ -558,7 +559,7 @@ def _walk_states(spec: SpinSpec):
             t_next[s, r], t_pay[s, r], t_trg[s, r] = n2, p, t
         # per (joint id, window): next joint id, settled pay, triggers
         work = nj * nw * nlines
-        compiled = work >= _KERNEL_MIN_WORK or (work >= _KERNEL_LOADED_MIN_WORK and _kernel_loaded())
+        compiled = work >= _KERNEL_MIN_WORK or (work >= _KERNEL_LOADED_MIN_WORK and (load_kernel or _kernel_loaded()))
         if compiled and pdtype is np.int64 and wdtype is np.int64:
             fused = _fused_reel(jt, cells, spec.lines, k, t_next, t_pay, t_trg, last, inc, wts,
                                 s_jid, s_cnt, s_acc, s_w)
@@ -660,7 +661,7 @@ def _walk_states(spec: SpinSpec):
     return s_cnt, s_acc, s_w, pdtype
 
 
-def walk_arrays(spec: SpinSpec) -> SpinArrays:
+def walk_arrays(spec: SpinSpec, load_kernel: bool = False) -> SpinArrays:
     """Exact joint distribution of counters, line triggers and line win of a spin, as arrays.
 
     The same law as :func:`walk` (which is built from it), without the dict.
@@ -668,6 +669,14 @@ def walk_arrays(spec: SpinSpec) -> SpinArrays:
     Parameters
     ----------
     spec : SpinSpec
+    load_kernel : bool
+        Speed only (the rows are the same either way): step every reel of at
+        least ``_KERNEL_LOADED_MIN_WORK`` (joint line states x windows x lines)
+        with the compiled step, loading it if this process has not yet (about
+        0.16 s of CPU).  For a caller about to walk many spins (a feature's
+        walk per symbol); by default the compiled step is loaded only for a
+        reel of ``_KERNEL_MIN_WORK``, so that a small game's solve does not
+        pay for the load.
 
     Returns
     -------
@@ -687,7 +696,7 @@ def walk_arrays(spec: SpinSpec) -> SpinArrays:
         from analytic.engine.wayswalk import ways_walk_arrays
 
         return ways_walk_arrays(spec)
-    s_cnt, s_acc, s_w, pdtype = _walk_states(spec)
+    s_cnt, s_acc, s_w, pdtype = _walk_states(spec, load_kernel)
     lm = spec.line_multiplier
     top = int(np.abs(s_acc).max()) if pdtype is np.int64 and len(s_acc) else 0
     if pdtype is np.int64 and isinstance(lm, (int, np.integer)) and top * abs(int(lm)) < _SAFE:
@@ -697,12 +706,14 @@ def walk_arrays(spec: SpinSpec) -> SpinArrays:
     return SpinArrays(spec.counter_names + ("line_triggers",), s_cnt, win, s_w, spec.cycle)
 
 
-def walk(spec: SpinSpec) -> SpinDistribution:
+def walk(spec: SpinSpec, load_kernel: bool = False) -> SpinDistribution:
     """Exact joint distribution of counters, line triggers and line win of a spin.
 
     Parameters
     ----------
     spec : SpinSpec
+    load_kernel : bool
+        As in :func:`walk_arrays` (speed only).
 
     Returns
     -------
@@ -717,6 +728,6 @@ def walk(spec: SpinSpec) -> SpinDistribution:
     (partial states x distinct outcomes per joint state) for the crossing.
     The table is built from :func:`walk_arrays`.
     """
-    arr = walk_arrays(spec)
+    arr = walk_arrays(spec, load_kernel)
     table = arr.table()
     return SpinDistribution(arr.counter_names, table, arr.cycle)

@@ -212,3 +212,34 @@ def test_pack_fused_and_unpack_keys_against_the_numpy_packing():
     one = np.ones(1, dtype=np.int64)
     assert pack_fused(one, 0 * one, np.zeros((1, 0), dtype=np.int64), one, one << 61, s_cnt, s_acc) is None
     assert pack_fused(-one, 0 * one, np.zeros((1, 0), dtype=np.int64), one, one, s_cnt, s_acc[:1]) is None
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games())
+def test_load_kernel_steps_with_the_compiled_step_and_gives_the_same_rows(gc):
+    """``load_kernel=True`` (a feature's walk per symbol) takes the compiled step below the cold
+    threshold, even where the process has not loaded it; the rows are those of the numpy step."""
+    game, counters = gc
+    spec = build_spin(game, "base", counters)
+    calls = []
+    real_fused, real_step = lw._fused_reel, lw._kernel_step
+
+    def fused(*a, **k):
+        calls.append("fused")
+        return real_fused(*a, **k)
+
+    def step(*a, **k):
+        calls.append("step")
+        return real_step(*a, **k)
+
+    with mock.patch.object(lw, "_KERNEL_MIN_WORK", 1 << 62), mock.patch.object(lw, "_KERNEL_LOADED_MIN_WORK", 0), \
+            mock.patch.object(lw, "_kernel_loaded", lambda: False), mock.patch.object(lw, "_fused_reel", fused), \
+            mock.patch.object(lw, "_kernel_step", step):
+        slow = walk_arrays(spec)
+        assert calls == []  # not loaded, below the cold threshold: the numpy step
+        fast = walk_arrays(spec, load_kernel=True)
+        assert len(calls) >= len(spec.reels)  # every reel through the compiled step
+        table = walk(spec, load_kernel=True).table
+    assert table == brute_force(game, "base", counters)
+    for a, b in [(fast.counters, slow.counters), (fast.line_win, slow.line_win), (fast.count, slow.count)]:
+        assert a.dtype == b.dtype and a.shape == b.shape and a.tolist() == b.tolist()

@@ -219,7 +219,7 @@ class SpinStats:
             sp = replace(base, reels=tuple(reels),
                          counter_names=("books",) + tuple(f"pb{k}" for k in range(ng)) + ("plain",)
                          + tuple(f"g{k}" for k in range(ng)))
-            dist = walk(sp)
+            dist = walk(sp, load_kernel=len(self.ordered) > 1)  # one walk per symbol: the load pays back
             keys = list(dist.table)
             rows = np.array([k[:-2] for k in keys], dtype=np.int64).reshape(len(keys), -1)
             lw = [k[-1] for k in keys]
