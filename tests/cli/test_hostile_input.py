@@ -594,6 +594,40 @@ add("graph-out-partial-is-a-folder", ["graph", "{model}", "--feature", "fs", "--
 add("save-law-partial-is-a-folder", SOLVE + ["--save-law", "{tmp}/law.json"], None,
     ("--save-law", ".law.json.partial", "is a folder"), setup=_partial_folder("law.json"), names_file=False)
 
+
+# names longer than the file system holds (255 bytes a name, 4,096 a path): an OSError traceback ("File name
+# too long") before the work, or, for a name that fits but whose '.NAME.partial' does not, exit 1 after it
+
+
+def _model_named(stem: str):
+    def setup(tmp: Path) -> str:
+        (tmp / "game" / f"{stem}.toml").write_text(TINY)
+        return str(tmp / "game" / f"{stem}.toml")
+    return setup
+
+
+LONG = "n" * 300
+for cmd, flag in ((SOLVE + ["--save-law"], "--save-law"), (["report", "{model}", "--formats", "md", "--out"], "--out"),
+                  (["tune", "{model}", "--target-rtp", "90", "--out"], "--out"),
+                  (["graph", "{model}", "--feature", "fs", "--out"], "--out")):
+    model = mech("") if cmd[0] == "graph" else None
+    add(f"{cmd[0]}-name-over-255-bytes", cmd + ["{tmp}/" + LONG + ".dot"], model, (flag, "304 bytes", "255"),
+        names_file=False)
+    add(f"{cmd[0]}-folder-name-over-255-bytes", cmd + ["{tmp}/" + LONG + "/x.dot"], model, (flag, "255"),
+        names_file=False)
+    add(f"{cmd[0]}-path-over-4096-bytes", cmd + ["{tmp}/" + "d/" * 2100 + "x.dot"], model, (flag, "4,095"),
+        names_file=False)
+    if cmd[0] == "report":
+        continue  # (a folder: no '.NAME.partial' of its own)
+    # 250 characters: the file fits, the '.NAME.partial' it is written through does not
+    add(f"{cmd[0]}-partial-name-over-255-bytes", cmd + ["{tmp}/" + "p" * 246 + ".dot"], model,
+        (flag, "temporary name", "255"), names_file=False)
+add("report-out-multibyte-name-over-255-bytes", ["report", "{model}", "--out", "{tmp}/" + "\u00e9" * 130],
+    where=("--out", "260 bytes"), names_file=False)
+# a model named with 250 characters: its par sheet 'STEM.md' fits, '.STEM.md.partial' did not (exit 1 after the solve)
+add("report-model-stem-partial-over-255-bytes", ["report", "{model}", "--out", "{out}", "--formats", "md"],
+    where=("--out", "temporary name", "255"), setup=_model_named("m" * 250), names_file=False)
+
 # --- command lines: report, solve, the program ------------------------------------------------
 add("report-out-is-a-file", ["report", "{model}", "--out", "{tmp}/afile"], where=("--out", "is a file"),
     setup=_a_file, names_file=False)
