@@ -290,6 +290,17 @@ add("verify-wins-beyond-int64", ["verify", "{model}", "--rounds", "10"], BIG, ("
 add("simulate-free-spin-beyond-int64", ["simulate", "{model}", "--rounds", "10"],
     mech("multiplier = 1000000000000000000", ("a = { 3 = 10 }", "a = { 3 = 1000 }")),
     ("features.fs", "64-bit integers"))
+# one pay of 10^18 line bets beside a scatter pay of 1/100 (ticks of 1/100 line bet), or a stake making a
+# currency cap of 250 a fraction of 1/4e27 line bet: an OverflowError traceback while the simulator's int64
+# tables were filled (before the bound above was checked)
+FINE = tiny(("a = { 3 = 10 }", "a = { 3 = 1000000000000000000 }"), ('2 = "1/2"', '2 = "1/100"'))
+for cmd in (["simulate", "{model}", "--rounds", "10", "--no-progress"], ["verify", "{model}", "--rounds", "10",
+                                                                        "--no-progress"],
+            ["session", "{model}", "--balance", "5", "--rounds", "2", "--simulate", "3"]):
+    add(f"{cmd[0]}-one-pay-beyond-int64-ticks", cmd, FINE, ("paytable", "64-bit integers", "1/100 line bet"))
+for st in ("1e30", "1e20"):
+    add(f"simulate-stake-{st}-cap-beyond-int64-ticks", ["simulate", "{model}", "--rounds", "10", "--no-progress",
+                                                          "--stake", st], None, ("cap.currency", "stake", "64-bit"))
 add("simulate-pick-bonus-beyond-int64", ["simulate", "{model}", "--rounds", "10"],
     PICK_MODEL.replace("\n[cap]", PICK.format(n=40, m=1).replace("[[5, 1]]", "[[1000000000000000000, 1]]"), 1),
     ("features.pick", "64-bit integers"))
