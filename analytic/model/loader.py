@@ -1166,6 +1166,10 @@ def _autoplay(ctx: _Ctx, value: Any) -> tuple[str, ...]:
         v = ctx.string(x, k, choices=AUTOPLAY_STOPS)
         if v in seen:
             ctx.fail(k, f"{show(v)} is listed twice")
+        if v == "feature" and not ctx.features:  # as session --stop-on-feature: a stop that can never act
+            ctx.fail(k, "'feature' stops a run when a round starts a feature, and the game has no [features]: "
+                        "it could never stop one (the par sheet printed its probability as a bound of 0); "
+                        "remove it from the stops")
         seen.append(v)
     return tuple(x for x in AUTOPLAY_STOPS if x in seen)
 
