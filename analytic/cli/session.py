@@ -353,7 +353,7 @@ def run(args) -> int:
                                "that of --simulate K; give --simulate too, or leave --seed out")
     rules = _rules(args)
     game = load_model(args.model)
-    mode = args.mode or game.default_mode.name
+    mode = game.default_mode.name if args.mode is None else args.mode
     if mode not in game.modes:
         raise args_.UsageError(f"{args.model}: modes: unknown bet mode {mode!r} (known: {', '.join(game.modes)})")
     if args.round_law is not None and args.cap_precision is not None:

@@ -154,7 +154,7 @@ def run(args) -> int:
     if args.out is not None:
         args_.check_out_file(args.out)  # before any work: a folder, a path under a file, a read-only folder
     game = load_model(args.model)
-    mode = args.mode or game.default_mode.name
+    mode = game.default_mode.name if args.mode is None else args.mode
     if mode not in game.modes:
         from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
 

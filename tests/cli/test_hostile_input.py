@@ -657,6 +657,10 @@ add("report-empty-formats", ["report", "{model}", "--out", "{out}", "--formats",
 add("report-bad-cap-precision", ["report", "{model}", "--out", "{out}", "--cap-precision", "max"],
     where=("--cap-precision",), names_file=False)
 add("solve-unknown-mode", SOLVE + ["--mode", "nope"], where=("modes", "nope"))
+# an empty mode name ('--mode "$MODE"' with MODE unset) solved, simulated, tuned the first mode without a word
+for cmd in (SOLVE, SIM + ["--rounds", "10"], ["verify", "{model}", "--rounds", "10", "--no-progress"],
+            ["session", "{model}", "--balance", "5", "--rounds", "2"], TUNE + ["--target-rtp", "90"]):
+    add(f"{cmd[0]}-empty-mode-name", cmd + ["--mode", ""], where=("modes", "unknown bet mode ''"))
 
 
 def _out_with_a_folder_named(*names: str):
