@@ -152,6 +152,12 @@ add("cycle-beyond-10^1000", REPORT,
     ("reels.base", "10^1000"))
 
 # --- integers and count keys ---------------------------------------------------------------
+# a 20-reel line of x10^18 wilds paying 10^18: a win of 10^378 total bets, beyond float64 (an OverflowError
+# traceback after the solve, in the volatility index)
+add("win-beyond-float64", SOLVE, '[game]\nname = "W"\nreels = 20\nrows = 1\n[symbols]\na = "regular"\n'
+    'w = { role = "wild", multiplier = 1000000000000000000 }\n[paytable]\na = { 20 = 1000000000000000000 }\n'
+    f'[paylines]\nlines = [[{", ".join(["0"] * 20)}]]\n[reels]\nbase = [' + ", ".join(['["a", "w"]'] * 20) + "]\n",
+    ("paytable", "10^378", "10^100"))
 add("int-5000-digits", REPORT, tiny(("a = { 3 = 10 }", "a = { 3 = " + "9" * 5000 + " }")), ())
 add("int-4000-digits", REPORT, tiny(("a = { 3 = 10 }", "a = { 3 = " + "9" * 4000 + " }")),
     ("paytable.a.3", "at most 10^18"))
