@@ -34,7 +34,7 @@ from __future__ import annotations
 
 __all__ = [
     "MAX_REELS", "MAX_ROWS", "MAX_CYCLE_DIGITS", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_TEXT_CHARS", "MAX_KEY_CHARS", "MAX_INTEGER",
-    "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_AWARD", "MAX_PICK_PRIZES", "MAX_BOARD_STATES", "MAX_BOARD_TILES", "MAX_COUNT_DIGITS", "MAX_SPIN_WIN", "MAX_ROUNDS", "MAX_SEED",
+    "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_AWARD", "MAX_PICK_PRIZES", "MAX_BOARD_STATES", "MAX_BOARD_TILES", "MAX_COUNT_DIGITS", "MAX_SPIN_WIN", "MAX_WALK_ENTRIES", "MAX_ROUNDS", "MAX_SEED",
     "PDF_MAX_STOPS", "PDF_MAX_REELS", "XLSX_MAX_STOPS", "MAX_SHOWN_CHARS",
 ]
 
@@ -76,6 +76,11 @@ MAX_BOARD_TILES = 500
 #: the square of its win; a 20-reel line of x10^18 wilds (a win of 10^378) stopped with an
 #: ``OverflowError`` traceback after the solve.
 MAX_SPIN_WIN = 10**100
+#: Most entries of one array of the joint line walk (:mod:`analytic.engine.linewalk`): the live lines of
+#: the joint states after a reel, a reel's distinct outcomes, the distinct partial states (int64 each,
+#: 800 MB): 20,000 paylines on a 5x100 window grew the walk past 17 GB of memory and ended in a
+#: ``SystemError``; the largest seen in a sane game, 800 paylines on 5x100, is 3.8e7.
+MAX_WALK_ENTRIES = 10**8
 #: Digits of a count used as a table key (``{ 3 = 10 }``).
 MAX_COUNT_DIGITS = 9
 #: Most rounds one ``simulate`` / ``verify`` run plays (about 5 hours at 600,000 rounds/s on one core).

@@ -12,6 +12,7 @@ path where there is one, no traceback, nothing in ``--out``, and well under
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -1122,3 +1123,44 @@ def test_a_target_between_1_and_2_says_how_to_write_a_percentage(tmp_path, capsy
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("error: argument --target-hit-frequency:") and "write 1.5%" in line
     assert not (tmp_path / "o.toml").exists()
+
+
+def _many_lines_model() -> str:
+    """5 reels x 4 rows, 60 distinct paylines, every symbol paying 3 to 5 of a kind: its joint line walk
+    holds thousands of entries an array (a few seconds at most)."""
+    lines, x = [], 0
+    while len(lines) < 60:
+        x += 1
+        line = [(x >> (2 * r)) % 4 for r in range(5)]
+        if line not in lines:
+            lines.append(line)
+    strip = '["a", "b", "c", "w", "a", "b", "c", "x", "b", "c", "a", "x"]'
+    return ('[game]\nname = "lines"\nreels = 5\nrows = 4\n[symbols]\na = "regular"\nb = "regular"\nc = "regular"\n'
+            'w = "wild"\nx = "blank"\n[paytable]\na = { 3 = 5, 4 = 10, 5 = 50 }\nb = { 3 = 3, 4 = 8, 5 = 30 }\n'
+            'c = { 3 = 2, 4 = 5, 5 = 20 }\n[paylines]\nlines = ' + str(lines) + '\n[reels]\nbase = ['
+            + ", ".join([strip] * 5) + "]\n")
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_line_walk_beyond_its_entries_is_one_line_exit_2(tmp_path, capsys, monkeypatch, compiled):
+    """20,000 paylines on a 5x100 window (a 430 KB model) grew the joint line walk past 17 GB of memory,
+    then a ``SystemError`` traceback: every array of the walk is held to ``limits.MAX_WALK_ENTRIES``
+    (lowered here so that a small game reaches it), in the compiled and the numpy steps."""
+    import analytic.engine.linewalk as lw
+    from analytic import limits
+
+    m = tmp_path / "lines.toml"
+    m.write_text(_many_lines_model())
+    assert main(["solve", str(m), "--format", "json", "--workers", "1"]) == 0
+    want = json.loads(capsys.readouterr().out)["modes"]
+    monkeypatch.setattr(lw, "_KERNEL_MIN_WORK", 0 if compiled else 1 << 62)
+    monkeypatch.setattr(lw, "_KERNEL_LOADED_MIN_WORK", 0 if compiled else 1 << 62)
+    monkeypatch.setattr(limits, "MAX_WALK_ENTRIES", 3000)
+    assert main(["solve", str(m), "--workers", "1"]) == 2
+    cap = capsys.readouterr()
+    lines = cap.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {m}: paylines: the exact walk of 60 paylines"), cap.err
+    assert "3,000" in lines[0] and "Traceback" not in cap.err and not cap.out
+    monkeypatch.setattr(limits, "MAX_WALK_ENTRIES", 10**8)  # the figures within the limit: the same
+    assert main(["solve", str(m), "--format", "json", "--workers", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["modes"] == want
