@@ -1164,3 +1164,26 @@ def test_a_line_walk_beyond_its_entries_is_one_line_exit_2(tmp_path, capsys, mon
     monkeypatch.setattr(limits, "MAX_WALK_ENTRIES", 10**8)  # the figures within the limit: the same
     assert main(["solve", str(m), "--format", "json", "--workers", "1"]) == 0
     assert json.loads(capsys.readouterr().out)["modes"] == want
+
+
+@pytest.mark.parametrize("python_integers", [False, True])
+def test_a_ways_walk_beyond_its_entries_is_one_line_exit_2(tmp_path, capsys, monkeypatch, python_integers):
+    """A 7x50 ways game of 10 paying symbols (1 KB of model) ran a minute into a numpy MemoryError
+    traceback (1.8 GiB for one array, 4 GB in all): the ways walk is held to ``limits.MAX_WALK_ENTRIES``
+    too (lowered here so that a small game reaches it), on int64 arrays and on Python integers."""
+    from analytic import limits
+
+    m = ROOT / "tests" / "engine" / "data" / "ways_243_medium.toml"
+    if python_integers:  # a pay beyond int64 arithmetic: the walk on Python integers
+        text = m.read_text(encoding="utf-8")
+        m = tmp_path / "ways.toml"
+        m.write_text(text.replace("[paytable]\n", "[paytable]\nbig = { 5 = 1000000000000000000 }\n", 1)
+                     .replace("[symbols]\n", '[symbols]\nbig = "regular"\n', 1), encoding="utf-8")
+    monkeypatch.setattr(limits, "MAX_WALK_ENTRIES", 2000)
+    assert main(["solve", str(m), "--workers", "1"]) == 2
+    cap = capsys.readouterr()
+    lines = cap.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {m}: paylines.ways: the exact ways walk"), cap.err
+    assert "Traceback" not in cap.err and not cap.out
+    monkeypatch.setattr(limits, "MAX_WALK_ENTRIES", 10**8)
+    assert main(["solve", str(m), "--workers", "1"]) == 0
