@@ -34,7 +34,7 @@ from __future__ import annotations
 
 __all__ = [
     "MAX_REELS", "MAX_ROWS", "MAX_CYCLE_DIGITS", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_TEXT_CHARS", "MAX_KEY_CHARS", "MAX_INTEGER",
-    "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_AWARD", "MAX_PICK_PRIZES", "MAX_BOARD_STATES", "MAX_BOARD_TILES", "MAX_COUNT_DIGITS", "MAX_SPIN_WIN", "MAX_WALK_ENTRIES", "MAX_ROUNDS", "MAX_SEED",
+    "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_AWARD", "MAX_PICK_PRIZES", "MAX_BOARD_STATES", "MAX_BOARD_TILES", "MAX_COUNT_DIGITS", "MAX_SPIN_WIN", "MAX_WALK_ENTRIES", "MAX_GIFT_OUTCOMES", "MAX_GIFT_SPIN_CLASSES", "MAX_ROUNDS", "MAX_SEED",
     "PDF_MAX_STOPS", "PDF_MAX_REELS", "XLSX_MAX_STOPS", "MAX_SHOWN_CHARS",
 ]
 
@@ -81,6 +81,14 @@ MAX_SPIN_WIN = 10**100
 #: 800 MB): 20,000 paylines on a 5x100 window grew the walk past 17 GB of memory and ended in a
 #: ``SystemError``; the largest seen in a sane game, 800 paylines on 5x100, is 3.8e7.
 MAX_WALK_ENTRIES = 10**8
+#: Most gift classes a gift pick's exact law may tell apart, bounded from the model: the multisets of
+#: ``picks`` gifts from the gift entries, ``C(entries + picks, picks)`` (the law is built entry by entry;
+#: 20 spin gifts picked 3 at a time enumerated 4^20 tuples and never ended).
+MAX_GIFT_OUTCOMES = 10**6
+#: Most free-spin classes (wild reels, wild symbols, expanding symbol) a gift pick can start, bounded
+#: from the model: each is an exact walk of the free reel set (10 wild-symbol and 5 wild-reel gifts
+#: picked 5 at a time: 4,944 walks).
+MAX_GIFT_SPIN_CLASSES = 500
 #: Digits of a count used as a table key (``{ 3 = 10 }``).
 MAX_COUNT_DIGITS = 9
 #: Most rounds one ``simulate`` / ``verify`` run plays (about 5 hours at 600,000 rounds/s on one core).
