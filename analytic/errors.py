@@ -43,6 +43,11 @@ class ModelError(AnalyticError, ValueError):
         where = f"{self.path}: {key}" if key else self.path
         super().__init__(f"{where}: {reason}")
 
+    def __reduce__(self):
+        # rebuilt from its three parts when it crosses a process boundary (a solve's worker process):
+        # Exception's default rebuilds from the message alone, a TypeError in the parent
+        return type(self), (self.path, self.key, self.reason)
+
 
 class UnboundedFeatureError(ModelError):
     """A feature would never end: expected extra spins per spin >= 1.

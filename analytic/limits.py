@@ -14,8 +14,8 @@ Reading (model files and the CSV files they name)
     in absolute value; a trigger's award at most :data:`MAX_AWARD` spins; a
     pick bonus at most :data:`MAX_PICK_PRIZES` prizes (picks x prizes per pick), a
     pick-until-collect board at most :data:`MAX_BOARD_STATES` states and
-    :data:`MAX_BOARD_TILES` tiles;
-    exact-number strings of at most
+    :data:`MAX_BOARD_TILES` tiles; a spin's largest possible win at most :data:`MAX_SPIN_WIN`
+    total bets; exact-number strings of at most
     :data:`MAX_NUMBER_CHARS` characters with a decimal exponent within
     +/- :data:`MAX_EXPONENT`.
 
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 __all__ = [
     "MAX_REELS", "MAX_ROWS", "MAX_CYCLE_DIGITS", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_TEXT_CHARS", "MAX_KEY_CHARS", "MAX_INTEGER",
-    "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_AWARD", "MAX_PICK_PRIZES", "MAX_BOARD_STATES", "MAX_BOARD_TILES", "MAX_COUNT_DIGITS", "MAX_ROUNDS", "MAX_SEED",
+    "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MAX_AWARD", "MAX_PICK_PRIZES", "MAX_BOARD_STATES", "MAX_BOARD_TILES", "MAX_COUNT_DIGITS", "MAX_SPIN_WIN", "MAX_WALK_ENTRIES", "MAX_GIFT_OUTCOMES", "MAX_GIFT_SPIN_CLASSES", "MAX_ROUNDS", "MAX_SEED",
     "PDF_MAX_STOPS", "PDF_MAX_REELS", "XLSX_MAX_STOPS", "MAX_SHOWN_CHARS",
 ]
 
@@ -70,6 +70,25 @@ MAX_PICK_PRIZES = 40
 MAX_BOARD_STATES = 20_000
 #: Most tiles on a pick-until-collect board (collect tiles included): the exact law's factorials grow with it.
 MAX_BOARD_TILES = 500
+#: Largest win one spin (or one pick bonus) could pay, in total-bet multiples, bounded from the model
+#: (the largest pay times the wild multipliers over every reel, the lines, the feature's multipliers):
+#: every figure is also given as a float64 (at most 1.8e308), among them the second moment of a round,
+#: the square of its win; a 20-reel line of x10^18 wilds (a win of 10^378) stopped with an
+#: ``OverflowError`` traceback after the solve.
+MAX_SPIN_WIN = 10**100
+#: Most entries of one array of the joint line walk (:mod:`analytic.engine.linewalk`): the live lines of
+#: the joint states after a reel, a reel's distinct outcomes, the distinct partial states (int64 each,
+#: 800 MB): 20,000 paylines on a 5x100 window grew the walk past 17 GB of memory and ended in a
+#: ``SystemError``; the largest seen in a sane game, 800 paylines on 5x100, is 3.8e7.
+MAX_WALK_ENTRIES = 10**8
+#: Most gift classes a gift pick's exact law may tell apart, bounded from the model: the multisets of
+#: ``picks`` gifts from the gift entries, ``C(entries + picks, picks)`` (the law is built entry by entry;
+#: 20 spin gifts picked 3 at a time enumerated 4^20 tuples and never ended).
+MAX_GIFT_OUTCOMES = 10**6
+#: Most free-spin classes (wild reels, wild symbols, expanding symbol) a gift pick can start, bounded
+#: from the model: each is an exact walk of the free reel set (10 wild-symbol and 5 wild-reel gifts
+#: picked 5 at a time: 4,944 walks).
+MAX_GIFT_SPIN_CLASSES = 500
 #: Digits of a count used as a table key (``{ 3 = 10 }``).
 MAX_COUNT_DIGITS = 9
 #: Most rounds one ``simulate`` / ``verify`` run plays (about 5 hours at 600,000 rounds/s on one core).

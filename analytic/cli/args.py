@@ -22,7 +22,7 @@ from analytic.limits import MAX_EXPONENT, MAX_NUMBER_CHARS, MAX_ROUNDS, MAX_SEED
 __all__ = [
     "UsageError", "int_type", "rounds", "seed", "workers", "stake", "scheduler_address",
     "rate", "probability", "tolerance", "check_out_dir", "check_out_file", "require_extra", "check_local_workers",
-    "model_inputs", "check_not_an_input", "writable",
+    "model_inputs", "check_not_an_input", "writable", "check_name_lengths",
     "add_solve_options", "solve_workspace",
 ]
 
@@ -282,9 +282,67 @@ def check_not_an_input(path: str, model: str, flag: str = "--out") -> None:
         raise UsageError(f"{flag}: {path!r} is {what} of {model!r} (it would be replaced); choose another file")
 
 
+def _nearest_existing(p: Path) -> Path:
+    """``p`` or its nearest folder that exists (the current folder for a relative path that has none)."""
+    q = Path(os.path.abspath(p))
+    while True:
+        try:
+            if q.exists() or q.parent == q:
+                return q
+        except OSError:  # a name too long to look up: its folder decides
+            pass
+        q = q.parent
+
+
+def _name_limits(p: Path) -> tuple[int, int]:
+    """The longest file name and path (bytes) of the file system ``p`` is on (255 and 4096 if not told)."""
+    q = _nearest_existing(p)
+    out = []
+    for key, default in (("PC_NAME_MAX", 255), ("PC_PATH_MAX", 4096)):
+        try:
+            out.append(int(os.pathconf(q, key)))
+        except (OSError, ValueError, AttributeError):
+            out.append(default)
+    return out[0], out[1]
+
+
+def check_name_lengths(path: str, flag: str, names=()) -> None:
+    """Refuse a path the file system cannot hold, before any work: a part of ``path`` (or one of the
+    ``names`` written in its folder, such as the ``.<name>.partial`` a file is written through) longer
+    than the file system's longest name, or the whole path longer than its longest path.
+
+    Without it a 300-character ``--out`` name was a traceback (``OSError: File name too long``), and a
+    name that fits whose temporary ``.partial`` name does not failed only after the solve, with exit 1.
+
+    Raises
+    ------
+    UsageError
+        The name or path in bytes (as the file system counts: UTF-8) above the limits of
+        :func:`os.pathconf` (``PC_NAME_MAX``, ``PC_PATH_MAX``) of the nearest existing folder.
+    """
+    p = Path(path)
+    name_max, path_max = _name_limits(p)
+    full = len(os.fsencode(os.path.abspath(p)))
+    if full >= path_max:
+        raise UsageError(f"{flag}: the path {path[:60]!r}... is {full:,} bytes long; this file system allows "
+                         f"{path_max - 1:,}")
+    for part in p.parts:
+        n = len(os.fsencode(part))
+        if n > name_max:
+            raise UsageError(f"{flag}: the name {part[:60]!r}... is {n:,} bytes long; this file system allows "
+                             f"{name_max} (choose a shorter name)")
+    for name in names:
+        n = len(os.fsencode(name))
+        if n > name_max:
+            raise UsageError(f"{flag}: the file {name[:60]!r}... written in {str(p)[:60]!r} is {n:,} bytes long "
+                             f"(with the temporary name it is written through); this file system allows "
+                             f"{name_max}: choose a shorter name")
+
+
 def _check_path_text(path: str, flag: str) -> Path:
     if "\0" in path or not path.strip():
         raise UsageError(f"{flag}: not a usable path: {path[:60]!r}")
+    check_name_lengths(path, flag)
     return Path(path)
 
 
@@ -310,6 +368,7 @@ def check_out_dir(path: str, flag: str = "--out", files=()) -> None:
         is not writable; one of ``files`` is a folder, or a read-only file.
     """
     p = _check_path_text(path, flag)
+    check_name_lengths(path, flag, files)
     if p.exists() and not p.is_dir():
         raise UsageError(f"{flag}: {path!r} is a file, not a folder")
     if p.is_symlink() and not p.exists():
@@ -350,6 +409,7 @@ def check_out_file(path: str, flag: str = "--out", example: str = "tuned.toml") 
         ``.<name>.partial`` it is written through is a folder.
     """
     p = _check_path_text(path, flag)
+    check_name_lengths(str(p.parent), flag, [f".{p.name}.partial"])  # analytic.tuner.write.partial_path
     if p.is_symlink():  # the file is written beside and renamed: it would replace the link, not write through
         raise UsageError(f"{flag}: {path!r} is a symbolic link; give the path of a file (the link would be "
                          "replaced by the file, not written through)")

@@ -87,6 +87,17 @@ def run(args) -> int:
                          f"(listed trigger counts: {listed})")
     if count > game.reels * game.rows:
         raise UsageError(f"--count: {count} trigger symbols cannot show in a {game.reels}x{game.rows} window")
+    if args.max_spins_left is not None:  # a cut the graph would not honour: refused, never silently changed
+        n = initial_spins(game, name, count)
+        retriggers = spec.engine == "drawn_expanding" or spec.params.get("retrigger") is not None  # (per symbol)
+        if spec.engine in ("pick_bonus", "gift_pick") or not retriggers:
+            what = ("is one draw" if spec.engine == "pick_bonus" else
+                    f"does not retrigger: its chain ends after the {n} spins it starts with")
+            raise UsageError(f"--max-spins-left: feature {name!r} {what}, so it has no spins-left chain to cut; "
+                             "leave the option out")
+        if args.max_spins_left < n:
+            raise UsageError(f"--max-spins-left: {args.max_spins_left} is below the {n} spins feature {name!r} "
+                             f"starts with ({count} trigger symbols): the chain starts there; give at least {n}")
     try:
         check_size(game, name, count, args.max_spins_left)
     except NoStateGraph as exc:

@@ -113,7 +113,7 @@ def add_parser(sub):
                         "no round solve (refused unless saved from this very model file and solver version)")
     p.add_argument("--simulate", type=args_.int_type(1, 10**7, "sessions"), default=None, metavar="K",
                    help="also play K sessions with the simulator and print its figures beside")
-    p.add_argument("--seed", type=args_.seed, default=0, help="seed of --simulate (default 0)")
+    p.add_argument("--seed", type=args_.seed, default=None, help="seed of --simulate (default 0; only with --simulate)")
     args_.add_solve_options(p, precision_default=None)
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="a table of figures (default) or JSON (schema analytic.session/1)")
@@ -348,9 +348,12 @@ def run(args) -> int:
     from analytic.model.loader import load_model
     from analytic.solver.session import SessionRefused, check_session, features_started, solve_session
 
+    if args.seed is not None and not args.simulate:  # the figures are exact: nothing is drawn without --simulate
+        raise args_.UsageError("--seed: the session's figures are exact or certified, never sampled: the seed is "
+                               "that of --simulate K; give --simulate too, or leave --seed out")
     rules = _rules(args)
     game = load_model(args.model)
-    mode = args.mode or game.default_mode.name
+    mode = game.default_mode.name if args.mode is None else args.mode
     if mode not in game.modes:
         raise args_.UsageError(f"{args.model}: modes: unknown bet mode {mode!r} (known: {', '.join(game.modes)})")
     if args.round_law is not None and args.cap_precision is not None:
@@ -406,7 +409,7 @@ def run(args) -> int:
         from analytic.simulator.session import SessionRangeError
 
         try:
-            sim = simulate_sessions(game, mode, args.simulate, args.seed, balance=rules.balance, bet=rules.bet,
+            sim = simulate_sessions(game, mode, args.simulate, args.seed or 0, balance=rules.balance, bet=rules.bet,
                                     rounds=rules.rounds, stop_on_any_win=rules.stop_on_any_win,
                                     stop_on_feature=rules.stop_on_feature,
                                     stop_single_win_above=rules.stop_single_win_above,

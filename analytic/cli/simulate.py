@@ -99,7 +99,7 @@ def run(args) -> int:
     if args.workers > 1 or args.scheduler:
         args_.require_extra("dask.distributed", "sim", "--workers above 1 or --scheduler")
     game = load_model(args.model)
-    mode = args.mode or game.default_mode.name
+    mode = game.default_mode.name if args.mode is None else args.mode
     if args.stake is not None and (game.cap is None or game.cap.currency is None):
         raise args_.UsageError(f"--stake: {args.model} has no win cap in currency, so a stake changes nothing "
                                "(--stake is for [cap] currency)")

@@ -297,7 +297,7 @@ def run(args) -> int:
     from analytic.cli.args import solve_workspace
 
     game = load_model(args.model)
-    modes = list(game.modes) if args.mode == "all" else [args.mode or game.default_mode.name]
+    modes = list(game.modes) if args.mode == "all" else [game.default_mode.name if args.mode is None else args.mode]
     for m in modes:
         if m not in game.modes:
             from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)

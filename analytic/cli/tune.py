@@ -124,6 +124,7 @@ def _check_csv_strips(src: Path, out: Path, tuned: str) -> None:
     new_csv = None
     if tuned in csvs:
         target = out.with_name(f"{out.stem}_{tuned}.csv")
+        args_.check_name_lengths(str(out.parent), "--out", [f".{target.name}.partial"])  # tuner.write.partial_path
         if target.is_symlink() or (target.exists() and not target.is_file()):
             what = ("a symbolic link (it would be replaced by the file, not written through)" if target.is_symlink()
                     else "a folder" if target.is_dir() else "not a regular file")
@@ -153,7 +154,7 @@ def run(args) -> int:
     if args.out is not None:
         args_.check_out_file(args.out)  # before any work: a folder, a path under a file, a read-only folder
     game = load_model(args.model)
-    mode = args.mode or game.default_mode.name
+    mode = game.default_mode.name if args.mode is None else args.mode
     if mode not in game.modes:
         from analytic.errors import ModelError  # one line, escaped, exit 2 (cli.main)
 
@@ -193,7 +194,11 @@ def run(args) -> int:
     _check_csv_strips(src, out, tuned)
     for f in (out, out.with_name(f"{out.stem}_{tuned}.csv")):  # the temporary names written, then renamed
         tmp = partial_path(f)
-        if tmp.is_dir() and not tmp.is_symlink():
+        try:
+            in_the_way = tmp.is_dir() and not tmp.is_symlink()
+        except OSError:  # a name too long to exist: the CSV name of strips not read from a CSV file
+            in_the_way = False
+        if in_the_way:
             raise args_.UsageError(f"--out: {str(tmp)!r}, where {f.name!r} is written before its rename, is a "
                                    "folder; move it")
     targets = Targets(args.target_rtp, args.target_hit_frequency, args.target_feature_frequency,

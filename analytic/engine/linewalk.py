@@ -117,6 +117,8 @@ class SpinSpec:
         Rule ``all_wild_win_multiplied``.
     chosen_on : str
         Rule ``line_win_chosen_on`` (:data:`analytic.engine.linewin.CHOICES`).
+    source : str
+        The model file, named when the walk is refused (beyond :data:`analytic.limits.MAX_WALK_ENTRIES`).
     """
 
     paytable: LinePaytable
@@ -131,6 +133,7 @@ class SpinSpec:
     combine: str = "multiply"
     all_wild_multiplied: bool = True
     chosen_on: str = "final_pay"
+    source: str = ""
 
     @property
     def cycle(self) -> int:
@@ -407,6 +410,13 @@ _KERNEL_MIN_WORK = 10_000_000
 _KERNEL_LOADED_MIN_WORK = 100_000
 
 
+def _max_entries() -> int:
+    """:data:`analytic.limits.MAX_WALK_ENTRIES` (read at each call: a test may lower it)."""
+    from analytic import limits
+
+    return limits.MAX_WALK_ENTRIES
+
+
 def _kernel_loaded() -> bool:
     """Whether the compiled step is already imported (speed only: both steps give the same rows)."""
     return "analytic.engine.linewalk_kernel" in sys.modules
@@ -486,18 +496,30 @@ def _fused_reel(jt, cells, lines, k, t_next, t_pay, t_trg, last, inc, wts, s_jid
         inc_u, incc = inc[:1], np.zeros(len(inc), dtype=np.int64)
     j_off, j_ent = _sparse(jt)
     off, o_next, o_pay, o_trg, o_cls, o_w, r_off, r_ent = reel_outcomes(
-        j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, incc.ravel(), wts)
+        j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, incc.ravel(), wts, max_entries=_max_entries())
     # the packed keys of _pack_crossing (same widths), without the (outcomes, counters) increments array
     packed = _pack_fused(o_next, o_cls, inc_u, o_trg, o_pay, s_cnt, s_acc)
     if packed is None:
         return None
     s_key, o_key, widths = packed
-    keys, w = cross_merge(s_jid, s_key, s_w, off, o_key, o_w)
+    keys, w = cross_merge(s_jid, s_key, s_w, off, o_key, o_w, max_entries=_max_entries())
     if last:
         order = np.argsort(keys)
         keys, w = keys[order], w[order]
     s_jid, s_cnt, s_acc = unpack_keys(keys, widths, inc_u.shape[1] + 1)
     return (r_off, r_ent), s_jid, s_cnt, s_acc, w
+
+
+def _refuse_size(spec: SpinSpec, k: int, what: str):
+    """The :class:`~analytic.errors.ModelError` of a walk beyond :data:`analytic.limits.MAX_WALK_ENTRIES`."""
+    from analytic.errors import ModelError
+    from analytic.limits import MAX_WALK_ENTRIES
+
+    return ModelError(spec.source or "<model>", "paylines",
+                      f"the exact walk of {len(spec.lines):,} paylines over the reels' {len(spec.reels[k].weights):,} "
+                      f"distinct windows at reel {k + 1} needs {what} (at most {MAX_WALK_ENTRIES:,} entries an array: "
+                      "the joint state of every payline is kept exactly, its memory grows with the lines crossing "
+                      "distinct windows); fewer paylines, rows or distinct windows")
 
 
 def _walk_states(spec: SpinSpec, load_kernel: bool = False):
@@ -561,11 +583,18 @@ def _walk_states(spec: SpinSpec, load_kernel: bool = False):
         work = nj * nw * nlines
         compiled = work >= _KERNEL_MIN_WORK or (work >= _KERNEL_LOADED_MIN_WORK and (load_kernel or _kernel_loaded()))
         if compiled and pdtype is np.int64 and wdtype is np.int64:
-            fused = _fused_reel(jt, cells, spec.lines, k, t_next, t_pay, t_trg, last, inc, wts,
-                                s_jid, s_cnt, s_acc, s_w)
+            from analytic.engine.linewalk_kernel import WalkTooLarge
+
+            try:
+                fused = _fused_reel(jt, cells, spec.lines, k, t_next, t_pay, t_trg, last, inc, wts,
+                                    s_jid, s_cnt, s_acc, s_w)
+            except WalkTooLarge as exc:
+                raise _refuse_size(spec, k, str(exc)) from None
             if fused is not None:
                 jt, s_jid, s_cnt, s_acc, s_w = fused
                 continue
+        if nj * nw * nlines > _max_entries():  # the steps below hold (joint id, window, line) arrays
+            raise _refuse_size(spec, k, f"{nj * nw * nlines:,} (joint state, window, line) entries in one array")
         jt = _dense(jt, nlines)
         if pdtype is np.int64 and compiled:
             nxt, pay, trg, jt = _kernel_step(jt, cells, spec.lines, k, t_next, t_pay, t_trg, last)
@@ -626,6 +655,8 @@ def _walk_states(spec: SpinSpec, load_kernel: bool = False):
         # cross partial states with the outcomes of their joint id
         reps = n_out[s_jid]
         total = int(reps.sum())
+        if total > _max_entries():
+            raise _refuse_size(spec, k, f"{total:,} crossed partial states in one array")
         si = np.repeat(np.arange(len(s_jid)), reps)
         base = np.repeat(off[s_jid] - np.r_[0, np.cumsum(reps)[:-1]], reps)
         oi = base + np.arange(total)

@@ -43,7 +43,12 @@ from analytic.engine.jit import load as _load_numba
 
 _nb = _load_numba()  # numba without its BLAS check (analytic.engine.jit): nothing here calls a BLAS
 
-__all__ = ["line_step", "reel_outcomes", "cross_merge", "pack_fused", "unpack_keys"]
+
+class WalkTooLarge(MemoryError):
+    """A fused reel (:func:`reel_outcomes`, :func:`cross_merge`) would grow an array beyond ``max_entries``
+    entries; nothing of the reel is returned."""
+
+__all__ = ["line_step", "reel_outcomes", "cross_merge", "pack_fused", "unpack_keys", "WalkTooLarge"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
@@ -167,7 +172,7 @@ _LOW = np.int64(0xFFFFFFFF)
 
 @_nb.njit(cache=True, nogil=True)
 def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, incc, wts, roles_here,
-                   by_class):  # pragma: no cover
+                   by_class, max_entries):  # pragma: no cover
     nj = j_off.shape[0] - 1
     nw, nrows = cells.shape
     nrole = t_pay.shape[1]
@@ -368,11 +373,15 @@ def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, i
                 if found < 0:
                     if n == cap:
                         cap *= 2
+                        if cap > max_entries:
+                            return _over(o_off)
                         r_off = _grow(r_off, n + 1, cap + 1)
                         hashes = _grow(hashes, n, cap)
                     b0 = r_off[n]
                     while b0 + cnt > ecap:
                         ecap *= 2
+                        if ecap > max_entries:
+                            return _over(o_off)
                         r_ent = _grow(r_ent, b0, ecap)
                     for q in range(cnt):
                         r_ent[b0 + q] = sbuf[q]
@@ -402,6 +411,8 @@ def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, i
                 if idx < 0:
                     if no == ocap:
                         ocap *= 2
+                        if ocap > max_entries:
+                            return _over(o_off)
                         o_next = _grow(o_next, no, ocap)
                         o_pay = _grow(o_pay, no, ocap)
                         o_trg = _grow(o_trg, no, ocap)
@@ -431,6 +442,14 @@ def _reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, i
 
 
 @_nb.njit(cache=True, nogil=True)
+def _over(o_off):  # pragma: no cover - compiled
+    """:func:`_reel_outcomes`'s result when an array would grow beyond ``max_entries``: every array empty
+    (``r_off`` too, which otherwise holds at least one offset)."""
+    e = o_off[:0].copy()
+    return e, e.copy(), e.copy(), e.copy(), e.copy(), e.copy(), e.copy(), e.copy()
+
+
+@_nb.njit(cache=True, nogil=True)
 def _grow(a, n, cap):  # pragma: no cover - compiled
     b = np.empty(cap, dtype=a.dtype)
     b[:n] = a[:n]
@@ -438,7 +457,7 @@ def _grow(a, n, cap):  # pragma: no cover - compiled
 
 
 @_nb.njit(cache=True, nogil=True)
-def _cross_merge(s_jid, s_key, s_w, o_off, o_key, o_w):  # pragma: no cover - compiled
+def _cross_merge(s_jid, s_key, s_w, o_off, o_key, o_w, max_entries):  # pragma: no cover - compiled
     ns = s_jid.shape[0]
     cap = 1024
     while cap < ns:
@@ -462,6 +481,8 @@ def _cross_merge(s_jid, s_key, s_w, o_off, o_key, o_w):  # pragma: no cover - co
                 if idx < 0:
                     if m == cap:
                         cap *= 2
+                        if cap > max_entries:  # (-1 in ws: beyond the limit)
+                            return keys[:0].copy(), np.full(1, -1, dtype=np.int64)
                         keys = _grow(keys, m, cap)
                         ws = _grow(ws, m, cap)
                         hsize = 2 * cap
@@ -656,7 +677,7 @@ def line_step(jt: np.ndarray, roles: np.ndarray, t_next: np.ndarray, t_pay: np.n
 
 def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_rows: np.ndarray,
                   t_next: np.ndarray, t_pay: np.ndarray, t_trg: np.ndarray, last: bool, incc: np.ndarray,
-                  wts: np.ndarray, by_class: bool | None = None):
+                  wts: np.ndarray, by_class: bool | None = None, max_entries: int | None = None):
     """One reel of the joint walk: the distinct outcomes of every joint id, and the next joint states.
 
     A joint id is stored as the list of its live lines (a settled line, in
@@ -697,6 +718,9 @@ def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_
     by_class : bool, optional
         Group the roles into classes per row (ignored on the last reel);
         None: when the class keys (mixed radix over the rows) fit in int64.
+    max_entries : int, optional
+        Largest size an array of the result (the next joint states' live lines, the outcomes) may
+        grow to; None: no limit.
 
     Returns
     -------
@@ -714,6 +738,8 @@ def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_
     ------
     ValueError
         State 0's table rows are not zero.
+    WalkTooLarge
+        An array would grow beyond ``max_entries``.
     """
     t_next, t_pay, t_trg = (np.ascontiguousarray(t, dtype=np.int64) for t in (t_next, t_pay, t_trg))
     if t_next[0].any() or t_pay[0].any() or t_trg[0].any():
@@ -722,13 +748,17 @@ def reel_outcomes(j_off: np.ndarray, j_ent: np.ndarray, cells: np.ndarray, line_
     roles_here = np.flatnonzero(np.bincount(cells.ravel(), minlength=t_pay.shape[1])).astype(np.int64)
     if by_class is None:  # the class keys (mixed radix over the rows) must fit in int64
         by_class = t_pay.shape[1] ** max(cells.shape[1], 1) < 1 << 62
-    return _reel_outcomes(*(np.ascontiguousarray(a, dtype=np.int64) for a in (j_off, j_ent, cells, line_rows)),
-                          t_next, t_pay, t_trg, bool(last), np.ascontiguousarray(incc, dtype=np.int64),
-                          np.ascontiguousarray(wts, dtype=np.int64), roles_here, bool(by_class) and not last)
+    limit = (1 << 62) if max_entries is None else int(max_entries)
+    out = _reel_outcomes(*(np.ascontiguousarray(a, dtype=np.int64) for a in (j_off, j_ent, cells, line_rows)),
+                         t_next, t_pay, t_trg, bool(last), np.ascontiguousarray(incc, dtype=np.int64),
+                         np.ascontiguousarray(wts, dtype=np.int64), roles_here, bool(by_class) and not last, limit)
+    if len(out[6]) == 0:  # (r_off holds at least one offset otherwise)
+        raise WalkTooLarge(f"more than {limit:,} distinct outcomes, or live lines of the next joint states")
+    return out
 
 
 def cross_merge(s_jid: np.ndarray, s_key: np.ndarray, s_w: np.ndarray, off: np.ndarray, o_key: np.ndarray,
-                o_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                o_w: np.ndarray, max_entries: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Cross the partial states with the outcomes of their joint id and merge equal ones.
 
     The crossed state of state ``i`` and outcome ``o`` (one of
@@ -743,11 +773,23 @@ def cross_merge(s_jid: np.ndarray, s_key: np.ndarray, s_w: np.ndarray, off: np.n
     off : ndarray of int64, shape (nj + 1,)
     o_key, o_w : ndarray of int64, shape (outcomes,)
         Packed key and weight of each outcome.
+    max_entries : int, optional
+        Most distinct crossed states (the capacity of the merge's arrays); None: no limit.
 
     Returns
     -------
     keys, w : ndarray of int64, shape (distinct crossed states,)
         Distinct keys in order of first appearance and their summed counts
         (exact: every count is at most the cycle, below 2**62).
+
+    Raises
+    ------
+    WalkTooLarge
+        More than ``max_entries`` distinct crossed states.
     """
-    return _cross_merge(*(np.ascontiguousarray(a, dtype=np.int64) for a in (s_jid, s_key, s_w, off, o_key, o_w)))
+    limit = (1 << 62) if max_entries is None else int(max_entries)
+    keys, w = _cross_merge(*(np.ascontiguousarray(a, dtype=np.int64) for a in (s_jid, s_key, s_w, off, o_key, o_w)),
+                           limit)
+    if len(w) != len(keys):  # (-1 in w: beyond the limit)
+        raise WalkTooLarge(f"more than {limit:,} distinct partial states")
+    return keys, w

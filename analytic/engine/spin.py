@@ -273,6 +273,7 @@ def build_spin(
         combine=game.rules.get("line_wild_multipliers", "multiply"),
         all_wild_multiplied=game.rules.get("all_wild_win_multiplied", True),
         chosen_on=game.rules.get("line_win_chosen_on", "final_pay"),
+        source=game.path,
     )
 
 

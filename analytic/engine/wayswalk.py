@@ -109,6 +109,25 @@ def ways_window_win(spec, window) -> int:
     return total * spec.line_multiplier
 
 
+def _max_entries() -> int:
+    """:data:`analytic.limits.MAX_WALK_ENTRIES` (read at each call: a test may lower it)."""
+    from analytic import limits
+
+    return limits.MAX_WALK_ENTRIES
+
+
+def _refuse_size(spec, k: int, nw: int, what: str, limit: int | None = None):
+    """The :class:`~analytic.errors.ModelError` of a ways walk beyond ``limit`` (default
+    :data:`analytic.limits.MAX_WALK_ENTRIES`) entries an array."""
+    from analytic.errors import ModelError
+
+    limit = _max_entries() if limit is None else limit
+    return ModelError(spec.source or "<model>", "paylines.ways",
+                      f"the exact ways walk over the reels' {nw:,} distinct windows at reel {k + 1} needs {what} (at "
+                      f"most {limit:,} entries an array: every paying symbol's run is kept exactly, its "
+                      "memory grows with the rows, reels and distinct windows); fewer rows, reels or paying symbols")
+
+
 def _walk_python(spec, cands, pays, reels):
     """The walk on Python integers (dict states): ``{(counters..., win): count}``."""
     nc = len(cands)
@@ -119,6 +138,9 @@ def _walk_python(spec, cands, pays, reels):
     states = {((0,) * nc, (1,) * nc, (0,) * ncnt, 0): 1}
     for k, merged in enumerate(reels):
         last = k == N - 1
+        if len(states) * len(merged) > _max_entries() // 10:  # Python objects: ten times the memory an entry
+            raise _refuse_size(spec, k, len(merged), f"{len(states) * len(merged):,} crossed partial states "
+                                                     "(Python integers)", _max_entries() // 10)
         nxt: dict = {}
         for (run, prod, cnt, settled), sw in states.items():
             for (m, inc), w in merged.items():
@@ -295,6 +317,8 @@ def _walk_numpy(spec, cands, pays, reels):
         WW = np.array([merged[x] for x in keys], dtype=np.int64)
         nw = len(keys)
         npf = len(A)
+        if npf * nw * nc > _max_entries():  # the profile step's arrays (profiles, windows, candidates)
+            raise _refuse_size(spec, k, nw, f"{npf * nw * nc:,} (run profile, window, symbol) entries in one array")
         nA, nV, t_pay = _profile_step(A, V, M, P, k, N, both, last)
         if not last:
             cols = [nA.reshape(npf * nw, nc)[:, i] for i in range(nc)]
@@ -322,6 +346,8 @@ def _walk_numpy(spec, cands, pays, reels):
                               np.concatenate([p[1] for p in parts]))
         if not last:
             pid, cols = cols[0], cols[1:]
+        if len(sw) > _max_entries():
+            raise _refuse_size(spec, k, nw, f"{len(sw):,} distinct partial states")
         cnt = np.stack(cols[:ncnt], axis=1) if ncnt else np.zeros((len(sw), 0), dtype=np.int64)
         settled = cols[ncnt]
     return cnt, settled * spec.line_multiplier, sw

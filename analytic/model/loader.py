@@ -348,7 +348,78 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     from analytic.model.mechanics.engines import check_game
 
     check_game(game)  # what an engine would refuse only when solving, from the model alone
+    _check_win_range(game)
     return game
+
+
+def _check_win_range(game: Game) -> None:
+    """Refuse a game one spin of which could win more than :data:`~analytic.limits.MAX_SPIN_WIN` total bets.
+
+    The bound, in Python integers from the model alone: the largest pay (paytable, group, combo,
+    anywhere pay; with coins, their pays) times the largest wild multiplier to the power of the reels
+    and the paylines (ways: the symbols with pays times ``(rows x largest multiplier) ^ reels``; both
+    ways twice), plus the largest scatter pay; one free spin: that bound times the feature's
+    multipliers (``multiplier`` and its gifts, revealed wild reels' largest to the power of the reels,
+    the reel wild multipliers' largest per reel) and 31 (an expansion's pay); a pick bonus: its largest
+    prize times the most prizes revealed (a board: every prize tile times every multiplier tile).  The
+    bound of :func:`analytic.simulator.evaluate._check_int64`, in total-bet multiples.
+
+    Raises
+    ------
+    ModelError
+        At ``paytable`` (a base spin) or ``features.NAME``, with the bound.
+    """
+    from analytic.limits import MAX_SPIN_WIN
+
+    tables = [*game.paytable.values(), *game.group_pays.values(), *game.anywhere_pays.values()]
+    pays = [int(v) for t in tables for v in t.values()] + [int(c.pay) for c in game.combos.values()]
+    coins = max((int(m.params.get("coins") or 1) for m in game.modes.values()), default=1)
+    coin_pays = [int(v) for m in game.modes.values() for v in (m.params.get("coin_pays") or {}).values()]
+    top = max([p * coins for p in pays] + coin_pays + [0])
+    m = max([int(s.multiplier) for s in game.symbols if s.is_wild] + [1])
+    tb = Fraction(game.total_bet)
+    limit = MAX_SPIN_WIN * tb  # in line bets
+    # m ** reels can have thousands of digits (1,000 reels): compared with the limit in logarithms first
+    if m > 1 and game.reels * math.log10(m * (game.rows if game.ways else 1)) > 400:
+        bound = limit * 10**300  # (far beyond: no exact power needed)
+    elif game.ways:
+        bound = top * max(len(pays), 1) * (game.rows * m) ** game.reels
+    else:
+        bound = top * len(game.lines) * m ** game.reels
+    if game.pays_both_ways:
+        bound *= 2
+    if game.scatter is not None:
+        bound += max(Fraction(v) for v in game.scatter.pays.values()) * tb * coins
+    where, what = "paytable", "a base spin"
+    for spec in game.features.values():
+        p = spec.params
+        if bound > limit:
+            break  # (a base spin already: named at paytable)
+        if spec.engine != "pick_bonus":
+            fac = int(p.get("multiplier") or 1)
+            fac += sum(int(v) * int(n) for e, v, n in p.get("gifts") or () if e == "multiplier")
+            if spec.engine == "revealed_wild_reels" and p.get("multipliers"):
+                fac *= max(int(k) for k in p["multipliers"]) ** min(game.reels, 400)
+            if p.get("reel_wild_multipliers"):
+                fac *= math.prod(max(int(k) for k in t) for t in p["reel_wild_multipliers"]["reels"].values())
+            most = bound * fac * 31
+        elif "board" in p:
+            b = p["board"]
+            most = sum(v * n for v, n in b["prizes"]) * math.prod(v ** n for v, n in b["multipliers"])
+        elif "prizes" in p:
+            most = (max(int(v) for v, _ in p["prizes"]) * max(int(k) for k in p.get("picks", {1: 1}))
+                    * max(int(k) for k in p.get("prizes_per_pick", {1: 1})))
+        else:
+            continue
+        if most > limit and most > bound:
+            bound, where, what = most, f"features.{spec.name}", (f"pick bonus {spec.name!r}" if spec.engine ==
+                                                                 "pick_bonus" else f"a free spin of {spec.name!r}")
+    if bound > limit:
+        shown = "far beyond 10^300" if bound >= limit * 10**300 else f"about 10^{len(str(int(bound / tb))) - 1}"
+        raise ModelError(game.path, where,
+                         f"{what} could win up to {shown} x total bet (the largest pay times the wild multipliers "
+                         f"over every reel and the lines): more than 10^100, beyond the float64 figures (a round's "
+                         "second moment is its win squared); lower the pays or multipliers")
 
 
 #: Feature engines whose spins are evaluated by the base game's spin law
@@ -1166,6 +1237,10 @@ def _autoplay(ctx: _Ctx, value: Any) -> tuple[str, ...]:
         v = ctx.string(x, k, choices=AUTOPLAY_STOPS)
         if v in seen:
             ctx.fail(k, f"{show(v)} is listed twice")
+        if v == "feature" and not ctx.features:  # as session --stop-on-feature: a stop that can never act
+            ctx.fail(k, "'feature' stops a run when a round starts a feature, and the game has no [features]: "
+                        "it could never stop one (the par sheet printed its probability as a bound of 0); "
+                        "remove it from the stops")
         seen.append(v)
     return tuple(x for x in AUTOPLAY_STOPS if x in seen)
 

@@ -375,6 +375,40 @@ def _check_int64(game: Game, den: int, cand_pays, scatter_pays, classic, mult) -
                          "game (the exact solver can)")
 
 
+def _check_tick_amounts(game: Game, den: int, den_without_stake: int, stake) -> None:
+    """Refuse, before any int64 table is filled, a single pay or cap beyond the simulator's ticks.
+
+    Each amount of the tables (a line, group, combo or anywhere pay, a scatter pay in line bets, the
+    win cap) times the tick denominator ``den`` must stay within :data:`MAX_SPIN_TICKS`: a pay of
+    10^18 line bets beside a scatter pay of 1/100 (100 ticks a line bet), or ``--stake 1e30`` (a
+    currency cap of 1/4e27 line bet), stopped with an ``OverflowError`` traceback while the tables
+    were filled, before :func:`_check_int64`.
+
+    Raises
+    ------
+    ModelError
+        At ``cap.currency`` naming the stake when the stake's cap made the ticks that fine, else at
+        ``paytable``, with the bound.
+    """
+    tables = [*game.paytable.values(), *game.group_pays.values(), *game.anywhere_pays.values()]
+    top = max([int(v) for t in tables for v in t.values()] + [int(c.pay) for c in game.combos.values()]
+              + [int(math.ceil(_as_fraction(v) * game.total_bet)) for v in
+                 (game.scatter.pays.values() if game.scatter is not None else ())] + [1])
+    if top * den <= MAX_SPIN_TICKS:
+        return
+    if den != den_without_stake and top * den_without_stake <= MAX_SPIN_TICKS:
+        raise ModelError(game.path, "cap.currency",
+                         f"at a stake of {float(_as_fraction(stake)):g} the win cap of "
+                         f"{float(_as_fraction(game.cap.currency)):g} in currency is a fraction of a line bet that "
+                         f"the simulator counts in 64-bit integers of 1/{den:.3g} line bet, where a pay of "
+                         f"{top:,} line bets is more than 2^62 of them; simulate at another stake (fewer digits, "
+                         "or smaller; the exact solver has no such limit)")
+    raise ModelError(game.path, "paytable",
+                     f"the simulator counts wins in 64-bit integers of 1/{den:,} line bet (the scatter pays' and "
+                     f"caps' fractions), and a pay of {top:,} line bets is more than 2^62 of them: it cannot "
+                     "simulate this game (the exact solver can)")
+
+
 def compile_tables(game: Game, stake=None) -> Tables:
     """Build the batch evaluator's :class:`Tables` from a game.
 
@@ -415,6 +449,7 @@ def compile_tables(game: Game, stake=None) -> Tables:
     cap_lb = None
     if game.cap is not None and game.cap.total_bet_multiple is not None:
         cap_lb = _as_fraction(game.cap.total_bet_multiple) * game.total_bet
+    den_without_stake = den if cap_lb is None else lcm(den, cap_lb.denominator)
     if stake is not None and game.cap is not None and game.cap.currency is not None:
         cur = _as_fraction(game.cap.currency) / _as_fraction(stake) * game.total_bet
         cap_lb = cur if cap_lb is None else min(cap_lb, cur)
@@ -431,6 +466,9 @@ def compile_tables(game: Game, stake=None) -> Tables:
         player = get_player(spec.engine, game.path, fname)
         prepared[fname] = player.prepare(game, spec)
         den = lcm(den, getattr(prepared[fname], "denom", 1))
+        den_without_stake = lcm(den_without_stake, getattr(prepared[fname], "denom", 1))
+    den_without_stake = lcm(den_without_stake, *(v.denominator for v in scoped.values()))
+    _check_tick_amounts(game, den, den_without_stake, stake)
 
     # line candidates
     cand_names, supports, pays = [], [], []

@@ -119,12 +119,30 @@ def test_dot_from_suffix(tmp_path, capsys):
     (["--feature", "nope"], "--feature: unknown feature 'nope'"),
     (["--feature", "fs", "--count", "1"], "--count: 1 trigger symbols do not start feature 'fs'"),
     (["--feature", "fs", "--count", "4"], "--count: 4 trigger symbols cannot show"),
+    # a cut below the start was raised to it, and a pick bonus's ignored: the graph was not the one asked for
+    (["--feature", "fs", "--count", "3", "--max-spins-left", "2"],
+     "--max-spins-left: 2 is below the 3 spins feature 'fs' starts with"),
+    (["--feature", "pick", "--max-spins-left", "5"], "--max-spins-left: feature 'pick' is one draw"),
 ])
 def test_refusals_one_line_exit_2(tmp_path, capsys, argv, fragment):
     rc, out, cap = run_graph(tmp_path, capsys, argv)
     assert rc == 2
     assert cap.err.count("\n") == 1 and cap.err.startswith("error: ") and fragment in cap.err
     assert not out.exists() and list(tmp_path.iterdir()) == [tmp_path / "tiny.toml"]
+
+
+def test_a_cut_of_a_feature_that_never_retriggers_is_refused(tmp_path, capsys):
+    """``--max-spins-left`` on free spins without a retrigger was ignored (the graph of its 2 spins came out)."""
+    m = tmp_path / "tiny.toml"
+    text = TOML.format(award=1, extra="")
+    m.write_text("".join(line for line in text.splitlines(keepends=True) if not line.startswith("retrigger")))
+    out = tmp_path / "g.graphml"
+    rc = main(["graph", str(m), "--feature", "fs", "--max-spins-left", "5", "--out", str(out)])
+    cap = capsys.readouterr()
+    assert rc == 2 and cap.err.count("\n") == 1
+    assert cap.err.startswith("error: --max-spins-left: feature 'fs' does not retrigger"), cap.err
+    assert list(tmp_path.iterdir()) == [m]
+    assert main(["graph", str(m), "--feature", "fs", "--out", str(out)]) == 0  # without the option: drawn
 
 
 @pytest.mark.parametrize("out_name,fragment", [("g.txt", "cannot tell the format"),

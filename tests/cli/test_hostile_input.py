@@ -12,6 +12,7 @@ path where there is one, no traceback, nothing in ``--out``, and well under
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -152,6 +153,12 @@ add("cycle-beyond-10^1000", REPORT,
     ("reels.base", "10^1000"))
 
 # --- integers and count keys ---------------------------------------------------------------
+# a 20-reel line of x10^18 wilds paying 10^18: a win of 10^378 total bets, beyond float64 (an OverflowError
+# traceback after the solve, in the volatility index)
+add("win-beyond-float64", SOLVE, '[game]\nname = "W"\nreels = 20\nrows = 1\n[symbols]\na = "regular"\n'
+    'w = { role = "wild", multiplier = 1000000000000000000 }\n[paytable]\na = { 20 = 1000000000000000000 }\n'
+    f'[paylines]\nlines = [[{", ".join(["0"] * 20)}]]\n[reels]\nbase = [' + ", ".join(['["a", "w"]'] * 20) + "]\n",
+    ("paytable", "10^378", "10^100"))
 add("int-5000-digits", REPORT, tiny(("a = { 3 = 10 }", "a = { 3 = " + "9" * 5000 + " }")), ())
 add("int-4000-digits", REPORT, tiny(("a = { 3 = 10 }", "a = { 3 = " + "9" * 4000 + " }")),
     ("paytable.a.3", "at most 10^18"))
@@ -290,6 +297,17 @@ add("verify-wins-beyond-int64", ["verify", "{model}", "--rounds", "10"], BIG, ("
 add("simulate-free-spin-beyond-int64", ["simulate", "{model}", "--rounds", "10"],
     mech("multiplier = 1000000000000000000", ("a = { 3 = 10 }", "a = { 3 = 1000 }")),
     ("features.fs", "64-bit integers"))
+# one pay of 10^18 line bets beside a scatter pay of 1/100 (ticks of 1/100 line bet), or a stake making a
+# currency cap of 250 a fraction of 1/4e27 line bet: an OverflowError traceback while the simulator's int64
+# tables were filled (before the bound above was checked)
+FINE = tiny(("a = { 3 = 10 }", "a = { 3 = 1000000000000000000 }"), ('2 = "1/2"', '2 = "1/100"'))
+for cmd in (["simulate", "{model}", "--rounds", "10", "--no-progress"], ["verify", "{model}", "--rounds", "10",
+                                                                        "--no-progress"],
+            ["session", "{model}", "--balance", "5", "--rounds", "2", "--simulate", "3"]):
+    add(f"{cmd[0]}-one-pay-beyond-int64-ticks", cmd, FINE, ("paytable", "64-bit integers", "1/100 line bet"))
+for st in ("1e30", "1e20"):
+    add(f"simulate-stake-{st}-cap-beyond-int64-ticks", ["simulate", "{model}", "--rounds", "10", "--no-progress",
+                                                          "--stake", st], None, ("cap.currency", "stake", "64-bit"))
 add("simulate-pick-bonus-beyond-int64", ["simulate", "{model}", "--rounds", "10"],
     PICK_MODEL.replace("\n[cap]", PICK.format(n=40, m=1).replace("[[5, 1]]", "[[1000000000000000000, 1]]"), 1),
     ("features.pick", "64-bit integers"))
@@ -594,6 +612,40 @@ add("graph-out-partial-is-a-folder", ["graph", "{model}", "--feature", "fs", "--
 add("save-law-partial-is-a-folder", SOLVE + ["--save-law", "{tmp}/law.json"], None,
     ("--save-law", ".law.json.partial", "is a folder"), setup=_partial_folder("law.json"), names_file=False)
 
+
+# names longer than the file system holds (255 bytes a name, 4,096 a path): an OSError traceback ("File name
+# too long") before the work, or, for a name that fits but whose '.NAME.partial' does not, exit 1 after it
+
+
+def _model_named(stem: str):
+    def setup(tmp: Path) -> str:
+        (tmp / "game" / f"{stem}.toml").write_text(TINY)
+        return str(tmp / "game" / f"{stem}.toml")
+    return setup
+
+
+LONG = "n" * 300
+for cmd, flag in ((SOLVE + ["--save-law"], "--save-law"), (["report", "{model}", "--formats", "md", "--out"], "--out"),
+                  (["tune", "{model}", "--target-rtp", "90", "--out"], "--out"),
+                  (["graph", "{model}", "--feature", "fs", "--out"], "--out")):
+    model = mech("") if cmd[0] == "graph" else None
+    add(f"{cmd[0]}-name-over-255-bytes", cmd + ["{tmp}/" + LONG + ".dot"], model, (flag, "304 bytes", "255"),
+        names_file=False)
+    add(f"{cmd[0]}-folder-name-over-255-bytes", cmd + ["{tmp}/" + LONG + "/x.dot"], model, (flag, "255"),
+        names_file=False)
+    add(f"{cmd[0]}-path-over-4096-bytes", cmd + ["{tmp}/" + "d/" * 2100 + "x.dot"], model, (flag, "4,095"),
+        names_file=False)
+    if cmd[0] == "report":
+        continue  # (a folder: no '.NAME.partial' of its own)
+    # 250 characters: the file fits, the '.NAME.partial' it is written through does not
+    add(f"{cmd[0]}-partial-name-over-255-bytes", cmd + ["{tmp}/" + "p" * 246 + ".dot"], model,
+        (flag, "temporary name", "255"), names_file=False)
+add("report-out-multibyte-name-over-255-bytes", ["report", "{model}", "--out", "{tmp}/" + "\u00e9" * 130],
+    where=("--out", "260 bytes"), names_file=False)
+# a model named with 250 characters: its par sheet 'STEM.md' fits, '.STEM.md.partial' did not (exit 1 after the solve)
+add("report-model-stem-partial-over-255-bytes", ["report", "{model}", "--out", "{out}", "--formats", "md"],
+    where=("--out", "temporary name", "255"), setup=_model_named("m" * 250), names_file=False)
+
 # --- command lines: report, solve, the program ------------------------------------------------
 add("report-out-is-a-file", ["report", "{model}", "--out", "{tmp}/afile"], where=("--out", "is a file"),
     setup=_a_file, names_file=False)
@@ -612,6 +664,10 @@ add("report-empty-formats", ["report", "{model}", "--out", "{out}", "--formats",
 add("report-bad-cap-precision", ["report", "{model}", "--out", "{out}", "--cap-precision", "max"],
     where=("--cap-precision",), names_file=False)
 add("solve-unknown-mode", SOLVE + ["--mode", "nope"], where=("modes", "nope"))
+# an empty mode name ('--mode "$MODE"' with MODE unset) solved, simulated, tuned the first mode without a word
+for cmd in (SOLVE, SIM + ["--rounds", "10"], ["verify", "{model}", "--rounds", "10", "--no-progress"],
+            ["session", "{model}", "--balance", "5", "--rounds", "2"], TUNE + ["--target-rtp", "90"]):
+    add(f"{cmd[0]}-empty-mode-name", cmd + ["--mode", ""], where=("modes", "unknown bet mode ''"))
 
 
 def _out_with_a_folder_named(*names: str):
@@ -1067,3 +1123,67 @@ def test_a_target_between_1_and_2_says_how_to_write_a_percentage(tmp_path, capsy
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("error: argument --target-hit-frequency:") and "write 1.5%" in line
     assert not (tmp_path / "o.toml").exists()
+
+
+def _many_lines_model() -> str:
+    """5 reels x 4 rows, 60 distinct paylines, every symbol paying 3 to 5 of a kind: its joint line walk
+    holds thousands of entries an array (a few seconds at most)."""
+    lines, x = [], 0
+    while len(lines) < 60:
+        x += 1
+        line = [(x >> (2 * r)) % 4 for r in range(5)]
+        if line not in lines:
+            lines.append(line)
+    strip = '["a", "b", "c", "w", "a", "b", "c", "x", "b", "c", "a", "x"]'
+    return ('[game]\nname = "lines"\nreels = 5\nrows = 4\n[symbols]\na = "regular"\nb = "regular"\nc = "regular"\n'
+            'w = "wild"\nx = "blank"\n[paytable]\na = { 3 = 5, 4 = 10, 5 = 50 }\nb = { 3 = 3, 4 = 8, 5 = 30 }\n'
+            'c = { 3 = 2, 4 = 5, 5 = 20 }\n[paylines]\nlines = ' + str(lines) + '\n[reels]\nbase = ['
+            + ", ".join([strip] * 5) + "]\n")
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_line_walk_beyond_its_entries_is_one_line_exit_2(tmp_path, capsys, monkeypatch, compiled):
+    """20,000 paylines on a 5x100 window (a 430 KB model) grew the joint line walk past 17 GB of memory,
+    then a ``SystemError`` traceback: every array of the walk is held to ``limits.MAX_WALK_ENTRIES``
+    (lowered here so that a small game reaches it), in the compiled and the numpy steps."""
+    import analytic.engine.linewalk as lw
+    from analytic import limits
+
+    m = tmp_path / "lines.toml"
+    m.write_text(_many_lines_model())
+    assert main(["solve", str(m), "--format", "json", "--workers", "1"]) == 0
+    want = json.loads(capsys.readouterr().out)["modes"]
+    monkeypatch.setattr(lw, "_KERNEL_MIN_WORK", 0 if compiled else 1 << 62)
+    monkeypatch.setattr(lw, "_KERNEL_LOADED_MIN_WORK", 0 if compiled else 1 << 62)
+    monkeypatch.setattr(limits, "MAX_WALK_ENTRIES", 3000)
+    assert main(["solve", str(m), "--workers", "1"]) == 2
+    cap = capsys.readouterr()
+    lines = cap.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {m}: paylines: the exact walk of 60 paylines"), cap.err
+    assert "3,000" in lines[0] and "Traceback" not in cap.err and not cap.out
+    monkeypatch.setattr(limits, "MAX_WALK_ENTRIES", 10**8)  # the figures within the limit: the same
+    assert main(["solve", str(m), "--format", "json", "--workers", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["modes"] == want
+
+
+@pytest.mark.parametrize("python_integers", [False, True])
+def test_a_ways_walk_beyond_its_entries_is_one_line_exit_2(tmp_path, capsys, monkeypatch, python_integers):
+    """A 7x50 ways game of 10 paying symbols (1 KB of model) ran a minute into a numpy MemoryError
+    traceback (1.8 GiB for one array, 4 GB in all): the ways walk is held to ``limits.MAX_WALK_ENTRIES``
+    too (lowered here so that a small game reaches it), on int64 arrays and on Python integers."""
+    from analytic import limits
+
+    m = ROOT / "tests" / "engine" / "data" / "ways_243_medium.toml"
+    if python_integers:  # a pay beyond int64 arithmetic: the walk on Python integers
+        text = m.read_text(encoding="utf-8")
+        m = tmp_path / "ways.toml"
+        m.write_text(text.replace("[paytable]\n", "[paytable]\nbig = { 5 = 1000000000000000000 }\n", 1)
+                     .replace("[symbols]\n", '[symbols]\nbig = "regular"\n', 1), encoding="utf-8")
+    monkeypatch.setattr(limits, "MAX_WALK_ENTRIES", 2000)
+    assert main(["solve", str(m), "--workers", "1"]) == 2
+    cap = capsys.readouterr()
+    lines = cap.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {m}: paylines.ways: the exact ways walk"), cap.err
+    assert "Traceback" not in cap.err and not cap.out
+    monkeypatch.setattr(limits, "MAX_WALK_ENTRIES", 10**8)
+    assert main(["solve", str(m), "--workers", "1"]) == 0

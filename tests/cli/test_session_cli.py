@@ -70,6 +70,9 @@ def test_simulate_beside(tmp_path, capsys):
     rc, cap = _run(tmp_path, capsys, "--balance", "4", "--rounds", "6", "--stop-cash-up", "4", "--simulate", "2000")
     assert rc == 0
     assert "sim: ends by 'cash up'" in cap.out and "(exact)" in cap.out
+    rc, cap = _run(tmp_path, capsys, "--balance", "4", "--rounds", "6", "--stop-cash-up", "4", "--simulate", "2000",
+                   "--seed", "7")
+    assert rc == 0 and "sim: ends by 'cash up'" in cap.out
 
 
 @pytest.mark.parametrize("argv, msg", [
@@ -79,6 +82,8 @@ def test_simulate_beside(tmp_path, capsys):
     (["--balance", "1", "--rounds", "2", "--stop-cash-up", "x"], "--stop-cash-up"),
     (["--balance", "1", "--rounds", "2", "--bet", "2", "--bet-ladder", "1,3"], "--bet-ladder"),
     (["--balance", "1", "--rounds", "2", "--mode", "nope"], "unknown bet mode"),
+    # a seed without --simulate was ignored (the figures are exact): two seeds, the same output, no word
+    (["--balance", "1", "--rounds", "2", "--seed", "7"], "--seed: "),
 ])
 def test_bad_arguments(tmp_path, capsys, argv, msg):
     rc, cap = _run(tmp_path, capsys, *argv)

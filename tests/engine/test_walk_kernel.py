@@ -28,7 +28,8 @@ from hypothesis import HealthCheck, given, settings
 import analytic.engine.linewalk as lw
 from analytic.engine.brute import brute_force
 from analytic.engine.linewalk import walk, walk_arrays
-from analytic.engine.linewalk_kernel import cross_merge, line_step, pack_fused, reel_outcomes, unpack_keys
+from analytic.engine.linewalk_kernel import (WalkTooLarge, cross_merge, line_step, pack_fused, reel_outcomes,
+                                             unpack_keys)
 from analytic.engine.spin import build_spin
 from test_walk_vs_brute import games
 
@@ -132,6 +133,15 @@ def test_reel_outcomes_against_python_reference():
                 assert off[j + 1] - off[j] == len(got) and got == wants[j]
             if last:
                 assert r_off.tolist() == [0] and len(r_ent) == 0
+            # the same under a limit the arrays stay within (their capacity doubles from 64 / 1,024 / 8,192),
+            # refused below it
+            roomy = reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, incc, wts, by_class,
+                                  max_entries=4 * max(len(w), len(r_ent), len(r_off), 8192, 4 * nj))
+            assert [a.tolist() for a in roomy] == [a.tolist() for a in (off, nxt, pay, trg, inc, w, r_off, r_ent)]
+            if max(len(w), len(r_ent)) > 2 * max(64, 4 * nj, 8192):
+                with pytest.raises(WalkTooLarge, match="distinct outcomes"):
+                    reel_outcomes(j_off, j_ent, cells, line_rows, t_next, t_pay, t_trg, last, incc, wts, by_class,
+                                  max_entries=max(len(w), len(r_ent)) // 2)
             else:
                 assert [r_ent[r_off[i]:r_off[i + 1]].tolist() for i in range(len(r_off) - 1)] == [
                     _sparse_rows(np.array([row]))[0] for row in ids]
@@ -159,6 +169,12 @@ def test_cross_merge_against_python_reference():
                 want[k] = want.get(k, 0) + int(s_w[i]) * int(o_w[o])
         keys, w = cross_merge(s_jid, s_key, s_w, off, o_key, o_w)
         assert list(zip(keys.tolist(), w.tolist())) == list(want.items())  # first appearance order
+        # a limit on the distinct states (the merge's capacity, doubled from 1,024 or the states' count)
+        keys, w = cross_merge(s_jid, s_key, s_w, off, o_key, o_w, max_entries=4 * max(len(want), ns, 1024))
+        assert list(zip(keys.tolist(), w.tolist())) == list(want.items())
+        if len(want) > 2 * max(ns, 1024):
+            with pytest.raises(WalkTooLarge, match="distinct partial states"):
+                cross_merge(s_jid, s_key, s_w, off, o_key, o_w, max_entries=len(want) // 2)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

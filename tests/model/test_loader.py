@@ -72,6 +72,14 @@ BROKEN = [
      "symbols.book.rank", "only a regular symbol"),
     ("rank-duplicate", [('tier = "low", rank = 2', 'tier = "low", rank = 1')], "symbols.queen.rank",
      "rank 1 is already used by 'jack'"),
+    # a win beyond the float64 figures: a 20-reel line of x10^18 wilds was an OverflowError traceback after the
+    # solve; the bound is the largest pay x the largest wild multiplier ^ reels x lines (5e108 line bets here)
+    ("spin-win-beyond-10^100", [("multiplier = 2 }", "multiplier = 1000000000000000000 }"),
+                                ("5 = 5000 }", "5 = 1000000000000000000 }")], "paytable",
+     "a base spin could win up to about 10^107 x total bet"),
+    ("free-spin-win-beyond-10^100", [("multiplier = 2 }", "multiplier = 100000000000000000 }"),
+                                     ("multiplier = 1\n", "multiplier = 1000000000000000000\n")],
+     "features.free_spins", "a free spin of 'free_spins' could win up to about 10^107"),
     # [paytable]
     ("pay-unknown-symbol", [("wild = { 2 = 5, 3 = 50 }", "wild = { 2 = 5, 3 = 50 }\nJak = { 3 = 5 }")],
      "paytable.Jak", "unknown symbol 'Jak' (known: ten, jack, queen"),

@@ -215,6 +215,13 @@ def test_autoplay_key():
         with pytest.raises(ModelError, match=f"tiny.toml: {where.replace('[', '.').replace(']', '')}|"
                                              f"tiny.toml: {where}".replace("[", r"\[").replace("]", r"\]")):
             load_model_text(TINY + "\n[autoplay]\n" + bad + "\n", "tiny.toml")
+    # a feature stop in a game without features was accepted, its probability printed as [0, 1.6e-12]
+    # (session --stop-on-feature refuses the same setting)
+    no_features = TINY[:TINY.index("[features.pick]")]
+    with pytest.raises(ModelError, match=r"tiny\.toml: autoplay\.stops\[1\]: 'feature' .* no \[features\]"):
+        load_model_text(no_features + '\n[autoplay]\nstops = ["cash_up", "feature"]\n', "tiny.toml")
+    assert load_model_text(no_features + '\n[autoplay]\nstops = ["cash_up"]\n', "tiny.toml").autoplay_stops == (
+        "cash_up",)
     # the key's options turn the default setting's stops on (cash down only: no feature stop)
     game = load_model_text(TINY + '\n[autoplay]\nstops = ["cash_down"]\n', "tiny.toml")
     sec = session_section(game, solve_round(game, "base"), {"balance": 3, "rounds": (2,)})

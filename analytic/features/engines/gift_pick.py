@@ -53,7 +53,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import partial
-from itertools import product
 from math import comb, lcm
 
 from analytic.engine.linewalk import walk
@@ -123,28 +122,34 @@ def gift_classes(gifts, picks: int, base_multiplier: int = 1, draw=None) -> dict
     """
     total = sum(n for _, _, n in gifts)
     denom = comb(total, picks)
+    # gift entry by gift entry, the classes of the gifts picked so far: (picked, spins, multiplier, wild
+    # reels, wild symbols, expanding) -> the number of ways (products of binomials), merged as they meet;
+    # the product over every entry's pick count ((picks + 1) ^ entries tuples: 20 spin gifts picked 3 at a
+    # time never ended) is never enumerated
+    cur: dict[tuple, int] = {(0, 0, base_multiplier, (), (), None): 1}
+    for eff, val, n in gifts:
+        nxt: dict[tuple, int] = {}
+        for (got, spins, mult, reels, syms, exp), w in cur.items():
+            for k in range(min(n, picks - got) + 1):
+                s2, m2, r2, y2, e2 = spins, mult, reels, syms, exp
+                if k:
+                    if eff == "spins":
+                        s2 = spins + k * val
+                    elif eff == "multiplier":
+                        m2 = mult + k * val
+                    elif eff == "wild_reel":
+                        r2 = tuple(sorted(set(reels) | {val}))
+                    elif eff == "expanding_symbol":
+                        e2 = val
+                    else:
+                        y2 = tuple(sorted(set(syms) | {val}))
+                key = (got + k, s2, m2, r2, y2, e2)
+                nxt[key] = nxt.get(key, 0) + w * comb(n, k)
+        cur = nxt
     out: dict[tuple, int] = {}
-    for ks in product(*(range(min(n, picks) + 1) for _, _, n in gifts)):
-        if sum(ks) != picks:
-            continue
-        w = 1
-        spins, mult, reels, syms, exp = 0, base_multiplier, set(), set(), None
-        for (eff, val, n), k in zip(gifts, ks):
-            w *= comb(n, k)
-            if not k:
-                continue
-            if eff == "spins":
-                spins += k * val
-            elif eff == "multiplier":
-                mult += k * val
-            elif eff == "wild_reel":
-                reels.add(val)
-            elif eff == "expanding_symbol":
-                exp = val
-            else:
-                syms.add(val)
-        key = (spins, mult, tuple(sorted(reels)), tuple(sorted(syms)), exp)
-        out[key] = out.get(key, 0) + w
+    for (got, *key), w in cur.items():
+        if got == picks:
+            out[tuple(key)] = out.get(tuple(key), 0) + w
     res: dict[tuple, Fraction] = {}
     for k, w in out.items():
         if k[4] != "drawn":

@@ -74,7 +74,32 @@ def validate(values, key, ctx) -> dict:
     most = max(f.trigger.counts)
     if total < most:
         ctx.fail(gk, f"holds {total} gifts but a trigger of {most} symbols picks {most}")
+    _check_size(ctx, gk, out, most)
     return {"gift_pick": frozen_mapping({"wild": wild, "gifts": tuple(out)})}
+
+
+def _check_size(ctx, gk: str, gifts: list, picks: int) -> None:
+    """Refuse a gift pick whose exact law or spin classes are beyond :data:`~analytic.limits.MAX_GIFT_OUTCOMES`
+    / :data:`~analytic.limits.MAX_GIFT_SPIN_CLASSES` (bounds from the model alone: the multisets of ``picks``
+    gifts from the entries; the sets of at most ``picks`` wild-reel and wild-symbol gifts, times the
+    expanding symbol's choices)."""
+    from math import comb
+
+    from analytic.limits import MAX_GIFT_OUTCOMES, MAX_GIFT_SPIN_CLASSES
+
+    outcomes = comb(len(gifts) + picks, picks)
+    if outcomes > MAX_GIFT_OUTCOMES:
+        ctx.fail(gk, f"{len(gifts)} gift entries picked {picks} at a time can fall into up to {outcomes:,} classes, "
+                     f"more than {MAX_GIFT_OUTCOMES:,} (the exact law's time grows with them); fewer entries")
+    wilds = sum(1 for e, _, _ in gifts if e in ("wild_reel", "wild_symbol"))
+    sets = sum(comb(wilds, j) for j in range(min(picks, wilds) + 1))
+    exp = [v for e, v, _ in gifts if e == "expanding_symbol"]
+    # the expanding symbol: none, or the gift's (a drawn one: at most every symbol with line pays)
+    spins = sets * (1 + ((len(ctx.paytable) if exp == [DRAWN] else 1) if exp else 0))
+    if spins > MAX_GIFT_SPIN_CLASSES:
+        ctx.fail(gk, f"{wilds} wild-reel and wild-symbol gifts picked {picks} at a time start up to {spins:,} kinds of "
+                     f"free spin, more than {MAX_GIFT_SPIN_CLASSES:,} (each an exact walk of the free reels); fewer "
+                     "such gifts")
 
 
 register_mechanic("gift_pick", ("gift_pick",), validate)

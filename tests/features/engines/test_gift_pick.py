@@ -52,6 +52,36 @@ def test_gift_classes_equal_direct_combinations(picks):
     assert sum(got.values()) == 1
 
 
+def test_many_gift_entries_are_exact_and_fast():
+    """20 spin gifts of 3 copies each, 3 picks: the law was found by enumerating every entry's pick count,
+    4^20 tuples (it never ended); now entry by entry.  Oracle: every set of 3 of the 60 gifts."""
+    import time
+
+    gifts = [("spins", i + 1, 3) for i in range(20)] + [("wild_reel", 2, 1), ("wild_symbol", "candle", 1)]
+    t0 = time.process_time()
+    got = gift_pick.gift_classes(gifts, 3)
+    assert time.process_time() - t0 < 30  # (about 0.01 s; the point is "ends", not speed)
+    assert got == direct_classes(gifts, 3) and sum(got.values()) == 1
+
+
+def test_gift_picks_beyond_the_limits_are_refused_at_load(monkeypatch):
+    from analytic import limits
+    from analytic.errors import ModelError
+
+    many = "gift_pick.gifts = [" + ", ".join(f'{{ effect = "spins", value = {i + 1}, count = 3 }}'
+                                             for i in range(300)) + "]"
+    text = TOY[:TOY.index("gift_pick.gifts = [")] + many + TOY[TOY.index("]\n\n[cap]") + 1:]
+    with pytest.raises(ModelError, match=r"features\.fs\.gift_pick\.gifts: 300 gift entries picked 3 at a time "
+                                         r"can fall into up to 4,590,551 classes, more than 1,000,000"):
+        load_model_text(text, "toy.toml")
+    # 1 wild-reel and 1 wild-symbol gift: 4 kinds of free spin (none, either, both), refused below 4
+    load_model_text(TOY, "toy.toml")
+    monkeypatch.setattr(limits, "MAX_GIFT_SPIN_CLASSES", 3)
+    with pytest.raises(ModelError, match=r"features\.fs\.gift_pick\.gifts: 2 wild-reel and wild-symbol gifts "
+                                         r"picked 3 at a time start up to 4 kinds of free spin, more than 3"):
+        load_model_text(TOY, "toy.toml")
+
+
 TOY = """
 [game]
 name = "toy soc"
