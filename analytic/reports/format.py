@@ -262,7 +262,12 @@ def line_grid(line, rows: int, on: str = "#", off: str = ".") -> list[str]:
     return ["".join(on if r == row else off for r in line) for row in range(rows)]
 
 
-def extra_label(key: str) -> str:
+#: Keys of ``RoundResult.extra`` that the round solver sets only where it applies a win cap (in total
+#: bets: ``capped_rtp``, ``p_reach_cap``; in currency: ``currency_cap``, the table per stake).
+_CAP_KEYS = frozenset({"capped_rtp", "p_reach_cap", "currency_cap"})
+
+
+def extra_label(key: str, extra=None) -> str:
     """The row label of a mechanic-specific figure (``RoundResult.extra[key]``) in every par sheet:
     ``"solver: <key>"``, the key as in the JSON, with its unit where the solver states one
     (:data:`analytic.solver.round.EXTRA_SHORT_UNITS`, the short form of the units ``analytic solve``
@@ -273,6 +278,11 @@ def extra_label(key: str) -> str:
     ----------
     key : str
         The figure's key in ``RoundResult.extra`` (and in the JSON par sheet's ``extra``).
+    extra : sequence of (key, value), optional
+        All the mode's extras (``ModeSheet.extra``).  Where none of them is a capped figure (no cap
+        applied to the round: none declared, or rule ``published_max_win = "theoretical"``), the unit
+        drops its "before the cap" (``max_win`` of a game without a cap: "x total bet"; the sheet's
+        win cap row says "none").  None: the unit as stated.
 
     Returns
     -------
@@ -281,6 +291,8 @@ def extra_label(key: str) -> str:
         as ``"solver: <key>"``.
     """
     unit = EXTRA_SHORT_UNITS.get(key)
+    if unit and extra is not None and not any(k in _CAP_KEYS for k, _ in extra):
+        unit = unit.replace(", before the cap", "")
     return f"solver: {key}" + (f" ({unit})" if unit else "")
 
 

@@ -470,9 +470,9 @@ def _extras(w, extra) -> None:
 
     for k, v in extra:
         if isinstance(v, (Figure, Fraction)) or (isinstance(v, int) and not isinstance(v, bool)):
-            _figure_row(w, extra_label(k), v, _extra_fmt(v))
+            _figure_row(w, extra_label(k, extra), v, _extra_fmt(v))
         else:
-            w.put([extra_label(k), extra_text(v)])
+            w.put([extra_label(k, extra), extra_text(v)])
     for k, v in extra:  # the extras that are tables (e.g. the RTP at each stake of a currency cap)
         if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
             w.blank()
