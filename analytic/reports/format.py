@@ -421,12 +421,17 @@ def _partly(r) -> bool:
     return bool(r.quantiles) and len(r.quantiles) < len(r.ranges)
 
 
-def range_exactness(r) -> str:
+def range_exactness(r, truncated: bool = False) -> str:
     """The exactness of a :class:`~analytic.reports.model.RangeRow` as one text: its label, or for a
-    row certified at some levels only each level's, e.g. "90% certified, 95% approximate"."""
-    if not _partly(r):
-        return r.label
-    return ", ".join(f"{lv}% {r.level_label(lv)}" for lv, _, _ in r.ranges)
+    row certified at some levels only each level's, e.g. "90% certified, 95% approximate".
+
+    ``truncated``: also name the approximate levels whose low end was truncated at 0 ("; 95% low end
+    truncated at 0"), for a table with no column of its own for them (the XLSX's certified layout;
+    the Markdown and PDF mark such a low end ``*``)."""
+    text = r.label if not _partly(r) else ", ".join(f"{lv}% {r.level_label(lv)}" for lv, _, _ in r.ranges)
+    if truncated and r.truncated:
+        text += "; " + ", ".join(f"{lv}%" for lv in r.truncated) + " low end truncated at 0"
+    return text
 
 
 def ranges_label(m) -> str:

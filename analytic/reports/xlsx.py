@@ -422,7 +422,7 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
             cert = {q[0]: q for q in r.quantiles}
             qs = tuple(cert.get(lv) or (lv, lo, lo, hi, hi) for lv, lo, hi in r.ranges)
             w.put([r.rounds] + [_out(x, up, 6) for q in qs for x, up in zip(q[1:], (False, True, False, True))]
-                  + [range_exactness(r)],
+                  + [range_exactness(r, truncated=True)],
                   ["0.0E+0"] + [PCT] * (4 * len(levels)))
     else:
         w.header(["rounds"] + [f"{lv}% {e}" for lv in levels for e in ("low", "high")]

@@ -193,3 +193,17 @@ def test_label_of_tables_with_partly_certified_rows_by_hand():
     assert ranges_label(m) == "certified except the ranges marked (approximate)"
     assert range_rows(m) == [["10^3", "90.00% .. 99.00%", "88.00% .. 100.00%"],
                              ["10^4", "90.00% .. 99.00%", "91.00% .. 98.00% (approximate)"]]
+
+
+def test_xlsx_certified_layout_names_a_truncated_low_end_by_hand():
+    """The XLSX's certified layout has no "low end truncated at 0" column: an approximate level whose
+    normal range went below 0 (printed 0.00%* in the Markdown and PDF) showed 0.0000% with no word."""
+    from analytic.reports.format import range_exactness, range_cells
+
+    q90 = (90, Fraction(90, 100), Fraction(91, 100), Fraction(98, 100), Fraction(99, 100))
+    part = RangeRow(10**3, ((90, 0.9, 0.99), (95, 0.0, 1.9)), (95,), PARTLY_CERTIFIED, (q90,))
+    assert range_cells(part)[1] == "0.00%* .. 190.00% (approximate)"
+    assert range_exactness(part, truncated=True) == "90% certified, 95% approximate; 95% low end truncated at 0"
+    assert range_exactness(part) == "90% certified, 95% approximate"  # the other layout: a column of its own
+    approx = RangeRow(10**8, ((90, 0.0, 1.5), (95, 0.0, 1.6)), (90, 95))
+    assert range_exactness(approx, truncated=True) == "approximate; 90%, 95% low end truncated at 0"
