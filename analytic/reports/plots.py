@@ -192,9 +192,12 @@ def bands_png(m: ModeSheet) -> bytes:
             names.append(f"{lv}% range, normal approximation (not certified)")
     handles.append(plt.Line2D([], [], color="black", lw=1))
     names.append(f"RTP {fig_pct(m.rtp)}")
-    ax.legend(handles, names, fontsize=7)
-    if zoom is not None:
+    if kind is not None:
+        ax.legend(handles, names, fontsize=7)
+    else:  # up to five entries: below the panels, not over the bands
         fig.tight_layout()  # the two panels' titles and tick labels apart
+        ax.legend(handles, names, fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                  bbox_transform=fig.transFigure)
     return _png(fig)
 
 
