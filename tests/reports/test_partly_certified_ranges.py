@@ -81,6 +81,10 @@ def test_each_level_certified_where_it_can_be(sheet_dir):
     assert r.ranges[1][1] == pytest.approx(0.75 - Z[95] * sd / 100) and r.ranges[1][2] == pytest.approx(0.75 + Z[95] * sd / 100)
     assert r.truncated == ()
     assert "or for that level at that N" in m.ranges_note
+    # here the approximate 95 % range's low end lies above the certified 90 % range's (72.45 % > 72.32 %):
+    # the note says an approximate range need not contain the certified narrower one (it said nothing)
+    assert r.ranges[1][1] > r.ranges[0][1]
+    assert "an approximate range need not contain the certified narrower one" in m.ranges_note
 
 
 def test_markdown_marks_the_approximate_level(sheet_dir):
