@@ -180,23 +180,24 @@ def bands_png(m: ModeSheet) -> bytes:
         a.set_xlabel("rounds played")
         a.grid(alpha=0.3)
     ax.set_ylabel("RTP (%)")
-    handles, names = [], []
-    for lv in sorted(levels, reverse=True):  # the drawing order: the widest level first
+    plain, hatched = [], []  # (handle, name); the drawing order: the widest level first
+    for lv in sorted(levels, reverse=True):
         shade = shades.get(lv, "#eeeeee")
         segs = [approx_at[lv][i] or approx_at[lv][i + 1] for i in range(len(xs) - 1)] or approx_at[lv]
         if kind is not None or not all(segs):
-            handles.append(Patch(color=shade))
-            names.append(f"{lv}% range" + (" (certified)" if kind is None else ""))
+            plain.append((Patch(color=shade), f"{lv}% range" + (" (certified)" if kind is None else "")))
         if kind is None and any(segs):
-            handles.append(Patch(facecolor=shade, edgecolor="#7f7f7f", hatch="///", linewidth=0))
-            names.append(f"{lv}% range, normal approximation (not certified)")
-    handles.append(plt.Line2D([], [], color="black", lw=1))
-    names.append(f"RTP {fig_pct(m.rtp)}")
+            hatched.append((Patch(facecolor=shade, edgecolor="#7f7f7f", hatch="///", linewidth=0),
+                            f"{lv}% range, normal approximation (not certified)"))
+    rtp_line = (plt.Line2D([], [], color="black", lw=1), f"RTP {fig_pct(m.rtp)}")
     if kind is not None:
+        handles, names = zip(*plain, rtp_line)
         ax.legend(handles, names, fontsize=7)
-    else:  # up to five entries: below the panels, not over the bands
+    else:  # up to five entries: below the panels, not over the bands; two columns (filled column by
+        # column), each level's plain fill beside its hatched one, within the figure's width
         fig.tight_layout()  # the two panels' titles and tick labels apart
-        ax.legend(handles, names, fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+        handles, names = zip(*plain, rtp_line, *hatched)
+        ax.legend(handles, names, fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, 0.0),
                   bbox_transform=fig.transFigure)
     return _png(fig)
 
