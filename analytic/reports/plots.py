@@ -143,6 +143,17 @@ def bands_png(m: ModeSheet) -> bytes:
     after the first N (the N-round law's certified error grows with N), a second panel zooms on the
     bands from the last N certified at every level on: there the bands are a small fraction of the
     first N's width, and the hatched part would be a few pixels high on the full scale.
+
+    Parameters
+    ----------
+    m : ModeSheet
+        The mode's sheet: ``m.bands`` (:class:`~analytic.reports.model.RangeRow` per N, RTP as a
+        fraction of the stake, drawn in %), ``m.rtp`` (the line and its legend), ``m.info.name``.
+
+    Returns
+    -------
+    bytes
+        The PNG (7 in wide; the mixed plot's legend below the panels).
     """
     from matplotlib.patches import Patch
 
