@@ -262,7 +262,12 @@ def line_grid(line, rows: int, on: str = "#", off: str = ".") -> list[str]:
     return ["".join(on if r == row else off for r in line) for row in range(rows)]
 
 
-def extra_label(key: str) -> str:
+#: Keys of ``RoundResult.extra`` that the round solver sets only where it applies a win cap (in total
+#: bets: ``capped_rtp``, ``p_reach_cap``; in currency: ``currency_cap``, the table per stake).
+_CAP_KEYS = frozenset({"capped_rtp", "p_reach_cap", "currency_cap"})
+
+
+def extra_label(key: str, extra=None) -> str:
     """The row label of a mechanic-specific figure (``RoundResult.extra[key]``) in every par sheet:
     ``"solver: <key>"``, the key as in the JSON, with its unit where the solver states one
     (:data:`analytic.solver.round.EXTRA_SHORT_UNITS`, the short form of the units ``analytic solve``
@@ -273,6 +278,11 @@ def extra_label(key: str) -> str:
     ----------
     key : str
         The figure's key in ``RoundResult.extra`` (and in the JSON par sheet's ``extra``).
+    extra : sequence of (key, value), optional
+        All the mode's extras (``ModeSheet.extra``).  Where none of them is a capped figure (no cap
+        applied to the round: none declared, or rule ``published_max_win = "theoretical"``), the unit
+        drops its "before the cap" (``max_win`` of a game without a cap: "x total bet"; the sheet's
+        win cap row says "none").  None: the unit as stated.
 
     Returns
     -------
@@ -281,6 +291,8 @@ def extra_label(key: str) -> str:
         as ``"solver: <key>"``.
     """
     unit = EXTRA_SHORT_UNITS.get(key)
+    if unit and extra is not None and not any(k in _CAP_KEYS for k, _ in extra):
+        unit = unit.replace(", before the cap", "")
     return f"solver: {key}" + (f" ({unit})" if unit else "")
 
 
@@ -409,12 +421,17 @@ def _partly(r) -> bool:
     return bool(r.quantiles) and len(r.quantiles) < len(r.ranges)
 
 
-def range_exactness(r) -> str:
+def range_exactness(r, truncated: bool = False) -> str:
     """The exactness of a :class:`~analytic.reports.model.RangeRow` as one text: its label, or for a
-    row certified at some levels only each level's, e.g. "90% certified, 95% approximate"."""
-    if not _partly(r):
-        return r.label
-    return ", ".join(f"{lv}% {r.level_label(lv)}" for lv, _, _ in r.ranges)
+    row certified at some levels only each level's, e.g. "90% certified, 95% approximate".
+
+    ``truncated``: also name the approximate levels whose low end was truncated at 0 ("; 95% low end
+    truncated at 0"), for a table with no column of its own for them (the XLSX's certified layout;
+    the Markdown and PDF mark such a low end ``*``)."""
+    text = r.label if not _partly(r) else ", ".join(f"{lv}% {r.level_label(lv)}" for lv, _, _ in r.ranges)
+    if truncated and r.truncated:
+        text += "; " + ", ".join(f"{lv}%" for lv in r.truncated) + " low end truncated at 0"
+    return text
 
 
 def ranges_label(m) -> str:

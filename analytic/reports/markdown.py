@@ -178,7 +178,7 @@ def _mode(m: ModeSheet, ways: bool = False) -> list[str]:
                      short_frac(m.top_probability)])
     if m.cap_probability is not None:
         rows.append(["probability of reaching the win cap", one_in(m.cap_probability), short_frac(m.cap_probability)])
-    rows += [[extra_label(k), extra_text(v), extra_exact(v)] for k, v in m.extra]
+    rows += [[extra_label(k, m.extra), extra_text(v), extra_exact(v)] for k, v in m.extra]
     out += _table(["figure", "value", "exact"], rows, "lrl")
     for title, head, trows in extra_tables(m.extra):
         out += [f"### {title.capitalize()}", ""]

@@ -848,7 +848,9 @@ def _mode_sheet(game: Game, r: RoundResult, vi_z: float | None = None, session=T
     elif any(x.label == PARTLY_CERTIFIED for x in ranges):  # some levels certified at some N
         ranges_note = (CERTIFIED_RANGE_NOTE + " Rows or ranges marked (approximate): no certified bound at that "
                        "N, or for that level at that N (the N-round law's certified error grows with N, and a "
-                       "wider range's tails are thinner). " + RANGE_NOTE)
+                       "wider range's tails are thinner). In such a row an approximate range need not contain "
+                       "the certified narrower one: the certified ends are widened by the errors, the "
+                       "approximate ones are not. " + RANGE_NOTE)
     elif done:  # certified up to some N: the N-round law's error bound grows with N
         ranges_note = (CERTIFIED_RANGE_NOTE + " Rows marked (approximate): no certified bound at that N (the "
                        "N-round law's certified error grows with N). " + RANGE_NOTE)

@@ -250,11 +250,11 @@ def _mode(d: _Doc, m: ModeSheet, ways: bool = False):
     if m.cap_probability is not None:
         rows.append(["probability of reaching the win cap", one_in(m.cap_probability), short_frac(m.cap_probability)])
     notes = [(k, v) for k, v in m.extra if isinstance(v, str) and len(v) > 60]
-    rows += [[extra_label(k), extra_text(v), extra_exact(v)] for k, v in m.extra
+    rows += [[extra_label(k, m.extra), extra_text(v), extra_exact(v)] for k, v in m.extra
              if not (isinstance(v, str) and len(v) > 60)]
     d.table(["figure", "value", "exact"], rows, widths=(3.2, 3, 3.8), align=("LEFT", "RIGHT", "RIGHT"))
     for k, text in notes:  # long solver texts: a note below the table, not a wrapped right-aligned cell
-        d.para(f"{extra_label(k)}: {text}", size=7)
+        d.para(f"{extra_label(k, m.extra)}: {text}", size=7)
     for title, head, trows in extra_tables(m.extra):
         d.h2(title.capitalize())
         if title == "currency cap":  # short cells: the full figures are in the Markdown, JSON and XLSX

@@ -113,55 +113,103 @@ def rtp_split_png(m: ModeSheet) -> bytes:
     return _png(fig)
 
 
-def bands_png(m: ModeSheet) -> bytes:
-    """RTP confidence bands against rounds played (10^3 .. 10^8, log scale)."""
-    fig, ax = plt.subplots(figsize=(7, 3))
-    xs = [r.rounds for r in m.bands]
-    rtp = float(m.rtp.value) * 100
-    levels = [lv for lv, _, _ in m.bands[0].ranges]
-    shades = {90: "#9dc3e6", 95: "#dbe9f6"}
-    # each level's segment between two N filled plainly where both ends are certified (the N-round law:
-    # the certified outer ends), hatched where either is the normal approximation (a row can be
-    # certified at one level and approximate at the other: RangeRow.level_label)
-    approx_at = {lv: [r.level_label(lv) != "certified" for r in m.bands] for lv in levels}
-    every = [a for lv in levels for a in approx_at[lv]]
-    unnamed = []  # levels with no plain segment (every one hatched): named in the legend by a plain patch
+def _band_segments(ax, xs, m, levels, approx_at, shades, first: int = 0) -> None:
+    """Fill each level's band on ``ax`` from the ``first`` N on: a segment between two N plain where
+    both ends are certified at that level, hatched where either end is the normal approximation."""
+    mixed = any(a for lv in levels for a in approx_at[lv]) and not all(a for lv in levels for a in approx_at[lv])
     for k, lv in sorted(enumerate(levels), key=lambda t: -t[1]):
         lo = [r.ranges[k][1] * 100 for r in m.bands]
         hi = [r.ranges[k][2] * 100 for r in m.bands]
         shade = shades.get(lv, "#eeeeee")
         approx = approx_at[lv]
-        if len(xs) == 1 or not any(every) or all(every):
-            ax.fill_between(xs, lo, hi, color=shade, label=f"{lv}% range")
+        if len(xs) == 1 or not mixed:
+            ax.fill_between(xs[first:], lo[first:], hi[first:], color=shade)
             continue
-        labelled = False
-        for i in range(len(xs) - 1):
+        for i in range(first, len(xs) - 1):
             part = slice(i, i + 2)
             if approx[i] or approx[i + 1]:
                 ax.fill_between(xs[part], lo[part], hi[part], facecolor=shade, edgecolor="#7f7f7f", hatch="///",
                                 linewidth=0)
             else:
-                ax.fill_between(xs[part], lo[part], hi[part], color=shade,
-                                label=None if labelled else f"{lv}% range")
-                labelled = True
-        if not labelled:
-            unnamed.append((shade, f"{lv}% range"))
-    ax.axhline(rtp, color="black", lw=1, label=f"RTP {fig_pct(m.rtp)}")
-    ax.set_xscale("log")
-    ax.set_xlabel("rounds played")
-    ax.set_ylabel("RTP (%)")
-    kind = "normal approximation" if all(every) else "certified" if not any(every) else None
-    ax.set_title(f"Expected RTP range, mode '{_lit(m.info.name)}'" + (f" ({kind})" if kind else ""), fontsize=9)
-    handles, names = ax.get_legend_handles_labels()
-    if kind is None:
-        from matplotlib.patches import Patch
+                ax.fill_between(xs[part], lo[part], hi[part], color=shade)
 
-        handles[:0] = [Patch(color=shade) for shade, _ in unnamed]
-        names[:0] = [name for _, name in unnamed]
-        handles.append(Patch(facecolor="white", edgecolor="#7f7f7f", hatch="///", linewidth=0))
-        names.append("normal approximation (not certified)")
-    ax.legend(handles, names, fontsize=7)
-    ax.grid(alpha=0.3)
+
+def bands_png(m: ModeSheet) -> bytes:
+    """RTP confidence bands against rounds played (10^3 .. 10^8, log scale).
+
+    Each level's band is plain where that level's range is certified at both ends of a segment
+    (:meth:`~analytic.reports.model.RangeRow.level_label`), hatched where either end is the normal
+    approximation; the legend names each level's plain and hatched fill.  Where the hatching starts
+    after the first N (the N-round law's certified error grows with N), a second panel zooms on the
+    bands from the last N certified at every level on: there the bands are a small fraction of the
+    first N's width, and the hatched part would be a few pixels high on the full scale.
+
+    Parameters
+    ----------
+    m : ModeSheet
+        The mode's sheet: ``m.bands`` (:class:`~analytic.reports.model.RangeRow` per N, RTP as a
+        fraction of the stake, drawn in %), ``m.rtp`` (the line and its legend), ``m.info.name``.
+
+    Returns
+    -------
+    bytes
+        The PNG (7 in wide; the mixed plot's legend below the panels).
+    """
+    from matplotlib.patches import Patch
+
+    xs = [r.rounds for r in m.bands]
+    rtp = float(m.rtp.value) * 100
+    levels = [lv for lv, _, _ in m.bands[0].ranges]
+    shades = {90: "#9dc3e6", 95: "#dbe9f6"}
+    # a row can be certified at one level and approximate at the other (RangeRow.level_label)
+    approx_at = {lv: [r.level_label(lv) != "certified" for r in m.bands] for lv in levels}
+    every = [a for lv in levels for a in approx_at[lv]]
+    kind = "normal approximation" if all(every) else "certified" if not any(every) else None
+    # the zoom: from the last N certified at every level, when the hatching starts after the first N
+    first_approx = min((i for i in range(len(xs)) if any(approx_at[lv][i] for lv in levels)), default=0)
+    zoom = first_approx - 1 if kind is None and len(xs) > 2 and first_approx >= 2 else None
+    if zoom is None:
+        fig, ax = plt.subplots(figsize=(7, 3))
+        axes = [ax]
+    else:
+        fig, axes = plt.subplots(1, 2, figsize=(7, 3), gridspec_kw={"width_ratios": (3, 2)})
+        ax = axes[0]
+    _band_segments(ax, xs, m, levels, approx_at, shades)
+    ax.axhline(rtp, color="black", lw=1)
+    ax.set_title(f"Expected RTP range, mode '{_lit(m.info.name)}'" + (f" ({kind})" if kind else ""), fontsize=9)
+    if zoom is not None:
+        z = axes[1]
+        _band_segments(z, xs, m, levels, approx_at, shades, first=zoom)
+        z.axhline(rtp, color="black", lw=1)
+        ys = [y * 100 for r in m.bands[zoom:] for _, lo, hi in r.ranges for y in (lo, hi)] + [rtp]
+        pad = 0.05 * (max(ys) - min(ys) or 1.0)
+        z.set_xlim(xs[zoom], xs[-1])
+        z.set_ylim(min(ys) - pad, max(ys) + pad)
+        z.set_title(f"from {xs[zoom]:,.0f} rounds (zoom)", fontsize=9)
+    for a in axes:
+        a.set_xscale("log")
+        a.set_xlabel("rounds played")
+        a.grid(alpha=0.3)
+    ax.set_ylabel("RTP (%)")
+    plain, hatched = [], []  # (handle, name); the drawing order: the widest level first
+    for lv in sorted(levels, reverse=True):
+        shade = shades.get(lv, "#eeeeee")
+        segs = [approx_at[lv][i] or approx_at[lv][i + 1] for i in range(len(xs) - 1)] or approx_at[lv]
+        if kind is not None or not all(segs):
+            plain.append((Patch(color=shade), f"{lv}% range" + (" (certified)" if kind is None else "")))
+        if kind is None and any(segs):
+            hatched.append((Patch(facecolor=shade, edgecolor="#7f7f7f", hatch="///", linewidth=0),
+                            f"{lv}% range, normal approximation (not certified)"))
+    rtp_line = (plt.Line2D([], [], color="black", lw=1), f"RTP {fig_pct(m.rtp)}")
+    if kind is not None:
+        handles, names = zip(*plain, rtp_line)
+        ax.legend(handles, names, fontsize=7)
+    else:  # up to five entries: below the panels, not over the bands; two columns (filled column by
+        # column), each level's plain fill beside its hatched one, within the figure's width
+        fig.tight_layout()  # the two panels' titles and tick labels apart
+        handles, names = zip(*plain, rtp_line, *hatched)
+        ax.legend(handles, names, fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                  bbox_transform=fig.transFigure)
     return _png(fig)
 
 

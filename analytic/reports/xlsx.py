@@ -422,7 +422,7 @@ def _mode(wb, m: ModeSheet, ways: bool = False):
             cert = {q[0]: q for q in r.quantiles}
             qs = tuple(cert.get(lv) or (lv, lo, lo, hi, hi) for lv, lo, hi in r.ranges)
             w.put([r.rounds] + [_out(x, up, 6) for q in qs for x, up in zip(q[1:], (False, True, False, True))]
-                  + [range_exactness(r)],
+                  + [range_exactness(r, truncated=True)],
                   ["0.0E+0"] + [PCT] * (4 * len(levels)))
     else:
         w.header(["rounds"] + [f"{lv}% {e}" for lv in levels for e in ("low", "high")]
@@ -470,9 +470,9 @@ def _extras(w, extra) -> None:
 
     for k, v in extra:
         if isinstance(v, (Figure, Fraction)) or (isinstance(v, int) and not isinstance(v, bool)):
-            _figure_row(w, extra_label(k), v, _extra_fmt(v))
+            _figure_row(w, extra_label(k, extra), v, _extra_fmt(v))
         else:
-            w.put([extra_label(k), extra_text(v)])
+            w.put([extra_label(k, extra), extra_text(v)])
     for k, v in extra:  # the extras that are tables (e.g. the RTP at each stake of a currency cap)
         if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
             w.blank()

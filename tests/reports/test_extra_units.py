@@ -84,3 +84,35 @@ def test_json_extra_keys_unchanged(sheets):
     assert Fraction(extra["uncapped_second_moment"]["exact"]) == 225
     assert Fraction(extra["p_reach_cap"]["exact"]) == Fraction(1, 4)
     assert not [k for k in extra if "(" in k]
+
+
+def test_no_cap_no_before_the_cap_by_hand():
+    """A mode whose round is not capped (no capped figure among its extras) labels its maximum win in
+    total bets without "before the cap"; a capped one (total-bet or currency cap) keeps it."""
+    from analytic.reports.format import extra_label
+
+    uncapped = (("max_win", Fraction(90)), ("max_win_reading", "theoretical"))
+    assert extra_label("max_win", uncapped) == "solver: max_win (x total bet)"
+    for cap_key in ("capped_rtp", "p_reach_cap", "currency_cap"):
+        assert extra_label("max_win", uncapped + ((cap_key, None),)) == \
+            "solver: max_win (x total bet, before the cap)", cap_key
+    assert extra_label("max_win") == "solver: max_win (x total bet, before the cap)"
+
+
+def test_sheet_without_a_cap_says_no_cap_in_the_label(tmp_path):
+    """The toy gift game of tests/features/engines/test_gift_expanding.py has no [cap]: its sheet's win
+    cap row says "none", and its maximum win was labelled "x total bet, before the cap" (a cap the
+    game does not have)."""
+    import openpyxl
+
+    from tests.features.engines.test_gift_expanding import TOY
+
+    assert "[cap]" not in TOY
+    sheet = build_sheet(load_model_text(TOY, str(tmp_path / "toy.toml")))
+    write_reports(sheet, str(tmp_path), ("md", "xlsx"), stem="toy")
+    md = (tmp_path / "toy.md").read_text()
+    assert "| win cap | none |" in md
+    assert "| solver: max_win (x total bet) |" in md and "before the cap" not in md
+    ws = openpyxl.load_workbook(tmp_path / "toy.xlsx")["Mode base"]
+    labels = [r[0].value for r in ws.iter_rows() if isinstance(r[0].value, str) and r[0].value.startswith("solver: ")]
+    assert "solver: max_win (x total bet)" in labels

@@ -51,7 +51,7 @@ def test_band_plot_marks_the_approximate_part(monkeypatch):
     """Certified to 10^4, approximate at 10^5: the segment 10^4..10^5 is hatched, the legend says the
     hatching is the normal approximation, the title claims neither kind; a band of one kind says which."""
     ax, hatched, legend = _plotted(monkeypatch, ["certified", "certified", "approximate"])
-    assert len(hatched) == 1 and "normal approximation (not certified)" in legend
+    assert len(hatched) == 1 and "90% range, normal approximation (not certified)" in legend
     assert "(" not in ax.get_title().split("'m'")[1]
     ax, hatched, legend = _plotted(monkeypatch, ["certified", "certified"])
     assert not hatched and ax.get_title().endswith("(certified)")
@@ -61,13 +61,13 @@ def test_band_plot_marks_the_approximate_part(monkeypatch):
 
 def test_band_plot_names_each_level_without_a_certified_segment(monkeypatch):
     """Certified only at 10^3 (no segment with both ends certified, so every segment is hatched), or at
-    10^3 and 10^5 around an approximate 10^4: the legend still names the level's shade ("90% range")
-    beside the hatching's meaning (it named only the hatching and the RTP line)."""
+    10^3 and 10^5 around an approximate 10^4: the legend still names the level ("90% range") in the
+    hatching's meaning (it named only the hatching and the RTP line), and claims no certified 90 % segment."""
     for labels in (["certified", "approximate", "approximate"], ["approximate", "certified"],
                    ["certified", "approximate", "certified"]):
         ax, hatched, legend = _plotted(monkeypatch, labels)
-        assert hatched and "90% range" in legend and "normal approximation (not certified)" in legend, labels
-        assert legend.count("90% range") == 1
+        assert hatched and legend.count("90% range, normal approximation (not certified)") == 1, labels
+        assert "90% range (certified)" not in legend, labels
 
 
 def test_table_certified_at_rows_that_are_not_the_first_says_so():

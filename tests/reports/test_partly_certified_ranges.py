@@ -81,6 +81,10 @@ def test_each_level_certified_where_it_can_be(sheet_dir):
     assert r.ranges[1][1] == pytest.approx(0.75 - Z[95] * sd / 100) and r.ranges[1][2] == pytest.approx(0.75 + Z[95] * sd / 100)
     assert r.truncated == ()
     assert "or for that level at that N" in m.ranges_note
+    # here the approximate 95 % range's low end lies above the certified 90 % range's (72.45 % > 72.32 %):
+    # the note says an approximate range need not contain the certified narrower one (it said nothing)
+    assert r.ranges[1][1] > r.ranges[0][1]
+    assert "an approximate range need not contain the certified narrower one" in m.ranges_note
 
 
 def test_markdown_marks_the_approximate_level(sheet_dir):
@@ -143,8 +147,45 @@ def test_band_plot_hatches_each_level_on_its_own(sheet_dir, monkeypatch):
     segs = len(m.bands) - 1
     assert (count("#9dc3e6", False), count("#dbe9f6", False)) == (4, 3)  # 90 %, 95 %: plain
     assert (count("#9dc3e6", True), count("#dbe9f6", True)) == (segs - 4, segs - 3)
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "90% range" in legend and "95% range" in legend and "normal approximation (not certified)" in legend
+    legend = ax.get_legend()
+    named = {t.get_text(): (to_hex(h.get_facecolor()), bool(h.get_hatch()))
+             for t, h in zip(legend.get_texts(), legend.legend_handles) if hasattr(h, "get_hatch")}
+    assert named["90% range (certified)"] == ("#9dc3e6", False) and named["95% range (certified)"] == ("#dbe9f6", False)
+    # the hatching named per level, on that level's shade (it was one white hatched patch for both)
+    assert named["90% range, normal approximation (not certified)"] == ("#9dc3e6", True)
+    assert named["95% range, normal approximation (not certified)"] == ("#dbe9f6", True)
+
+
+def test_band_plot_zooms_on_where_the_hatching_starts(sheet_dir, monkeypatch):
+    """The bands narrow as 1/sqrt(N): where a range turns approximate it is a fraction of the full
+    scale's height (the 10^3 band; Book of Power's bought Power Free Spins, 2 10^6 rounds: about 3 %,
+    its hatching a few pixels high).  A second panel starts at 8000 (the last N certified at both
+    levels) with the bands from there filling it (here 10^4's 95 % band: over half its height, more
+    than twice its share of the full scale), its segment 8000 .. 10^4 hatched and the 90 % one plain."""
+    from matplotlib.colors import to_hex
+
+    from analytic.reports import plots
+
+    sheet, _ = sheet_dir
+    m = sheet.modes[0]
+    got = {}
+    monkeypatch.setattr(plots, "_png", lambda fig: got.setdefault("fig", fig) and b"")
+    plots.bands_png(m)
+    assert len(got["fig"].axes) == 2
+    full, z = got["fig"].axes
+    by_n = {r.rounds: r for r in m.bands}
+    (_, lo95, hi95), = [x for x in by_n[10**4].ranges if x[0] == 95]
+    width = (hi95 - lo95) * 100
+    share = width / (full.get_ylim()[1] - full.get_ylim()[0])
+    assert z.get_xlim() == pytest.approx((8000, 10**8))
+    zoomed = width / (z.get_ylim()[1] - z.get_ylim()[0])
+    assert zoomed > 0.5 and zoomed > 2 * share, (share, zoomed)
+    for r in m.bands[[x.rounds for x in m.bands].index(8000):]:  # every band from 8000 on inside the panel
+        for _, lo, hi in r.ranges:
+            assert z.get_ylim()[0] <= lo * 100 and hi * 100 <= z.get_ylim()[1]
+    first = [c for c in z.collections if c.get_paths() and c.get_paths()[0].vertices[:, 0].min() == pytest.approx(8000)]
+    kinds = sorted((to_hex(c.get_facecolor()[0]), bool(c.get_hatch())) for c in first)
+    assert kinds == [("#9dc3e6", False), ("#dbe9f6", True)]
 
 
 def test_label_of_tables_with_partly_certified_rows_by_hand():
@@ -156,3 +197,17 @@ def test_label_of_tables_with_partly_certified_rows_by_hand():
     assert ranges_label(m) == "certified except the ranges marked (approximate)"
     assert range_rows(m) == [["10^3", "90.00% .. 99.00%", "88.00% .. 100.00%"],
                              ["10^4", "90.00% .. 99.00%", "91.00% .. 98.00% (approximate)"]]
+
+
+def test_xlsx_certified_layout_names_a_truncated_low_end_by_hand():
+    """The XLSX's certified layout has no "low end truncated at 0" column: an approximate level whose
+    normal range went below 0 (printed 0.00%* in the Markdown and PDF) showed 0.0000% with no word."""
+    from analytic.reports.format import range_exactness, range_cells
+
+    q90 = (90, Fraction(90, 100), Fraction(91, 100), Fraction(98, 100), Fraction(99, 100))
+    part = RangeRow(10**3, ((90, 0.9, 0.99), (95, 0.0, 1.9)), (95,), PARTLY_CERTIFIED, (q90,))
+    assert range_cells(part)[1] == "0.00%* .. 190.00% (approximate)"
+    assert range_exactness(part, truncated=True) == "90% certified, 95% approximate; 95% low end truncated at 0"
+    assert range_exactness(part) == "90% certified, 95% approximate"  # the other layout: a column of its own
+    approx = RangeRow(10**8, ((90, 0.0, 1.5), (95, 0.0, 1.6)), (90, 95))
+    assert range_exactness(approx, truncated=True) == "approximate; 90%, 95% low end truncated at 0"
