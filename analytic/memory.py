@@ -8,9 +8,10 @@ touch of such an array then compacts memory and clears a whole 2 MiB page in
 the page fault, in the solving thread.  The solver's big steps allocate fresh
 arrays of tens to hundreds of MiB many times (a line walk's merged partial
 states, the capped law's spectra), so that cost is paid again and again: on
-the 2-core machine Book of Power's Power Bet spent 13 s of its 71 s of CPU
-in the kernel this way (8 s of them in the 1.1 s of user time of one line
-walk), and 1.6 s without the advice (docs/benchmarks.md, "small pages").
+the 2-core machine Book of Power's Power Bet spent 17.4 s of its 76.4 s of
+CPU in the kernel (one line walk of its Free Spins 7.9 s, against 1.1 s of
+user time), and 2.6 s of 62.5 s without the advice (docs/benchmarks.md,
+"small pages").
 
 :func:`use_small_pages` turns numpy's advice off for the process.  It
 changes how memory is mapped, never what is computed: every figure is the
