@@ -60,8 +60,9 @@ def _pct(x: float) -> str:
     return f"{x * 100:.4f} %"
 
 
-def format_table(r) -> str:
-    """Plain-text table of a :class:`~analytic.simulator.SimulationResult`."""
+def format_table(r, capped: bool = True) -> str:
+    """Plain-text table of a :class:`~analytic.simulator.SimulationResult`; ``capped``: the game has a
+    win cap (else the RTP split is not said to be before it, and no capped rounds are counted)."""
     rows = [
         ("game", r.game),
         ("mode", f"{r.mode} (cost {r.cost} x total bet)"),
@@ -70,14 +71,14 @@ def format_table(r) -> str:
         *((f"RTP {lv} CI", f"[{_pct(lo)}, {_pct(hi)}]  normal approx."
            + (", low end clipped at 0 (approximation poor)" if r.clipped(lv) else ""))
           for lv, (lo, hi) in (("95%", r.rtp_ci95), ("99%", r.rtp_ci99), ("99.9%", r.rtp_ci999))),
-        ("  base / features", f"{_pct(r.base_rtp)} / {_pct(r.feature_rtp)} (before cap)"),
+        ("  base / features", f"{_pct(r.base_rtp)} / {_pct(r.feature_rtp)}" + (" (before cap)" if capped else "")),
         ("hit frequency", f"{_pct(r.hit_frequency)}  +/- {_pct(r.hit_frequency_se)}"),
         ("feature frequency", f"{_pct(r.feature_frequency)}  +/- {_pct(r.feature_frequency_se)}"
          + (f"  (1 in {1 / r.feature_frequency:,.1f})" if r.feature_frequency else "")),
         ("avg feature win", f"{r.avg_feature_win:.4f} x total bet"),
         ("SD of round win", f"{r.win_sd:.4f} x total bet"),
         ("max win seen", f"{float(r.max_win):,.2f} x total bet"),
-        ("capped rounds", f"{r.capped_rounds:,}"),
+        *((("capped rounds", f"{r.capped_rounds:,}"),) if capped else ()),
     ]
     if r.limited_rounds:
         rows.append(("spin-limited rounds", f"{r.limited_rounds:,} (a feature hit the spin limit)"))
@@ -120,5 +121,5 @@ def run(args) -> int:
         d.update(res.to_dict())
         print(json.dumps(d, indent=2, default=str))
     else:
-        print(format_table(res))
+        print(format_table(res, capped=game.cap is not None))
     return 0

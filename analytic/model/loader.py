@@ -898,6 +898,12 @@ def _read_csv(ctx: _Ctx, name: str, key: str) -> tuple[tuple[str, ...], ...]:
     if rows and not any(c in ctx.symbols for c in rows[0]):
         first_data = 1  # header row: none of its cells is a symbol name
     width = max((max((j + 1 for j, c in enumerate(row) if c), default=0) for row in rows[first_data:]), default=0)
+    if width != ctx.reels:
+        # a spreadsheet saved with another separator (';' in many locales, tabs) reads as one column
+        held = [sep for sep in (";", "\t", "|") if any(sep in c for row in rows for c in row)]
+        if held:
+            ctx.fail(key, f"{name}: has {width} strips; the game has {ctx.reels} reels (one strip per reel): "
+                          f"its cells hold {held[0]!r}; columns must be separated by commas")
     _check_strip_count(ctx, width, key, prefix=f"{name}: ")
     columns: list[list[str]] = [[] for _ in range(width)]
     ended = [False] * width  # column reached its (empty) bottom

@@ -207,7 +207,8 @@ def to_data(sheet: ParSheet) -> dict:
         md["ranges_note"] = m.ranges_note  # last, as in schema 1
     for rs, rd in zip(sheet.reel_sets, d["reel_sets"]):
         rd["counts"] = [{"symbol": s, "per_reel": list(per), "total": t} for s, per, t in rs.counts]
-    d["paytable"] = [{"symbol": p.symbol, "role": p.role, "pays": {str(n): v for n, v in p.pays}}
+    d["paytable"] = [{"symbol": p.symbol, "role": p.role, "pays": {str(n): v for n, v in p.pays},
+                      **({"wild": p.wild} if p.wild else {})}
                      for p in sheet.paytable]
     d["scatter_pays"] = {str(n): _frac(Fraction(p)) for n, p in sheet.scatter_pays}
     d["features"] = [{"name": f.name, "kind": f.kind, "engine": f.engine, "trigger": f.trigger,

@@ -128,7 +128,7 @@ def _reels(s: ParSheet) -> list[str]:
     out = ["## Paytable", "", paytable_note(s), ""]
     counts = sorted({n for p in s.paytable for n, _ in p.pays})
     out += _table(["symbol", "role"] + [f"{n} of a kind" for n in counts],
-                  [[p.symbol, p.role] + [dict(p.pays).get(n, "") for n in counts] for p in s.paytable],
+                  [[p.symbol, p.role_text] + [dict(p.pays).get(n, "") for n in counts] for p in s.paytable],
                   "ll" + "r" * len(counts))
     if s.scatter_pays:
         out += [f"Scatter pays ({', '.join(s.scatter_symbols)} anywhere), in total-bet multiples:", ""]

@@ -190,6 +190,12 @@ class PayRow:
     symbol: str
     role: str
     pays: tuple[tuple[int, int], ...]
+    wild: str = ""  # a wild's multiplier, expansion and restricted substitution, where not the defaults
+
+    @property
+    def role_text(self) -> str:
+        """The role, with a wild's non-default properties (``wild (x2, expands)``)."""
+        return f"{self.role} ({self.wild})" if self.wild else self.role
 
 
 @dataclass(frozen=True)
@@ -1495,8 +1501,11 @@ def build_sheet(game: Game, results: Mapping[str, RoundResult] | None = None, *,
                 counts.append((s, per, sum(per)))
         reel_sets.append(ReelSetSheet(name, strips, tuple(counts), game.cycle(name)))
     paytable = tuple(
-        PayRow(s, game.symbol(s).role, tuple(sorted(p.items())))
+        PayRow(s, game.symbol(s).role, tuple(sorted(p.items())), _wild_note(game.symbol(s)))
         for s, p in game.paytable.items() if s not in game.line_triggers
+    ) + tuple(  # a wild without pays whose multiplier, expansion or substitution matters
+        PayRow(s, game.symbol(s).role, (), _wild_note(game.symbol(s)))
+        for s in game.symbol_names if s not in game.paytable and _wild_note(game.symbol(s))
     )
     cap = []
     if game.cap:
@@ -1549,3 +1558,19 @@ def sheet_for_model(path: str) -> ParSheet:
     from analytic.model.loader import load_model
 
     return build_sheet(load_model(path))
+
+
+def _wild_note(sym) -> str:
+    """A wild's properties that change what a line pays, where not the defaults (multiplier 1, no
+    expansion, substituting for every regular symbol): ``x2, expands, except clover``; ``""`` for
+    any other symbol.  A wild without pays but with such a property is listed in the paytable for it."""
+    if not sym.is_wild:
+        return ""
+    parts = []
+    if sym.multiplier != 1:
+        parts.append(f"x{sym.multiplier}")
+    if sym.expands:
+        parts.append("expands")
+    if sym.substitutes is not None:
+        parts.append("for " + ", ".join(sorted(sym.substitutes)) if sym.substitutes else "substitutes for none")
+    return ", ".join(parts)

@@ -182,7 +182,7 @@ def _summary(d: _Doc, s: ParSheet):
     d.h2("Paytable (ways pays in pay units, per way)" if ways_game(s) else "Paytable (line pays in line-bet units)")
     counts = sorted({n for p in s.paytable for n, _ in p.pays})
     d.table(["symbol", "role"] + [f"{n} of a kind" for n in counts],
-            [[p.symbol, p.role] + [dict(p.pays).get(n, "") for n in counts] for p in s.paytable],
+            [[p.symbol, p.role_text] + [dict(p.pays).get(n, "") for n in counts] for p in s.paytable],
             align=("LEFT", "LEFT") + ("RIGHT",) * len(counts))
     if s.scatter_pays:
         d.para(f"Scatter pays ({', '.join(s.scatter_symbols)} anywhere), x total bet: "

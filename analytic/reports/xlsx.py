@@ -609,7 +609,7 @@ def _paytable(wb, s: ParSheet):
     w.header(["symbol", "role"] + [f"{n} of a kind" for n in counts], freeze=True)
     for p in s.paytable:
         d = dict(p.pays)
-        w.put([p.symbol, p.role] + [d.get(n) for n in counts])
+        w.put([p.symbol, p.role_text] + [d.get(n) for n in counts])
     if s.scatter_pays:
         w.blank()
         w.title(f"Scatter pays ({', '.join(s.scatter_symbols)}), x total bet", _SUB)

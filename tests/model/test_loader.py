@@ -422,6 +422,25 @@ def test_csv_wrong_column_count(tmp_path):
     assert "mini_free.csv: has 4 strips; the game has 5 reels" in info.value.reason
 
 
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_csv_other_delimiter_named(tmp_path, sep):
+    """A strip file saved with semicolons (a European spreadsheet's CSV) or tabs reads as one column
+    per row; the error says the file's cells hold that separator and that columns are comma-separated."""
+    rows = ["reel 1,reel 2,reel 3,reel 4,reel 5".replace(",", sep), "ten,book,jack,jack,book".replace(",", sep),
+            "book,ten,book,ten,ten".replace(",", sep), "jack,jack,ten,queen,jack".replace(",", sep)]
+    with pytest.raises(ModelError) as info:
+        _with_csv(tmp_path, "\n".join(rows) + "\n")
+    assert info.value.key == "reels.free"
+    assert "mini_free.csv: has 1 strips; the game has 5 reels" in info.value.reason
+    assert f"its cells hold {sep!r}" in info.value.reason and "separated by commas" in info.value.reason
+
+
+def test_csv_wrong_column_count_no_separator_hint(tmp_path):
+    with pytest.raises(ModelError) as info:
+        _with_csv(tmp_path, "ten,book,jack,jack\nbook,ten,book,ten\njack,jack,ten,queen\n")
+    assert "separated by commas" not in info.value.reason
+
+
 def test_csv_short_column(tmp_path):
     with pytest.raises(ModelError) as info:
         _with_csv(tmp_path, "ten,book,jack,jack,book\nbook,ten,book,ten,ten\njack,,ten,queen,jack\n")

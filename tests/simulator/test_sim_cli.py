@@ -34,3 +34,15 @@ def test_table_says_normal_approximation_and_clipping():
     line = next(l for l in out.splitlines() if l.startswith("RTP 95% CI"))
     assert "[0.0000 %, 295.9964 %]" in line and "normal approx." in line and "clipped at 0" in line
     assert "-" not in line.split("]")[0]
+
+
+def test_table_mentions_the_cap_only_where_there_is_one(capsys):
+    """Atkins Diet has no win cap: the RTP split is not 'before cap' and no capped rounds are counted;
+    tests/data/tiny_scatter.toml has a cap: both are printed."""
+    assert main(["simulate", ATKINS, "--rounds", "200", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "base / features" in out and "before cap" not in out and "capped rounds" not in out
+    capped = str(Path(__file__).parents[1] / "data" / "tiny_scatter.toml")
+    assert main(["simulate", capped, "--rounds", "200", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "(before cap)" in out and "capped rounds" in out

@@ -191,8 +191,8 @@ def ceiling_moments(feature: str, count: int, n: int, ceiling: int,
     return FeatureResult(
         feature=feature, count=count, mean=Figure(mean), second_moment=Figure(m2), expected_spins=Figure(spins),
         end_probabilities={"spins exhausted": Figure(Fraction(1))},
-        method=(f"backward induction over (spins played, spins left) under max_spins = {ceiling} (exact rationals), "
-                "mixed over the drawn state; no win distribution"),
+        method=(f"backward induction over (spins played, spins left) under max_spins = {ceiling} (exact rationals)"
+                + (", mixed over the drawn state" if _drawn(states) else "") + "; no win distribution"),
         details={"initial_spins": n, "max_spins": ceiling},
         p_zero=p_zero,
         spins_law_source=partial(spins_law, n, award_laws(states), ceiling),
@@ -236,6 +236,12 @@ def solve_free_spins(game: Game, feature: str, count: int, mode: str | None = No
     if spec.params.get("max_spins") is not None and spec.params.get("retrigger") is not None:
         return ceiling_moments(feature, count, n, int(spec.params["max_spins"]), states)
     return solve_fixed_states(game, feature, count, n, states, ws=ws, law_key="free_spins.law")
+
+
+def _drawn(states) -> bool:
+    """Whether the feature draws a state at its start (more than one, or a named one): the method
+    text says "mixed over the drawn state" only then."""
+    return len(states) > 1 or any(s is not None for _, s, _ in states)
 
 
 def solve_fixed_states(game: Game, feature: str, count: int, n: int,
@@ -317,7 +323,8 @@ def solve_fixed_states(game: Game, feature: str, count: int, n: int,
         second_moment=Figure(mix.second_moment),
         expected_spins=Figure(mix.expected_spins),
         end_probabilities={"spins exhausted": Figure(Fraction(1))},
-        method=(f"{method}, mixed over the drawn state; win "
+        method=((f"{method}, mixed over the drawn state" if _drawn(states)
+                 else method.replace(" per fixed state", "")) + "; win "
                 + (f"distribution: branching fixed point on a Fourier grid, certified error {law.error:.1e}"
                    if law is not None else "distribution not certifiable on the grid (too wide or heavy-tailed)")),
         details=det,

@@ -86,3 +86,15 @@ def test_state_walks_in_threads_give_the_same_list():
     two = state_outcomes(g, "free_spins", Workspace(g, workers=2))
     assert tuple(s for _, s, _ in one) == tuple(g.features["free_spins"].params["expanding_symbol"]["choose_from"])
     assert one == two
+
+
+def test_method_names_a_drawn_state_only_where_one_is_drawn():
+    """The method text said "mixed over the drawn state" for free spins that draw nothing (no
+    expanding symbol): a par sheet's Methods table then described a mechanic the game lacks."""
+    plain = solve_free_spins(game(), "fs", 2).method
+    assert "drawn state" not in plain and "per fixed state" not in plain
+    assert plain.startswith("Wald closed forms (exact rationals); win ")
+    drawn = solve_free_spins(game(extra='expanding_symbol = { choose_from = ["a", "b"] }'), "fs", 2).method
+    assert "Wald closed forms per fixed state (exact rationals), mixed over the drawn state; win " in drawn
+    ceiling = solve_free_spins(game(extra="max_spins = 4"), "fs", 2).method
+    assert "drawn state" not in ceiling and ceiling.endswith("(exact rationals); no win distribution")
