@@ -340,7 +340,7 @@ def bounded_session(rules, laws: IntervalLaws, cost: Fraction, mean_win: Figure,
         raise SessionRefused("a bet ladder with a round bounded only by its exceedance probabilities: a larger "
                              "balance plays a larger bet and can lose more, so no session figure is monotone in the "
                              "round wins and the two bracketing laws do not bracket it", option="bet_ladder")
-    kw = dict(method=method, snapshots=snapshots, lump_high=lump_high, progress=progress)
+    kw = dict(method=method, snapshots=snapshots, lump_high=lump_high, progress=progress, chains=2)
     a = session_law(rules, laws.nof, laws.lo, cost, **kw)
     b = session_law(rules, laws.nof, laws.hi, cost, **kw)
     trio = (laws.nof, laws.lo, laws.hi)
@@ -723,7 +723,7 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     ra = replace(rules, balance=start_a)
     rb = replace(rules, balance=start_b)
     kw = dict(law_error=Fraction(law_error), method="certified", snapshots=snapshots, lump_high=lump_high,
-              trim=COARSE_TRIM, progress=progress)
+              trim=COARSE_TRIM, progress=progress, chains=2)
     a = session_law(ra, la, {}, cost, mean_win=mean_win, **kw)
     # an upper law whose mean exceeds the price drifts up without bound (its chain's span grows like N):
     # its paths that rise above the true start are taken out as surviving above it -- only more optimistic,
