@@ -77,7 +77,8 @@ from analytic.figures import Figure
 __all__ = ["SessionRules", "SessionLaw", "SessionResult", "SessionRefused", "REASONS", "QUANTILES",
            "session_law", "solve_session", "split_round_law", "run_session", "session_summary",
            "DEFAULT_SUMMARY", "AUTOPLAY_OPTION", "CURVE_ROUNDS", "default_autoplay", "SummaryResults",
-           "summary_results", "bracketed", "round_law_kind", "check_session", "features_started"]
+           "summary_results", "bracketed", "round_law_kind", "check_session", "features_started",
+           "certified_work", "exact_work", "CERTIFIED_LIMIT"]
 
 #: End reasons, in the order they are checked after a round.
 REASONS = ("any win", "feature", "single win", "cash up", "cash down", "ruin", "rounds")

@@ -332,7 +332,9 @@ def bounded_session(rules, laws: IntervalLaws, cost: Fraction, mean_win: Figure,
     Raises
     ------
     SessionRefused
-        A bet ladder below the bet (or, a defect, a certified mean win outside the laws' means).
+        A bet ladder below the bet (or, a defect, a certified mean win outside the laws' means); two
+        chains whose estimated work exceeds :data:`~analytic.solver.session.CERTIFIED_LIMIT` (``option``
+        ``rounds``, before either runs).
     """
     from analytic.solver.session import SessionRefused, session_law
 
@@ -686,7 +688,9 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     Raises
     ------
     SessionRefused
-        Any stop rule but ruin and the rounds, or a bet ladder (not monotone with a shifted start).
+        Any stop rule but ruin and the rounds, or a bet ladder (not monotone with a shifted start); two
+        chains whose estimated work exceeds :data:`~analytic.solver.session.CERTIFIED_LIMIT` (``option``
+        ``rounds``).
 
     Cost: two certified chains of ``N`` rounds on ``steps`` points per price (the fine grid's
     ``c / G`` points per price replaced by ``steps``): ``O(N (K + M) log(K + M))`` with ``K`` and
