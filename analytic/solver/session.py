@@ -95,15 +95,15 @@ EXACT_LIMIT = 10 ** 11
 #: Largest work (:func:`certified_work`, float64 operations) a certified chain runs: about 5 minutes of
 #: CPU on the 2-core development machine (measured: see docs/sessions.md, "Cost"); beyond it the
 #: session is refused before the chain (fewer rounds, a cash up / down stop, a coarser bet unit).
-CERTIFIED_LIMIT = 8 * 10 ** 11
+CERTIFIED_LIMIT = 14 * 10 ** 11
 #: Work units (:func:`certified_work`) of one point of a real FFT pair (``size log2(size)`` times this),
 #: and of one live grid point's per-round bookkeeping (trim, sums, barriers).
 FFT_UNIT = 5.0
 POINT_UNIT = 8.0
 #: Work units (:func:`certified_work`) a second of CPU at the fastest measured (a direct-sum chain of a
-#: small law: 2.1e9 - 2.8e9; FFT chains 0.6e9 - 2e9, their heavy tails spreading wider than estimated):
+#: small law: 3.6e9 - 4.7e9; FFT chains 0.6e9 - 2.1e9, their heavy tails spreading wider than estimated):
 #: so :data:`CERTIFIED_LIMIT` refuses only chains of at least about 5 minutes.
-CERTIFIED_RATE = 2.8e9
+CERTIFIED_RATE = 4.7e9
 #: Upper-tail mass dropped per round (into the error) in the certified method: this, or the
 #: round law's own total-variation bound when larger (the session's bound at most doubles).
 TRIM = 1e-15
@@ -893,7 +893,9 @@ def certified_work(rounds: int, law_lo: int, law_width: int, mean: float, sd: fl
     ``-law_lo`` points and nothing trims the bottom but the lower barrier), its
     top (where the upper tail of mass :data:`TRIM` is cut) at least about ``t
     mean + 2 sd sqrt(t)`` (the walk's mean and two standard deviations: about
-    its 98 % quantile, far below the cut), and at most the upper barrier
+    its 98 % quantile, far below the cut) and at least ``2 sd sqrt(t)`` above
+    the bottom (once the drift takes the mean below the lower barrier the mass
+    left alive is the upper tail's, spread as widely), and at most the upper barrier
     ``high`` and, with ``lump_high``, ``(N - t) * lump_step`` above the start.  Round
     ``t`` costs what :func:`_conv` chooses for ``K_t`` and the law's
     ``law_width`` points: ``K M`` direct multiply-adds when ``K M <= 2^20`` or
@@ -930,7 +932,8 @@ def certified_work(rounds: int, law_lo: int, law_width: int, mean: float, sd: fl
     bottom = t * min(law_lo, 0)
     if low is not None:
         bottom = np.maximum(bottom, float(low))
-    top = t * float(mean) + 2.0 * float(sd) * np.sqrt(t)
+    spread = 2.0 * float(sd) * np.sqrt(t)
+    top = np.maximum(t * float(mean) + spread, bottom + spread)
     if high is not None:
         top = np.minimum(top, float(high))
     if lump_step is not None:
