@@ -971,7 +971,7 @@ def _check_certified_work(rules: SessionRules, kparts, splits, G: Fraction, ka, 
         ways.append("--method coarse (the coarse grid's bracket)")
     raise SessionRefused(f"a certified session of {rules.rounds:,} rounds on a balance grid of {G} would take about "
                          f"{work:.1e} operations (estimated before the chain: at least about {minutes:,.0f} minutes "
-                         f"of CPU; the limit is {limit:.0e}, about 5 minutes): give " + ", ".join(ways[:-1])
+                         f"of CPU; the limit is {limit:.1e}, about 5 minutes): give " + ", ".join(ways[:-1])
                          + f" or {ways[-1]}", option="rounds")
 
 
