@@ -29,7 +29,9 @@ Refusals (never approximated): what the model and the options decide alone
 (:func:`analytic.solver.session.check_session`); a refusal known only after
 the solve and due to the input (a balance grid made too fine by the amounts,
 ``--method exact`` on a certified law, the feature stop on a mode starting no
-feature) likewise names the option, exit 2; exit 1 when the solver cannot
+feature, a chain whose estimated work is beyond about 5 minutes of CPU --
+``--rounds``, :func:`analytic.solver.session.certified_work`) likewise names
+the option, exit 2, before the chain; exit 1 when the solver cannot
 (a round law too large to combine).
 
 ``--round-law FILE`` reads the mode's round law saved by ``analytic solve

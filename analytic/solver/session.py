@@ -77,7 +77,8 @@ from analytic.figures import Figure
 __all__ = ["SessionRules", "SessionLaw", "SessionResult", "SessionRefused", "REASONS", "QUANTILES",
            "session_law", "solve_session", "split_round_law", "run_session", "session_summary",
            "DEFAULT_SUMMARY", "AUTOPLAY_OPTION", "CURVE_ROUNDS", "default_autoplay", "SummaryResults",
-           "summary_results", "bracketed", "round_law_kind", "check_session", "features_started"]
+           "summary_results", "bracketed", "round_law_kind", "check_session", "features_started",
+           "certified_work", "exact_work", "CERTIFIED_LIMIT"]
 
 #: End reasons, in the order they are checked after a round.
 REASONS = ("any win", "feature", "single win", "cash up", "cash down", "ruin", "rounds")
@@ -91,6 +92,18 @@ EXACT_BUDGET = 3_000_000
 #: about 5 minutes on the 2-core development machine (measured: Sizzling Hot from 100 bets, no stop
 #: but ruin, 40 rounds, 8.8e9 units, 29 s); beyond it the session is refused (use the certified method).
 EXACT_LIMIT = 10 ** 11
+#: Largest work (:func:`certified_work`, float64 operations) a certified chain runs: about 5 minutes of
+#: CPU on the 2-core development machine (measured: see docs/sessions.md, "Cost"); beyond it the
+#: session is refused before the chain (fewer rounds, a cash up / down stop, a coarser bet unit).
+CERTIFIED_LIMIT = 14 * 10 ** 11
+#: Work units (:func:`certified_work`) of one point of a real FFT pair (``size log2(size)`` times this),
+#: and of one live grid point's per-round bookkeeping (trim, sums, barriers).
+FFT_UNIT = 5.0
+POINT_UNIT = 8.0
+#: Work units (:func:`certified_work`) a second of CPU at the fastest measured (a direct-sum chain of a
+#: small law: 3.6e9 - 4.7e9; FFT chains 0.6e9 - 2.1e9, their heavy tails spreading wider than estimated):
+#: so :data:`CERTIFIED_LIMIT` refuses only chains of at least about 5 minutes.
+CERTIFIED_RATE = 4.7e9
 #: Upper-tail mass dropped per round (into the error) in the certified method: this, or the
 #: round law's own total-variation bound when larger (the session's bound at most doubles).
 TRIM = 1e-15
@@ -510,7 +523,8 @@ def _conv_split(a: np.ndarray, la: np.ndarray, split, cache: dict, key, work=Non
 def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction, *,
                 law_error: Fraction = Fraction(0), mean_win=None, cap_currency=None,
                 method: str = "auto", snapshots=(), lump_high: bool = False,
-                trim: float | None = None, lump_above: int | None = None, progress=None) -> SessionLaw:
+                trim: float | None = None, lump_above: int | None = None, progress=None,
+                work_limit: float | None | str = "default", chains: int = 1) -> SessionLaw:
     """Run the session chain (see the module docstring).
 
     Parameters
@@ -566,6 +580,12 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
         than the law it runs, so still above the true session) uses it.
     progress : callable, optional
         Called ``progress(t, N)`` before each round ``t`` (changes no figure).
+    work_limit : float or None
+        Certified method: refuse (before the chain) when :func:`certified_work` times ``chains``
+        exceeds it (``"default"``: :data:`CERTIFIED_LIMIT`, about 5 minutes); None: no limit.
+    chains : int
+        Chains of this size the caller runs for one session (two for a bracketed or coarse one):
+        the estimate is multiplied by it.
 
     Returns
     -------
@@ -574,7 +594,8 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     Raises
     ------
     SessionRefused
-        ``method='exact'`` with an inexact law, or a grid too fine.
+        ``method='exact'`` with an inexact law, or a grid too fine; a certified chain whose
+        estimated work exceeds ``work_limit`` (``option`` ``rounds``).
     """
     from analytic.solver.session_kernel import tail_start, top_cut
 
@@ -736,6 +757,11 @@ def session_law(rules: SessionRules, nof: Mapping, feat: Mapping, cost: Fraction
     fcache: dict = {}
     work = _Work()
     splits = {} if exact else {(j, why): _split_law(la) for j, ra in enumerate(arrs) for why, (_, la) in ra.items()}
+    if work_limit == "default":
+        work_limit = CERTIFIED_LIMIT
+    if not exact and work_limit is not None:  # before the chain: refuse what would run far beyond minutes
+        _check_certified_work(rules, kparts, splits, G, ka, kup, kdn, step if lump else None, cost * rules.bet / G,
+                              chains, cap_currency, work_limit, coarse=trim is not None)
     trim = max(TRIM if trim is None else float(trim), float(law_error))
     # the start: lower the bet at once when the balance does not cover it
     start = np.array([1 if exact else 1.0], dtype=object if exact else float)
@@ -856,6 +882,97 @@ def exact_work(rounds: int, width: int, start: int, bits: int, up: int | None = 
     room = math.inf if up is None else up - lo
     t = np.arange(1, rounds + 1, dtype=float)
     return float(np.sum(np.minimum(t * width, room) * width * (1 + t * bits / 64)) * max(1.0, bits / 64))
+
+
+def certified_work(rounds: int, law_lo: int, law_width: int, mean: float, sd: float, *, low: int | None = None,
+                   high: int | None = None, lump_step: float | None = None, atoms: int = 0) -> float:
+    """Estimated work of one certified session chain (float64 operations), before it runs.
+
+    The live vector after round ``t`` spans ``K_t`` grid points: its bottom is
+    exactly ``max(t * law_lo, low)`` (a round moves the balance down by at most
+    ``-law_lo`` points and nothing trims the bottom but the lower barrier), its
+    top (where the upper tail of mass :data:`TRIM` is cut) at least about ``t
+    mean + 2 sd sqrt(t)`` (the walk's mean and two standard deviations: about
+    its 98 % quantile, far below the cut) and at least ``2 sd sqrt(t)`` above
+    the bottom (once the drift takes the mean below the lower barrier the mass
+    left alive is the upper tail's, spread as widely), and at most the upper barrier
+    ``high`` and, with ``lump_high``, ``(N - t) * lump_step`` above the start.  Round
+    ``t`` costs what :func:`_conv` chooses for ``K_t`` and the law's
+    ``law_width`` points: ``K M`` direct multiply-adds when ``K M <= 2^20`` or
+    either is under 64 points, else :data:`FFT_UNIT` ``L log2 L`` for the FFT of
+    length ``L = K + M - 1``; plus :data:`POINT_UNIT` ``K`` of bookkeeping and
+    ``atoms K`` for the far atoms.  The estimate leaves out the upper tail's
+    own spread (a heavy-tailed law's top wins), so it is a lower estimate: a
+    chain it refuses would run at least that long.
+
+    Parameters
+    ----------
+    rounds : int
+        ``N``.
+    law_lo : int
+        The round law's smallest change in grid points (negative: a round's price).
+    law_width : int
+        The law's span (its dense core) in grid points.
+    mean, sd : float
+        The round's mean change and its standard deviation, grid points.
+    low, high : int, optional
+        Lowest and highest live grid index relative to the start (ruin or cash down; cash up).
+    lump_step : float, optional
+        ``lump_high``'s safe distance per round left, grid points (the par sheet's chains).
+    atoms : int
+        Far atoms added outside the FFT (:func:`_split_law`).
+
+    Returns
+    -------
+    float
+        Work units (compare :data:`CERTIFIED_LIMIT`).
+    """
+    N = int(rounds)
+    t = np.arange(1, N + 1, dtype=float)
+    bottom = t * min(law_lo, 0)
+    if low is not None:
+        bottom = np.maximum(bottom, float(low))
+    spread = 2.0 * float(sd) * np.sqrt(t)
+    top = np.maximum(t * float(mean) + spread, bottom + spread)
+    if high is not None:
+        top = np.minimum(top, float(high))
+    if lump_step is not None:
+        top = np.minimum(top, (N - t) * float(lump_step) + 1)
+    K = np.maximum(top - bottom + 1, 1.0)
+    M = float(max(law_width, 1))
+    direct = (K * M <= float(1 << 20)) | (np.minimum(K, M) < 64)
+    L = K + M - 1
+    conv = np.where(direct, K * M, FFT_UNIT * L * np.log2(np.maximum(L, 2.0)))
+    return float(np.sum(conv + (POINT_UNIT + atoms) * K))
+
+
+def _check_certified_work(rules: SessionRules, kparts, splits, G: Fraction, ka, kup, kdn, lump_step, price,
+                          chains: int, cap_currency, limit: float, coarse: bool = False) -> None:
+    """SessionRefused (``option`` ``rounds``) when :func:`certified_work` of the chain about to run, times
+    ``chains``, exceeds ``limit``; the reason names what would make it run."""
+    lo_min = min((lo for row in kparts for lo, _ in row.values()), default=0)
+    width = max((D for D, _, _ in splits.values()), default=1)
+    atoms = max((len(offs) for _, offs, _ in splits.values()), default=0)
+    # the mean change of the selected bet's round, in grid points (all parts: a probability law)
+    mean = sum(float(p) * k for _, ks in kparts[-1].values() for k, p in ks.items())
+    sd = math.sqrt(max(sum(float(p) * (k - mean) ** 2 for _, ks in kparts[-1].values() for k, p in ks.items()), 0.0))
+    low = ka[0] if kdn is None else max(ka[0], kdn + 1)
+    high = kup - 1 if kup is not None else None
+    work = chains * certified_work(rules.rounds, lo_min, width, mean, sd, low=low, high=high,
+                                   lump_step=float(lump_step) if lump_step is not None else None, atoms=atoms)
+    if work <= limit:
+        return
+    minutes = work / CERTIFIED_RATE / 60
+    ways = ["fewer rounds", "a cash-up or cash-down stop (the barriers bound the balance's spread)",
+            "a coarser bet unit (amounts on a coarser grid)"]
+    if (not coarse and cap_currency is None and len(rules.levels) == 1 and not rules.stop_on_any_win
+            and not rules.stop_on_feature and rules.stop_single_win_above is None and rules.stop_cash_up is None
+            and rules.stop_cash_down is None and price > 20):
+        ways.append("--method coarse (the coarse grid's bracket)")
+    raise SessionRefused(f"a certified session of {rules.rounds:,} rounds on a balance grid of {G} would take about "
+                         f"{work:.1e} operations (estimated before the chain: at least about {minutes:,.0f} minutes "
+                         f"of CPU; the limit is {limit:.1e}, about 5 minutes): give " + ", ".join(ways[:-1])
+                         + f" or {ways[-1]}", option="rounds")
 
 
 def _refuse_fine_grid(rules: SessionRules, per_level, prices, G: Fraction, points: int):

@@ -332,7 +332,9 @@ def bounded_session(rules, laws: IntervalLaws, cost: Fraction, mean_win: Figure,
     Raises
     ------
     SessionRefused
-        A bet ladder below the bet (or, a defect, a certified mean win outside the laws' means).
+        A bet ladder below the bet (or, a defect, a certified mean win outside the laws' means); two
+        chains whose estimated work exceeds :data:`~analytic.solver.session.CERTIFIED_LIMIT` (``option``
+        ``rounds``, before either runs).
     """
     from analytic.solver.session import SessionRefused, session_law
 
@@ -340,7 +342,7 @@ def bounded_session(rules, laws: IntervalLaws, cost: Fraction, mean_win: Figure,
         raise SessionRefused("a bet ladder with a round bounded only by its exceedance probabilities: a larger "
                              "balance plays a larger bet and can lose more, so no session figure is monotone in the "
                              "round wins and the two bracketing laws do not bracket it", option="bet_ladder")
-    kw = dict(method=method, snapshots=snapshots, lump_high=lump_high, progress=progress)
+    kw = dict(method=method, snapshots=snapshots, lump_high=lump_high, progress=progress, chains=2)
     a = session_law(rules, laws.nof, laws.lo, cost, **kw)
     b = session_law(rules, laws.nof, laws.hi, cost, **kw)
     trio = (laws.nof, laws.lo, laws.hi)
@@ -686,7 +688,9 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     Raises
     ------
     SessionRefused
-        Any stop rule but ruin and the rounds, or a bet ladder (not monotone with a shifted start).
+        Any stop rule but ruin and the rounds, or a bet ladder (not monotone with a shifted start); two
+        chains whose estimated work exceeds :data:`~analytic.solver.session.CERTIFIED_LIMIT` (``option``
+        ``rounds``).
 
     Cost: two certified chains of ``N`` rounds on ``steps`` points per price (the fine grid's
     ``c / G`` points per price replaced by ``steps``): ``O(N (K + M) log(K + M))`` with ``K`` and
@@ -723,7 +727,7 @@ def coarse_session(rules, lo: dict, hi: dict, cost: Fraction, mean_win: Figure, 
     ra = replace(rules, balance=start_a)
     rb = replace(rules, balance=start_b)
     kw = dict(law_error=Fraction(law_error), method="certified", snapshots=snapshots, lump_high=lump_high,
-              trim=COARSE_TRIM, progress=progress)
+              trim=COARSE_TRIM, progress=progress, chains=2)
     a = session_law(ra, la, {}, cost, mean_win=mean_win, **kw)
     # an upper law whose mean exceeds the price drifts up without bound (its chain's span grows like N):
     # its paths that rise above the true start are taken out as surviving above it -- only more optimistic,
