@@ -352,6 +352,53 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     return game
 
 
+def feature_win_bound(game, spec, spin_bound):
+    """A bound of one feature event's win: a free spin's, or a pick bonus's (None: no bound known).
+
+    Parameters
+    ----------
+    game : Game
+    spec : FeatureSpec
+        One of ``game.features``.
+    spin_bound : int or Fraction
+        A bound of one base spin's line win, in any unit (line bets, the
+        simulator's ticks).
+
+    Returns
+    -------
+    int, Fraction or None
+        A free spin: ``spin_bound`` times the feature's multipliers (its
+        multiplier, the gifted ones, the largest revealed wild reel multiplier
+        per reel, the wild reels' multipliers) and 31 (an expansion's pay too:
+        a repeat multiplier of at most 30), in ``spin_bound``'s unit; a pick
+        bonus: its largest prize total, in line bets (board: every prize
+        times every multiplier; prizes: the largest prize times the most
+        picks and prizes per pick); None for a pick bonus of another form.
+
+    Notes
+    -----
+    Used by the loader's refusal of wins beyond :data:`analytic.limits.MAX_SPIN_WIN`
+    and by the simulator's 64-bit check (:mod:`analytic.simulator.evaluate`).
+    A revealed-wild-reel power is capped at 400 reels (far beyond any limit).
+    """
+    p = spec.params
+    if spec.engine != "pick_bonus":
+        fac = int(p.get("multiplier") or 1)
+        fac += sum(int(v) * int(n) for e, v, n in p.get("gifts") or () if e == "multiplier")
+        if spec.engine == "revealed_wild_reels" and p.get("multipliers"):
+            fac *= max(int(k) for k in p["multipliers"]) ** min(game.reels, 400)
+        if p.get("reel_wild_multipliers"):
+            fac *= math.prod(max(int(k) for k in t) for t in p["reel_wild_multipliers"]["reels"].values())
+        return spin_bound * fac * 31
+    if "board" in p:
+        b = p["board"]
+        return sum(v * n for v, n in b["prizes"]) * math.prod(v ** n for v, n in b["multipliers"])
+    if "prizes" in p:
+        return (max(int(v) for v, _ in p["prizes"]) * max(int(k) for k in p.get("picks", {1: 1}))
+                * max(int(k) for k in p.get("prizes_per_pick", {1: 1})))
+    return None
+
+
 def _check_win_range(game: Game) -> None:
     """Refuse a game one spin of which could win more than :data:`~analytic.limits.MAX_SPIN_WIN` total bets.
 
@@ -392,24 +439,10 @@ def _check_win_range(game: Game) -> None:
         bound += max(Fraction(v) for v in game.scatter.pays.values()) * tb * coins
     where, what = "paytable", "a base spin"
     for spec in game.features.values():
-        p = spec.params
         if bound > limit:
             break  # (a base spin already: named at paytable)
-        if spec.engine != "pick_bonus":
-            fac = int(p.get("multiplier") or 1)
-            fac += sum(int(v) * int(n) for e, v, n in p.get("gifts") or () if e == "multiplier")
-            if spec.engine == "revealed_wild_reels" and p.get("multipliers"):
-                fac *= max(int(k) for k in p["multipliers"]) ** min(game.reels, 400)
-            if p.get("reel_wild_multipliers"):
-                fac *= math.prod(max(int(k) for k in t) for t in p["reel_wild_multipliers"]["reels"].values())
-            most = bound * fac * 31
-        elif "board" in p:
-            b = p["board"]
-            most = sum(v * n for v, n in b["prizes"]) * math.prod(v ** n for v, n in b["multipliers"])
-        elif "prizes" in p:
-            most = (max(int(v) for v, _ in p["prizes"]) * max(int(k) for k in p.get("picks", {1: 1}))
-                    * max(int(k) for k in p.get("prizes_per_pick", {1: 1})))
-        else:
+        most = feature_win_bound(game, spec, bound)
+        if most is None:
             continue
         if most > limit and most > bound:
             bound, where, what = most, f"features.{spec.name}", (f"pick bonus {spec.name!r}" if spec.engine ==

@@ -79,6 +79,7 @@ import numpy as np
 
 from analytic.errors import ModelError
 from analytic.model.game import Game
+from analytic.model.loader import feature_win_bound
 
 __all__ = [
     "Tables",
@@ -346,25 +347,12 @@ def _check_int64(game: Game, den: int, cand_pays, scatter_pays, classic, mult) -
     bound += max((int(v) for v in np.asarray(scatter_pays).ravel()), default=0)
     where, what = "paytable", "a base spin"
     for spec in game.features.values():
-        p = spec.params
-        if spec.engine != "pick_bonus":  # one free spin: the line bound times the feature's multipliers
-            fac = int(p.get("multiplier") or 1)
-            fac += sum(int(v) * int(n) for e, v, n in p.get("gifts") or () if e == "multiplier")
-            if spec.engine == "revealed_wild_reels" and p.get("multipliers"):
-                fac *= max(int(k) for k in p["multipliers"]) ** game.reels
-            if p.get("reel_wild_multipliers"):
-                fac *= math.prod(max(int(k) for k in t) for t in p["reel_wild_multipliers"]["reels"].values())
-            most = bound * fac * 31  # the expansion's pay too (a repeat multiplier at most 30)
+        most = feature_win_bound(game, spec, bound)  # a free spin: in ticks; a pick bonus: in line bets
+        if spec.engine != "pick_bonus":
             if most > bound and most > MAX_SPIN_TICKS:
                 bound, where, what = most, f"features.{spec.name}", f"a free spin of {spec.name!r}"
             continue
-        if "board" in p:
-            b = p["board"]
-            most = sum(v * n for v, n in b["prizes"]) * math.prod(v ** n for v, n in b["multipliers"])
-        elif "prizes" in p:
-            most = (max(int(v) for v, _ in p["prizes"]) * max(int(k) for k in p.get("picks", {1: 1}))
-                    * max(int(k) for k in p.get("prizes_per_pick", {1: 1})))
-        else:
+        if most is None:
             continue
         if int(most) * den > bound:
             bound, where, what = int(most) * den, f"features.{spec.name}", f"pick bonus {spec.name!r}"
