@@ -24,7 +24,7 @@ from fractions import Fraction
 from analytic.figures import Figure, exact_format, fraction_text, int_text, round_decimals, shown
 from analytic.reports.format import bound_text, centre_text, cost_text, covers, pct_bound
 from analytic.solver.cap import applied_cap
-from analytic.solver.round import EXTRA_UNITS
+from analytic.solver.round import extra_unit
 
 __all__ = ["add_parser", "run", "result_to_json", "format_table"]
 
@@ -249,7 +249,8 @@ def format_table(res) -> str:
         w(f"  {'top base-spin win':<34}{exact_format(tw, ',.4f')}x total bet   ({b.figures.top_weight:,} combinations, "
           f"1 in {exact_format(Fraction(b.cycle, b.figures.top_weight), ',.0f')}{paid})")
     for k, v in res.extra.items():
-        unit = f"   ({EXTRA_UNITS[k]})" if k in EXTRA_UNITS else ""  # the key as in the JSON, its unit beside
+        u = extra_unit(k, res.extra)  # the key as in the JSON, its unit beside ("before the cap" only with a cap)
+        unit = f"   ({u})" if u else ""
         if _is_rtp(k) and isinstance(v, (Figure, Fraction)):  # capped_rtp ...: as the RTP rows, in percent
             w(f"  {k:<34}{_rtp_text(v)}")
         elif isinstance(v, Figure) and v.error:  # an interval: print its ends, not a centre that looks like a value

@@ -21,7 +21,7 @@ from analytic.figures import (
     round_outward,
     shown,
 )
-from analytic.solver.round import EXTRA_SHORT_UNITS
+from analytic.solver.round import extra_unit
 
 __all__ = ["APPENDIX_NOTE", "frac", "cost_text", "pct", "num", "one_in", "one_in_fig", "fig_pct", "prob_pct", "fig_num", "exact_text", "decimal_text", "rounds_text", "line_grid",
            "extra_label", "extra_text", "extra_exact", "extra_tables", "currency_cap_rows", "CURRENCY_CAP_HEAD", "feature_rows", "range_cells", "short_frac", "FRACTION_LIMIT", "FREE_GAME_NOTE",
@@ -264,7 +264,6 @@ def line_grid(line, rows: int, on: str = "#", off: str = ".") -> list[str]:
 
 #: Keys of ``RoundResult.extra`` that the round solver sets only where it applies a win cap (in total
 #: bets: ``capped_rtp``, ``p_reach_cap``; in currency: ``currency_cap``, the table per stake).
-_CAP_KEYS = frozenset({"capped_rtp", "p_reach_cap", "currency_cap"})
 
 
 def extra_label(key: str, extra=None) -> str:
@@ -290,9 +289,7 @@ def extra_label(key: str, extra=None) -> str:
         The label; a key with no stated unit (a text, a table, an RTP: a fraction of the stake)
         as ``"solver: <key>"``.
     """
-    unit = EXTRA_SHORT_UNITS.get(key)
-    if unit and extra is not None and not any(k in _CAP_KEYS for k, _ in extra):
-        unit = unit.replace(", before the cap", "")
+    unit = extra_unit(key, None if extra is None else [k for k, _ in extra], short=True)
     return f"solver: {key}" + (f" ({unit})" if unit else "")
 
 

@@ -35,7 +35,7 @@ from analytic.figures import Figure, Z_SCORES
 from analytic.workspace import Workspace, workspace_for
 
 __all__ = ["Component", "FeatureFigures", "RoundResult", "solve_round", "solve_game", "check_round", "EXTRA_UNITS",
-           "EXTRA_SHORT_UNITS"]
+           "EXTRA_SHORT_UNITS", "CAPPED_KEYS", "extra_unit"]
 
 #: Unit and meaning of the solver's own figures (``RoundResult.extra``) that are not an RTP (those are
 #: fractions of the stake, printed as the RTP rows), as ``analytic solve`` prints them beside their values.
@@ -58,6 +58,23 @@ EXTRA_SHORT_UNITS = {
     "cap_free_stake_limit": "currency",
     "gamble_probability": "probability",
 }
+
+#: Keys of ``RoundResult.extra`` present only where a win cap applies to the round.
+CAPPED_KEYS = frozenset({"capped_rtp", "p_reach_cap", "currency_cap"})
+
+
+def extra_unit(key: str, keys=None, short: bool = False) -> str | None:
+    """The unit of the solver's figure ``key`` (:data:`EXTRA_UNITS`, or :data:`EXTRA_SHORT_UNITS` if ``short``).
+
+    ``keys``: every key of the round's ``extra``; where none of them is a capped figure
+    (:data:`CAPPED_KEYS`: no win cap applies to the round), the unit drops its "before the cap"
+    (a game without a cap has no cap to be before).  None: the unit as stated.  Returns None for a
+    key with no stated unit.
+    """
+    unit = (EXTRA_SHORT_UNITS if short else EXTRA_UNITS).get(key)
+    if unit and keys is not None and not any(k in CAPPED_KEYS for k in keys):
+        unit = unit.replace(", before the cap", "")
+    return unit
 
 
 @dataclass(frozen=True)

@@ -128,12 +128,24 @@ def test_extra_figures_say_their_units():
     """'max_win  8334888.5  (exact 16669777/2)' said nothing of its unit (total bets, before the cap:
     Book of Christmas Eve's theoretical maximum, far above its 20,168x published top win)."""
     extra = {"max_win": Fraction(16669777, 2), "uncapped_second_moment": Figure(Fraction(433)),
-             "cap_free_stake_limit": Fraction(1250000, 108403), "cap_method": "text"}
+             "cap_free_stake_limit": Fraction(1250000, 108403), "cap_method": "text",
+             "p_reach_cap": Figure(Fraction(1, 10**7))}
     text = format_table(_round(game=SimpleNamespace(name="toy", total_bet=1), extra=extra))
     lines = {ln.split()[0]: ln for ln in text.splitlines() if ln.strip()}
     assert "(x total bet: the round's theoretical maximum win, before the cap)" in lines["max_win"]
     assert lines["uncapped_second_moment"].endswith("((x total bet)^2, before the cap)")
     assert "currency: the largest stake" in lines["cap_free_stake_limit"]
+
+
+def test_extra_units_say_before_the_cap_only_where_a_cap_applies():
+    """A round with no win cap (no capped figure among its extras) printed 'max_win ... (x total bet:
+    the round's theoretical maximum win, before the cap)': there is no cap to be before."""
+    extra = {"max_win": Fraction(5000), "uncapped_second_moment": Figure(Fraction(433))}
+    text = format_table(_round(game=SimpleNamespace(name="toy", total_bet=1), extra=extra))
+    lines = {ln.split()[0]: ln for ln in text.splitlines() if ln.strip()}
+    assert lines["max_win"].endswith("(x total bet: the round's theoretical maximum win)")
+    assert lines["uncapped_second_moment"].endswith("((x total bet)^2)")
+    assert "cap" not in lines["max_win"]
 
 
 def test_an_exact_rtp_beyond_float_digits_prints_its_own_digits():
