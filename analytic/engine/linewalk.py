@@ -513,11 +513,10 @@ def _fused_reel(jt, cells, lines, k, t_next, t_pay, t_trg, last, inc, wts, s_jid
 def _refuse_size(spec: SpinSpec, k: int, what: str):
     """The :class:`~analytic.errors.ModelError` of a walk beyond :data:`analytic.limits.MAX_WALK_ENTRIES`."""
     from analytic.errors import ModelError
-    from analytic.limits import MAX_WALK_ENTRIES
 
     return ModelError(spec.source or "<model>", "paylines",
                       f"the exact walk of {len(spec.lines):,} paylines over the reels' {len(spec.reels[k].weights):,} "
-                      f"distinct windows at reel {k + 1} needs {what} (at most {MAX_WALK_ENTRIES:,} entries an array: "
+                      f"distinct windows at reel {k + 1} needs {what} (at most {_max_entries():,} entries an array: "
                       "the joint state of every payline is kept exactly, its memory grows with the lines crossing "
                       "distinct windows); fewer paylines, rows or distinct windows")
 

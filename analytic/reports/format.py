@@ -262,10 +262,6 @@ def line_grid(line, rows: int, on: str = "#", off: str = ".") -> list[str]:
     return ["".join(on if r == row else off for r in line) for row in range(rows)]
 
 
-#: Keys of ``RoundResult.extra`` that the round solver sets only where it applies a win cap (in total
-#: bets: ``capped_rtp``, ``p_reach_cap``; in currency: ``currency_cap``, the table per stake).
-
-
 def extra_label(key: str, extra=None) -> str:
     """The row label of a mechanic-specific figure (``RoundResult.extra[key]``) in every par sheet:
     ``"solver: <key>"``, the key as in the JSON, with its unit where the solver states one

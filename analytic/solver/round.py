@@ -59,7 +59,8 @@ EXTRA_SHORT_UNITS = {
     "gamble_probability": "probability",
 }
 
-#: Keys of ``RoundResult.extra`` present only where a win cap applies to the round.
+#: Keys of ``RoundResult.extra`` that the round solver sets only where it applies a win cap (in total
+#: bets: ``capped_rtp``, ``p_reach_cap``; in currency: ``currency_cap``, the table per stake).
 CAPPED_KEYS = frozenset({"capped_rtp", "p_reach_cap", "currency_cap"})
 
 
