@@ -61,6 +61,7 @@ from fractions import Fraction
 import numpy as np
 
 from analytic.features.engines.drawn_expanding.draw_cap import _gamma
+from analytic.features.engines.drawn_expanding import ladder_cap_kernel as lk
 
 __all__ = ["PowerCapLaw", "power_cap_law", "dot_halves"]
 
@@ -266,12 +267,14 @@ class PowerCapLaw:
 
         idx = np.arange(N, dtype=float)
         nf = nfft // 2 + 1
-        Hhat: dict = {}   # (pl, G, K) -> (rfft of h, l2 norm of h, mass of h, cap)
+        Hhat: dict = {}   # (pl, G, K) -> (rfft of h, its address, l2 norm of h, mass of h, cap)
         ecache: dict = {}
         solved = 0
         accbuf = np.empty((NG, nf), dtype=complex)  # the summed products of one (pl, K), reused
-        tmp = np.empty(nf, dtype=complex)
-        tmps = [tmp] + [np.empty(nf, dtype=complex) for _ in range(threads - 1)]  # one per thread
+        # each spectrum's address, checked once when it is made (the compiled products read them;
+        # every array stays in ecache, Hhat or accbuf while a batch is summed)
+        addr = (lambda a: lk.address(a, nf)) if lk.COMPILED else (lambda a: 0)
+        acc_addr = [addr(row) for row in accbuf]
         zN = np.zeros(N)
         for pl in range(NP - 1, -1, -1):
             for key in [k for k in Hhat if k[0] > pl + 1]:
@@ -288,12 +291,13 @@ class PowerCapLaw:
                     if (Ls, G) not in ecache:
                         ed = list(edges(pl, G).items())
                         xh = rfft(np.stack([arr for _, (arr, _, _) in ed]))  # row by row the same as one by one
-                        ecache[(Ls, G)] = [(t, arr, lump, n2, xh[j], float(arr.sum()))
+                        ecache[(Ls, G)] = [(t, arr, lump, n2, xh[j], addr(xh[j]), float(arr.sum()))
                                            for j, (t, (arr, lump, n2)) in enumerate(ed)]
                     pairs = []
+                    apairs = []  # their addresses
                     direct = None
                     capm = eps = prod_mass = 0.0
-                    for (a, Gp), arr, lump, n2, xh, xm in ecache[(Ls, G)]:
+                    for (a, Gp), arr, lump, n2, xh, xa, xm in ecache[(Ls, G)]:
                         capm += lump
                         Kp = K - 1 + a
                         if Kp == 0:
@@ -306,35 +310,31 @@ class PowerCapLaw:
                         tgt = Hhat.get((plp, Gp, Kp)) if (Kp <= Kmax and plp < NP) else None
                         if tgt is None:
                             continue  # lost mass (skipped, cut or award-truncated)
-                        th, tn2, tmass, tcap = tgt
+                        th, ta, tn2, tmass, tcap = tgt
                         pairs.append((xh, th))
+                        apairs.append((xa, ta))
                         eps += gamma * n2 * tn2
                         prod_mass += xm * tmass
                         capm += xm * tcap * (1 - rel)
                     # eps: a float sum of positive terms (each within 2 ulps), raised for its roundings
-                    meta.append((G, direct, capm, eps * (1 + 1e-12), prod_mass, pairs))
+                    meta.append((G, direct, capm, eps * (1 + 1e-12), prod_mass, pairs, apairs))
                 # acc = sum over the edges of xh * th, in edge order
                 live = [j for j, mt in enumerate(meta) if mt[5]]
 
-                def products(rows, tmp):
-                    for row in rows:
-                        pairs = meta[live[row]][5]
-                        acc = accbuf[row]
-                        xh, th = pairs[0]
-                        np.multiply(xh, th, out=acc)
-                        for xh, th in pairs[1:]:
-                            np.multiply(xh, th, out=tmp)
-                            acc += tmp
+                def products(rows):
+                    if lk.COMPILED:
+                        lk.sum_products_at([acc_addr[row] for row in rows], [meta[live[row]][6] for row in rows], nf)
+                    else:  # pragma: no cover
+                        lk.sum_products([accbuf[row] for row in rows], [meta[live[row]][5] for row in rows])
 
                 if pool is None or len(live) < 2:
-                    products(range(len(live)), tmp)
-                else:  # rows shared out (numpy's loops release the GIL); each row summed in edge order
-                    parts = [range(i, len(live), threads) for i in range(threads)]
-                    list(pool.map(products, parts, tmps))
+                    products(range(len(live)))
+                else:  # rows shared out (the compiled loop releases the GIL); each row summed in edge order
+                    list(pool.map(products, [range(i, len(live), threads) for i in range(threads)]))
                 fulls = irfft(accbuf[:len(live)])[:, :N] if live else None
                 hs = []
                 row = 0
-                for G, direct, capm, eps, prod_mass, pairs in meta:
+                for G, direct, capm, eps, prod_mass, pairs, _ in meta:
                     # h and capm below are float sums of lower bounds (h: the direct arrays and the
                     # clamped difference; capm: a lump and a product per edge, and the overflow
                     # mass), at most ``2 edges + 2`` terms, each addition within one ulp of its
@@ -355,7 +355,8 @@ class PowerCapLaw:
                 hh = rfft(np.stack([h for _, h, _ in hs]))
                 for j, (G, h, capm) in enumerate(hs):
                     hm = float(h.sum()) * (1 - rel)
-                    Hhat[(pl, G, K)] = (hh[j], float(np.sqrt(float(h @ h) * (1 + rel))) * (1 + 1e-12), hm, capm)
+                    Hhat[(pl, G, K)] = (hh[j], addr(hh[j]), float(np.sqrt(float(h @ h) * (1 + rel))) * (1 + 1e-12),
+                                        hm, capm)
                     solved += 1
                     if pl < nsym and G == 0 and K in starts:
                         self._starts.setdefault(K, {})[pl] = (h.copy(), capm)
