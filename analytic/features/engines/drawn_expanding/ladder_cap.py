@@ -272,7 +272,8 @@ class PowerCapLaw:
         solved = 0
         accbuf = np.empty((NG, nf), dtype=complex)  # the summed products of one (pl, K), reused
         # each spectrum's address, checked once when it is made (the compiled products read them;
-        # every array stays in ecache, Hhat or accbuf while a batch is summed)
+        # while a batch is summed its meta's pairs hold every array its addresses point into, and
+        # Hhat and ecache drop entries only between levels, never one a batch of this level reads)
         addr = (lambda a: lk.address(a, nf)) if lk.COMPILED else (lambda a: 0)
         acc_addr = [lk.address(row, nf, writeable=True) if lk.COMPILED else 0 for row in accbuf]
         zN = np.zeros(N)

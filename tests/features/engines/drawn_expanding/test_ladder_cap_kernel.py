@@ -10,12 +10,38 @@ from analytic.features.engines.drawn_expanding import ladder_cap_kernel as lk
 
 
 def _fma(x: float, y: float, z: float) -> float:
-    # x y + z rounded once: the exact rational, then Fraction's correctly rounded float
+    # x y + z rounded once, for finite operands and a nonzero result: the exact rational, then
+    # Fraction's correctly rounded float (an exact zero comes out +0: see _fma_ieee)
     return float(Fraction(x) * Fraction(y) + Fraction(z))
 
 
+def _fma_ieee(x: float, y: float, z: float) -> float:
+    """IEEE 754 ``fusedMultiplyAdd(x, y, z)`` (round to nearest) for every non-NaN result.
+
+    Infinities and NaNs as the standard has them (a product with an infinite or NaN factor is exact,
+    so Python's ``x * y + z`` is the fused result there); an exact zero gets the standard's sign
+    (``-0`` only when the product and ``z`` are both ``-0``), which :func:`_fma`'s Fraction loses.
+    """
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return x * y + z
+    if not math.isfinite(z):
+        return z
+    exact = Fraction(x) * Fraction(y) + Fraction(z)
+    if exact == 0:
+        if x == 0 or y == 0:  # the product is a zero; z is a zero too
+            return -0.0 if (math.copysign(1, x) * math.copysign(1, y) < 0 and math.copysign(1, z) < 0) else 0.0
+        return 0.0
+    try:
+        return float(exact)  # correctly rounded; keeps the sign of a result that rounds to zero
+    except OverflowError:
+        return math.inf if exact > 0 else -math.inf
+
+
 def _reference(rows):
-    """The documented arithmetic, entry by entry, in Python floats and Fractions (no numpy, no numba)."""
+    """The documented arithmetic, entry by entry, in Python floats and Fractions (no numpy, no numba).
+
+    Products by :func:`_fma_ieee` (signed zeros and infinities as IEEE has them; NaN where IEEE has one).
+    """
     out = []
     for pairs in rows:
         n = len(pairs[0][0])
@@ -24,7 +50,7 @@ def _reference(rows):
             for f in range(n):
                 a, b = float(x[f].real), float(x[f].imag)
                 c, d = float(t[f].real), float(t[f].imag)
-                re, im = _fma(a, c, -(b * d)), _fma(a, d, b * c)
+                re, im = _fma_ieee(a, c, -(b * d)), _fma_ieee(a, d, b * c)
                 acc[f] = (re, im) if acc[f] is None else (acc[f][0] + re, acc[f][1] + im)
         out.append(np.array([complex(*v) for v in acc]))
     return out
@@ -91,44 +117,6 @@ def test_bad_spectra_are_refused():
         lk.sum_products([out], [])
 
 
-def _fma_ieee(x: float, y: float, z: float) -> float:
-    """IEEE 754 ``fusedMultiplyAdd(x, y, z)`` (round to nearest) for every non-NaN result.
-
-    Infinities and NaNs as the standard has them (a product with an infinite or NaN factor is exact,
-    so Python's ``x * y + z`` is the fused result there); an exact zero gets the standard's sign
-    (``-0`` only when the product and ``z`` are both ``-0``), which :func:`_fma`'s Fraction loses.
-    """
-    if not (math.isfinite(x) and math.isfinite(y)):
-        return x * y + z
-    if not math.isfinite(z):
-        return z
-    exact = Fraction(x) * Fraction(y) + Fraction(z)
-    if exact == 0:
-        if x == 0 or y == 0:  # the product is a zero; z is a zero too
-            return -0.0 if (math.copysign(1, x) * math.copysign(1, y) < 0 and math.copysign(1, z) < 0) else 0.0
-        return 0.0
-    try:
-        return float(exact)  # correctly rounded; keeps the sign of a result that rounds to zero
-    except OverflowError:
-        return math.inf if exact > 0 else -math.inf
-
-
-def _reference_ieee(rows):
-    """:func:`_reference` with :func:`_fma_ieee` (signed zeros, infinities; NaN where IEEE has one)."""
-    out = []
-    for pairs in rows:
-        n = len(pairs[0][0])
-        acc = [None] * n
-        for x, t in pairs:
-            for f in range(n):
-                a, b = float(x[f].real), float(x[f].imag)
-                c, d = float(t[f].real), float(t[f].imag)
-                re, im = _fma_ieee(a, c, -(b * d)), _fma_ieee(a, d, b * c)
-                acc[f] = (re, im) if acc[f] is None else (acc[f][0] + re, acc[f][1] + im)
-        out.append(np.array([v[0] for v in acc] + [v[1] for v in acc]).reshape(2, n).T.copy().view(np.complex128)[:, 0])
-    return out
-
-
 def _same_bits_or_both_nan(got, want):
     g, w = got.view(np.float64), want.view(np.float64)
     nan = np.isnan(w)
@@ -180,7 +168,7 @@ def test_signed_zeros_subnormals_and_infinities_the_same_on_either_path(n):
     sp = [np.ascontiguousarray(rng.choice(vals, size=(n, 2), p=p / p.sum())).view(np.complex128)[:, 0]
           for _ in range(6)]
     rows = [[(sp[0], sp[1]), (sp[2], sp[3]), (sp[4], sp[5])], [(sp[0], sp[3])]]
-    want = _reference_ieee(rows)
+    want = _reference(rows)
     for block in _BLOCKS:
         acc = np.full((2, n), np.nan + 0j)
         lk.sum_products(list(acc), rows, block=block)
@@ -260,8 +248,8 @@ def test_numpy_products_are_the_fused_ones_at_every_length(n):
     (x0, t0), (x1, t1) = _hard(rng, n), _hard(rng, n)
     z = np.array([complex(-0.0, 0.0), complex(0.0, -0.0)] * n)[:n]
     rows = [[(x0, t0), (x1, t1)], [(z, t0)], [(x1, z), (z, z)]]
-    want = _reference_ieee(rows)
-    if not all(np.array_equal((x * t).view(np.uint64), _reference_ieee([[(x, t)]])[0].view(np.uint64))
+    want = _reference(rows)
+    if not all(np.array_equal((x * t).view(np.uint64), _reference([[(x, t)]])[0].view(np.uint64))
                for x, t in ((x0, t0), (x1, t1))):
         pytest.skip("numpy's complex product on this CPU is not the fused one")
     acc = np.full((3, n), np.nan + 0j)
