@@ -15,8 +15,10 @@ The arithmetic is fixed, entry by entry, in IEEE double precision:
   ``fma(a, c, -(b d))``, imaginary part ``fma(a, d, b c)`` (each with
   one fused multiply-add, correctly rounded: the product ``b d`` or ``b c``
   rounded once, then the fused operation rounded once); this is what numpy's
-  complex ``multiply`` computes on a CPU with FMA instructions (checked by
-  ``tests/features/engines/drawn_expanding/test_ladder_cap_kernel.py``);
+  complex ``multiply`` computes where its SIMD loop runs on FMA instructions
+  (numpy 2.4 on an x86-64 CPU with FMA, at every length: checked by
+  ``tests/features/engines/drawn_expanding/test_ladder_cap_kernel.py``, whose
+  numpy comparisons skip elsewhere);
 * the row's sum ``((p_0 + p_1) + p_2) + ...`` in transition order, each
   addition rounded once (no addition is fused with a product: every ``+``
   adds an ``fma`` result).
@@ -36,7 +38,7 @@ s.3.6), and every non-NaN entry is the same on every machine: ``llvm.fma`` is th
 multiply-add wherever it runs (a CPU without FMA instructions gets it from
 the C library, slower).  Without numba the same sums run on numpy
 (:func:`sum_products_numpy`; there the products are numpy's, whose rounding
-is this one on CPUs with FMA).
+is this one where numpy fuses them, as above).
 
 The spectra are passed to the compiled loop as the addresses of their first
 entries (:func:`address`), each checked first to be a C-contiguous, aligned
