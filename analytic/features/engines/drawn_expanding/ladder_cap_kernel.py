@@ -99,8 +99,8 @@ if _nb is not None:
 
         One vector of ``2 _W`` doubles per operand: ``a a``, ``b b`` and ``d c``
         shuffled from ``x = (a, b)`` and ``t = (c, d)``; ``q = (b d, b c)``
-        times ``(-1, 1)`` (exact), then ``fma((a, a), (c, d), (-(b d), b c))``:
-        the scalar formula entry by entry, each operation an IEEE one.
+        times ``(-1, 1)`` (exact, but for a NaN's sign), then ``fma((a, a), (c, d), (-(b d), b c))``:
+        the scalar formula entry by entry, each operation an IEEE one (NaNs aside).
         """
         sig = _t.void(_F64P, _F64P, _F64P, _t.int64, _t.boolean)
 
