@@ -272,9 +272,10 @@ class PowerCapLaw:
         solved = 0
         accbuf = np.empty((NG, nf), dtype=complex)  # the summed products of one (pl, K), reused
         # each spectrum's address, checked once when it is made (the compiled products read them;
-        # every array stays in ecache, Hhat or accbuf while a batch is summed)
+        # while a batch is summed its meta's pairs hold every array its addresses point into, and
+        # Hhat and ecache drop entries only between levels, never one a batch of this level reads)
         addr = (lambda a: lk.address(a, nf)) if lk.COMPILED else (lambda a: 0)
-        acc_addr = [addr(row) for row in accbuf]
+        acc_addr = [lk.address(row, nf, writeable=True) if lk.COMPILED else 0 for row in accbuf]
         zN = np.zeros(N)
         for pl in range(NP - 1, -1, -1):
             for key in [k for k in Hhat if k[0] > pl + 1]:
@@ -329,7 +330,8 @@ class PowerCapLaw:
 
                 if pool is None or len(live) < 2:
                     products(range(len(live)))
-                else:  # rows shared out (the compiled loop releases the GIL); each row summed in edge order
+                else:  # rows shared out (the compiled loop releases the GIL); each row summed in edge order,
+                    # by one thread into its own row of accbuf (the parts are disjoint)
                     list(pool.map(products, [range(i, len(live), threads) for i in range(threads)]))
                 fulls = irfft(accbuf[:len(live)])[:, :N] if live else None
                 hs = []

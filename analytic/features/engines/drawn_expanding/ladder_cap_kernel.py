@@ -15,23 +15,37 @@ The arithmetic is fixed, entry by entry, in IEEE double precision:
   ``fma(a, c, -(b d))``, imaginary part ``fma(a, d, b c)`` (each with
   one fused multiply-add, correctly rounded: the product ``b d`` or ``b c``
   rounded once, then the fused operation rounded once); this is what numpy's
-  complex ``multiply`` computes on a CPU with FMA instructions (checked by
-  ``tests/features/engines/drawn_expanding/test_ladder_cap_kernel.py``);
+  complex ``multiply`` computes where its SIMD loop runs on FMA instructions
+  (numpy 2.4 on an x86-64 CPU with FMA, at every length: checked by
+  ``tests/features/engines/drawn_expanding/test_ladder_cap_kernel.py``, whose
+  numpy comparisons skip elsewhere);
 * the row's sum ``((p_0 + p_1) + p_2) + ...`` in transition order, each
-  addition rounded once.
+  addition rounded once (no addition is fused with a product: every ``+``
+  adds an ``fma`` result).
+
+These are IEEE operations throughout, on the vector steps and on the scalar
+remainder alike, for any length and block: signed zeros, subnormals (no
+flush to zero) and infinities come out as IEEE arithmetic has them (checked
+entry by entry against an exact reference for 1 to 40 frequencies).  A NaN
+result is NaN, but its sign and payload are not specified (IEEE 754 leaves
+them open; here the vector steps and the scalar remainder do give NaNs of
+different signs).  The ladder's spectra are finite.
 
 Each entry is therefore within the error bound :mod:`ladder_cap` allows for
 its FFT products (a complex product within a few units of roundoff of the
 exact one; Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed.,
-s.3.6), and it is the same on every machine: ``llvm.fma`` is the IEEE fused
+s.3.6), and every non-NaN entry is the same on every machine: ``llvm.fma`` is the IEEE fused
 multiply-add wherever it runs (a CPU without FMA instructions gets it from
 the C library, slower).  Without numba the same sums run on numpy
 (:func:`sum_products_numpy`; there the products are numpy's, whose rounding
-is this one on CPUs with FMA).
+is this one where numpy fuses them, as above).
 
 The spectra are passed to the compiled loop as the addresses of their first
-entries, each checked first to be a C-contiguous ``complex128`` array of
-``n`` entries that the caller keeps alive through the call.
+entries (:func:`address`), each checked first to be a C-contiguous, aligned
+``complex128`` array of ``n`` entries (an output also writeable);
+:func:`sum_products` checks besides that no output overlaps another or an
+input.  Nothing keeps an array alive through its address:
+:func:`sum_products_at`'s caller must.
 """
 
 from __future__ import annotations
@@ -85,8 +99,8 @@ if _nb is not None:
 
         One vector of ``2 _W`` doubles per operand: ``a a``, ``b b`` and ``d c``
         shuffled from ``x = (a, b)`` and ``t = (c, d)``; ``q = (b d, b c)``
-        times ``(-1, 1)`` (exact), then ``fma((a, a), (c, d), (-(b d), b c))``:
-        the scalar formula entry by entry, each operation an IEEE one.
+        times ``(-1, 1)`` (exact, but for a NaN's sign), then ``fma((a, a), (c, d), (-(b d), b c))``:
+        the scalar formula entry by entry, each operation an IEEE one (NaNs aside).
         """
         sig = _t.void(_F64P, _F64P, _F64P, _t.int64, _t.boolean)
 
@@ -148,17 +162,52 @@ else:  # pragma: no cover
     COMPILED = False
 
 
-def address(a: np.ndarray, n: int) -> int:
+def address(a: np.ndarray, n: int, writeable: bool = False) -> int:
     """The address of the spectrum ``a``'s first entry, for :func:`sum_products_at`.
 
-    Raises ``ValueError`` unless ``a`` is a C-contiguous complex128 array of
-    shape ``(n,)``.  The address is valid while ``a`` (or the array it views)
-    is alive.
+    Parameters
+    ----------
+    a : numpy.ndarray
+        A spectrum: complex128 of shape ``(n,)``, C-contiguous and aligned.
+    n : int
+        Its entries (frequencies).
+    writeable : bool
+        True for an output (``a`` must then be writeable).
+
+    Returns
+    -------
+    int
+        The address (bytes) of ``a[0]``; ``a`` spans ``16 n`` bytes from
+        there.  It is valid only while ``a`` (or the array it views) is alive
+        and not resized: nothing here keeps it alive.
+
+    Raises ``ValueError`` for any other dtype, shape, layout or alignment,
+    or a read-only ``a`` when ``writeable``.
     """
-    if a.dtype != np.complex128 or a.shape != (n,) or not a.flags.c_contiguous:
-        raise ValueError(f"sum_products: a spectrum of dtype {a.dtype}, shape {a.shape} "
-                         f"(C-contiguous: {a.flags.c_contiguous}); complex128 of shape ({n},) expected")
+    if (a.dtype != np.complex128 or a.shape != (n,) or not a.flags.c_contiguous or not a.flags.aligned
+            or (writeable and not a.flags.writeable)):
+        raise ValueError(f"sum_products: a spectrum of dtype {a.dtype}, shape {a.shape} (C-contiguous: "
+                         f"{a.flags.c_contiguous}, aligned: {a.flags.aligned}, writeable: {a.flags.writeable}); "
+                         f"complex128 of shape ({n},), C-contiguous and aligned expected"
+                         + (", writeable (an output)" if writeable else ""))
     return a.__array_interface__["data"][0]
+
+
+def _disjoint(outs: list[int], ins: list[int], n: int) -> None:
+    """Raise ``ValueError`` unless the outputs' ``16 n``-byte spans overlap neither each other nor any input's."""
+    if n <= 0 or not outs:
+        return
+    w = 16 * n
+    o = np.sort(np.array(outs, dtype=np.int64))
+    if len(o) > 1 and np.any(np.diff(o) < w):
+        raise ValueError("sum_products: two outputs overlap")
+    if ins:
+        x = np.array(ins, dtype=np.int64)
+        j = np.searchsorted(o, x, side="right")  # o[j - 1] <= x < o[j]
+        below = (j > 0) & (x < o[np.maximum(j - 1, 0)] + w)
+        above = (j < len(o)) & (o[np.minimum(j, len(o) - 1)] < x + w)
+        if np.any(below | above):
+            raise ValueError("sum_products: an input spectrum overlaps an output")
 
 
 def sum_products(outs, rows, block: int = BLOCK) -> None:
@@ -167,46 +216,75 @@ def sum_products(outs, rows, block: int = BLOCK) -> None:
     Parameters
     ----------
     outs : sequence of numpy.ndarray
-        ``R`` output spectra, complex128 of shape ``(n,)``, C-contiguous
-        (rows of one array are fine), each written in full.
+        ``R`` output spectra, complex128 of shape ``(n,)``, C-contiguous,
+        aligned and writeable (rows of one array are fine), each written in
+        full; no two overlap.
     rows : sequence of sequences of (numpy.ndarray, numpy.ndarray)
         Per output, its at least one pair of spectra ``(x, t)``, each
-        complex128 of shape ``(n,)``, C-contiguous; they may be shared
-        between rows and pairs but must not overlap an output.
+        complex128 of shape ``(n,)``, C-contiguous and aligned; they may be
+        shared between rows and pairs but must not overlap an output.
     block : int
         Frequencies per block (:data:`BLOCK`); the sums do not depend on it.
 
     Each entry is ``((p_0 + p_1) + ...)`` with ``p = x t`` rounded as in
-    the module's docstring, the same on every machine.  Raises
-    ``ValueError`` for a spectrum of another dtype, shape or layout, or a
-    row without pairs.
+    the module's docstring (every non-NaN entry the same on every machine;
+    a NaN's sign and payload are not specified).  Without numba the sums
+    are :func:`sum_products_numpy`'s, after the same checks.
+
+    Raises
+    ------
+    ValueError
+        For a spectrum of another dtype, shape, layout or alignment, a
+        read-only output, outputs overlapping each other or an input, a row
+        without pairs, or as many outputs as rows not given.
     """
     if len(outs) != len(rows):
         raise ValueError(f"sum_products: {len(outs)} outputs for {len(rows)} rows")
+    if any(not r for r in rows):
+        raise ValueError("sum_products: a row without pairs")
     if not len(outs):
         return
     n = outs[0].shape[0] if outs[0].ndim == 1 else -1
+    oa = [address(o, n, writeable=True) for o in outs]
+    ra = [[(address(x, n), address(t, n)) for x, t in r] for r in rows]
+    _disjoint(oa, [a for r in ra for p in r for a in p], n)
     if not COMPILED:  # pragma: no cover
-        if any(not r for r in rows):
-            raise ValueError("sum_products: a row without pairs")
         sum_products_numpy(outs, rows)
         return
-    sum_products_at([address(o, n) for o in outs], [[(address(x, n), address(t, n)) for x, t in r] for r in rows],
-                    n, block)
+    sum_products_at(oa, ra, n, block)
 
 
 def sum_products_at(outs, rows, n: int, block: int = BLOCK) -> None:
     """:func:`sum_products` on spectra given by their :func:`address` (checked once by the caller, not per call).
 
-    ``outs``: ``R`` addresses; ``rows``: per output its pairs ``(x address,
-    t address)``; ``n``: the entries of every spectrum.  The caller keeps
-    every array alive through the call and no output overlaps an input.
-    Raises ``ValueError`` for a row without pairs.
+    Parameters
+    ----------
+    outs : sequence of int
+        ``R`` output addresses (:func:`address` with ``writeable=True``).
+    rows : sequence of sequences of (int, int)
+        Per output, its at least one pair ``(x address, t address)``.
+    n : int
+        The entries of every spectrum.
+    block : int
+        Frequencies per block (:data:`BLOCK`); the sums do not depend on it.
+
+    Nothing here is checked but the counts: the caller keeps every array
+    alive through the call (an address of a freed array is read or
+    written all the same), every array has ``n`` entries, and no output
+    overlaps another or an input.  Outputs of different calls running at once
+    (the compiled loop releases the GIL) must not overlap either.
+
+    Raises
+    ------
+    ValueError
+        For a row without pairs, or as many outputs as rows not given.
+    RuntimeError
+        Without numba.
     """
-    if any(not r for r in rows):
-        raise ValueError("sum_products: a row without pairs")
     if len(outs) != len(rows):
         raise ValueError(f"sum_products: {len(outs)} outputs for {len(rows)} rows")
+    if any(not r for r in rows):
+        raise ValueError("sum_products: a row without pairs")
     if not len(outs):
         return
     if not COMPILED:  # pragma: no cover
@@ -219,7 +297,16 @@ def sum_products_at(outs, rows, n: int, block: int = BLOCK) -> None:
 
 
 def sum_products_numpy(outs, rows) -> None:
-    """:func:`sum_products` on numpy (a ``multiply`` and a ``+=`` per pair): the same sums where numpy's complex product is the fused one."""
+    """:func:`sum_products` on numpy (a ``multiply`` and a ``+=`` per pair), unchecked.
+
+    The same arguments (the arrays themselves); each product is numpy's
+    complex ``multiply``, which on a CPU with FMA instructions is the fused
+    product of the module's docstring (numpy's SIMD loop and its remainder;
+    checked by the tests, which skip where it is not), so the sums are then
+    :func:`sum_products`'s bit for bit (NaN aside).  No check of the
+    spectra is made (:func:`sum_products` makes them); a row without pairs
+    raises ``IndexError``.
+    """
     for out, pairs in zip(outs, rows):
         x, t = pairs[0]
         np.multiply(x, t, out=out)
