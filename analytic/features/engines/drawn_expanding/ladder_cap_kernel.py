@@ -210,6 +210,15 @@ def _disjoint(outs: list[int], ins: list[int], n: int) -> None:
             raise ValueError("sum_products: an input spectrum overlaps an output")
 
 
+def _counted(outs, rows) -> int:
+    """The number of outputs, after checking there is one per row and every row has a pair (``ValueError``)."""
+    if len(outs) != len(rows):
+        raise ValueError(f"sum_products: {len(outs)} outputs for {len(rows)} rows")
+    if any(not r for r in rows):
+        raise ValueError("sum_products: a row without pairs")
+    return len(outs)
+
+
 def sum_products(outs, rows, block: int = BLOCK) -> None:
     """``outs[q] = sum over (x, t) in rows[q] of x * t``, elementwise, in the pairs' order.
 
@@ -238,11 +247,7 @@ def sum_products(outs, rows, block: int = BLOCK) -> None:
         read-only output, outputs overlapping each other or an input, a row
         without pairs, or as many outputs as rows not given.
     """
-    if len(outs) != len(rows):
-        raise ValueError(f"sum_products: {len(outs)} outputs for {len(rows)} rows")
-    if any(not r for r in rows):
-        raise ValueError("sum_products: a row without pairs")
-    if not len(outs):
+    if not _counted(outs, rows):
         return
     n = outs[0].shape[0] if outs[0].ndim == 1 else -1
     oa = [address(o, n, writeable=True) for o in outs]
@@ -281,11 +286,7 @@ def sum_products_at(outs, rows, n: int, block: int = BLOCK) -> None:
     RuntimeError
         Without numba.
     """
-    if len(outs) != len(rows):
-        raise ValueError(f"sum_products: {len(outs)} outputs for {len(rows)} rows")
-    if any(not r for r in rows):
-        raise ValueError("sum_products: a row without pairs")
-    if not len(outs):
+    if not _counted(outs, rows):
         return
     if not COMPILED:  # pragma: no cover
         raise RuntimeError("sum_products_at: numba is not available (use sum_products)")
