@@ -441,3 +441,20 @@ def test_reel_sets_read_by_hand():
     assert reel_sets_read(game, "power_bet") == ["power", "free", "power_free"]
     assert reel_sets_read(game, "buy_free_spins") == ["free"]
     assert reel_sets_read(game, "buy_power_free_spins") == ["power_free"]
+
+
+def test_a_met_rtp_target_prints_its_tolerance(tmp_path, capsys):
+    """Found by a new user: ``--rtp-tolerance 0.1`` (meant as 0.1 points, read as the documented
+    absolute 0.1 = 10 points) printed 'targets met' with 'RTP 76.875000 % (target 70.000000 %)' and no
+    tolerance, so a target missed by 6.9 points read as met for no visible reason.  The RTP target's
+    line, with its tolerance, is printed whether met or not.  Hand count of SCATTER_GAME (80 stop
+    combinations, one payline): a a a pays 10 on 1, b b b 4 on 2 x 2 x 3 = 12: 58/80; s s s (1 in 80)
+    plays 2 free spins each winning (10 + 4) / 8: 3.5 / 80; RTP 61.5/80 = 76.875 %."""
+    src = tmp_path / "g.toml"
+    src.write_text(SCATTER_GAME)
+    code = main(["tune", str(src), "--target-rtp", "70", "--rtp-tolerance", "0.1", "--max-steps", "0",
+                 "--out", str(tmp_path / "o.toml")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "RTP 76.875000 % (target 70.000000 %)" in out
+    assert "  RTP target 70.00000 % +/- 10 points: met" in out.splitlines()
