@@ -354,6 +354,11 @@ def run(args) -> int:
         raise args_.UsageError("--seed: the session's figures are exact or certified, never sampled: the seed is "
                                "that of --simulate K; give --simulate too, or leave --seed out")
     rules = _rules(args)
+    if rules.stop_cash_down is not None and rules.stop_cash_down > rules.balance:
+        # a round is played only when the balance pays its price, and wins are >= 0: it never falls below 0
+        raise args_.UsageError(f"{args.model}: --stop-cash-down: the balance never falls by more than the start "
+                               f"({exact_format(rules.balance, ',.10g')}), so this stop can never end a session; "
+                               f"give at most the start, or leave it out")
     game = load_model(args.model)
     mode = game.default_mode.name if args.mode is None else args.mode
     if mode not in game.modes:

@@ -296,3 +296,21 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     assert _run(tmp_path, capsys, "--balance", "3", "--rounds", "3")[0] == 0
     assert _run(tmp_path, capsys, "--balance", "3", "--rounds", "3", "--no-progress")[0] == 0
     assert isinstance(got[0], cli_session._ChainBar) and got[1] is None
+
+
+def test_a_cash_down_stop_beyond_the_balance_is_refused_before_the_solve(tmp_path, capsys, monkeypatch):
+    """Found by a new user: ``--balance 100 --stop-cash-down 200`` ran and printed ``ends by 'cash down'
+    [0, ...]``.  A round is played only when the balance pays its price and wins are never negative, so
+    the balance never falls below 0 and never by more than the start: such a stop can never end a
+    session (as ``--stop-on-feature`` on a mode without features, refused so).  A stop equal to the
+    start can fire (the tiny game from 1: a lost round leaves 0, a fall of 1)."""
+    _no_solve(monkeypatch)
+    rc, cap = _run(tmp_path, capsys, "--balance", "5", "--rounds", "3", "--stop-cash-down", "6")
+    lines = cap.err.splitlines()
+    assert rc == 2 and not cap.out and len(lines) == 1, cap.err
+    assert "--stop-cash-down" in lines[0] and "can never end a session" in lines[0] and "tiny.toml" in lines[0]
+    monkeypatch.undo()
+    rc, cap = _run(tmp_path, capsys, "--balance", "1", "--rounds", "2", "--stop-cash-down", "1", "--format", "json")
+    assert rc == 0, cap.err
+    d = json.loads(cap.out)
+    assert _frac(d["reasons"]["cash down"]) == F(3, 4)
