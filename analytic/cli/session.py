@@ -360,6 +360,13 @@ def run(args) -> int:
                                f"({exact_format(rules.balance, ',.10g')}), so this stop can never end a session; "
                                f"give at most the start, or leave it out")
     game = load_model(args.model)
+    top = game.cap.total_bet_multiple if game.cap is not None else None
+    if rules.stop_single_win_above is not None and top is not None and rules.stop_single_win_above > rules.bet * top:
+        # every round of every mode pays min(R, C) total bets, at most C times the bet (a ladder only lowers it)
+        raise args_.UsageError(f"{args.model}: --stop-single-win-above: a round wins at most the win cap, "
+                               f"{exact_format(top, ',.10g')} total bets "
+                               f"({exact_format(rules.bet * top, ',.10g')} at bet {exact_format(rules.bet, ',.10g')}), "
+                               f"so this stop can never end a session; give at most that, or leave it out")
     mode = game.default_mode.name if args.mode is None else args.mode
     if mode not in game.modes:
         raise args_.UsageError(f"{args.model}: modes: unknown bet mode {mode!r} (known: {', '.join(game.modes)})")
