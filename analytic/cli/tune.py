@@ -191,6 +191,10 @@ def run(args) -> int:
     from analytic.tuner.write import partial_path
 
     tuned = args.reel_set or tuned_reel_set(game, mode)
+    shown = {(r, sym) for r, strip in enumerate(game.reel_sets[tuned]) for sym in strip}  # the counts the search moves
+    if args.lock and all(sym in args.lock or f"{r + 1}/{sym}" in args.lock for r, sym in shown):
+        raise args_.UsageError(f"--lock: every symbol count of reel set {tuned!r} is locked, so no count can "
+                               f"change; lock fewer")
     _check_csv_strips(src, out, tuned)
     for f in (out, out.with_name(f"{out.stem}_{tuned}.csv")):  # the temporary names written, then renamed
         tmp = partial_path(f)

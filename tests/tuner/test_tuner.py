@@ -458,3 +458,28 @@ def test_a_met_rtp_target_prints_its_tolerance(tmp_path, capsys):
     assert code == 0
     assert "RTP 76.875000 % (target 70.000000 %)" in out
     assert "  RTP target 70.00000 % +/- 10 points: met" in out.splitlines()
+
+
+def test_locking_every_count_is_refused_before_any_solve(tmp_path, capsys, monkeypatch):
+    """Found by a new user: ``--lock`` naming every symbol of the tuned reel set ran a step, printed
+    'targets NOT all met: closest result after 1 steps' and wrote a copy of the model: no count could
+    change, which the locks alone decide.  Refused (exit 2, nothing written, no solve); SCATTER_GAME's
+    base strips show a, b and s, so locking a and b on every reel and s on reels 1-3 one by one locks
+    all, and leaving 3/s free does not."""
+    import analytic.tuner.search as search
+
+    src, out = tmp_path / "g.toml", tmp_path / "o.toml"
+    src.write_text(SCATTER_GAME)
+
+    def solved(*a, **k):
+        raise AssertionError("solved before the refusal")
+
+    monkeypatch.setattr(search, "evaluate", solved)
+    code = main(["tune", str(src), "--target-rtp", "70", "--lock", "a", "b", "1/s", "2/s", "3/s", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert "--lock" in err and "every symbol count of reel set 'base' is locked" in err
+    monkeypatch.undo()
+    code = main(["tune", str(src), "--target-rtp", "70", "--lock", "a", "b", "1/s", "2/s", "--max-steps", "0",
+                 "--out", str(out)])
+    assert code == 3 and out.exists(), capsys.readouterr().err
