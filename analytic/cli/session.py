@@ -354,7 +354,19 @@ def run(args) -> int:
         raise args_.UsageError("--seed: the session's figures are exact or certified, never sampled: the seed is "
                                "that of --simulate K; give --simulate too, or leave --seed out")
     rules = _rules(args)
+    if rules.stop_cash_down is not None and rules.stop_cash_down > rules.balance:
+        # a round is played only when the balance pays its price, and wins are >= 0: it never falls below 0
+        raise args_.UsageError(f"{args.model}: --stop-cash-down: the balance never falls by more than the start "
+                               f"({exact_format(rules.balance, ',.10g')}), so this stop can never end a session; "
+                               f"give at most the start, or leave it out")
     game = load_model(args.model)
+    top = game.cap.total_bet_multiple if game.cap is not None else None
+    if rules.stop_single_win_above is not None and top is not None and rules.stop_single_win_above > rules.bet * top:
+        # every round of every mode pays min(R, C) total bets, at most C times the bet (a ladder only lowers it)
+        raise args_.UsageError(f"{args.model}: --stop-single-win-above: a round wins at most the win cap, "
+                               f"{exact_format(top, ',.10g')} total bets "
+                               f"({exact_format(rules.bet * top, ',.10g')} at bet {exact_format(rules.bet, ',.10g')}), "
+                               f"so this stop can never end a session; give at most that, or leave it out")
     mode = game.default_mode.name if args.mode is None else args.mode
     if mode not in game.modes:
         raise args_.UsageError(f"{args.model}: modes: unknown bet mode {mode!r} (known: {', '.join(game.modes)})")

@@ -29,7 +29,8 @@ gets the binomial interval test instead
 ladder the count of rounds with win ``>= x`` against ``Binomial(n, p)`` for
 the most favourable ``p`` in the certified interval, Bonferroni over the
 thresholds), same level and verdicts.  Any other mode without a law prints
-why and is not tested (its verdicts are the figures' alone).  Exit code 0
+why and is not tested (its verdicts are the figures' alone), as does a chi-square whose bins merge
+into one (too few rounds: no degree of freedom).  Exit code 0
 when every verdict is ok, 4 otherwise.
 """
 
@@ -228,7 +229,7 @@ def check_law(exact, sim) -> dict:
         Its ``win_counts`` (round win in total-bet multiples -> rounds) are tested.
     """
     from analytic.solver.cap import applied_cap
-    from analytic.solver.exceedance import law_test
+    from analytic.solver.exceedance import MIN_EXPECTED, law_test
 
     law = _law(exact)
     tail = exact.extra.get("round_tail") if exact.extra else None
@@ -242,6 +243,12 @@ def check_law(exact, sim) -> dict:
     if law.points is None:
         return {"test": None, "reason": law.reason, "verdict": "not tested"}
     out = law_test(law, sim.win_counts, applied_cap(exact)).to_dict()
+    if out["df"] == 0 and not out["impossible"]:  # one bin: no law can fail it, so it tests nothing
+        n = sum(out["observed"])
+        return {"test": None, "verdict": "not tested",
+                "reason": f"{n:,} rounds are too few: merged to at least {MIN_EXPECTED:g} expected rounds a bin, "
+                          f"the ladder's bins make one bin, a chi-square without a degree of freedom; give more "
+                          f"--rounds"}
     out["bin_convention"] = BIN_CONVENTION
     out["law_error"] = float(law.error)
     return out

@@ -1207,6 +1207,12 @@ def _cap(ctx: _Ctx, value: Any) -> WinCap:
             ctx.fail("cap.stakes", f"must be a list of stakes, got {show(raw)}")
         stakes = tuple(ctx.fraction(s, ctx.join("cap.stakes", i), positive=True, allow_float=True)
                        for i, s in enumerate(raw))
+    if cur is not None and not stakes:  # valid, but probably a cap in total bets under the wrong key
+        warnings.warn(ModelWarning(ctx.path, "cap.currency",
+                                   f"a currency cap without stakes caps no figure (it is only listed): add "
+                                   f"stakes = [...], the total stakes per round at which its capped RTP is "
+                                   f"reported; a cap of {cur} total bets is total_bet_multiple = {cur}"),
+                      stacklevel=2)
     spin = feature = None
     if "spin" in t:
         spin = ctx.fraction(t["spin"], "cap.spin", positive=True)

@@ -296,3 +296,43 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     assert _run(tmp_path, capsys, "--balance", "3", "--rounds", "3")[0] == 0
     assert _run(tmp_path, capsys, "--balance", "3", "--rounds", "3", "--no-progress")[0] == 0
     assert isinstance(got[0], cli_session._ChainBar) and got[1] is None
+
+
+def test_a_cash_down_stop_beyond_the_balance_is_refused_before_the_solve(tmp_path, capsys, monkeypatch):
+    """Found by a new user: ``--balance 100 --stop-cash-down 200`` ran and printed ``ends by 'cash down'
+    [0, ...]``.  A round is played only when the balance pays its price and wins are never negative, so
+    the balance never falls below 0 and never by more than the start: such a stop can never end a
+    session (as ``--stop-on-feature`` on a mode without features, refused so).  A stop equal to the
+    start can fire (the tiny game from 1: a lost round leaves 0, a fall of 1)."""
+    _no_solve(monkeypatch)
+    rc, cap = _run(tmp_path, capsys, "--balance", "5", "--rounds", "3", "--stop-cash-down", "6")
+    lines = cap.err.splitlines()
+    assert rc == 2 and not cap.out and len(lines) == 1, cap.err
+    assert "--stop-cash-down" in lines[0] and "can never end a session" in lines[0] and "tiny.toml" in lines[0]
+    monkeypatch.undo()
+    rc, cap = _run(tmp_path, capsys, "--balance", "1", "--rounds", "2", "--stop-cash-down", "1", "--format", "json")
+    assert rc == 0, cap.err
+    d = json.loads(cap.out)
+    assert _frac(d["reasons"]["cash down"]) == F(3, 4)
+
+
+def test_a_single_win_stop_above_the_win_cap_is_refused_before_the_solve(tmp_path, capsys, monkeypatch):
+    """Found by a new user: a single-win stop of 100,000 on a game capped at 5,000 total bets ran and
+    printed ``ends by 'single win' [0, ...]``: every round pays at most the cap times the bet, so such a
+    stop can never end a session.  The tiny game capped at 2 total bets: 'a a' (1 in 4) pays 2, so at
+    bet 1 a stop of 2 fires with probability 1/4 in one round, and one above 2 is refused."""
+    capped = TINY + "\n[cap]\ntotal_bet_multiple = 2\n"
+    m = tmp_path / "capped.toml"
+    m.write_text(capped, encoding="utf-8")
+    _no_solve(monkeypatch)
+    rc = main(["session", str(m), "--balance", "5", "--rounds", "1", "--stop-single-win-above", "2.5"])
+    cap = capsys.readouterr()
+    lines = cap.err.splitlines()
+    assert rc == 2 and not cap.out and len(lines) == 1, cap.err
+    assert "--stop-single-win-above" in lines[0] and "can never end a session" in lines[0]
+    monkeypatch.undo()
+    rc = main(["session", str(m), "--balance", "5", "--rounds", "1", "--stop-single-win-above", "2",
+               "--format", "json"])
+    cap = capsys.readouterr()
+    assert rc == 0, cap.err
+    assert _frac(json.loads(cap.out)["reasons"]["single win"]) == F(1, 4)

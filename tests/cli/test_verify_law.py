@@ -93,3 +93,19 @@ def test_mode_without_law_is_not_tested(tmp_path, capsys, monkeypatch):
     rc, out = _verify(tmp_path, capsys)
     assert rc == 0
     assert "round-win law: not tested (the distribution of feature 'fs' is not available)" in out
+
+
+def test_too_few_rounds_for_a_second_bin_is_not_tested(tmp_path, capsys):
+    """Found by a new user: ``verify --rounds 10`` printed 'chi-square on 1 bins ([0, inf) ...), statistic
+    0.000, df 0, p-value 1  ok': a test with no degree of freedom, which no law can fail, reported as
+    passed.  Bins merge until each expects 5 rounds, so 3 rounds (3 expected in all) make one bin
+    whatever the law: the line now says the law was not tested and why."""
+    m = tmp_path / "tiny.toml"
+    m.write_text(MODEL, encoding="utf-8")
+    rc = main(["verify", str(m), "--rounds", "3", "--no-progress", "--format", "json"])
+    law = json.loads(capsys.readouterr().out)["laws"]["base"]
+    assert rc == 0 and law["test"] is None and law["verdict"] == "not tested"
+    assert "too few" in law["reason"] and "--rounds" in law["reason"]
+    rc = main(["verify", str(m), "--rounds", "3", "--no-progress"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "round-win law: not tested (3 rounds are too few" in out and "df 0" not in out

@@ -635,3 +635,30 @@ def test_pays_started_on_reel_1_of_any_reel_set_do_not_warn(tmp_path):
             warnings.simplefilter("always")
             load_model_text(text, "g.toml", base_dir=tmp_path)
         assert [str(w.message) for w in got if issubclass(w.category, ModelWarning)] == [], name
+
+
+def test_a_currency_cap_without_stakes_warns_that_it_caps_nothing():
+    """Found by a new user: ``[cap] currency = 5000`` written for a cap of 5,000 total bets (the wrong
+    key, so the wrong unit) loaded silently and ``analytic solve`` printed the uncapped RTP with no
+    word of a cap: documented ("without stakes a currency cap is only listed"), but nothing said so.
+    A currency cap without ``stakes`` now warns at ``cap.currency``; with stakes, or a cap in total-bet
+    multiples, there is no such warning."""
+    import warnings
+
+    from analytic.errors import ModelWarning
+
+    def cap_warnings(text):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            g = load(text)
+        return g, [str(w.message) for w in got if issubclass(w.category, ModelWarning)
+                   and w.message.key.startswith("cap")]
+
+    g, msgs = cap_warnings(variant(("total_bet_multiple = 5000", "currency = 5000")))
+    assert g.cap.currency == 5000 and g.cap.total_bet_multiple is None
+    assert len(msgs) == 1 and "cap.currency: " in msgs[0]
+    assert "stakes" in msgs[0] and "total_bet_multiple" in msgs[0]
+    g, msgs = cap_warnings(variant(("total_bet_multiple = 5000", "total_bet_multiple = 5000\ncurrency = 5000")))
+    assert len(msgs) == 1  # the round cap holds, the currency one still caps nothing
+    for text in (TEXT, variant(("total_bet_multiple = 5000", "currency = 5000\nstakes = [1, 2]"))):
+        assert cap_warnings(text)[1] == []

@@ -441,3 +441,45 @@ def test_reel_sets_read_by_hand():
     assert reel_sets_read(game, "power_bet") == ["power", "free", "power_free"]
     assert reel_sets_read(game, "buy_free_spins") == ["free"]
     assert reel_sets_read(game, "buy_power_free_spins") == ["power_free"]
+
+
+def test_a_met_rtp_target_prints_its_tolerance(tmp_path, capsys):
+    """Found by a new user: ``--rtp-tolerance 0.1`` (meant as 0.1 points, read as the documented
+    absolute 0.1 = 10 points) printed 'targets met' with 'RTP 76.875000 % (target 70.000000 %)' and no
+    tolerance, so a target missed by 6.9 points read as met for no visible reason.  The RTP target's
+    line, with its tolerance, is printed whether met or not.  Hand count of SCATTER_GAME (80 stop
+    combinations, one payline): a a a pays 10 on 1, b b b 4 on 2 x 2 x 3 = 12: 58/80; s s s (1 in 80)
+    plays 2 free spins each winning (10 + 4) / 8: 3.5 / 80; RTP 61.5/80 = 76.875 %."""
+    src = tmp_path / "g.toml"
+    src.write_text(SCATTER_GAME)
+    code = main(["tune", str(src), "--target-rtp", "70", "--rtp-tolerance", "0.1", "--max-steps", "0",
+                 "--out", str(tmp_path / "o.toml")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "RTP 76.875000 % (target 70.000000 %)" in out
+    assert "  RTP target 70.00000 % +/- 10 points: met" in out.splitlines()
+
+
+def test_locking_every_count_is_refused_before_any_solve(tmp_path, capsys, monkeypatch):
+    """Found by a new user: ``--lock`` naming every symbol of the tuned reel set ran a step, printed
+    'targets NOT all met: closest result after 1 steps' and wrote a copy of the model: no count could
+    change, which the locks alone decide.  Refused (exit 2, nothing written, no solve); SCATTER_GAME's
+    base strips show a, b and s, so locking a and b on every reel and s on reels 1-3 one by one locks
+    all, and leaving 3/s free does not."""
+    import analytic.tuner.search as search
+
+    src, out = tmp_path / "g.toml", tmp_path / "o.toml"
+    src.write_text(SCATTER_GAME)
+
+    def solved(*a, **k):
+        raise AssertionError("solved before the refusal")
+
+    monkeypatch.setattr(search, "evaluate", solved)
+    code = main(["tune", str(src), "--target-rtp", "70", "--lock", "a", "b", "1/s", "2/s", "3/s", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert "--lock" in err and "every symbol count of reel set 'base' is locked" in err
+    monkeypatch.undo()
+    code = main(["tune", str(src), "--target-rtp", "70", "--lock", "a", "b", "1/s", "2/s", "--max-steps", "0",
+                 "--out", str(out)])
+    assert code == 3 and out.exists(), capsys.readouterr().err
