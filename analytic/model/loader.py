@@ -299,10 +299,10 @@ def _build(raw: dict[str, Any], ctx: _Ctx) -> Game:
     group_pays = {g: ctx.paytable.pop(g) for g in list(ctx.paytable) if g in groups}
     combos = _combos(ctx, top.get("combos", {}))
     anywhere = _anywhere_pays(ctx, top.get("anywhere_pays", {}))
-    _warn_unpaid(ctx, group_pays, combos, anywhere)
     _reels(ctx, top["reels"])
     scatter = _scatter(ctx, top["scatter"]) if "scatter" in top else None
     _features(ctx, top.get("features", {}))
+    _warn_unpaid(ctx, group_pays, combos, anywhere)  # (after the features: a trigger symbol is named as one)
     _check_expanding(ctx)
     line_triggers = _line_triggers(ctx, top.get("line_triggers", {}))
     modes = _modes(ctx, top)
@@ -808,10 +808,15 @@ def _warn_unpaid(ctx: _Ctx, group_pays=None, combos=None, anywhere=None) -> None
         if name in paid:
             continue
         if sym.role == "regular" and not any(v > 0 for v in ctx.paytable.get(name, {}).values()):
-            warnings.warn(ModelWarning(ctx.path, ctx.join("paytable", name),
-                                       f"regular symbol {name!r} has no line pays, so it never pays "
-                                       "(give it pays, or the role 'blank' if it is meant to stop lines)"),
-                          stacklevel=2)
+            starts = [f for f, spec in ctx.features.items() if spec.trigger is not None and name in spec.trigger.symbols]
+            if starts:  # counted anywhere in the window, as a scatter is: say so, not "never pays"
+                why = (f"regular symbol {name!r} has no line pays; it counts anywhere in the window toward the "
+                       f"trigger of {', '.join(repr(f) for f in starts)}, as a scatter would (give it the role "
+                       "'scatter' if it is one, or give it pays)")
+            else:
+                why = (f"regular symbol {name!r} has no line pays, so it never pays "
+                       "(give it pays, or the role 'blank' if it is meant to stop lines)")
+            warnings.warn(ModelWarning(ctx.path, ctx.join("paytable", name), why), stacklevel=2)
 
 
 #: Feature mechanics that can make a reel pay what its strip does not show (an expanding symbol counts

@@ -867,6 +867,19 @@ def test_regular_symbol_without_pays_warns(tmp_path, capsys):
                    "pays (give it pays, or the role 'blank' if it is meant to stop lines)"]
 
 
+def test_regular_trigger_symbol_without_pays_is_named_as_a_trigger(tmp_path, capsys):
+    # a scatter written with the role 'regular': it starts the feature, so "it never pays" would mislead
+    model = tiny(("a = { 3 = 10 }\n", ""), ("[modes.base]", '[features.fs]\nkind = "free_spins"\nreels = "base"\n'
+                                                           'trigger = { symbols = ["a"], counts = { 3 = 2 } }\n\n'
+                                                           "[modes.base]"))
+    (tmp_path / "m.toml").write_text(model)
+    assert main(["solve", str(tmp_path / "m.toml")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"warning: {tmp_path / 'm.toml'}: paytable.a: regular symbol 'a' has no line pays; it counts "
+                   "anywhere in the window toward the trigger of 'fs', as a scatter would (give it the role "
+                   "'scatter' if it is one, or give it pays)"]
+
+
 def test_workers_without_the_sim_extra_names_it(tmp_path, capsys, monkeypatch):
     import importlib.util
 
