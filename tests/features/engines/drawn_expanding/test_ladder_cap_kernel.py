@@ -278,3 +278,15 @@ def test_the_law_without_numba_is_the_same_bit_for_bit(monkeypatch, threads):
     assert one.solved == two.solved > 0 and sorted(one.start) == sorted(two.start)
     for k in one.start:
         assert one.start[k][0].tobytes() == two.start[k][0].tobytes() and one.start[k][1] == two.start[k][1]
+
+
+@pytest.mark.parametrize("n, nfft", [(5, 9), (30000, 60000), (1000, 2000), (777, 1600)])
+def test_numpy_and_scipy_real_ffts_agree_bit_for_bit(n, nfft):
+    # ladder_cap builds its law with numpy's rfft in one thread and scipy's with more threads (threads 1 and
+    # 2 give the same law, tests/features/engines/drawn_expanding/test_buy_power_law.py): both are pocketfft
+    from scipy import fft as sfft
+
+    rng = np.random.default_rng(n)
+    x = rng.random((3, n)) * np.exp(rng.uniform(-40, 0, size=(3, n)))
+    a, b = np.fft.rfft(x, nfft, axis=-1), sfft.rfft(x, nfft, axis=-1, workers=2)
+    assert np.array_equal(a.view(np.float64), b.view(np.float64))
