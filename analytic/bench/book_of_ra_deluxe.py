@@ -7,6 +7,7 @@ retriggering feature, :mod:`analytic.solver.distribution`) and prints the
 RTP, the exact round variance, a few distribution figures and the wall time.
 """
 
+import sys
 import time
 from pathlib import Path
 
@@ -18,9 +19,13 @@ from analytic.solver.round import solve_round
 MODEL = Path(analytic.__file__).resolve().parents[1] / "tests" / "cases" / "book_of_ra_deluxe_95.toml"
 
 
-def main() -> None:
+def main() -> int:
     from analytic.memory import use_small_pages
 
+    if not MODEL.is_file():  # (the case ships with the repository's tests, not with an installed package)
+        print(f"error: {MODEL}: the Book of Ra Deluxe case is not there: run this benchmark from a checkout of "
+              "the repository (python -m analytic.bench.book_of_ra_deluxe in its root)", file=sys.stderr)
+        return 2
     use_small_pages()  # as the analytic command does (analytic/memory.py)
     t0 = time.perf_counter()
     game = load_model(MODEL)
@@ -35,7 +40,8 @@ def main() -> None:
         tail = sum(float(p) for w, p in law.points.items() if w > x)
         print(f"P(win > {x:>4}x) {tail:.6e} (+/- {float(law.error):.1e})")
     print(f"time          {dt:.3f} s (load + base walk + 9 free-spin walks + Wald + win distribution)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
