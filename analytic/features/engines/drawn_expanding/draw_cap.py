@@ -301,16 +301,14 @@ def line_expansion_rows(st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     # in their small tables (order-preserving dense codes), L as is, the first column in the top
     # bits -- the same lexicographic order; np.unique itself when that does not fit
     ok = all(t.dtype == np.int64 for t in tabs) and int(raw[:, :1 + ns].min()) >= 0 and int(line.min()) >= 0
+    packed = None
     if ok:
+        from analytic.features.engines.drawn_expanding.kernel import rank_pack
+
         ranked = [np.unique(t, return_inverse=True) for t in tabs]  # (distinct values, rank of each)
-        codes = [inv.ravel()[raw[:, i]] for i, (_, inv) in enumerate(ranked)] + [line]
-        widths = [int(c.max()).bit_length() for c in codes]
-        ok = sum(widths) <= 62
-    if ok:
-        shifts = np.cumsum([0] + widths[:0:-1])[::-1].tolist()  # column i sits at bit shifts[i]
-        pk = np.zeros(len(cnt), dtype=np.int64)
-        for c, sh in zip(codes, shifts):
-            pk |= c.astype(np.int64, copy=False) << sh
+        packed = rank_pack(raw, [inv.ravel() for _, inv in ranked], line)  # (None: more than 62 bits)
+    if packed is not None:
+        pk, widths, shifts = packed
         pk, counts = _merge_keys(pk, cnt)  # sorted distinct keys, exact integer sums
         fields = [(pk >> sh) & ((1 << b) - 1) for sh, b in zip(shifts, widths)]
         keys = np.column_stack([vals[f] for (vals, _), f in zip(ranked, fields)] + [fields[-1]])

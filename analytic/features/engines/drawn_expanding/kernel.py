@@ -29,7 +29,7 @@ import numpy as np
 from analytic.engine.linewalk import sorted_unique  # noqa: F401  (the chains' per-batch unique)
 
 __all__ = ["spin_step", "spin_step_numpy", "scatter_add", "sum_blocks", "sorted_unique", "chernoff_rows", "chernoff_rows_numpy",
-           "group_pay", "group_pay_numpy", "multiply_gathered", "grid_spin", "mgf_spin", "COMPILED"]
+           "group_pay", "group_pay_numpy", "multiply_gathered", "grid_spin", "mgf_spin", "rank_pack", "COMPILED"]
 
 
 def spin_step_numpy(G, H, hidx, scale, shift, grid_hi, new):
@@ -166,6 +166,32 @@ if _nb is not None:
                 new[r, b, 1] = Z[r, b, 1] * m0 + Z[r, b, 0] * m1
                 for t in range(2, K2):
                     new[r, b, t] = Z[r, b, t] * GZ[u, b, ci, t]
+
+    @_nb.njit(cache=True, nogil=True)
+    def _rank_max(raw, ranks, lens, out):  # pragma: no cover - compiled
+        # out[i] = max over rows of ranks[i, raw[r, i]]; -1 if every value is in its table, else the column
+        # of the first one that is not
+        m = ranks.shape[0]
+        for i in range(m):
+            out[i] = 0
+        for r in range(raw.shape[0]):
+            for i in range(m):
+                v = raw[r, i]
+                if v < 0 or v >= lens[i]:
+                    return i
+                c = ranks[i, v]
+                if c > out[i]:
+                    out[i] = c
+        return -1
+
+    @_nb.njit(cache=True, nogil=True)
+    def _rank_pack(raw, ranks, shifts, last, last_shift, pk):  # pragma: no cover - compiled
+        m = ranks.shape[0]
+        for r in range(raw.shape[0]):
+            k = last[r] << last_shift
+            for i in range(m):
+                k |= ranks[i, raw[r, i]] << shifts[i]
+            pk[r] = k
 
     COMPILED = True
 else:  # pragma: no cover
@@ -554,3 +580,55 @@ def mgf_spin(Z, GZ, ids, ci):
     new = np.empty((R, nl, K2))
     _mgf_spin(np.ascontiguousarray(Z, dtype=np.float64), GZ, ids, ci, new)
     return new
+
+
+def rank_pack(raw, ranks, last):
+    """One int64 key per row: each of ``raw``'s first columns by its rank, then ``last``, bit fields in that order.
+
+    Shapes: ``raw (n, >= m)`` nonnegative integers (table indices),
+    ``ranks``: ``m`` 1-D integer arrays (``ranks[i][v]`` the rank of value
+    ``v`` of column ``i``'s table, ``>= 0``), ``last (n,)`` nonnegative
+    integers.  The fields are ``codes_i = ranks[i][raw[:, i]]`` and
+    ``last``, each ``w`` bits wide with ``w`` the bit length of its largest
+    value (at least 0 bits), the first column in the top bits: the keys
+    sort as the rows ``(codes_0, ..., codes_{m-1}, last)`` do
+    lexicographically.  Returns ``(keys, widths, shifts)`` (``widths`` and
+    ``shifts`` per field, ``m + 1`` of each), or None when the widths add up
+    to more than 62 bits.  Exact integer work, the same keys on numpy
+    (without numba) as compiled.
+
+    Raises ``IndexError`` for a value of ``raw`` outside its column's table
+    (as numpy's indexing does).
+    """
+    m = len(ranks)
+    raw = np.ascontiguousarray(raw, dtype=np.int64)
+    last = np.ascontiguousarray(last, dtype=np.int64)
+    if raw.ndim != 2 or raw.shape[1] < m or last.shape != (raw.shape[0],):
+        raise ValueError(f"rank_pack: raw {raw.shape} with {m} ranked columns and last {last.shape} do not fit")
+    lens = np.array([len(t) for t in ranks], dtype=np.int64)
+    table = np.zeros((m, int(lens.max(initial=0))), dtype=np.int64)
+    for i, t in enumerate(ranks):
+        table[i, :len(t)] = t
+    top = int(last.max(initial=0))
+    if COMPILED:
+        mx = np.zeros(m, dtype=np.int64)
+        bad = _rank_max(raw, table, lens, mx)
+        if bad >= 0:
+            col = raw[:, bad]
+            v = int(col[(col < 0) | (col >= lens[bad])][0])
+            raise IndexError(f"rank_pack: value {v} of column {bad} outside its table of {int(lens[bad])}")
+        codes = None
+    else:  # pragma: no cover
+        codes = [np.asarray(t, dtype=np.int64)[raw[:, i]] for i, t in enumerate(ranks)]
+        mx = [int(c.max(initial=0)) for c in codes]
+    widths = [int(v).bit_length() for v in mx] + [top.bit_length()]
+    if sum(widths) > 62:
+        return None
+    shifts = [int(v) for v in np.cumsum([0] + widths[:0:-1])[::-1]]  # field i sits at bit shifts[i]
+    pk = np.zeros(len(last), dtype=np.int64)
+    if codes is None:
+        _rank_pack(raw, table, np.array(shifts[:-1], dtype=np.int64), last, shifts[-1], pk)
+    else:  # pragma: no cover
+        for c, sh in zip(codes + [last], shifts):
+            pk |= c << sh
+    return pk, widths, shifts

@@ -202,3 +202,35 @@ def test_chernoff_rows_against_the_formula_row_by_row():
     np.testing.assert_allclose(got, want, rtol=1e-13)
     np.testing.assert_allclose(chernoff_rows_numpy(T, th, cs), want, rtol=1e-13)
     assert chernoff_rows(T[:0], th, cs).tolist() == [0.0] * len(cs)
+
+
+def test_rank_pack_sorts_as_the_rows_do():
+    # keys against np.unique over the rows of ranks (an independent route): the same order, the same groups
+    from analytic.features.engines.drawn_expanding.kernel import rank_pack
+
+    rng = np.random.default_rng(11)
+    tables = [np.array([0, 9, 9, 3, 7]), np.array([5, 1]), np.array([2, 2, 8, 0, 0, 4])]
+    ranks = [np.unique(t, return_inverse=True)[1].ravel() for t in tables]
+    n = 4000
+    raw = np.column_stack([rng.integers(0, len(t), n) for t in tables] + [rng.integers(0, 50, n)])
+    last = rng.integers(0, 1000, n)
+    pk, widths, shifts = rank_pack(raw, ranks, last)
+    rows = np.column_stack([r[raw[:, i]] for i, r in enumerate(ranks)] + [last])
+    _, first, inv = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    assert np.array_equal(np.argsort(pk[first], kind="stable"), np.arange(len(first)))  # sorted as the rows
+    assert len(np.unique(pk)) == len(first)  # one key per distinct row
+    assert np.array_equal(np.unique(pk, return_inverse=True)[1].ravel(), inv.ravel())
+    assert widths == [int(r[raw[:, i]].max()).bit_length() for i, r in enumerate(ranks)] + [int(last.max()).bit_length()]
+    for i, (w, sh) in enumerate(zip(widths, shifts)):  # every field read back
+        want = rows[:, i]
+        assert np.array_equal((pk >> sh) & ((1 << w) - 1), want)
+
+
+def test_rank_pack_refuses_what_does_not_fit():
+    from analytic.features.engines.drawn_expanding.kernel import rank_pack
+
+    raw = np.array([[0, 1], [1, 0]])
+    ranks = [np.array([0, 1]), np.array([0, 1])]
+    assert rank_pack(raw, ranks, np.array([2 ** 61, 0])) is None  # 62 + 1 + 1 bits
+    with pytest.raises(IndexError, match="column 1"):
+        rank_pack(np.array([[0, 2]]), ranks, np.array([0]))
