@@ -22,7 +22,8 @@ state ``sigma`` gets
 by ``h_sigma = sum_e x_e * h_t(e)`` truncated below ``N`` (``x_e[i]``: the
 joint probability of the spin's class leading to target ``t(e)`` and of the
 spin paying ``i u``), the overflow and the spins paying ``>= C`` themselves
-added to ``cap``.  Products are FFT convolutions (numpy's pocketfft).
+added to ``cap``.  Products are FFT convolutions (pocketfft, through numpy and scipy; the
+spectra's products summed by :mod:`ladder_cap_kernel`, the same IEEE operations as numpy's).
 
 Certification (no error analysis of the solution, only lower bounds)
 --------------------------------------------------------------------
