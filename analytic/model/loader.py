@@ -792,6 +792,8 @@ def _warn_unpaid(ctx: _Ctx, group_pays=None, combos=None, anywhere=None) -> None
     """Warn (:class:`~analytic.errors.ModelWarning`) of a regular symbol without a line pay above 0.
 
     A symbol paying through a group, a combo or an anywhere pay has a line pay.
+    One that counts toward a feature's trigger (``ctx.features``, parsed
+    before this runs) is named as a trigger symbol, not as one that never pays.
     """
     paid = set()
     for g, p in (group_pays or {}).items():
