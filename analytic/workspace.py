@@ -25,7 +25,7 @@ __all__ = ["Workspace", "workspace_for", "CAP_PRECISIONS", "core_count"]
 
 #: Names of the cap precision presets (their levels and eps:
 #: :data:`analytic.features.engines.drawn_expanding.draw_cap.PRESETS`).
-CAP_PRECISIONS = ("standard", "certify")
+CAP_PRECISIONS = ("quick", "standard", "certify")
 
 
 def core_count() -> int:
@@ -44,7 +44,7 @@ class Workspace:
         The loaded model every table of this workspace belongs to.  A
         solver handed a workspace together with another game object raises
         ``ValueError`` (see :func:`workspace_for`).
-    precision : {'standard', 'certify'}
+    precision : {'quick', 'standard', 'certify'}
         Cap precision preset of the certified bounds that have one (Book of
         Power's regular cap bounds: levels and eps of
         :data:`analytic.features.engines.drawn_expanding.draw_cap.PRESETS`).  It changes

@@ -112,11 +112,13 @@ def add_solve_options(p, precision_default: str | None = "standard") -> None:
     "not given" from "standard", e.g. to refuse it beside a saved round law, and
     :func:`solve_workspace` reads None as 'standard').
     """
-    p.add_argument("--cap-precision", choices=("standard", "certify"), default=precision_default,
+    from analytic.workspace import CAP_PRECISIONS
+
+    p.add_argument("--cap-precision", choices=CAP_PRECISIONS, default=precision_default,
                    help="precision of the certified cap interval where a feature's cap cut is bounded "
                         "(engine drawn_expanding without a ladder, e.g. the seed model book_of_power's regular Free "
-                        "Spins): standard (default) or certify (narrower, "
-                        "about 1.6x the time)")
+                        "Spins): standard (default), certify (narrower, about 1.6x the time) or quick (a few "
+                        "1e-6 of RTP wide, no lower bound of the cut; about a third of the time)")
     p.add_argument("--workers", type=workers, default=None,
                    help="worker processes of the solve (default: ANALYTIC_WORKERS if set, else the cores "
                         "this process may use); changes the speed only, never a figure")

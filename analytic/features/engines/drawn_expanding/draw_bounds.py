@@ -226,7 +226,7 @@ def _keep_rows(task, rows) -> None:
         st._line_expansion_rows = rows
 
 
-def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
+def regular_cap_bounds_together(tasks, meanwhile=None, meanwhile_core: bool = True) -> list[dict]:
     """:func:`regular_cap_bounds` of several tasks in one pool of worker processes.
 
     ``tasks``: ``(feature, starts, ws, kinds)`` each, ``ws`` the workspace of
@@ -237,8 +237,10 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
     alone (the same cut into jobs, each job in one process, in the same
     order), so the figures are the same; only the wall time changes: the
     jobs share the pool (``workers`` of the first task's workspace, at most
-    the jobs), while this process runs ``meanwhile`` and then takes the jobs
-    no worker holds yet, from the last.  With ``workers`` 1 every job runs
+    the jobs; one fewer while this process runs ``meanwhile`` when
+    ``meanwhile_core``, for a ``meanwhile`` about as long as the jobs: the
+    Power Free Spins' capped law), while this process runs ``meanwhile`` and
+    then takes the jobs no worker holds yet, from the last.  With ``workers`` 1 every job runs
     here, then ``meanwhile``.  Returns one ``{n0: (upper, lower)}``
     per task; each workspace keeps its solves and, under
     :data:`JOB_SECONDS`, ``{(kind, n0, levels): (wall, cpu) seconds}`` of this call's.
@@ -255,10 +257,11 @@ def regular_cap_bounds_together(tasks, meanwhile=None) -> list[dict]:
     jobs.sort(key=lambda sj: sj[1][0] != "upper")
     if jobs:
         nw = workers(len(jobs), spaces[0].workers)
-        if meanwhile is not None and nw > 1:
+        if meanwhile is not None and meanwhile_core and nw > 1:
             # this process works meanwhile (the Power Free Spins' capped law, about as long as all the
             # jobs together on the shipped model): it keeps a core, the pool gets the others (one worker
-            # more only makes three processes share two cores)
+            # more only makes three processes share two cores); a short ``meanwhile`` (the features'
+            # moments and zero-win laws, a fifth of the jobs) shares the cores with the whole pool
             nw = max(1, min(spaces[0].workers - 1, len(jobs)))
         sides = sorted(set(side for side, _job in jobs))
         rows_jobs = []

@@ -153,7 +153,7 @@ from analytic.engine.spin import strip_windows
 
 __all__ = ["RegularCapBound", "regular_cap_bound", "regular_cap_bound_levels", "expansion_table", "default_groups",
            "later_award_coefficients", "RegularCapMixture", "regular_cap_mixture", "binomial_quantile",
-           "combine_levels", "mixture_groups", "LEVELS", "LEVELS_STANDARD", "binomial_step", "LEVEL_RUN", "level_runs", "line_expansion_rows", "convolve_nonnegative"]
+           "combine_levels", "mixture_groups", "LEVELS", "LEVELS_STANDARD", "LEVELS_QUICK", "PRESETS", "WITH_LOWER", "binomial_step", "LEVEL_RUN", "level_runs", "line_expansion_rows", "convolve_nonnegative"]
 
 U = 2.0 ** -53
 #: States reached with less probability leave the grid for MGF mode.  On the shipped model
@@ -623,12 +623,22 @@ LEVELS = (0.3, binomial_step(5, 0), binomial_step(9, 1), binomial_step(2, 0), bi
 LEVELS_STANDARD = tuple(binomial_step(k, j) for k, j in (
     (5, 0), (2, 0), (10, 2), (4, 1), (3, 1), (9, 3), (12, 4), (4, 2), (6, 3), (8, 4), (10, 5), (12, 6),
     (11, 6), (5, 4), (6, 5))) + (1.0,)
-#: Precision presets of the round's regular cap bounds: ``(eps, levels)``.  Both meet what issue 5
-#: asks on the shipped model (every capped RTP interval within 1e-6: 'standard' leaves Buy Free
-#: Spins at 9.5e-7); 'certify' narrows it to 8.3e-7 at about 1.6x the time.  Chosen by the solve's
-#: workspace (``Workspace(precision=...)``, ``solve_round(..., precision=...)``) or the CLI's
-#: ``--cap-precision``.
-PRESETS = {"standard": (3e-12, LEVELS_STANDARD), "certify": (3e-13, LEVELS)}
+#: The 'quick' precision (a session, a designer's first look): 3 of the standard levels, 0.94, 0.9989
+#: and 1 (seven sets of 2 to 8 standard levels at eps 1e-9 ... 3e-11 tried on the shipped model's
+#: base mode: docs/benchmarks.md, "Cap precision 'quick'").
+LEVELS_QUICK = tuple(LEVELS_STANDARD[i] for i in (4, 10)) + (1.0,)
+#: Precision presets of the round's regular cap bounds: ``(eps, levels)``.  'standard' and
+#: 'certify' meet what issue 5 asks on the shipped model (every capped RTP interval within 1e-6:
+#: 'standard' leaves Buy Free Spins at 9.5e-7); 'certify' narrows it to 8.3e-7 at about 1.6x the
+#: time.  'quick' solves no lower bound of the cut (:data:`WITH_LOWER`) and a coarser upper one: its
+#: intervals are a few 1e-6 of RTP wide, in about a fifth of the CPU (docs/benchmarks.md).  Chosen by
+#: the solve's workspace (``Workspace(precision=...)``, ``solve_round(..., precision=...)``) or the
+#: CLI's ``--cap-precision``.
+PRESETS = {"quick": (3e-10, LEVELS_QUICK), "standard": (3e-12, LEVELS_STANDARD), "certify": (3e-13, LEVELS)}
+#: The presets that also solve the cut's lower bound (:mod:`draw_cap_low`); without it the cut's lower
+#: end is 0 and ``P(W >= x)`` is bounded from below by the first spins' law alone
+#: (:class:`~analytic.features.engines.drawn_expanding.round_tail.RoundTail`).
+WITH_LOWER = frozenset({"standard", "certify"})
 
 
 def precision_preset(name: str | None = None) -> tuple[str, float, tuple]:

@@ -92,7 +92,8 @@ with ``n`` books has ``R = B + W_n``.  Per outcome of the base walk
     (:func:`~analytic.features.engines.drawn_expanding.draw_cap.regular_cap_mixture`:
     the two most valuable symbols' draw counts exact, the other seven's
     split replaced by its comonotone quantile at 16 or 22 levels placed at
-    the quantiles' steps (precision 'standard' or 'certify'); line wins inside
+    the quantiles' steps (precision 'standard' or 'certify'; 'quick': 3 levels
+    and no lower bound); line wins inside
     the spin law from one joint line walk; a convex-order spread of the win
     on a grid of ``C / 150``, exact direct convolutions; rare states carried
     on as exponential moments and bounded by Chernoff per award count; the
@@ -1018,7 +1019,7 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
         refused: list = []
         excess, pcap, excess_lo, pcap_lo = _cap_excess(game, res, float(C), exact_power=True, gamble_q=gq, Cx=C,
                                                        refused=refused, ws=ws)
-        from analytic.features.engines.drawn_expanding.draw_cap import precision_preset
+        from analytic.features.engines.drawn_expanding.draw_cap import WITH_LOWER, precision_preset
 
         preset = precision_preset(ws.precision)
         how = ("Power Free Spins: exact law of the win on the cap's grid, backward over (ladder level, "
@@ -1033,9 +1034,11 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
                   "Chernoff per award count, the rarest charged their expected remaining win) and the "
                   "sharp mean-variance "
                   "bounds E[(B + W - C)+] <= (sqrt(s^2 + d^2) - d) / 2, P(B + W >= C) <= s^2 / (s^2 + d^2) "
-                  "(d = C - B - E[W]); lower bounds from the two most valuable symbols' expansions "
-                  "plus the others' conditional mean (draw_cap_low: Jensen, exact draw counts, "
-                  "pays rounded down, lower-bound masses, rare states dropped)"))
+                  "(d = C - B - E[W]); "
+                  + ("lower bounds from the two most valuable symbols' expansions "
+                     "plus the others' conditional mean (draw_cap_low: Jensen, exact draw counts, "
+                     "pays rounded down, lower-bound masses, rare states dropped)" if preset[0] in WITH_LOWER else
+                     f"no lower bound at precision '{preset[0]}' (the cut's lower end 0)")))
         ex = Fraction(excess) * Fraction(1 + 10**-12)
         ex_lo = Fraction(excess_lo) * Fraction(1 - 10**-12)
         lo = (mean.value - mean.error - ex) / m.cost
@@ -1049,8 +1052,10 @@ def solve_drawn_expanding_round(game: Game, mode: str | None = None, gamble: str
 
         if gq is None and any(literal_draws(game, f) for f, spec in game.features.items() if spec.engine == ENGINE):
             how += ("; literal reading in regular Free Spins: the upper bounds those of the same feature with the "
-                    "books standing in for every symbol, the lower bounds with the books standing in for none "
-                    "(W_lower <= W <= W_upper path by path, docs/derivations.md s.5)")
+                    "books standing in for every symbol"
+                    + (", the lower bounds with the books standing in for none "
+                       "(W_lower <= W <= W_upper path by path, docs/derivations.md s.5)" if preset[0] in WITH_LOWER
+                       else " (W <= W_upper path by path, docs/derivations.md s.5)"))
         if refused:
             how += ("; the comonotone mixture refused (too many states) for "
                     + ", ".join(f"{n} spins" for n in sorted(set(refused)))
@@ -1346,30 +1351,38 @@ def _cap_excess(game: Game, res, C: float, exact_power: bool = False, gamble_q: 
 
 
 def prefetch_modes(game: Game, modes, *, ws: Workspace | None = None) -> None:
-    """Before several modes are solved: the regular cap bounds and the Power cap law side by side.
+    """Before the modes are solved: the regular cap bounds beside the work that does not wait for them.
 
     The regular Free Spins' cap bounds run in worker processes
     (:func:`~analytic.features.engines.drawn_expanding.draw_bounds.regular_cap_bounds`);
-    meanwhile this process builds the Power Free Spins' capped law
-    (:func:`~analytic.features.engines.drawn_expanding.ladder_cap.power_cap_law`).  Both are
-    kept in the workspace ``ws`` (:class:`analytic.workspace.Workspace`
-    of ``game``), so the modes solved with it then find them.  Done only when
-    ``modes`` (names) need both: a mode with base spins or buying the regular
-    feature, and a Power Bet mode (``power`` flag) or one buying the Power
-    feature.
+    meanwhile this process does :func:`bound_free_work`: the Power Free
+    Spins' capped law (:func:`~analytic.features.engines.drawn_expanding.ladder_cap.power_cap_law`)
+    where a mode needs it (a Power Bet mode, ``gamble``, or one buying the
+    Power feature), then the features' moments and zero-win laws.  All of it
+    is kept in the workspace ``ws`` (:class:`analytic.workspace.Workspace`
+    of ``game``), so the modes solved with it then find it; every piece is
+    computed as the mode's own solve computes it, so no figure changes, only
+    the wall time (a base mode alone: its moments and zero-win laws no longer
+    wait for the bounds, nor they for them).  Done only when a mode needs the
+    regular cap bounds (base spins, or buying the regular feature) and the
+    game has a cap.
     """
     ws = workspace_for(game, ws)
     if game.cap is None or not REGULAR_CAP_LAW:
         return
     reg, pw = _regular_and_power(game)
     ms = [game.modes[name] for name in modes]
-    if not (any(m.buys in (None, reg) for m in ms) and any(m.buys == pw or m.params.get("gamble") for m in ms)):
+    if not any(m.buys in (None, reg) for m in ms):
         return
+    power = pw if any(m.buys == pw or m.params.get("gamble") for m in ms) else None
+    # the Power law takes about as long as the bounds' jobs: this process keeps a core for it; without
+    # it the meanwhile is short and the pool gets every core
     _regular_cap_bounds(game, reg, game.features[reg].trigger.counts.values(), ws,
-                        meanwhile=lambda: bound_free_work(game, reg, pw, ws))
+                        meanwhile=lambda: bound_free_work(game, reg, power, ws), meanwhile_core=power is not None)
 
 
-def _regular_cap_bounds(game: Game, feature: str, starts, ws: Workspace, meanwhile=None) -> dict:
+def _regular_cap_bounds(game: Game, feature: str, starts, ws: Workspace, meanwhile=None,
+                        meanwhile_core: bool = True) -> dict:
     """:func:`~analytic.features.engines.drawn_expanding.draw_bounds.regular_cap_bounds`, either reading.
 
     Under the literal reading (drawn expanding symbols) the upper bounds are
@@ -1377,34 +1390,44 @@ def _regular_cap_bounds(game: Game, feature: str, starts, ws: Workspace, meanwhi
     lower bounds those of the one whose books stand in for none
     (:mod:`~analytic.features.engines.drawn_expanding.line_sets`: ``W_lower <= W <=
     W_upper`` path by path, and ``(B + w - C)+``, ``1{B + w >= C}`` grow with ``w``).
+    ``meanwhile``, ``meanwhile_core``: as in
+    :func:`~analytic.features.engines.drawn_expanding.draw_bounds.regular_cap_bounds_together`.
     """
-    from analytic.features.engines.drawn_expanding.draw_bounds import regular_cap_bounds, regular_cap_bounds_together
+    from analytic.features.engines.drawn_expanding.draw_bounds import regular_cap_bounds_together
+    from analytic.features.engines.drawn_expanding.draw_cap import WITH_LOWER
     from analytic.features.engines.drawn_expanding.line_sets import bounding_workspace, literal_draws
 
+    lower = ws.precision in WITH_LOWER  # (precision 'quick': no lower bound, the cut's lower end 0)
     if not literal_draws(game, feature):
-        return regular_cap_bounds(game, feature, starts, meanwhile=meanwhile, ws=ws)
-    wu, wl = bounding_workspace(ws, feature, "upper"), bounding_workspace(ws, feature, "lower")
+        return regular_cap_bounds_together([(feature, starts, ws, ("upper", "lower") if lower else ("upper",))],
+                                           meanwhile=meanwhile, meanwhile_core=meanwhile_core)[0]
+    wu = bounding_workspace(ws, feature, "upper")
+    tasks = [(feature, starts, wu, ("upper",))]
+    if lower:
+        tasks.append((feature, starts, bounding_workspace(ws, feature, "lower"), ("lower",)))
     # both games' solves in one pool (the upper bounds' run beside the lower bounds), this process
     # meanwhile on ``meanwhile``: every job is solved as it would be alone, so the figures are the same
-    up, low = regular_cap_bounds_together([(feature, starts, wu, ("upper",)), (feature, starts, wl, ("lower",))],
-                                          meanwhile=meanwhile)
-    return {n0: (up[n0][0], low[n0][1]) for n0 in up}
+    out = regular_cap_bounds_together(tasks, meanwhile=meanwhile, meanwhile_core=meanwhile_core)
+    up = out[0]
+    return {n0: (up[n0][0], out[1][n0][1] if lower else None) for n0 in up}
 
 
-def bound_free_work(game: Game, reg: str, pw: str, ws: Workspace | None = None) -> None:
-    """The work of every mode that does not wait for the regular cap bounds (all of it kept in ``ws``).
+def bound_free_work(game: Game, reg: str, pw: str | None, ws: Workspace | None = None) -> None:
+    """The work of the modes that does not wait for the regular cap bounds (all of it kept in ``ws``).
 
     The Power Free Spins' capped law
-    (:func:`~analytic.features.engines.drawn_expanding.ladder_cap.power_cap_law`), then both
-    features' moments (:func:`feature_moments`) and zero-win laws: what this
-    process does while the worker processes solve the regular cap bounds.
+    (:func:`~analytic.features.engines.drawn_expanding.ladder_cap.power_cap_law`; ``pw`` None:
+    no Power feature needed, nothing of it), then the features' moments
+    (:func:`feature_moments`) and zero-win laws: what this process does while
+    the worker processes solve the regular cap bounds.
     ``ws``: the solve's workspace for ``game`` (None: a fresh one).
     """
     from analytic.features.engines.drawn_expanding.ladder_cap import power_cap_law
 
     ws = workspace_for(game, ws)
-    power_cap_law(game, pw, ws=ws, threads=1)  # (the worker processes have the other cores)
-    for f in (pw, reg):
+    if pw is not None:
+        power_cap_law(game, pw, ws=ws, threads=1)  # (the worker processes have the other cores)
+    for f in (pw, reg) if pw is not None else (reg,):
         for books, spins in sorted(game.features[f].trigger.counts.items())[:1]:
             feature_moments(game, f, books, ws)  # (all starts at once)
             _zero_bounds(game, f, spins, ws)

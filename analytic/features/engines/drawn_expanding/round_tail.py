@@ -141,12 +141,18 @@ class RoundTail:
                 out[key] = out.get(key, Fraction(0)) + Fraction(cnt, b.cycle)
         #: ``(feature or None, books, base win) -> probability`` (exact)
         self.outcomes = out
+        from analytic.features.engines.drawn_expanding.draw_cap import WITH_LOWER
+
+        first = "the first spins (the first drawn symbol at x1 and the line wins)"
+        low = (f"the larger of the lower-bound laws of the two most valuable symbols' expansions (draw_cap_low) "
+               f"and of {first}" if ws.precision in WITH_LOWER else
+               f"the lower-bound law of {first} (precision '{ws.precision}': no draw_cap_low; 0 above "
+               f"{FIRST_SPINS_LIMIT} total bets)")
         self.method = (
             "P(R >= x) per base outcome (feature, books, base win B), x at most the cap: 1 where B >= x; regular "
-            "Free Spins between the larger of the lower-bound laws of the two most valuable symbols' expansions "
-            "(draw_cap_low) and of the first spins (the first drawn symbol at x1 and the line wins) and the smaller of the comonotone mixture's Markov tail (draw_cap) and the moment bounds (Cantelli / "
-            "Markov); Power Free Spins from the capped law on the cap's grid (ladder_cap); summed over the "
-            "outcomes, then made monotone in x; 0 above the cap")
+            f"Free Spins between {low} and the smaller of the comonotone mixture's Markov tail (draw_cap) and the "
+            "moment bounds (Cantelli / Markov); Power Free Spins from the capped law on the cap's grid (ladder_cap); "
+            "summed over the outcomes, then made monotone in x; 0 above the cap")
 
     def __repr__(self) -> str:
         return f"RoundTail(mode {self.mode!r}, cap {self.cap})"

@@ -317,6 +317,28 @@ def test_precision_presets():
         assert eps > 0 and check_levels(levels) == levels
 
 
+def test_quick_precision_solves_no_lower_bound_of_the_cut():
+    """'quick' leaves the cut's lower bound out: the capped interval's high end is the uncapped
+    mean's, ``P(reach the cap)`` starts at 0, the method says so; its interval and the standard one
+    both hold the capped RTP, so they overlap (their brute-force oracle: the slow test below)."""
+    from analytic.solver.round import solve_round
+
+    game = tiny(40)
+    got = {name: solve_round(game, "buy_free_spins", precision=name) for name in ("quick", "standard")}
+    q, s = got["quick"], got["standard"]
+    for r in (q, s):
+        cap, unc = r.extra["capped_rtp"], r.extra["uncapped_rtp"]
+        assert cap.value + cap.error <= unc.value + unc.error
+    cap, unc = q.extra["capped_rtp"], q.extra["uncapped_rtp"]
+    assert cap.value + cap.error == unc.value + unc.error  # the cut's lower end 0
+    assert q.extra["p_reach_cap"].value == q.extra["p_reach_cap"].error  # [0, upper]
+    assert "no lower bound at precision 'quick'" in q.extra["cap_method"]
+    assert "draw_cap_low" in s.extra["cap_method"] and "no lower bound" not in s.extra["cap_method"]
+    assert s.extra["p_reach_cap"].value > s.extra["p_reach_cap"].error  # standard: a positive lower end
+    a, b = q.extra["capped_rtp"], s.extra["capped_rtp"]
+    assert a.value - a.error <= b.value + b.error and b.value - b.error <= a.value + a.error
+
+
 def test_cli_cap_precision_flag_is_checked():
     from analytic.cli import main
 
@@ -327,8 +349,8 @@ def test_cli_cap_precision_flag_is_checked():
 @pytest.mark.skipif(not SLOW, reason="two capped solves of the tiny game and its brute-force bracket (about 1 min); ANALYTIC_SLOW=1")
 def test_cap_precision_reaches_the_solve(tmp_path, capsys):
     """The CLI's ``--cap-precision`` sets the solve's preset of the regular cap bounds: the certified
-    capped RTP interval of the tiny game's Buy Free Spins is narrower with 'certify', and both
-    intervals hold the brute-force bracket of the capped RTP."""
+    capped RTP interval of the tiny game's Buy Free Spins is narrower with 'certify' and wider with
+    'quick', and every interval holds the brute-force bracket of the capped RTP."""
     import json
 
     from test_drawn_oracles import TINY
@@ -341,14 +363,14 @@ def test_cap_precision_reaches_the_solve(tmp_path, capsys):
     path = tmp_path / "tiny_bop.toml"
     path.write_text(TINY.replace("CAP", str(C)))
     width = {}
-    for name in ("standard", "certify"):
+    for name in ("quick", "standard", "certify"):
         assert main(["solve", str(path), "--mode", "buy_free_spins", "--format", "json",
                      "--cap-precision", name, "--workers", "1"]) == 0
         (mode,) = json.loads(capsys.readouterr().out)["modes"]
         mid, err = Fraction(mode["rtp"]["exact"]), Fraction(mode["rtp"]["error"])
         assert float(mid - err) - 1e-12 <= hi and lo <= float(mid + err) + 1e-12
         width[name] = err
-    assert width["certify"] < width["standard"]
+    assert width["certify"] < width["standard"] < width["quick"]
 
 
 def test_best_levels_against_every_subset():

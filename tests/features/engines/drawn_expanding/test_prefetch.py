@@ -30,31 +30,44 @@ def test_meanwhile_runs_once_and_changes_no_bound(workers):
     assert calls == []  # nothing left to solve in this workspace: no pool, nothing meanwhile
 
 
-def test_solve_rounds_prefetches_when_the_modes_need_both_laws(monkeypatch):
+def _same_figures(a, b):
+    for key in ("capped_rtp", "p_reach_cap"):
+        assert (a.extra[key].value, a.extra[key].error) == (b.extra[key].value, b.extra[key].error)
+    assert a.rtp.value == b.rtp.value and a.hit_frequency == b.hit_frequency
+    assert a.second_moment == b.second_moment
+
+
+@pytest.mark.parametrize("precision", ["standard", "quick"])
+def test_solve_rounds_prefetches_and_changes_no_figure(monkeypatch, precision):
+    """The prefetch runs the regular cap bounds beside the work that does not wait for them: with the
+    Power law (this process keeping a core) when a mode needs it, else the moments and zero-win laws
+    alone (the pool on every core).  Oracle: each mode solved alone in a fresh workspace, no prefetch."""
     from analytic.features.engines.drawn_expanding import draw_bounds as rb
     from analytic.solver.round import solve_round, solve_rounds
     from analytic.workspace import Workspace
 
     game = tiny(40)
     modes = ["buy_free_spins", "buy_power_free_spins"]
-    one_by_one = [solve_round(game, m) for m in modes]  # each in a fresh workspace
+    one_by_one = {m: solve_round(game, m, precision=precision) for m in modes}  # each in a fresh workspace
     seen = []
-    real = rb.regular_cap_bounds
+    real = rb.regular_cap_bounds_together
 
-    def spy(*a, meanwhile=None, **kw):
-        seen.append(meanwhile is not None)
-        return real(*a, meanwhile=meanwhile, **kw)
+    def spy(tasks, meanwhile=None, **kw):
+        seen.append((meanwhile is not None, kw.get("meanwhile_core", True)))
+        return real(tasks, meanwhile=meanwhile, **kw)
 
-    monkeypatch.setattr(rb, "regular_cap_bounds", spy)
-    together = solve_rounds(game, modes, workspace=Workspace(game, workers=2))
-    assert seen and seen[0]  # the first call came from the prefetch, with the Power law meanwhile
-    for a, b in zip(one_by_one, together):
-        for key in ("capped_rtp", "p_reach_cap"):
-            assert (a.extra[key].value, a.extra[key].error) == (b.extra[key].value, b.extra[key].error)
-        assert a.rtp.value == b.rtp.value
+    monkeypatch.setattr(rb, "regular_cap_bounds_together", spy)
+    together = solve_rounds(game, modes, workspace=Workspace(game, workers=2, precision=precision))
+    assert seen[0] == (True, True)  # the first call came from the prefetch, with the Power law meanwhile
+    for m, b in zip(modes, together):
+        _same_figures(one_by_one[m], b)
     seen.clear()
-    solve_rounds(game, ["buy_free_spins"])  # one mode needing only the regular bounds: no prefetch
-    assert seen == [False]
+    alone = solve_rounds(game, ["buy_free_spins"], workspace=Workspace(game, workers=2, precision=precision))[0]
+    assert seen[0] == (True, False)  # only the regular bounds needed: the moments meanwhile, the pool on every core
+    _same_figures(one_by_one["buy_free_spins"], alone)
+    seen.clear()
+    solve_rounds(game, ["buy_power_free_spins"])  # no regular feature played: no regular bounds at all
+    assert seen == []
     from analytic.features.engines.drawn_expanding.engine import prefetch_modes
 
     asked = []
