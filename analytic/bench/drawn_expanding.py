@@ -1,6 +1,6 @@
 """Benchmark: solve every bet mode of a model with ``drawn_expanding`` features (default the seed model).
 
-``python -m analytic.bench.drawn_expanding [standard|certify] [--model PATH] [--workers N]``
+``python -m analytic.bench.drawn_expanding [quick|standard|certify] [--model PATH] [--workers N]``
 (defaults: 'standard', ``models/book_of_power.toml``, the core count).
 
 What it runs is what :func:`analytic.solver.round.solve_game` runs: the
@@ -42,7 +42,7 @@ def main(path: str = "models/book_of_power.toml", precision: str = "standard", p
 
     use_small_pages()  # as the analytic command does (analytic/memory.py)
     from analytic.features.engines.drawn_expanding.draw_bounds import JOB_SECONDS, workers
-    from analytic.features.engines.drawn_expanding.draw_cap import level_runs, precision_preset
+    from analytic.features.engines.drawn_expanding.draw_cap import WITH_LOWER, level_runs, precision_preset
     from analytic.features.engines.drawn_expanding.engine import (_regular_and_power, _regular_cap_bounds,
                                                                   bound_free_work, fair_gamble_probability,
                                                                   solve_drawn_expanding_round)
@@ -70,9 +70,11 @@ def main(path: str = "models/book_of_power.toml", precision: str = "standard", p
     bounds = _regular_cap_bounds(game, reg, starts, ws, meanwhile=power_law)
     name, eps, levels = precision_preset(ws.precision)
     runs = level_runs(levels)
-    jobs = len(runs) + len(starts)
+    lower = name in WITH_LOWER
+    jobs = len(runs) + len(starts) * lower
     print(f"regular cap bounds, precision '{name}' ({len(starts)} starts: {len(levels)} comonotone levels "
-          f"in {len(runs)} run(s) at eps {eps:g}, and the lower bound of each start; "
+          f"in {len(runs)} run(s) at eps {eps:g}, "
+          f"{'and the lower bound of each start' if lower else 'no lower bound'}; "
           f"{workers(jobs, ws.workers)} worker processes): {time.perf_counter() - t:.1f} s")
     if t_pw:
         print(f"    {t_pw[0][0]:6.1f} s  ({t_pw[0][1]:5.1f} s CPU) meanwhile in this process: the Power Free Spins' "
@@ -87,9 +89,10 @@ def main(path: str = "models/book_of_power.toml", precision: str = "standard", p
             print(f"    {sec:6.1f} s  ({cpu:5.1f} s CPU) job, {spins} spins: {what}")
     for n0 in starts:
         b, lo = bounds[n0]
+        e_lo, p_lo = (lo.excess(0.0, C), lo.p_reach(0.0, C)) if lo is not None else (0.0, 0.0)
         print(f"  {n0:3d} spins: {b.states} grid + {b.mgf_states} MGF states over the levels, "
-              f"E[(W - C)+] in [{lo.excess(0.0, C):.3g}, {b.excess(0.0, C):.3g}] bet, "
-              f"P(W >= C) in [{lo.p_reach(0.0, C):.2g}, {b.p_reach(0.0, C):.2g}]")
+              f"E[(W - C)+] in [{e_lo:.3g}, {b.excess(0.0, C):.3g}] bet, "
+              f"P(W >= C) in [{p_lo:.2g}, {b.p_reach(0.0, C):.2g}]")
     print(f"prefetch: {time.perf_counter() - t:.1f} s")
     for mode in game.modes:
         t = time.perf_counter()
@@ -122,7 +125,9 @@ if __name__ == "__main__":
 
     ap = argparse.ArgumentParser(description="Solve every bet mode of a drawn-expanding model (default the seed model) "
                                              "and print the figures.")
-    ap.add_argument("precision", nargs="?", default="standard", choices=("standard", "certify"),
+    from analytic.workspace import CAP_PRECISIONS
+
+    ap.add_argument("precision", nargs="?", default="standard", choices=CAP_PRECISIONS,
                     help="cap precision preset (default: standard)")
     ap.add_argument("--model", default="models/book_of_power.toml")
     ap.add_argument("--workers", type=int, default=None, help="worker processes (default: the core count)")
