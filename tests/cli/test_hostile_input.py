@@ -1,5 +1,5 @@
 """Hostile and careless input (issue 20): every bad model file or command line is
-one line ``error: ...`` and exit code 2, fast, with nothing written to ``--out``.
+one line ``error: ...`` and exit code 2, before any long work, with nothing written to ``--out``.
 
 The table :data:`CASES` runs in-process through :func:`analytic.cli.main` (an
 interpreter start per entry would cost a second each); the entries that need a
@@ -1163,20 +1163,19 @@ def test_a_folder_in_the_way_leaves_the_earlier_sheets_alone(tmp_path, capsys):
 @pytest.mark.parametrize("fmt,package", [("pdf", "fpdf"), ("xlsx", "openpyxl")])
 def test_missing_report_package_is_refused_before_the_solve(fmt, package, tmp_path, capsys, monkeypatch):
     """A format whose writer's package is not installed (no ``report`` extra) is one error line, exit 2,
-    before any solve (the solve is made to fail loudly if it is reached) and with nothing written."""
-    import analytic.solver.round as round_
-
+    before any solve (the long work is made to fail loudly if it is reached) and with nothing written."""
+    reached = guard_long_work(monkeypatch)
     for name in [m for m in sys.modules if m == f"analytic.reports.{fmt}" or m.split(".")[0] == package]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, package, None)  # `import package` now raises ModuleNotFoundError
-
-    def reached(*a, **k):
-        raise AssertionError("the solve ran before the missing package was reported")
-
-    monkeypatch.setattr(round_, "solve_game", reached)
     (tmp_path / "m.toml").write_text(TINY)
     out = tmp_path / "out"
-    assert main(["report", str(tmp_path / "m.toml"), "--out", str(out), "--formats", f"md,{fmt}"]) == 2
+    try:
+        code = main(["report", str(tmp_path / "m.toml"), "--out", str(out), "--formats", f"md,{fmt}"])
+    except ReachedLongWork:
+        code = None
+    assert reached == [], f"the long work ({reached[0]}) began before the missing package was reported"
+    assert code == 2
     err = capsys.readouterr().err
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "--formats" in lines[0], err
