@@ -104,7 +104,8 @@ with ``n`` books has ``R = B + W_n``.  Per outcome of the base walk
     Var W``, ``d = C - B - E[W]``, or the tangent bounds ``c_k E[R^k] /
     C^(k-1)``; 1e-3..3e-3 RTP wide on their own.
 
-  Lower bounds: the two most valuable symbols' expansions with exact draw
+  Lower bounds (precision 'standard' and 'certify'; 'quick' solves none:
+  the cut's lower end 0): the two most valuable symbols' expansions with exact draw
   counts plus the other symbols' conditional mean given the windows and
   their draw count (Jensen), pays rounded down, lower-bound masses
   (:mod:`analytic.features.engines.drawn_expanding.draw_cap_low`).  Measured per trigger
