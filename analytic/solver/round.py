@@ -683,8 +683,8 @@ def solve_rounds(game: Game, modes, *, workspace: Workspace | None = None,
     for m in modes:  # every mode's refusals before any mode's long work
         check_round(game, m or game.default_mode.name, ws)
     prefetch = round_prefetch_for(game)
-    if prefetch is not None:
-        prefetch(game, modes, ws=ws)
+    if prefetch is not None:  # (names: None is the default mode, as solve_round reads it)
+        prefetch(game, [m or game.default_mode.name for m in modes], ws=ws)
     return [solve_round(game, m, workspace=ws) for m in modes]
 
 

@@ -214,3 +214,15 @@ def test_a_currency_cap_alone_is_refused_as_each_mode_alone(tmp_path, capsys, mo
     err = capsys.readouterr().err
     assert "Traceback" not in err and "cap.currency" in err
     assert str(alone.value).split(": ", 1)[1] in err
+
+
+def test_solve_rounds_reads_none_as_the_default_mode_as_solve_round_does():
+    """``solve_round(game, None)`` solves the default mode; found in review: ``solve_rounds(game, [None])``
+    raised KeyError in the prefetch (``game.modes[None]``).  Oracle: the default mode solved alone."""
+    from analytic.solver.round import solve_round, solve_rounds
+
+    game = tiny(40)
+    (got,) = solve_rounds(game, [None])
+    alone = solve_round(game, game.default_mode.name)
+    assert got.mode == alone.mode
+    _same_figures(alone, got)
