@@ -117,8 +117,9 @@ def add_solve_options(p, precision_default: str | None = "standard") -> None:
     p.add_argument("--cap-precision", choices=CAP_PRECISIONS, default=precision_default,
                    help="precision of the certified cap interval where a feature's cap cut is bounded "
                         "(engine drawn_expanding without a ladder, e.g. the seed model book_of_power's regular Free "
-                        "Spins): standard (default), certify (narrower, about 1.6x the time) or quick (a few "
-                        "1e-6 of RTP wide, no lower bound of the cut; about a third of the time)")
+                        "Spins): standard (default), certify (narrower, about 1.6x the time) or quick (wider, "
+                        "on the seed model 2e-6 to 1e-5 of RTP, no lower bound of the cut; about a third of "
+                        "the time)")
     p.add_argument("--workers", type=workers, default=None,
                    help="worker processes of the solve (default: ANALYTIC_WORKERS if set, else the cores "
                         "this process may use); changes the speed only, never a figure")

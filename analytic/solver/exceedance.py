@@ -280,6 +280,9 @@ def interval_exceedance(tail, cap: Fraction | None = None) -> Exceedance:
     if at_cap and at_cap[0].low > 0:
         mx, lo, hi = Fraction(cap), at_cap[0].low, at_cap[0].high
         note = "the win cap: reached with certified positive probability, nothing pays above it"
+    elif at_cap:  # (e.g. cap precision 'quick': no lower bound of the regular Free Spins' cut)
+        note = ("not certified: the round has no law, and its certified lower bound of P(R >= cap) is 0 "
+                "(nothing shows that the cap is reached; nothing pays above it)")
     else:
         note = "not certified: the round has no law, only bounds of P(R >= x) at the ladder's thresholds"
     label = "exact" if gap == 0 else "bounded"

@@ -293,7 +293,7 @@ def solve_round(game: Game, mode: str | None = None, *, feature_cache: dict | No
         (:class:`analytic.workspace.Workspace`); pass the same one to
         solve several modes of one game without redoing their shared work.
         None: a fresh one (nothing kept from an earlier call).
-    precision : {'standard', 'certify'}, optional
+    precision : {'quick', 'standard', 'certify'}, optional
         Cap precision preset of a fresh workspace (default 'standard'); with
         ``workspace`` it must be None or equal ``workspace.precision``.
 
@@ -670,8 +670,10 @@ def solve_rounds(game: Game, modes, *, workspace: Workspace | None = None,
     (:func:`analytic.features.result.register_round_prefetch`) runs first:
     work the modes share or that can run side by side, done once; it decides
     from the modes whether there is any (Book of Power: the regular cap
-    bounds' worker processes and the Power Free Spins' capped law side by
-    side, when the modes need both, as the Power Bet alone does).
+    bounds' worker processes, when a mode needs them, beside the work that
+    does not wait for them: the Power Free Spins' capped law where a mode
+    needs it, as the Power Bet does, and the features' moments and zero-win
+    laws).
     Errors: as :func:`solve_round`.
     """
     from analytic.features.result import round_prefetch_for
@@ -681,8 +683,8 @@ def solve_rounds(game: Game, modes, *, workspace: Workspace | None = None,
     for m in modes:  # every mode's refusals before any mode's long work
         check_round(game, m or game.default_mode.name, ws)
     prefetch = round_prefetch_for(game)
-    if prefetch is not None:
-        prefetch(game, modes, ws=ws)
+    if prefetch is not None:  # (names: None is the default mode, as solve_round reads it)
+        prefetch(game, [m or game.default_mode.name for m in modes], ws=ws)
     return [solve_round(game, m, workspace=ws) for m in modes]
 
 
@@ -695,7 +697,7 @@ def solve_game(game: Game, *, workspace: Workspace | None = None,
     game : Game
     workspace : Workspace, optional
         Shared by the modes; None: a fresh one (see :func:`solve_round`).
-    precision : {'standard', 'certify'}, optional
+    precision : {'quick', 'standard', 'certify'}, optional
         Cap precision preset of a fresh workspace (default 'standard').
 
     Returns

@@ -253,6 +253,10 @@ def test_interval_ladder_rounds_outward_and_certifies_the_cap():
     # no positive lower bound at the cap: no certified maximum
     ex = interval_exceedance(_Tail(lambda x: (F(0), F(1, 2))), cap)
     assert ex.max_win is None and "not certified" in ex.max_note
+    # the note says why: the cap's own row has lower bound 0 (found in review: at cap precision
+    # 'quick' it only said the round has no law, which holds at 'standard' too, where the cap is certified)
+    assert [r.low for r in ex.rows if r.threshold == cap] == [0]
+    assert "lower bound of P(R >= cap) is 0" in ex.max_note
 
 
 def _sample(n, seed, cap=None):

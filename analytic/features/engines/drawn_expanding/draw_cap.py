@@ -630,8 +630,10 @@ LEVELS_QUICK = tuple(LEVELS_STANDARD[i] for i in (4, 10)) + (1.0,)
 #: Precision presets of the round's regular cap bounds: ``(eps, levels)``.  'standard' and
 #: 'certify' meet what issue 5 asks on the shipped model (every capped RTP interval within 1e-6:
 #: 'standard' leaves Buy Free Spins at 9.5e-7); 'certify' narrows it to 8.3e-7 at about 1.6x the
-#: time.  'quick' solves no lower bound of the cut (:data:`WITH_LOWER`) and a coarser upper one: its
-#: intervals are a few 1e-6 of RTP wide, in about a fifth of the CPU (docs/benchmarks.md).  Chosen by
+#: time.  'quick' solves no lower bound of the cut (:data:`WITH_LOWER`) and a coarser upper one: on
+#: the shipped model its capped RTP intervals are 1.8e-6 (Power Bet) to 9.7e-6 (Buy Free Spins) wide,
+#: the base mode's 3.3e-6, its bounds' jobs about an eighth of the CPU (3.6 s against 28 s; the base
+#: solve 9.5 s of CPU against 32.6 s, docs/benchmarks.md).  Chosen by
 #: the solve's workspace (``Workspace(precision=...)``, ``solve_round(..., precision=...)``) or the
 #: CLI's ``--cap-precision``.
 PRESETS = {"quick": (3e-10, LEVELS_QUICK), "standard": (3e-12, LEVELS_STANDARD), "certify": (3e-13, LEVELS)}

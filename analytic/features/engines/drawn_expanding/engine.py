@@ -104,7 +104,8 @@ with ``n`` books has ``R = B + W_n``.  Per outcome of the base walk
     Var W``, ``d = C - B - E[W]``, or the tangent bounds ``c_k E[R^k] /
     C^(k-1)``; 1e-3..3e-3 RTP wide on their own.
 
-  Lower bounds: the two most valuable symbols' expansions with exact draw
+  Lower bounds (precision 'standard' and 'certify'; 'quick' solves none:
+  the cut's lower end 0): the two most valuable symbols' expansions with exact draw
   counts plus the other symbols' conditional mean given the windows and
   their draw count (Jensen), pays rounded down, lower-bound masses
   (:mod:`analytic.features.engines.drawn_expanding.draw_cap_low`).  Measured per trigger
@@ -1364,15 +1365,24 @@ def prefetch_modes(game: Game, modes, *, ws: Workspace | None = None) -> None:
     computed as the mode's own solve computes it, so no figure changes, only
     the wall time (a base mode alone: its moments and zero-win laws no longer
     wait for the bounds, nor they for them).  Done only when a mode needs the
-    regular cap bounds (base spins, or buying the regular feature) and the
-    game has a cap.
+    regular cap bounds (base spins whose regular triggers are played, not
+    gambled under policy "always", or buying the regular feature) and the
+    game has a cap in total bets (a currency cap alone: the round solver
+    refuses the mode, nothing to prefetch).
     """
     ws = workspace_for(game, ws)
-    if game.cap is None or not REGULAR_CAP_LAW:
+    if game.cap is None or game.cap.total_bet_multiple is None or not REGULAR_CAP_LAW:
         return
     reg, pw = _regular_and_power(game)
     ms = [game.modes[name] for name in modes]
-    if not any(m.buys in (None, reg) for m in ms):
+
+    def plays_regular(m) -> bool:
+        # (a regular trigger gambled under "always" becomes Power Free Spins or nothing: _cap_excess,
+        # RoundTail; the regular feature's cut is never bounded for that mode)
+        gm = m.params.get("gamble")
+        return m.buys == reg or (m.buys is None and not (gm and gm["policy"] == "always"))
+
+    if not any(plays_regular(m) for m in ms):
         return
     power = pw if any(m.buys == pw or m.params.get("gamble") for m in ms) else None
     # the Power law takes about as long as the bounds' jobs: this process keeps a core for it; without

@@ -34,7 +34,9 @@ feature with ``B = 0``):
   (:meth:`RoundTail._first_spins`: the ``n0`` spins every feature plays,
   with the first drawn symbol's expansion at x1 and the line wins; sharp far
   below the cap, where the other drops the line wins and rounds pays down
-  to ``C / 600``).  Under the literal reading the
+  to ``C / 600``; at precision 'quick', which solves no lower bound of
+  the cut, the first spins' law alone, 0 above :data:`FIRST_SPINS_LIMIT`
+  total bets).  Under the literal reading the
   upper bound is the bounding game's whose books stand in for every symbol,
   the lower the one's whose books stand in for none
   (:mod:`~analytic.features.engines.drawn_expanding.line_sets`).  A bound

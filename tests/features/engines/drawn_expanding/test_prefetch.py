@@ -154,3 +154,75 @@ def test_jobs_shared_between_this_process_and_the_worker_solve_as_alone(tmp_path
         mine = spin_stats(w.game, "free_spins", w)._line_expansion_rows
         fresh = line_expansion_rows(spin_stats(w.game, "free_spins", Workspace(w.game)))
         assert all(x.tobytes() == y.tobytes() for x, y in zip(mine, fresh))
+
+
+def _tiny_text(cap: str, extra_mode: str = "") -> str:
+    from test_drawn_oracles import TINY, with_reading
+
+    text = TINY.replace("total_bet_multiple = CAP", cap)
+    if extra_mode:
+        text = text.replace("[modes.buy_free_spins]", extra_mode + "\n[modes.buy_free_spins]")
+    return with_reading(text, False)
+
+
+def test_a_mode_gambling_every_regular_trigger_prefetches_no_regular_bound(monkeypatch):
+    """Gamble policy "always": every regular trigger becomes Power Free Spins or nothing, so the mode's
+    solve bounds no regular cut; the prefetch must not solve those bounds either.  Found in review: it
+    ran the five regular jobs (in the worker pool) for a mode that reads none of them.  Oracle: the jobs
+    the mode's own solve runs in a fresh workspace (none), counted by a spy on the job runner."""
+    from analytic.features.engines.drawn_expanding import draw_bounds as rb
+    from analytic.model import load_model_text
+    from analytic.solver.round import solve_round, solve_rounds
+    from analytic.workspace import Workspace
+
+    game = load_model_text(_tiny_text("total_bet_multiple = 40", '''[modes.gambled]
+cost = 2
+reels = "base"
+gamble = { feature = "free_spins", into = "power_free_spins", policy = "always", win_probability = "0.5", count = "same" }
+'''), path="tiny_gamble.toml")
+    jobs = []
+    real = rb._solve
+    monkeypatch.setattr(rb, "_solve", lambda job, ws: (jobs.append(job[0]), real(job, ws))[1])
+    alone = solve_round(game, "gambled", workspace=Workspace(game, workers=1))
+    assert jobs == []  # the oracle: the mode alone bounds no regular cut
+    together = solve_rounds(game, ["gambled"], workspace=Workspace(game, workers=1))[0]
+    assert jobs == []
+    _same_figures(alone, together)
+    solve_rounds(game, ["gambled", "base"], workspace=Workspace(game, workers=1))  # base plays them: prefetched
+    assert "upper" in jobs
+
+
+@pytest.mark.parametrize("mode", ["base", "buy_free_spins", "all"])
+def test_a_currency_cap_alone_is_refused_as_each_mode_alone(tmp_path, capsys, mode):
+    """A cap in currency only (no ``total_bet_multiple``): the round solver refuses the capped mode
+    (the feature has no law below the cap).  Found in review: the prefetch read the missing total-bet
+    cap, ``float(None)``, a TypeError traceback (exit 1) where ``solve_round`` alone gives the one-line
+    refusal (exit 2).  Oracle: the ModelError of the mode solved alone, without the prefetch."""
+    from analytic.cli import main
+    from analytic.errors import ModelError
+    from analytic.model import load_model_text
+    from analytic.solver.round import solve_round
+
+    text = _tiny_text('currency = 1000\nstakes = ["1", "10"]')
+    path = tmp_path / "tiny_currency.toml"
+    path.write_text(text)
+    game = load_model_text(text, path=str(path))
+    with pytest.raises(ModelError) as alone:
+        solve_round(game, "base" if mode == "all" else mode)
+    capsys.readouterr()
+    assert main(["solve", str(path), "--mode", mode, "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "cap.currency" in err
+    assert str(alone.value).split(": ", 1)[1] in err
+
+
+def test_solve_rounds_reads_none_as_the_default_mode_as_solve_round_does():
+    """``solve_round(game, None)`` solves the default mode; found in review: ``solve_rounds(game, [None])``
+    raised KeyError in the prefetch (``game.modes[None]``).  Oracle: the default mode solved alone."""
+    from analytic.solver.round import solve_round, solve_rounds
+
+    game = tiny(40)
+    (got,) = solve_rounds(game, [None])
+    alone = solve_round(game, game.default_mode.name)
+    assert got.mode == alone.mode
+    _same_figures(alone, got)

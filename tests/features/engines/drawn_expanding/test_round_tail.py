@@ -33,13 +33,18 @@ C = 12
 JMAX = 1
 
 
+#: the cap precisions the oracles check: 'quick' solves no lower bound of the cut (the first spins'
+#: law alone bounds P(R >= x) from below) and a coarser upper one
+PRECISIONS = ["standard", "quick"]
+
+
 @lru_cache(maxsize=None)
-def _rounds() -> dict:
+def _rounds(precision: str = "standard") -> dict:
     """The base and buy modes of the tiny game, solved with one workspace (the cap bounds shared)."""
     from analytic.workspace import Workspace
 
     game = tiny(C)
-    ws = Workspace(game)
+    ws = Workspace(game, precision=precision)
     return {m: solve_round(game, m, workspace=ws) for m in ("base", "buy_free_spins")}
 
 
@@ -68,8 +73,9 @@ def _check(ex, truth) -> None:
             assert r.low == r.high == 0
 
 
-def test_buy_mode_ladder_holds_the_path_recursion():
-    r = _rounds()["buy_free_spins"]
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_buy_mode_ladder_holds_the_path_recursion(precision):
+    r = _rounds(precision)["buy_free_spins"]
     game = r.game
     assert "certified_law" not in r.extra
     ex = interval_exceedance(r.extra["round_tail"], Fraction(C))
@@ -138,8 +144,9 @@ def _base_outcomes(game):
     return {k: v / tot for k, v in out.items()}
 
 
-def test_base_mode_ladder_holds_window_enumeration_and_path_recursion():
-    r = _rounds()["base"]
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_base_mode_ladder_holds_window_enumeration_and_path_recursion(precision):
+    r = _rounds(precision)["base"]
     game = r.game
     ex = interval_exceedance(r.extra["round_tail"], Fraction(C))
     counts = game.features["free_spins"].trigger.counts

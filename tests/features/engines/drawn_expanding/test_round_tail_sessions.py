@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import pytest
 
-from test_round_tail import C, _base_outcomes, _feature, _rounds
+from test_round_tail import PRECISIONS, C, _base_outcomes, _feature, _rounds
 
 from analytic.solver.session import QUANTILES, SessionRefused, SessionRules, run_session, solve_session
 
@@ -69,9 +69,10 @@ def _meet(fig, a, b, tol=1e-9):
     return float(fig.value - fig.error) <= hi and lo <= float(fig.value + fig.error)
 
 
+@pytest.mark.parametrize("precision", PRECISIONS)
 @pytest.mark.parametrize("setting", range(len(SETTINGS)))
-def test_certified_session_meets_the_enumerated_law(setting):
-    r = _rounds()["base"]
+def test_certified_session_meets_the_enumerated_law(setting, precision):
+    r = _rounds(precision)["base"]
     rules = SessionRules(balance=F(6), rounds=25, **SETTINGS[setting])
     got = solve_session(r.game, "base", rules, result=r)
     assert got.method == "bounded"
