@@ -87,6 +87,9 @@ SUM_MARGIN = 1e-9
 #: The first spins' lower bound (:meth:`RoundTail._first_spins`) covers wins up to this many total
 #: bets (or the cap); 0 turns it off.
 FIRST_SPINS_LIMIT = 500
+#: Draws the forward law follows exactly (:mod:`~analytic.features.engines.drawn_expanding.draw_law`,
+#: precisions with a lower bound only: 'standard', 'certify'); 0 turns it off.
+DRAWS_FOLLOWED = 3
 
 
 def _float_down(q: Fraction) -> float:
@@ -150,11 +153,18 @@ class RoundTail:
                f"and of {first}" if ws.precision in WITH_LOWER else
                f"the lower-bound law of {first} (precision '{ws.precision}': no draw_cap_low; 0 above "
                f"{FIRST_SPINS_LIMIT} total bets)")
+        law = ""
+        if ws.precision in WITH_LOWER and DRAWS_FOLLOWED > 0:
+            from analytic.features.engines.drawn_expanding.draw_law import REACH
+
+            law = (f", and up to {REACH} total bets (or the cap) the forward law over the first "
+                   f"{DRAWS_FOLLOWED} draws (draw_law: exact per draw counts and spins left, a path awarded spins "
+                   "after them stopped with its win so far; lower-bound masses)")
         self.method = (
             "P(R >= x) per base outcome (feature, books, base win B), x at most the cap: 1 where B >= x; regular "
             f"Free Spins between {low} and the smaller of the comonotone mixture's Markov tail (draw_cap) and the "
-            "moment bounds (Cantelli / Markov); Power Free Spins from the capped law on the cap's grid (ladder_cap); "
-            "summed over the outcomes, then made monotone in x; 0 above the cap")
+            f"moment bounds (Cantelli / Markov){law}; Power Free Spins from the capped law on the cap's grid "
+            "(ladder_cap); summed over the outcomes, then made monotone in x; 0 above the cap")
 
     def __repr__(self) -> str:
         return f"RoundTail(mode {self.mode!r}, cap {self.cap})"
@@ -205,6 +215,19 @@ class RoundTail:
             if pos.any():
                 vals, inv = np.unique(self._snapped(cs[pos], down=False), return_inverse=True)
                 lo[pos] = np.maximum(low.x_tail_vec(vals)[inv.ravel()], 0.0)
+        from analytic.features.engines.drawn_expanding.draw_cap import WITH_LOWER
+
+        if ws.precision in WITH_LOWER and DRAWS_FOLLOWED > 0:  # the forward law over the first draws
+            laws = self._draw_laws(f, game.features[f].trigger.award(n))
+            tb = Fraction(game.total_bet)  # (line bets)
+            pairs = [(i, j) for i, B in enumerate(Bs) for j, x in enumerate(xs) if B < x]
+            if pairs:
+                cs = [(xs[j] - Bs[i]) * tb for i, j in pairs]
+                a, _ = laws[0].tail_bounds(cs)
+                _, b = laws[1].tail_bounds(cs)
+                for (i, j), lo_ij, hi_ij in zip(pairs, a, b):
+                    lo[i, j] = max(lo[i, j], lo_ij)
+                    hi[i, j] = min(hi[i, j], hi_ij)
         if FIRST_SPINS_LIMIT > 0:  # the first spins' own law: sharper far below the cap
             u, tail = self._first_spins(f, game.features[f].trigger.award(n))
             tb = Fraction(game.total_bet)  # (line bets)
@@ -215,6 +238,27 @@ class RoundTail:
                         if k < len(tail):
                             lo[i, j] = max(lo[i, j], float(tail[k]))
         return lo, np.maximum(hi, lo)
+
+    def _draw_laws(self, f: str, n0: int):
+        """``(lower side, upper side)``
+        :class:`~analytic.features.engines.drawn_expanding.draw_law.DrawLaw` of the start ``n0``:
+        under the literal reading those of the bounding games whose books stand in for no symbol and
+        for every symbol (``W_lower <= W <= W_upper`` path by path), else the feature's own twice."""
+        from analytic.features.engines.drawn_expanding.draw_law import draw_law
+        from analytic.features.engines.drawn_expanding.line_sets import bounding_workspace, literal_draws
+        from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+
+        out = []
+        for side in ("lower", "upper"):
+            ws = bounding_workspace(self.ws, f, side) if literal_draws(self.game, f) else self.ws
+            key = ("drawn_expanding.draw_law", f, n0, DRAWS_FOLLOWED)
+            hit = ws.get(key)
+            if hit is None:
+                cap = None if self.cap is None else self.cap * Fraction(self.game.total_bet)
+                hit = draw_law(spin_stats(ws.game, f, ws), n0, draws=DRAWS_FOLLOWED, cap_line_bets=cap)
+                ws.put(key, hit)
+            out.append(hit)
+        return out
 
     def _snapped(self, cs: np.ndarray, down: bool) -> np.ndarray:
         """``cs`` (positive floats) moved to the geometric grid of :attr:`snap`: down (``<= cs``) or up
