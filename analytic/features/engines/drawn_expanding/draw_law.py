@@ -69,7 +69,7 @@ import numpy as np
 
 from analytic.features.engines.drawn_expanding.draw_cap import _gamma, line_expansion_rows
 
-__all__ = ["DrawLaw", "draw_law", "DRAWS", "REACH"]
+__all__ = ["DrawLaw", "draw_law", "draw_laws", "DRAWS", "REACH"]
 
 U = 2.0 ** -53
 #: Draws followed exactly: the start's and ``DRAWS - 1`` retriggers'; a path awarded spins after them
@@ -77,6 +77,9 @@ U = 2.0 ** -53
 DRAWS = 3
 #: The grid covers wins up to this many total bets (or the cap, if lower); larger wins share one cell.
 REACH = 1000
+#: In a worker process of :func:`draw_laws` only: its jobs (inherited through ``fork``, never pickled);
+#: never set in the parent process.
+_WORKER_JOBS: list = []
 
 
 class DrawLaw:
@@ -257,3 +260,35 @@ def draw_law(st, n0: int, *, draws: int = DRAWS, reach_cells: int | None = None,
     F *= 1 - _gamma(nF + 1)
     T *= 1 - _gamma(nT + 1)
     return DrawLaw(F, T, u, draws, n0, solved)
+
+
+def _init_worker(jobs) -> None:
+    """Worker initializer of :func:`draw_laws`: the jobs, named by index."""
+    _WORKER_JOBS[:] = list(jobs)
+
+
+def _job(i: int) -> DrawLaw:
+    st, n0, kw = _WORKER_JOBS[i]
+    return draw_law(st, n0, **kw)
+
+
+def draw_laws(jobs, workers: int = 1) -> list:
+    """:func:`draw_law` of each job ``(st, n0, kwargs)``, in order, in up to ``workers`` processes.
+
+    Each law is computed by the same code in one process, wherever it runs, so the results do not
+    depend on ``workers``; the jobs are handed out longest first (most spins at the start).  The
+    spin statistics should hold their joint rows already (built once here, inherited by ``fork``).
+    """
+    jobs = list(jobs)
+    if workers <= 1 or len(jobs) <= 1:
+        return [draw_law(st, n0, **kw) for st, n0, kw in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    for st, _n0, _kw in jobs:
+        line_expansion_rows(st)  # (once here, not in every worker)
+    order = sorted(range(len(jobs)), key=lambda i: -jobs[i][1])
+    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=multiprocessing.get_context("fork"),
+                             initializer=_init_worker, initargs=(jobs,)) as pool:
+        futures = {i: pool.submit(_job, i) for i in order}
+        return [futures[i].result() for i in range(len(jobs))]

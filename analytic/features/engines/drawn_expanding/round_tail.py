@@ -243,22 +243,26 @@ class RoundTail:
         """``(lower side, upper side)``
         :class:`~analytic.features.engines.drawn_expanding.draw_law.DrawLaw` of the start ``n0``:
         under the literal reading those of the bounding games whose books stand in for no symbol and
-        for every symbol (``W_lower <= W <= W_upper`` path by path), else the feature's own twice."""
-        from analytic.features.engines.drawn_expanding.draw_law import draw_law
+        for every symbol (``W_lower <= W <= W_upper`` path by path), else the feature's own twice.
+        Every start of both sides is solved at the first call, in the workspace's worker processes
+        (the same laws on any number of them), and kept in the sides' workspaces."""
+        from analytic.features.engines.drawn_expanding.draw_law import draw_laws
         from analytic.features.engines.drawn_expanding.line_sets import bounding_workspace, literal_draws
         from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
 
-        out = []
-        for side in ("lower", "upper"):
-            ws = bounding_workspace(self.ws, f, side) if literal_draws(self.game, f) else self.ws
-            key = ("drawn_expanding.draw_law", f, n0, DRAWS_FOLLOWED)
-            hit = ws.get(key)
-            if hit is None:
-                cap = None if self.cap is None else self.cap * Fraction(self.game.total_bet)
-                hit = draw_law(spin_stats(ws.game, f, ws), n0, draws=DRAWS_FOLLOWED, cap_line_bets=cap)
-                ws.put(key, hit)
-            out.append(hit)
-        return out
+        literal = literal_draws(self.game, f)
+        spaces = [bounding_workspace(self.ws, f, side) if literal else self.ws for side in ("lower", "upper")]
+        key = ("drawn_expanding.draw_law", f, n0, DRAWS_FOLLOWED)
+        if any(ws.get(key) is None for ws in spaces):
+            cap = None if self.cap is None else self.cap * Fraction(self.game.total_bet)
+            kw = {"draws": DRAWS_FOLLOWED, "cap_line_bets": cap}
+            starts = sorted({self.game.features[f].trigger.award(b) for b in self.game.features[f].trigger.counts})
+            todo = [(ws, s) for ws in dict.fromkeys(spaces) for s in starts
+                    if ws.get(("drawn_expanding.draw_law", f, s, DRAWS_FOLLOWED)) is None]
+            laws = draw_laws([(spin_stats(ws.game, f, ws), s, kw) for ws, s in todo], workers=self.ws.workers)
+            for (ws, s), law in zip(todo, laws):
+                ws.put(("drawn_expanding.draw_law", f, s, DRAWS_FOLLOWED), law)
+        return [ws.get(key) for ws in spaces]
 
     def _snapped(self, cs: np.ndarray, down: bool) -> np.ndarray:
         """``cs`` (positive floats) moved to the geometric grid of :attr:`snap`: down (``<= cs``) or up

@@ -71,3 +71,17 @@ def test_more_draws_narrow_the_bounds():
 def test_a_bad_start_is_refused():
     with pytest.raises(ValueError, match="draws 0"):
         _law(tiny(), 2, 0, cells=10)
+
+
+def test_worker_processes_change_no_bit():
+    from analytic.features.engines.drawn_expanding.draw_law import draw_laws
+    from analytic.features.engines.drawn_expanding.spin_stats import spin_stats
+    from analytic.workspace import Workspace
+
+    game = tiny()
+    st = spin_stats(game, "free_spins", Workspace(game))
+    jobs = [(st, n0, {"draws": 2, "reach_cells": 30}) for n0 in (2, 3, 4)]
+    one, two = draw_laws(jobs, workers=1), draw_laws(jobs, workers=2)
+    for a, b in zip(one, two):
+        assert a.F.tobytes() == b.F.tobytes() and a.T.tobytes() == b.T.tobytes() and a.n0 == b.n0
+    assert [law.n0 for law in one] == [2, 3, 4]
