@@ -36,7 +36,13 @@ feature with ``B = 0``):
   below the cap, where the other drops the line wins and rounds pays down
   to ``C / 600``; at precision 'quick', which solves no lower bound of
   the cut, the first spins' law alone, 0 above :data:`FIRST_SPINS_LIMIT`
-  total bets).  Under the literal reading the
+  total bets).  At precisions 'standard' and 'certify', up to
+  :data:`~analytic.features.engines.drawn_expanding.draw_law.REACH` total bets
+  (or the cap) both ends are also taken from the forward law over the first
+  :data:`DRAWS_FOLLOWED` draws
+  (:mod:`~analytic.features.engines.drawn_expanding.draw_law`: exact over those
+  draws, a path awarded spins after them stopped with its win so far; the
+  larger lower end and the smaller upper end are kept).  Under the literal reading the
   upper bound is the bounding game's whose books stand in for every symbol,
   the lower the one's whose books stand in for none
   (:mod:`~analytic.features.engines.drawn_expanding.line_sets`).  A bound
@@ -63,13 +69,14 @@ raised by ``1e-9``), plus the exact part; then, as ``P(R >= x)`` does not
 increase with ``x``, each lower end is raised to the largest lower end at a
 higher threshold and each upper end lowered to the smallest at a lower one.
 
-How wide (the shipped model): narrow near the cap (the cap's own interval)
-and at the smallest thresholds (the first spins' law), widest in between
-(20x to 500x total bet), where the regular feature's upper bound (Markov on
-a grid of ``C / 150``) and lower bound (the first spins only, or the
-tracked symbols) say least about ``P(B + W >= x)``; the gap is never more
-than the probability of a regular trigger (``docs/derivations.md``,
-"Exceedance ladder without a law"; the measured gaps in README).
+How wide (the shipped model, 'standard'): narrow near the cap (the cap's own
+interval) and at the smallest thresholds; up to 1,000x total bet the gap is
+at most the probability of a third retrigger times that of a regular
+trigger (widest at 500x, 2.4e-4 on the base mode, where the stopped paths'
+wins so far fall short); from 1,000x to the cap the mixture's Markov tail
+and the tracked symbols' law remain; the gap is never more than the
+probability of a regular trigger (``docs/derivations.md``, "Exceedance ladder
+without a law"; the measured gaps in README).
 """
 
 from __future__ import annotations
