@@ -107,3 +107,40 @@ def test_literal_reading_bracketed_by_the_bounding_games():
         assert a <= p + lost + 1e-12 and p - 1e-12 <= b, (c, a, p, b)
     # not vacuous: both ends say something
     assert lo[0] > 0.1 and hi[-1] < 0.01
+
+
+def test_round_tail_with_the_forward_law_holds_paths_to_four_awards():
+    """RoundTail at 'standard' (the forward law on) for the base mode, every base outcome (books, B)
+    enumerated, against the recursion dropping only the paths with more than 4 awards (about 1e-8;
+    ``test_round_tail`` drops those beyond 1), ceiling 2 and reading count_minus_one."""
+    from fractions import Fraction
+
+    from test_round_tail import _base_outcomes
+
+    from analytic.solver.round import solve_round
+    from analytic.workspace import Workspace
+
+    C = 30
+    rule = 'expanding_repeat_multiplier = "count"\n'
+    text = TINY.replace("CAP", str(C)).replace("ceiling = 9", "ceiling = 2")
+    game = load_model_text(text.replace(rule, 'expanding_repeat_multiplier = "count_minus_one"\n'
+                                        "scatter_substitutes_for_expanding_in_line_wins = true\n"),
+                           path="tiny_bop.toml")
+    r = solve_round(game, "base", workspace=Workspace(game, precision="standard"))
+    xs = [Fraction(k, 4) for k in range(1, 4 * C + 1)]
+    bounds = r.extra["round_tail"].bounds(xs)
+    counts = game.features["free_spins"].trigger.counts
+    laws = {n: _paths(game, a, "count_minus_one", 2, jmax=4) for n, a in counts.items()}
+    outs = _base_outcomes(game)
+    widest = 0.0
+    for x, (lo, hi) in zip(xs, bounds):
+        p = lost = 0.0
+        for (b, B), q in outs.items():
+            if b == 0:
+                p += q * (min(B, C) >= x)
+            else:
+                p += q * sum(w for v, w in laws[b].items() if min(B + v, C) >= x)
+                lost += q * (1 - sum(laws[b].values()))
+        assert float(lo) <= p + lost + 1e-12 and p - 1e-12 <= float(hi), (x, float(lo), p, float(hi))
+        widest = max(widest, float(hi - lo))
+    assert widest < 1e-4  # (not vacuous: the forward law closes the bracket on this game)
