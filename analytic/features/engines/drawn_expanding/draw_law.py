@@ -46,9 +46,10 @@ subtracts a lowered sum from 1).  A spin's law sums ``count / cycle`` (each
 rounded, lowered by ``4 u``) per cell, lowered by ``gamma`` of its term
 count (Higham, *Accuracy and Stability of Numerical Algorithms*, s.3.1); a
 convolution's cells below ``M`` are the FFT product (pocketfft through
-numpy, a power-of-two length ``n``) lowered by the a-priori bound ``50
-log2(n) 2^-53 ||x||_2 ||h||_2`` (Higham s.24.1, with the margin
-:mod:`ladder_cap` takes) and clamped at 0; its cell ``M`` is the lowered
+numpy, a power-of-two length ``n``) lowered by the a-priori bound
+:func:`fft_error`, ``3 d (||x||_2 ||h||_1 + ||x||_1 ||h||_2)`` with ``d = 50
+log2(n) 2^-53`` (Higham s.24.1, with the margin :mod:`ladder_cap` takes on
+each stage), and clamped at 0; its cell ``M`` is the lowered
 product of the two masses minus the raised sum of the cells below (what
 the exact lumped convolution puts there); a state's law, a sum of the
 contributions reaching it, is lowered by ``gamma`` of their count; the
@@ -69,7 +70,7 @@ import numpy as np
 
 from analytic.features.engines.drawn_expanding.draw_cap import _gamma, line_expansion_rows
 
-__all__ = ["DrawLaw", "draw_law", "draw_laws", "DRAWS", "REACH"]
+__all__ = ["DrawLaw", "draw_law", "draw_laws", "fft_error", "DRAWS", "REACH"]
 
 U = 2.0 ** -53
 #: Draws followed exactly: the start's and ``DRAWS - 1`` retriggers'; a path awarded spins after them
@@ -127,23 +128,45 @@ class DrawLaw:
 
 
 def _lumped_convolutions(x: np.ndarray, spec: np.ndarray, h_tot: np.ndarray, h_norm: np.ndarray,
-                         nfft: int) -> np.ndarray:
+                         h_one: np.ndarray, nfft: int) -> np.ndarray:
     """Lower bounds of the lumped convolutions of ``x`` with each spin law (rows of the result).
 
     ``x``: shape (M + 1,), cell ``M`` the lump; ``spec``: the spin laws' spectra of their cells below
-    ``M`` (rows), ``h_tot`` their masses (lowered), ``h_norm`` their cells' 2-norms (raised).
+    ``M`` (rows), ``h_tot`` their masses (lowered), ``h_norm`` and ``h_one`` their cells' 2- and
+    1-norms (raised).  Each cell below ``M`` is lowered by the bound of :func:`fft_error`.
     """
     M = len(x) - 1
     xg = x[:M]
     y = np.fft.irfft(np.fft.rfft(xg, nfft)[None, :] * spec, nfft)[:, :M]
     xn = math.sqrt(float(xg @ xg)) * (1 + _gamma(M + 2))
-    err = 50 * math.log2(nfft) * U * xn * h_norm * (1 + 1e-12)  # per class
+    x1 = float(xg.sum()) * (1 + _gamma(M + 2))
+    err = fft_error(nfft, xn, x1, h_norm, h_one)  # per class
     out = np.empty((len(spec), M + 1))
     out[:, :M] = np.maximum(y - err[:, None], 0.0)
     grid_hi = (y.sum(axis=1) + M * err) * (1 + _gamma(M + 1)) + M * err * 1e-12  # >= the cells' exact sum
     x_tot = float(x.sum()) * (1 - _gamma(M + 2))
     out[:, M] = np.maximum(x_tot * h_tot * (1 - 4 * U) - np.maximum(grid_hi, 0.0), 0.0)
     return out
+
+
+def fft_error(n: int, x2, x1, h2, h1):
+    """A bound of every entry's error of the convolution of ``x`` and ``h`` computed by FFT of length ``n``.
+
+    ``x2, x1`` (``h2, h1``): upper bounds of the 2- and 1-norms of ``x`` (``h``); arrays broadcast.
+    Returns ``3 d (||x||_2 ||h||_1 + ||x||_1 ||h||_2) (1 + 1e-6)`` with ``d = 50 log2(n) 2^-53``.
+
+    Derivation (Higham, *Accuracy and Stability of Numerical Algorithms*, Theorem 24.2: a computed
+    FFT is within ``d ||F v||_2`` of the exact one in the 2-norm, ``d = log2(n) eta / (1 - log2(n)
+    eta)`` with ``eta`` about 6 units of roundoff per stage; ``50 log2(n) u`` grants each stage about
+    eight times that, as :mod:`ladder_cap` does).  With ``X = F x``, ``H = F h`` (``||X||_2 = sqrt(n)
+    ||x||_2``, ``||X||_inf <= ||x||_1``), the product's error is at most ``||dX||_2 ||H||_inf + ||X||_inf
+    ||dH||_2`` plus its own rounding (``sqrt(2) gamma_2 |X||H|``, Higham Lemma 3.5), the inverse
+    transform divides 2-norms by ``sqrt(n)`` and adds ``d`` times its result: in all at most ``d
+    ||x||_2 ||h||_1 + (2 d + sqrt(2) gamma_2) ||x||_1 ||h||_2`` plus terms of order ``d^2``, below the
+    bound returned; every entry's error is at most the error vector's 2-norm.
+    """
+    d = 50 * math.log2(n) * U
+    return 3 * d * (np.asarray(x2) * np.asarray(h1) + np.asarray(x1) * np.asarray(h2)) * (1 + 1e-6)
 
 
 def _add(states: dict, n: int, y: np.ndarray) -> None:
@@ -215,7 +238,8 @@ def draw_law(st, n0: int, *, draws: int = DRAWS, reach_cells: int | None = None,
         h = np.stack([np.bincount(k[sel], weights=p[sel], minlength=M + 1) for sel in by_award]) * shrink
         tot = h.sum(axis=1) * (1 - _gamma(M + 2))
         norm = np.sqrt(np.einsum("ij,ij->i", h[:, :M], h[:, :M])) * (1 + _gamma(M + 2))
-        hit = tables[D] = (np.fft.rfft(h[:, :M], nfft, axis=1), tot, norm)
+        one = h[:, :M].sum(axis=1) * (1 + _gamma(M + 2))
+        hit = tables[D] = (np.fft.rfft(h[:, :M], nfft, axis=1), tot, norm, one)
         return hit
 
     share = math.nextafter(1.0 / S, 0.0) * (1 - 2 * U)
@@ -233,7 +257,7 @@ def draw_law(st, n0: int, *, draws: int = DRAWS, reach_cells: int | None = None,
     while level:
         nxt: dict = {}
         for D in sorted(level):
-            spec, tot, norm = spin(D)
+            spec, tot, norm, one = spin(D)
             here = level[D]
             while here:
                 n = max(here)
@@ -244,7 +268,7 @@ def draw_law(st, n0: int, *, draws: int = DRAWS, reach_cells: int | None = None,
                     F += x
                     nF += 1
                     continue
-                y = _lumped_convolutions(x, spec, tot, norm, nfft)
+                y = _lumped_convolutions(x, spec, tot, norm, one, nfft)
                 for i, a in enumerate(awards):
                     if a == 0:
                         _add(here, n - 1, y[i])

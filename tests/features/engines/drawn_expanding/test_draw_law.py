@@ -85,3 +85,38 @@ def test_worker_processes_change_no_bit():
     for a, b in zip(one, two):
         assert a.F.tobytes() == b.F.tobytes() and a.T.tobytes() == b.T.tobytes() and a.n0 == b.n0
     assert [law.n0 for law in one] == [2, 3, 4]
+
+
+@pytest.mark.parametrize("shape", ["uniform", "spiky", "point", "random"])
+def test_fft_error_bound_holds_against_an_exact_convolution(shape):
+    """Entries ``a / 2^30`` with integers ``a < 2^19`` (1,500 of them: masses below 1): the exact
+    convolution is ``conv(a, b) / 2^60``, an integer sum below 2^49 (exact in int64) divided by a power
+    of two (exact in float64).  The FFT product's error at every cell must lie within
+    :func:`fft_error`."""
+    import numpy as np
+
+    from analytic.features.engines.drawn_expanding.draw_law import fft_error
+
+    rng = np.random.default_rng(3)
+    M, n = 1500, 4096
+    if shape == "uniform":
+        a = np.full(M, 2**18, dtype=np.int64)
+        b = np.full(M, 2**18, dtype=np.int64)
+    elif shape == "spiky":
+        a = np.zeros(M, dtype=np.int64)
+        a[::97] = rng.integers(1, 2**19, len(a[::97]))
+        b = rng.integers(0, 2**12, M)
+    elif shape == "point":
+        a = np.zeros(M, dtype=np.int64)
+        a[7] = 2**19 - 1
+        b = rng.integers(0, 2**19, M)
+    else:
+        a = rng.integers(0, 2**19, M)
+        b = rng.integers(0, 2**19, M)
+    x, h = a / 2.0**30, b / 2.0**30
+    assert x.sum() < 1 and h.sum() < 1
+    exact = np.convolve(a, b) / 2.0**60  # (int64 sums below 2^49: exact)
+    got = np.fft.irfft(np.fft.rfft(x, n) * np.fft.rfft(h, n), n)[:2 * M - 1]
+    bound = fft_error(n, np.linalg.norm(x) * (1 + 1e-12), x.sum() * (1 + 1e-12),
+                      np.linalg.norm(h) * (1 + 1e-12), h.sum() * (1 + 1e-12))
+    assert np.max(np.abs(got - exact)) <= bound
