@@ -1099,32 +1099,16 @@ def test_sigkill_leaves_only_a_staging_folder_the_next_run_removes(tmp_path):
     assert sorted(os.listdir(out)) == ["slow.md", "slow.xlsx"]
 
 
-#: ``python -m analytic ARGS`` whose simulator creates the file named by the first argument when it starts
-#: playing rounds (``run_chunks``), then plays them as before: the moment to send Ctrl-C, seen, not guessed
-#: by a sleep (4 s of it were not always enough for a loaded machine to import the package)
-_MARK_THE_ROUNDS = """
-import runpy, sys
-import analytic.simulator.runner as runner
-marker, run_chunks = sys.argv.pop(1), runner.run_chunks
-def marked(*args, **kwargs):
-    open(marker, "a").close()
-    return run_chunks(*args, **kwargs)
-runner.run_chunks = marked
-runpy.run_module("analytic", run_name="__main__", alter_sys=True)
-"""
-
-
 def test_ctrl_c_stops_a_long_simulation_with_one_line(tmp_path):
+    # SIGINT 4 s after the start, as before session 23: sent once a wrapper of run_chunks had marked the
+    # first chunk, the process once ran on past the 300 s hang guard on a fresh clone under -n 2 (not
+    # reproduced in 4 runs since; open, docs/testing.md); the sleep only times the signal, the oracle
+    # is the exit code and the one line
     (tmp_path / "m.toml").write_text(TINY)
-    marker = tmp_path / "playing"
-    proc = subprocess.Popen([sys.executable, "-c", _MARK_THE_ROUNDS, str(marker), "simulate", str(tmp_path / "m.toml"),
-                             "--rounds", str(10**10), "--no-progress"], cwd=ROOT, env=_env(tmp_path),
+    proc = subprocess.Popen([sys.executable, "-m", "analytic", "simulate", str(tmp_path / "m.toml"), "--rounds",
+                             str(10**10), "--no-progress"], cwd=ROOT, env=_env(tmp_path),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    t0 = time.monotonic()
-    while not marker.exists():
-        assert proc.poll() is None, proc.communicate()
-        _hang_guard(proc, t0)
-        time.sleep(0.02)
+    time.sleep(4)
     proc.send_signal(signal.SIGINT)
     out, err = _ended(proc)
     assert proc.returncode == 130, err
