@@ -85,11 +85,19 @@ def test_expansion_table_against_windows():
     assert got == dict(want)
 
 
-def _oracle(game, n0, *, lines: bool, limit: int, jmax: int = 4):
+def _mult(c: int, reading: str = "count", ceiling: int = 9) -> int:
+    """The rule text: a symbol drawn c times pays at x c ('count') or x max(c - 1, 1), at most the ceiling."""
+    if c == 0:
+        return 0
+    return min(c if reading == "count" else max(c - 1, 1), ceiling)
+
+
+def _oracle(game, n0, *, lines: bool, limit: int, jmax: int = 4, reading: str = "count", ceiling: int = 9):
     """Law of the feature win (with or without line wins), values >= limit lumped at limit.
 
     Recursion over (spins left, draw counts of the 9 symbols), every draw enumerated
     (1/9 each); paths with more than ``jmax`` awards are dropped (returned as lost mass).
+    ``reading``, ``ceiling``: the multiplier of a symbol drawn c times (:func:`_mult`).
     """
     table, pays = _table(game)
 
@@ -99,7 +107,7 @@ def _oracle(game, n0, *, lines: bool, limit: int, jmax: int = 4):
             return {0: 1.0}
         if sum(counts) > jmax + 1:
             return {}
-        mult = [min(c, 9) for c in counts]
+        mult = [_mult(c, reading, ceiling) for c in counts]
         S = sum(1 << i for i, c in enumerate(counts) if c)
         merged: dict = {}
         for a, L, ns, p in table:

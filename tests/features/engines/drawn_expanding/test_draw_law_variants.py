@@ -1,20 +1,20 @@
-"""The forward law (``draw_law``) on variants of the tiny game the path recursion of
-``test_draw_cap_law`` does not cover: its ``_oracle`` pays ``min(count, 9)``, so a law that read
-neither rule ``expanding_repeat_multiplier`` nor the ceiling would pass it.
+"""The forward law (``draw_law``) on variants of the tiny game: other multiplier rules and ceilings
+(a law that read neither rule ``expanding_repeat_multiplier`` nor the ceiling would pass the shipped
+rule's checks), the literal reading, and the round's bounds in base mode.
 
-Oracle: a recursion over (spins left, draw counts of the 9 symbols) written here, every draw
-enumerated, with its own multiplier rule; under the literal reading it pays the line win of the set
-of expanding symbols drawn so far (``_table``), which the laws of the two bounding games must bracket.
+Oracle: the path recursion of ``test_draw_cap_law._oracle`` over (spins left, draw counts of the 9
+symbols), every draw enumerated, with the multiplier rule written from the rule text (``_mult``);
+under the literal reading it pays the line win of the set of expanding symbols drawn so far
+(``_table``), which the laws of the two bounding games must bracket.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import pytest
 
-from test_drawn_oracles import ORDER, TINY, _expand
-from test_draw_cap_law import _table
+from test_drawn_oracles import TINY
+from test_draw_cap_law import _oracle
 
 from analytic.model import load_model_text
 
@@ -28,44 +28,10 @@ def _game(reading: str, ceiling: int, literal: bool = False):
     return load_model_text(text.replace(rule, new), path="tiny_bop.toml")
 
 
-def _mult(c: int, reading: str, ceiling: int) -> int:
-    """The rule text: a symbol drawn c times pays at x c ('count') or x max(c - 1, 1), at most the ceiling."""
-    if c == 0:
-        return 0
-    return min(c if reading == "count" else max(c - 1, 1), ceiling)
-
-
 def _paths(game, n0: int, reading: str, ceiling: int, jmax: int) -> dict:
-    """Law of the whole win (line bets) over the paths with at most ``jmax`` awards (the rest dropped)."""
-    table, pays = _table(game)
-
-    @lru_cache(maxsize=None)
-    def go(K, counts):
-        if K == 0:
-            return {0: 1.0}
-        if sum(counts) > jmax + 1:
-            return {}
-        m = [_mult(c, reading, ceiling) for c in counts]
-        S = sum(1 << i for i, c in enumerate(counts) if c)
-        out: dict = {}
-        for a, L, ns, p in table:
-            x = (L[S] if isinstance(L, tuple) else L) + sum(k * _expand(pays, s, n) for k, s, n in zip(m, ORDER, ns))
-            if a:
-                nxt: dict = {}
-                for d in range(9):
-                    for w, q in go(K - 1 + a, tuple(c + (i == d) for i, c in enumerate(counts))).items():
-                        nxt[w] = nxt.get(w, 0.0) + q / 9
-            else:
-                nxt = go(K - 1, counts)
-            for w, q in nxt.items():
-                out[w + x] = out.get(w + x, 0.0) + p * q
-        return out
-
-    law: dict = {}
-    for d in range(9):
-        for w, q in go(n0, tuple(int(i == d) for i in range(9))).items():
-            law[w] = law.get(w, 0.0) + q / 9
-    return law
+    """Law of the whole win (line bets) over the paths with at most ``jmax`` awards (the rest dropped):
+    the path recursion of ``test_draw_cap_law`` with the multiplier rule ``reading``, ``ceiling``."""
+    return _oracle(game, n0, lines=True, limit=10**12, jmax=jmax, reading=reading, ceiling=ceiling)
 
 
 def _law(game, n0, draws, cells=60):
