@@ -1437,7 +1437,7 @@ def bound_free_work(game: Game, reg: str, pw: str | None, ws: Workspace | None =
     ws = workspace_for(game, ws)
     if pw is not None:
         power_cap_law(game, pw, ws=ws, threads=1)  # (the worker processes have the other cores)
-    for f in (pw, reg) if pw is not None else (reg,):
+    for f in [f for f in (pw, reg) if f is not None]:
         for books, spins in sorted(game.features[f].trigger.counts.items())[:1]:
             feature_moments(game, f, books, ws)  # (all starts at once)
             _zero_bounds(game, f, spins, ws)

@@ -160,8 +160,11 @@ class RoundTail:
                f"and of {first}" if ws.precision in WITH_LOWER else
                f"the lower-bound law of {first} (precision '{ws.precision}': no draw_cap_low; 0 above "
                f"{FIRST_SPINS_LIMIT} total bets)")
+        #: Whether the forward law over the first draws narrows the regular feature's bounds (the
+        #: precisions with a lower bound, 'standard' and 'certify').
+        self.forward = ws.precision in WITH_LOWER and DRAWS_FOLLOWED > 0
         law = ""
-        if ws.precision in WITH_LOWER and DRAWS_FOLLOWED > 0:
+        if self.forward:
             from analytic.features.engines.drawn_expanding.draw_law import REACH
 
             law = (f", and up to {REACH} total bets (or the cap) the forward law over the first "
@@ -222,9 +225,7 @@ class RoundTail:
             if pos.any():
                 vals, inv = np.unique(self._snapped(cs[pos], down=False), return_inverse=True)
                 lo[pos] = np.maximum(low.x_tail_vec(vals)[inv.ravel()], 0.0)
-        from analytic.features.engines.drawn_expanding.draw_cap import WITH_LOWER
-
-        if ws.precision in WITH_LOWER and DRAWS_FOLLOWED > 0:  # the forward law over the first draws
+        if self.forward:  # the forward law over the first draws
             laws = self._draw_laws(f, game.features[f].trigger.award(n))
             tb = Fraction(game.total_bet)  # (line bets)
             pairs = [(i, j) for i, B in enumerate(Bs) for j, x in enumerate(xs) if B < x]
